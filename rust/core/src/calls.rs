@@ -1,0 +1,583 @@
+//! Canonical calls: the shapes a call may take once decoded (§4.1, §4.2, §4.3), arguments
+//! normalisation (§3), ids (§1) and the error policy (§5).
+//!
+//! Everything here is generic over [`JsonBuilder`] + [`JsonView`], so the same rules run on this
+//! crate's `Value` and on the binding's Python objects.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::ids::generate_id;
+use crate::json::{
+    parse, to_compact_json, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions, SyntaxError,
+};
+use crate::position::{line_column, CharOffsets};
+
+/// Where a call came from; its name is the `protocol` of an `InvalidToolCall`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    Native,
+    TextTagged,
+    RawJson,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Native => "native",
+            Protocol::TextTagged => "text_tagged",
+            Protocol::RawJson => "raw_json",
+        }
+    }
+}
+
+/// Which exception a failure maps to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The call itself could not be read (`ToolCallParseError`).
+    Parse,
+    /// The call was read but its arguments are unusable (`ArgumentsError`).
+    Arguments,
+}
+
+/// A call that could not be turned into a `ToolCall`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid {
+    pub kind: FailureKind,
+    pub protocol: Protocol,
+    /// Position among the calls of the response.
+    pub index: usize,
+    /// The exact text (or compact JSON) of the bad call.
+    pub raw: String,
+    pub name: Option<String>,
+    /// What the failure concerns, e.g. `invalid JSON in ~~~tool_call block 2`.
+    pub subject: String,
+    /// What was wrong, e.g. `expected ',' or '}'`.
+    pub detail: String,
+    /// Byte offset of the failure in the input text (None for structured input).
+    pub byte_offset: Option<usize>,
+    /// 1-based line and column of the failure within the call's own text.
+    pub line_column: Option<(usize, usize)>,
+    /// Character offset of the failure in the input text, filled by [`resolve_offsets`].
+    pub offset: Option<usize>,
+}
+
+impl Invalid {
+    /// The human message: subject, position, detail.
+    pub fn message(&self) -> String {
+        let mut message = self.subject.clone();
+        match (self.line_column, self.offset) {
+            (Some((line, column)), Some(offset)) => message.push_str(&format!(
+                " at line {line} column {column} (offset {offset})"
+            )),
+            (None, Some(offset)) => message.push_str(&format!(" (offset {offset})")),
+            _ => {}
+        }
+        message.push_str(": ");
+        message.push_str(&self.detail);
+        message
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call<V> {
+    /// The id the payload gave; `None` until [`assign_ids`] generates one.
+    pub id: Option<String>,
+    pub name: String,
+    pub arguments: V,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<V> {
+    Call(Call<V>),
+    Invalid(Invalid),
+}
+
+/// `on_error` (§5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorPolicy {
+    Raise,
+    Skip,
+    Keep,
+}
+
+impl ErrorPolicy {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "raise" => Some(Self::Raise),
+            "skip" => Some(Self::Skip),
+            "keep" => Some(Self::Keep),
+            _ => None,
+        }
+    }
+}
+
+/// Applies the policy: the first failure under `Raise`, the calls alone under `Skip`.
+pub fn apply_policy<V>(
+    outcomes: Vec<Outcome<V>>,
+    policy: ErrorPolicy,
+) -> Result<Vec<Outcome<V>>, Box<Invalid>> {
+    match policy {
+        ErrorPolicy::Keep => Ok(outcomes),
+        ErrorPolicy::Skip => Ok(outcomes
+            .into_iter()
+            .filter(|o| matches!(o, Outcome::Call(_)))
+            .collect()),
+        ErrorPolicy::Raise => {
+            let mut calls = Vec::with_capacity(outcomes.len());
+            for outcome in outcomes {
+                match outcome {
+                    Outcome::Invalid(invalid) => return Err(Box::new(invalid)),
+                    call => calls.push(call),
+                }
+            }
+            Ok(calls)
+        }
+    }
+}
+
+/// Gives every call without an id a generated one, and replaces every repeat of an id within
+/// the response by a generated one (§1).
+pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
+    let mut seen: HashSet<String> = HashSet::new();
+    let several = outcomes.len() > 1;
+    for outcome in outcomes.iter_mut() {
+        if let Outcome::Call(call) = outcome {
+            let keep = match &call.id {
+                Some(id) => !several || seen.insert(id.clone()),
+                None => false,
+            };
+            if !keep {
+                let id = generate_id();
+                if several {
+                    seen.insert(id.clone());
+                }
+                call.id = Some(id);
+            }
+        }
+    }
+}
+
+/// Fills `offset` (characters) from `byte_offset` for every failure, in one pass over `text`.
+pub fn resolve_offsets<V>(text: &str, outcomes: &mut [Outcome<V>]) {
+    let mut chars = CharOffsets::new(text);
+    for outcome in outcomes.iter_mut() {
+        if let Outcome::Invalid(invalid) = outcome {
+            invalid.offset = invalid.byte_offset.map(|b| chars.char_offset(b));
+        }
+    }
+}
+
+/// A failure while decoding text: where, and what.
+pub struct DecodeFailure<E> {
+    pub kind: FailureKind,
+    pub detail: String,
+    /// Byte offset within the decoded text.
+    pub byte_offset: Option<usize>,
+    pub build: Option<E>,
+}
+
+fn syntax_failure<E>(kind: FailureKind, detail_prefix: &str, e: ParseError<E>) -> DecodeFailure<E> {
+    match e {
+        ParseError::Syntax(SyntaxError { kind: k, offset }) => DecodeFailure {
+            kind,
+            detail: format!("{detail_prefix}{}", k.message()),
+            byte_offset: Some(offset),
+            build: None,
+        },
+        ParseError::Build(e) => DecodeFailure {
+            kind,
+            detail: String::new(),
+            byte_offset: None,
+            build: Some(e),
+        },
+    }
+}
+
+/// §3: any arguments value becomes an object, or a failure.
+pub fn normalize_arguments<B>(
+    builder: &mut B,
+    arguments: Option<B::Value>,
+    options: ParseOptions,
+) -> Result<B::Value, DecodeFailure<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let build_failure = |e| DecodeFailure {
+        kind: FailureKind::Arguments,
+        detail: String::new(),
+        byte_offset: None,
+        build: Some(e),
+    };
+    let Some(arguments) = arguments else {
+        return builder.empty_object().map_err(build_failure);
+    };
+    match arguments.kind() {
+        JsonKind::Object => Ok(arguments),
+        JsonKind::Null => builder.empty_object().map_err(build_failure),
+        JsonKind::String => {
+            let Some(text) = arguments.as_str() else {
+                return Err(arguments_failure("arguments string holds lone surrogates"));
+            };
+            decode_arguments_text(builder, text, options)
+        }
+        other => Err(arguments_failure(&format!(
+            "arguments must be a JSON object, got {}",
+            other.name()
+        ))),
+    }
+}
+
+fn arguments_failure<E>(detail: &str) -> DecodeFailure<E> {
+    DecodeFailure {
+        kind: FailureKind::Arguments,
+        detail: detail.to_owned(),
+        byte_offset: None,
+        build: None,
+    }
+}
+
+/// §3 for arguments given as JSON text (a string value, or a double-encoded one).
+pub fn decode_arguments_text<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<B::Value, DecodeFailure<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return builder.empty_object().map_err(|e| DecodeFailure {
+            kind: FailureKind::Arguments,
+            detail: String::new(),
+            byte_offset: None,
+            build: Some(e),
+        });
+    }
+    let value = parse(text, builder, options)
+        .map_err(|e| syntax_failure(FailureKind::Arguments, "invalid JSON in arguments: ", e))?;
+    match value.kind() {
+        JsonKind::Object => Ok(value),
+        JsonKind::Null => builder.empty_object().map_err(|e| DecodeFailure {
+            kind: FailureKind::Arguments,
+            detail: String::new(),
+            byte_offset: None,
+            build: Some(e),
+        }),
+        JsonKind::String => {
+            // Double-encoded: decode once more, no further.
+            let inner = value.as_str().unwrap_or_default();
+            let decoded = parse(inner, builder, options).map_err(|e| {
+                let mut failure =
+                    syntax_failure(FailureKind::Arguments, "invalid JSON in arguments: ", e);
+                failure.byte_offset = None;
+                failure
+            })?;
+            match decoded.kind() {
+                JsonKind::Object => Ok(decoded),
+                JsonKind::Null => builder.empty_object().map_err(|e| DecodeFailure {
+                    kind: FailureKind::Arguments,
+                    detail: String::new(),
+                    byte_offset: None,
+                    build: Some(e),
+                }),
+                other => Err(arguments_failure(&format!(
+                    "arguments must be a JSON object, got {} (double-encoded)",
+                    other.name()
+                ))),
+            }
+        }
+        other => Err(arguments_failure(&format!(
+            "arguments must be a JSON object, got {}",
+            other.name()
+        ))),
+    }
+}
+
+/// A call's id as the payload gave it: strings kept, numbers as decimal text, anything else
+/// (null, "", other types) means "none given".
+pub fn id_of<V: JsonView>(value: Option<V>) -> Option<String> {
+    let value = value?;
+    match value.kind() {
+        JsonKind::String => value.as_str().filter(|s| !s.is_empty()).map(str::to_owned),
+        JsonKind::Number => Some(value.number_text()),
+        _ => None,
+    }
+}
+
+/// The non-empty string name of a call object.
+pub fn name_of<V: JsonView>(object: &V) -> Result<String, String> {
+    match object.get("name") {
+        None => Err("missing tool name".to_owned()),
+        Some(name) => match name.as_str() {
+            Some("") => Err("missing tool name (empty string)".to_owned()),
+            Some(s) => Ok(s.to_owned()),
+            None => Err(format!(
+                "missing tool name (the name is {}, not a string)",
+                name.kind().name()
+            )),
+        },
+    }
+}
+
+/// A failure of one structured or decoded call, before its position in the text is known.
+pub struct ShapeFailure<E> {
+    pub kind: FailureKind,
+    pub detail: String,
+    pub name: Option<String>,
+    pub build: Option<E>,
+}
+
+/// Reads `{"name", "arguments" | "parameters" | "input"?, "id"?}` (a call as text protocols
+/// and pre-parsed lists write it).
+pub fn call_from_object<B>(
+    builder: &mut B,
+    object: &B::Value,
+    options: ParseOptions,
+) -> Result<Call<B::Value>, ShapeFailure<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if object.kind() != JsonKind::Object {
+        return Err(ShapeFailure {
+            kind: FailureKind::Parse,
+            detail: format!(
+                "a tool call must be a JSON object, got {}",
+                object.kind().name()
+            ),
+            name: None,
+            build: None,
+        });
+    }
+    let name = name_of(object).map_err(|detail| ShapeFailure {
+        kind: FailureKind::Parse,
+        detail,
+        name: None,
+        build: None,
+    })?;
+    let arguments = object
+        .get("arguments")
+        .or_else(|| object.get("parameters"))
+        .or_else(|| object.get("input"));
+    let arguments = normalize_arguments(builder, arguments, options).map_err(|f| ShapeFailure {
+        kind: f.kind,
+        detail: f.detail,
+        name: Some(name.clone()),
+        build: f.build,
+    })?;
+    Ok(Call {
+        id: id_of(object.get("id")),
+        name,
+        arguments,
+    })
+}
+
+/// §4.1: one element of a structured `tool_calls` list, recognised by shape.
+pub fn native_call<B>(
+    builder: &mut B,
+    element: &B::Value,
+    options: ParseOptions,
+) -> Result<Call<B::Value>, ShapeFailure<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if element.kind() != JsonKind::Object {
+        return Err(ShapeFailure {
+            kind: FailureKind::Parse,
+            detail: format!(
+                "unrecognised tool call: expected an object, got {}",
+                element.kind().name()
+            ),
+            name: None,
+            build: None,
+        });
+    }
+    if let Some(function) = element.get("function") {
+        // OpenAI / OpenAI-compatible / Ollama: the id sits beside `function`.
+        if function.kind() != JsonKind::Object {
+            return Err(ShapeFailure {
+                kind: FailureKind::Parse,
+                detail: format!(
+                    "'function' must be an object, got {}",
+                    function.kind().name()
+                ),
+                name: None,
+                build: None,
+            });
+        }
+        let mut call = call_from_object(builder, &function, options)?;
+        call.id = id_of(element.get("id")).or(call.id);
+        return Ok(call);
+    }
+    if element.get("name").is_some() {
+        // Anthropic `tool_use` blocks and pre-parsed calls.
+        return call_from_object(builder, element, options);
+    }
+    Err(ShapeFailure {
+        kind: FailureKind::Parse,
+        detail: "unrecognised tool call shape: expected 'function' (OpenAI, Ollama), \
+                 a 'tool_use' block (Anthropic) or 'name' and 'arguments'"
+            .to_owned(),
+        name: None,
+        build: None,
+    })
+}
+
+/// §4.1 over a whole list. Build errors (the builder's own failures) stop the parse.
+pub fn parse_native<B>(
+    builder: &mut B,
+    elements: &[B::Value],
+    options: ParseOptions,
+) -> Result<Vec<Outcome<B::Value>>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut outcomes = Vec::with_capacity(elements.len());
+    for (index, element) in elements.iter().enumerate() {
+        match native_call(builder, element, options) {
+            Ok(call) => outcomes.push(Outcome::Call(call)),
+            Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
+            Err(failure) => outcomes.push(Outcome::Invalid(Invalid {
+                kind: failure.kind,
+                protocol: Protocol::Native,
+                index,
+                raw: to_compact_json(element),
+                name: failure.name,
+                subject: format!("tool call {index}"),
+                detail: failure.detail,
+                byte_offset: None,
+                line_column: None,
+                offset: None,
+            })),
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Decodes the JSON text of a text-protocol call (a `~~~tool_call` body or a raw-JSON
+/// candidate) into outcomes. `base` is the text's byte offset in the whole input.
+pub struct TextCallContext<'t> {
+    pub protocol: Protocol,
+    /// e.g. `~~~tool_call block 2`.
+    pub what: String,
+    pub text: &'t str,
+    pub base: usize,
+}
+
+impl TextCallContext<'_> {
+    /// An `Invalid` for this text, failing at `at` (a byte offset within `self.text`).
+    pub fn invalid(
+        &self,
+        kind: FailureKind,
+        index: usize,
+        subject: String,
+        detail: String,
+        at: Option<usize>,
+        name: Option<String>,
+    ) -> Invalid {
+        Invalid {
+            kind,
+            protocol: self.protocol,
+            index,
+            raw: self.text.to_owned(),
+            name,
+            subject,
+            detail,
+            byte_offset: Some(self.base + at.unwrap_or(0)),
+            line_column: at.map(|at| line_column(self.text, at)),
+            offset: None,
+        }
+    }
+}
+
+/// Adds the calls of one decoded JSON value (`{call}` or `[{call}, …]`) to `outcomes`.
+pub fn push_calls_of_value<B>(
+    builder: &mut B,
+    value: B::Value,
+    context: &TextCallContext<'_>,
+    options: ParseOptions,
+    outcomes: &mut Vec<Outcome<B::Value>>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let items = if value.kind() == JsonKind::Array {
+        value.items()
+    } else {
+        vec![value]
+    };
+    if items.is_empty() {
+        let index = outcomes.len();
+        outcomes.push(Outcome::Invalid(context.invalid(
+            FailureKind::Parse,
+            index,
+            format!("empty call list in {}", context.what),
+            "expected a tool call object".to_owned(),
+            None,
+            None,
+        )));
+    }
+    for item in items {
+        let index = outcomes.len();
+        match call_from_object(builder, &item, options) {
+            Ok(call) => outcomes.push(Outcome::Call(call)),
+            Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
+            Err(failure) => {
+                let subject = match failure.kind {
+                    FailureKind::Arguments => format!("invalid arguments in {}", context.what),
+                    FailureKind::Parse => format!("invalid tool call in {}", context.what),
+                };
+                outcomes.push(Outcome::Invalid(context.invalid(
+                    failure.kind,
+                    index,
+                    subject,
+                    failure.detail,
+                    None,
+                    failure.name,
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses `context.text` as JSON and adds its calls (or one failure) to `outcomes`.
+pub fn push_calls_of_text<B>(
+    builder: &mut B,
+    context: &TextCallContext<'_>,
+    options: ParseOptions,
+    outcomes: &mut Vec<Outcome<B::Value>>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    match parse(context.text, builder, options) {
+        Ok(value) => push_calls_of_value(builder, value, context, options, outcomes),
+        Err(ParseError::Build(e)) => Err(e),
+        Err(ParseError::Syntax(error)) => {
+            let index = outcomes.len();
+            outcomes.push(Outcome::Invalid(context.invalid(
+                FailureKind::Parse,
+                index,
+                format!("invalid JSON in {}", context.what),
+                error.kind.message().to_owned(),
+                Some(error.offset),
+                None,
+            )));
+            Ok(())
+        }
+    }
+}

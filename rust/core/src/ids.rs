@@ -1,0 +1,82 @@
+//! Call ids for calls that arrive without one (§1): `call_` + 12 URL-safe base64 characters made
+//! from 9 bytes of OS randomness.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Once;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+
+const ID_BYTES: usize = 9;
+/// OS randomness is fetched for this many ids at a time: one `getrandom` call per 128 ids.
+const BUFFER_IDS: usize = 128;
+
+/// Bumped in every forked child, so a child never reuses bytes its parent buffered.
+static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
+static REGISTER_FORK_HANDLER: Once = Once::new();
+
+extern "C" fn on_fork_child() {
+    FORK_GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+struct RandomPool {
+    bytes: [u8; ID_BYTES * BUFFER_IDS],
+    used: usize,
+    generation: u64,
+}
+
+thread_local! {
+    static POOL: RefCell<RandomPool> = const { RefCell::new(RandomPool {
+        bytes: [0; ID_BYTES * BUFFER_IDS],
+        used: ID_BYTES * BUFFER_IDS,
+        generation: u64::MAX,
+    }) };
+}
+
+/// A fresh id matching `^call_[A-Za-z0-9_-]{12}$`.
+pub fn generate_id() -> String {
+    REGISTER_FORK_HANDLER.call_once(|| {
+        // SAFETY: registers a handler that only touches an atomic.
+        unsafe {
+            libc::pthread_atfork(None, None, Some(on_fork_child));
+        }
+    });
+    let mut raw = [0u8; ID_BYTES];
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let generation = FORK_GENERATION.load(Ordering::Relaxed);
+        if pool.used == pool.bytes.len() || pool.generation != generation {
+            // Without OS randomness there is no safe id to give; this has never been seen to
+            // fail on a supported platform.
+            getrandom::fill(&mut pool.bytes).expect("the OS random source failed");
+            pool.used = 0;
+            pool.generation = generation;
+        }
+        raw.copy_from_slice(&pool.bytes[pool.used..pool.used + ID_BYTES]);
+        pool.used += ID_BYTES;
+    });
+    let mut id = String::with_capacity(17);
+    id.push_str("call_");
+    URL_SAFE_NO_PAD.encode_string(raw, &mut id);
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_have_the_contract_shape_and_do_not_repeat() {
+        let ids: HashSet<String> = (0..10_000).map(|_| generate_id()).collect();
+        assert_eq!(ids.len(), 10_000);
+        for id in &ids {
+            assert_eq!(id.len(), 17);
+            assert!(id.starts_with("call_"));
+            assert!(id[5..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));
+        }
+    }
+}

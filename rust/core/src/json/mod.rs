@@ -1,0 +1,18 @@
+//! Strict JSON: a one-pass parser over a builder interface, a read view, and a compact writer.
+
+mod builder;
+mod parser;
+mod value;
+mod view;
+mod write;
+
+pub use builder::{JsonBuilder, JsonStr};
+pub use parser::{
+    parse, parse_prefix, ParseError, ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
+};
+pub use value::{Value, ValueBuilder};
+pub use view::{JsonKind, JsonView};
+pub use write::{python_float_repr, to_compact_json, write_json_string};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+//! This crate's own JSON value: what the parser builds when no Python is attached (tests,
+//! GIL-free batch work).
+
+use super::builder::{JsonBuilder, JsonStr};
+use super::view::{JsonKind, JsonView};
+use super::write::python_float_repr;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer outside `i64`, as exact decimal text.
+    BigInt(String),
+    Float(f64),
+    Str(String),
+    /// A string holding lone surrogates, in WTF-8 (see [`JsonStr`]).
+    WtfStr(Vec<u8>),
+    Array(Vec<Value>),
+    /// Members in first-seen order; a repeated key keeps its first position and last value.
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    pub fn object<const N: usize>(members: [(&str, Value); N]) -> Self {
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        )
+    }
+
+    pub fn str(s: &str) -> Self {
+        Value::Str(s.to_owned())
+    }
+}
+
+/// Builds [`Value`]s.
+#[derive(Default)]
+pub struct ValueBuilder;
+
+impl JsonBuilder for ValueBuilder {
+    type Value = Value;
+    type Object = Vec<(String, Value)>;
+    type Array = Vec<Value>;
+    type Error = std::convert::Infallible;
+
+    fn null(&mut self) -> Result<Value, Self::Error> {
+        Ok(Value::Null)
+    }
+    fn boolean(&mut self, value: bool) -> Result<Value, Self::Error> {
+        Ok(Value::Bool(value))
+    }
+    fn int(&mut self, value: i64) -> Result<Value, Self::Error> {
+        Ok(Value::Int(value))
+    }
+    fn big_int(&mut self, digits: &str) -> Result<Value, Self::Error> {
+        Ok(Value::BigInt(digits.to_owned()))
+    }
+    fn float(&mut self, value: f64) -> Result<Value, Self::Error> {
+        Ok(Value::Float(value))
+    }
+    fn string(&mut self, value: JsonStr<'_>) -> Result<Value, Self::Error> {
+        Ok(match value.as_str() {
+            Some(s) => Value::Str(s.to_owned()),
+            None => Value::WtfStr(value.bytes().to_vec()),
+        })
+    }
+    fn new_object(&mut self) -> Result<Self::Object, Self::Error> {
+        Ok(Vec::new())
+    }
+    fn object_insert(
+        &mut self,
+        object: &mut Self::Object,
+        key: JsonStr<'_>,
+        value: Value,
+    ) -> Result<(), Self::Error> {
+        object.push((key.to_string_lossy(), value));
+        Ok(())
+    }
+    fn finish_object(&mut self, mut object: Self::Object) -> Result<Value, Self::Error> {
+        dedupe_keys(&mut object);
+        Ok(Value::Object(object))
+    }
+    fn new_array(&mut self) -> Result<Self::Array, Self::Error> {
+        Ok(Vec::new())
+    }
+    fn array_push(&mut self, array: &mut Self::Array, value: Value) -> Result<(), Self::Error> {
+        array.push(value);
+        Ok(())
+    }
+    fn finish_array(&mut self, array: Self::Array) -> Result<Value, Self::Error> {
+        Ok(Value::Array(array))
+    }
+}
+
+/// Applies "last value wins, first position kept" to repeated keys, in linear time.
+fn dedupe_keys(members: &mut Vec<(String, Value)>) {
+    if members.len() < 2 {
+        return;
+    }
+    let mut first_index = std::collections::HashMap::with_capacity(members.len());
+    let mut kept: Vec<(String, Value)> = Vec::with_capacity(members.len());
+    for (key, value) in members.drain(..) {
+        match first_index.get(&key) {
+            Some(&i) => kept[i] = (key, value),
+            None => {
+                first_index.insert(key.clone(), kept.len());
+                kept.push((key, value));
+            }
+        }
+    }
+    *members = kept;
+}
+
+impl JsonView for &Value {
+    fn kind(&self) -> JsonKind {
+        match self {
+            Value::Null => JsonKind::Null,
+            Value::Bool(_) => JsonKind::Bool,
+            Value::Int(_) | Value::BigInt(_) | Value::Float(_) => JsonKind::Number,
+            Value::Str(_) | Value::WtfStr(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
+        }
+    }
+    fn get(&self, key: &str) -> Option<Self> {
+        match self {
+            Value::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn items(&self) -> Vec<Self> {
+        match self {
+            Value::Array(items) => items.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+    fn entries(&self) -> Vec<(String, Self)> {
+        match self {
+            Value::Object(members) => members.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            _ => Vec::new(),
+        }
+    }
+    fn number_text(&self) -> String {
+        match self {
+            Value::Int(i) => i.to_string(),
+            Value::BigInt(digits) => digits.clone(),
+            Value::Float(f) => python_float_repr(*f),
+            _ => String::new(),
+        }
+    }
+    fn string_lossy(&self) -> Option<String> {
+        match self {
+            Value::Str(s) => Some(s.clone()),
+            // SAFETY: built by `ValueBuilder::string` from a WTF-8 `JsonStr`.
+            Value::WtfStr(bytes) => {
+                Some(unsafe { JsonStr::new_unchecked(bytes, false, true) }.to_string_lossy())
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Read access to decoded JSON, so that call-shape logic is written once for this crate's
+//! [`Value`](super::Value) and for the binding's Python objects.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonKind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+    /// Not a JSON value (e.g. an arbitrary Python object handed to `parse_native`).
+    Other,
+}
+
+impl JsonKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            JsonKind::Null => "null",
+            JsonKind::Bool => "a boolean",
+            JsonKind::Number => "a number",
+            JsonKind::String => "a string",
+            JsonKind::Array => "an array",
+            JsonKind::Object => "an object",
+            JsonKind::Other => "a non-JSON value",
+        }
+    }
+}
+
+/// Implementors are cheap handles (references, Python object pointers), hence `Clone`.
+pub trait JsonView: Sized + Clone {
+    fn kind(&self) -> JsonKind;
+    /// A member of an object (`None` for other kinds).
+    fn get(&self, key: &str) -> Option<Self>;
+    /// The text of a string that holds no lone surrogates.
+    fn as_str(&self) -> Option<&str>;
+    fn as_bool(&self) -> Option<bool>;
+    /// The items of an array (empty for other kinds).
+    fn items(&self) -> Vec<Self>;
+    /// The members of an object, in order (empty for other kinds).
+    fn entries(&self) -> Vec<(String, Self)>;
+    /// The JSON text of a number, as `json.dumps` writes it.
+    fn number_text(&self) -> String;
+    /// The text of any string, lone surrogates replaced by U+FFFD.
+    fn string_lossy(&self) -> Option<String>;
+}

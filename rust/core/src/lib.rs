@@ -1,0 +1,21 @@
+//! toolwire-core: the pure-Rust engine of toolwire.
+//!
+//! It knows nothing of Python. The binding crate implements [`json::JsonBuilder`] and
+//! [`json::JsonView`] for Python objects and calls the parsers here, so every rule of the
+//! contract lives in one place and is tested with `cargo test`.
+
+pub mod calls;
+pub mod extract;
+pub mod ids;
+pub mod json;
+pub mod position;
+pub mod scan;
+
+use calls::{assign_ids, resolve_offsets, Outcome};
+
+/// The last step for the outcomes of one response: character offsets for failures, ids for
+/// calls (§1).
+pub fn finish_outcomes<V>(text: &str, outcomes: &mut [Outcome<V>]) {
+    resolve_offsets(text, outcomes);
+    assign_ids(outcomes);
+}

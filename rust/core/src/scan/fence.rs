@@ -1,0 +1,317 @@
+//! §4.2: finding `~~~tool_call` blocks.
+//!
+//! A block opens with a line that is exactly `~~~tool_call` (after optional spaces/tabs; trailing
+//! spaces, tabs and CR allowed) outside any ```` ``` ```` code block, and closes at the first line
+//! that is `~~~` (same allowances) **outside a JSON string** of its body. Everything is found in
+//! one forward pass: `memmem` for the marker, `memchr` through bodies.
+
+use std::ops::Range;
+
+use memchr::memmem;
+
+pub const OPEN_MARKER: &str = "~~~tool_call";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceBlock {
+    /// From the start of the opening line to the end of the closing line (or of the body).
+    pub span: Range<usize>,
+    /// The lines between the fences.
+    pub body: Range<usize>,
+    /// False when no closing fence came before the next opening fence or the end of the text.
+    pub terminated: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum FenceLine {
+    Open,
+    Close,
+}
+
+/// The end of the line starting at `start`: the index after its `\n`, or the text length.
+fn line_end(bytes: &[u8], start: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1)
+}
+
+fn only_line_padding(rest: &[u8]) -> bool {
+    rest.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Classifies the line starting at `start` as a fence line, returning its end.
+fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
+    let mut i = start;
+    while let Some(b' ' | b'\t') = bytes.get(i) {
+        i += 1;
+    }
+    if !bytes[i..].starts_with(b"~~~") {
+        return None;
+    }
+    let end = line_end(bytes, start);
+    let content_end = if end > start && bytes[end - 1] == b'\n' {
+        end - 1
+    } else {
+        end
+    };
+    let after = &bytes[i + 3..content_end];
+    if only_line_padding(after) {
+        return Some((FenceLine::Close, end));
+    }
+    if after.starts_with(b"tool_call") && only_line_padding(&after[9..]) {
+        return Some((FenceLine::Open, end));
+    }
+    None
+}
+
+fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') {
+        j -= 1;
+    }
+    (j == 0 || bytes[j - 1] == b'\n').then_some(j)
+}
+
+/// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.
+struct CodeBlocks<'a> {
+    bytes: &'a [u8],
+    scanned_to: usize,
+    inside: bool,
+    finder: memmem::Finder<'static>,
+}
+
+impl<'a> CodeBlocks<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            scanned_to: 0,
+            inside: false,
+            finder: memmem::Finder::new(b"```"),
+        }
+    }
+
+    /// Whether `pos` (at or after every earlier query) is inside a code block.
+    fn inside_at(&mut self, pos: usize) -> bool {
+        while self.scanned_to < pos {
+            let Some(found) = self.finder.find(&self.bytes[self.scanned_to..pos]) else {
+                self.scanned_to = pos;
+                break;
+            };
+            let at = self.scanned_to + found;
+            let line_end = line_end(self.bytes, at);
+            if at_line_start(self.bytes, at).is_some() {
+                self.inside = !self.inside;
+            }
+            self.scanned_to = line_end.min(pos).max(at + 3);
+        }
+        self.inside
+    }
+
+    /// Skips a region (a tool-call block) whose backticks are not code fences.
+    fn skip_to(&mut self, pos: usize) {
+        self.scanned_to = self.scanned_to.max(pos);
+    }
+}
+
+enum BodyEnd {
+    /// A closing fence line: its start and end.
+    Closed(usize, usize),
+    /// Another opening fence line starts here first: the block is unterminated.
+    NextOpen(usize),
+    /// The scan ran out of text inside a JSON string.
+    EndOfText,
+}
+
+/// Finds every `~~~tool_call` block of `text`, in order.
+pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
+    let bytes = text.as_bytes();
+    let finder = memmem::Finder::new(OPEN_MARKER);
+    let mut code_blocks = CodeBlocks::new(bytes);
+    let mut blocks = Vec::new();
+    let mut pos = 0;
+    // Set once a body scan has run to the end of the text inside a string: any later scan that
+    // reaches a fence line inside a string is then in the same state there and would also run
+    // to the end, so it stops at once. This keeps the whole scan linear.
+    let mut string_runs_to_end = false;
+    while let Some(found) = finder.find(&bytes[pos..]) {
+        let marker = pos + found;
+        let Some(line_start) = at_line_start(bytes, marker) else {
+            pos = marker + 1;
+            continue;
+        };
+        let Some((FenceLine::Open, body_start)) = fence_line(bytes, line_start) else {
+            pos = marker + 1;
+            continue;
+        };
+        if code_blocks.inside_at(line_start) {
+            pos = body_start;
+            continue;
+        }
+        let end = match scan_body(bytes, body_start, string_runs_to_end) {
+            BodyEnd::EndOfText => {
+                string_runs_to_end = true;
+                first_fence_line(bytes, body_start)
+            }
+            found => found,
+        };
+        let (block, next) = match end {
+            BodyEnd::Closed(close_start, close_end) => (
+                FenceBlock {
+                    span: line_start..close_end,
+                    body: body_start..close_start,
+                    terminated: true,
+                },
+                close_end,
+            ),
+            BodyEnd::NextOpen(open_start) => (
+                FenceBlock {
+                    span: line_start..open_start,
+                    body: body_start..open_start,
+                    terminated: false,
+                },
+                open_start,
+            ),
+            BodyEnd::EndOfText => (
+                FenceBlock {
+                    span: line_start..bytes.len(),
+                    body: body_start..bytes.len(),
+                    terminated: false,
+                },
+                bytes.len(),
+            ),
+        };
+        blocks.push(block);
+        code_blocks.skip_to(next);
+        pos = next;
+    }
+    blocks
+}
+
+/// Walks a body from `start`, tracking JSON strings, to the first fence line outside a string.
+fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyEnd {
+    let mut i = start;
+    let mut in_string = false;
+    let mut line_start = Some(start);
+    loop {
+        if let Some(ls) = line_start.take() {
+            if let Some((kind, end)) = fence_line(bytes, ls) {
+                if !in_string {
+                    return match kind {
+                        FenceLine::Close => BodyEnd::Closed(ls, end),
+                        FenceLine::Open => BodyEnd::NextOpen(ls),
+                    };
+                }
+                if stop_at_fence_in_string {
+                    return BodyEnd::EndOfText;
+                }
+            }
+        }
+        let Some(found) = memchr::memchr3(b'"', b'\\', b'\n', &bytes[i..]) else {
+            return BodyEnd::EndOfText;
+        };
+        i += found;
+        match bytes[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            // An escape only means something inside a string; it may escape a newline.
+            b'\\' => i += if in_string { 2 } else { 1 },
+            _ => {
+                i += 1;
+                line_start = Some(i);
+            }
+        }
+        if i >= bytes.len() {
+            return BodyEnd::EndOfText;
+        }
+    }
+}
+
+/// The first fence line at or after `start`, ignoring strings (the fallback for a body whose
+/// quotes never balance).
+fn first_fence_line(bytes: &[u8], start: usize) -> BodyEnd {
+    let mut search = start;
+    while let Some(found) = memmem::find(&bytes[search..], b"~~~") {
+        let at = search + found;
+        if let Some(ls) = at_line_start(bytes, at).filter(|&ls| ls >= start) {
+            match fence_line(bytes, ls) {
+                Some((FenceLine::Close, end)) => return BodyEnd::Closed(ls, end),
+                Some((FenceLine::Open, _)) => return BodyEnd::NextOpen(ls),
+                None => {}
+            }
+        }
+        search = at + 3;
+    }
+    BodyEnd::EndOfText
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bodies(text: &str) -> Vec<(&str, bool)> {
+        find_blocks(text)
+            .into_iter()
+            .map(|b| (&text[b.body], b.terminated))
+            .collect()
+    }
+
+    #[test]
+    fn plain_blocks_and_crlf() {
+        let text =
+            "hi\n~~~tool_call\n{\"name\":\"a\"}\n~~~\nmid\r\n  ~~~tool_call \r\n{}\r\n\t~~~\r\nend";
+        assert_eq!(
+            bodies(text),
+            vec![("{\"name\":\"a\"}\n", true), ("{}\r\n", true)]
+        );
+    }
+
+    #[test]
+    fn fence_inside_json_string_does_not_close() {
+        let text = "~~~tool_call\n{\"a\": \"x\n~~~\ny\"}\n~~~\n";
+        assert_eq!(bodies(text), vec![("{\"a\": \"x\n~~~\ny\"}\n", true)]);
+    }
+
+    #[test]
+    fn unterminated_block_then_next_block() {
+        let text = "~~~tool_call\n{\"name\": \"a\"\n~~~tool_call\n{}\n~~~\n";
+        assert_eq!(
+            bodies(text),
+            vec![("{\"name\": \"a\"\n", false), ("{}\n", true)]
+        );
+        assert_eq!(bodies("~~~tool_call\n{}"), vec![("{}", false)]);
+    }
+
+    #[test]
+    fn not_blocks() {
+        for text in [
+            "~~~tool_calls\n{}\n~~~\n",
+            "~~~ tool_call\n{}\n~~~\n",
+            "~~~TOOL_CALL\n{}\n~~~\n",
+            "say ~~~tool_call\n{}\n~~~\n",
+            "```\n~~~tool_call\n{}\n~~~\n```\n",
+            "no markers at all",
+        ] {
+            assert!(find_blocks(text).is_empty(), "{text:?}");
+        }
+        assert_eq!(
+            bodies("```\ncode\n```\n~~~tool_call\n{}\n~~~"),
+            vec![("{}\n", true)]
+        );
+    }
+
+    #[test]
+    fn unbalanced_quote_falls_back_to_first_fence_line() {
+        let text = "~~~tool_call\n{\"a\": \"x}\n~~~\n~~~tool_call\n{}\n~~~\n";
+        assert_eq!(bodies(text), vec![("{\"a\": \"x}\n", true), ("{}\n", true)]);
+    }
+
+    #[test]
+    fn repeated_unbalanced_blocks_stay_linear() {
+        // Each odd block's quote opens a string that the next block's quote closes, so by the
+        // contract's rule the blocks pair up; what matters is that this takes linear time.
+        let text = "~~~tool_call\n\"\n~~~\n".repeat(100_000);
+        assert_eq!(find_blocks(&text).len(), 50_000);
+        let text = "~~~tool_call\n\"\n".repeat(100_000);
+        let blocks = find_blocks(&text);
+        assert!(blocks.len() >= 50_000 && blocks.iter().all(|b| !b.terminated));
+    }
+}

@@ -1,0 +1,5 @@
+//! Locating calls in model text: byte ranges only, no decoding.
+
+pub mod fence;
+pub mod raw;
+pub mod think;

@@ -1,0 +1,334 @@
+//! §4.3: where bare JSON calls may sit in a message.
+//!
+//! * [`whole_region`]: the message itself, minus think spans, whitespace and one ```` ``` ````
+//!   fence.
+//! * [`fenced_regions`]: the bodies of ```` ```json ```` / ```` ``` ```` fences anywhere.
+//! * [`balanced_spans`]: every balanced `{…}` / `[…]` that could hold a call, found by one
+//!   string-aware pass with a stack; only spans whose keys look like a call are returned, so each
+//!   byte is decoded about once however deep the nesting.
+
+use std::ops::Range;
+
+use memchr::memmem;
+
+use super::think::{outside, think_spans};
+
+fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let piece = &text[range.clone()];
+    let start = range.start + (piece.len() - piece.trim_start().len());
+    let end = range.start + piece.trim_end().len();
+    start..end.max(start)
+}
+
+/// The body of one ```` ```json ```` or ```` ``` ```` fence around the whole of `range`.
+fn strip_fence(text: &str, range: Range<usize>) -> Range<usize> {
+    let piece = &text[range.clone()];
+    let (Some(after_open), true) = (piece.strip_prefix("```"), piece.ends_with("```")) else {
+        return range;
+    };
+    if piece.len() < 6 {
+        return range;
+    }
+    let Some(newline) = after_open.find('\n') else {
+        return range;
+    };
+    if !is_json_info(&after_open[..newline]) {
+        return range;
+    }
+    let body_start = range.start + 3 + newline + 1;
+    let body_end = range.end - 3;
+    if body_start > body_end {
+        return range;
+    }
+    trim_range(text, body_start..body_end)
+}
+
+fn is_json_info(info: &str) -> bool {
+    let info = info.trim();
+    info.is_empty() || info.eq_ignore_ascii_case("json")
+}
+
+/// The region that must be one JSON value in `whole` mode, or `None` when the message has text
+/// on both sides of a think span (it is then not "only JSON").
+pub fn whole_region(text: &str) -> Option<Range<usize>> {
+    let spans = think_spans(text);
+    let mut region = None;
+    for (offset, piece) in outside(text, &spans) {
+        if piece.trim().is_empty() {
+            continue;
+        }
+        if region.is_some() {
+            return None;
+        }
+        region = Some(offset..offset + piece.len());
+    }
+    let region = trim_range(text, region?);
+    Some(strip_fence(text, region))
+}
+
+/// The trimmed bodies of every ```` ```json ```` / ```` ``` ```` fenced block, in order. Fences
+/// with another info string (```` ```python ````) are code, not candidates.
+pub fn fenced_regions(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let finder = memmem::Finder::new(b"```");
+    let mut regions = Vec::new();
+    let mut open: Option<(usize, bool)> = None; // (body start, is a JSON fence)
+    let mut pos = 0;
+    while let Some(found) = finder.find(&bytes[pos..]) {
+        let at = pos + found;
+        let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+        let mut line_start = at;
+        while line_start > 0 && matches!(bytes[line_start - 1], b' ' | b'\t') {
+            line_start -= 1;
+        }
+        let starts_line = line_start == 0 || bytes[line_start - 1] == b'\n';
+        let info = text[at + 3..line_end].trim_end_matches(['\n', '\r']);
+        match open {
+            None if starts_line => {
+                open = Some((line_end, is_json_info(info) && !info.contains('`')));
+                pos = line_end;
+            }
+            Some((body_start, is_json)) if info.trim().is_empty() => {
+                // A closing fence: on its own line, or right after the JSON on the last line.
+                if is_json && body_start <= at {
+                    regions.push(trim_range(text, body_start..at));
+                }
+                open = None;
+                pos = line_end;
+            }
+            _ => pos = at + 3,
+        }
+        if pos >= bytes.len() {
+            break;
+        }
+    }
+    regions
+}
+
+/// A balanced `{…}` or `[…]` whose keys look like a tool call (or a list of them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSpan {
+    pub range: Range<usize>,
+}
+
+/// Result of [`balanced_spans`].
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct BalancedScan {
+    /// Call-like spans sorted by start (outer before inner).
+    pub spans: Vec<CallSpan>,
+    /// The start of an object that looked like a call but never closed.
+    pub unterminated: Option<usize>,
+}
+
+#[derive(Default)]
+struct Frame {
+    start: usize,
+    is_object: bool,
+    expect_key: bool,
+    has_name: bool,
+    has_arguments: bool,
+    has_wrapper: bool,
+    /// Arrays: every item so far is a call-like object.
+    all_items_calls: bool,
+    items: usize,
+}
+
+impl Frame {
+    fn call_like(&self) -> bool {
+        if self.is_object {
+            (self.has_name && self.has_arguments) || self.has_wrapper
+        } else {
+            self.items > 0 && self.all_items_calls
+        }
+    }
+}
+
+/// One string-aware pass over `text` finding every call-like balanced span.
+pub fn balanced_spans(text: &str) -> BalancedScan {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if stack.is_empty() {
+            match memchr::memchr2(b'{', b'[', &bytes[i..]) {
+                Some(found) => i += found,
+                None => break,
+            }
+        }
+        let c = bytes[i];
+        match c {
+            b'{' | b'[' => {
+                if let Some(parent) = stack.last_mut() {
+                    if !parent.is_object {
+                        parent.items += 1;
+                        if c == b'[' {
+                            parent.all_items_calls = false;
+                        }
+                    }
+                }
+                stack.push(Frame {
+                    start: i,
+                    is_object: c == b'{',
+                    expect_key: c == b'{',
+                    all_items_calls: true,
+                    ..Frame::default()
+                });
+                i += 1;
+            }
+            b'}' | b']' => {
+                let frame = match stack.pop() {
+                    Some(frame) if frame.is_object == (c == b'}') => frame,
+                    _ => {
+                        stack.clear();
+                        i += 1;
+                        continue;
+                    }
+                };
+                let call_like = frame.call_like();
+                if call_like {
+                    spans.push(CallSpan {
+                        range: frame.start..i + 1,
+                    });
+                }
+                if let Some(parent) = stack.last_mut() {
+                    let call_item = frame.is_object && call_like;
+                    if !parent.is_object && !call_item {
+                        parent.all_items_calls = false;
+                    }
+                }
+                i += 1;
+            }
+            b'"' => {
+                let Some(end) = string_end(bytes, i + 1) else {
+                    // A newline or the end of text inside a string: not JSON; start afresh.
+                    stack.clear();
+                    i = memchr::memchr(b'\n', &bytes[i + 1..]).map_or(bytes.len(), |n| i + 2 + n);
+                    continue;
+                };
+                if let Some(frame) = stack.last_mut() {
+                    if frame.is_object && frame.expect_key {
+                        match &bytes[i + 1..end] {
+                            b"name" => frame.has_name = true,
+                            b"arguments" | b"parameters" => frame.has_arguments = true,
+                            b"function" | b"tool_call" | b"tool_calls" => frame.has_wrapper = true,
+                            _ => {}
+                        }
+                        frame.expect_key = false;
+                    } else if !frame.is_object {
+                        frame.items += 1;
+                        frame.all_items_calls = false;
+                    }
+                }
+                i = end + 1;
+            }
+            b',' => {
+                if let Some(frame) = stack.last_mut() {
+                    frame.expect_key = frame.is_object;
+                }
+                i += 1;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' | b':' => i += 1,
+            _ => {
+                if let Some(frame) = stack.last_mut() {
+                    if !frame.is_object {
+                        frame.items += 1;
+                        frame.all_items_calls = false;
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+    let unterminated = stack
+        .iter()
+        .find(|f| f.is_object && f.has_name && f.has_arguments)
+        .map(|f| f.start);
+    spans.sort_by_key(|s| s.range.start);
+    BalancedScan {
+        spans,
+        unterminated,
+    }
+}
+
+/// The index of the closing quote of a string whose content starts at `i`, or `None` if a raw
+/// newline or the end of the text comes first.
+fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        let found = memchr::memchr3(b'"', b'\\', b'\n', &bytes[i..])?;
+        i += found;
+        match bytes[i] {
+            b'"' => return Some(i),
+            b'\\' => i += 2,
+            _ => return None,
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_strips_think_whitespace_and_one_fence() {
+        let text = "<think>hmm</think>\n```json\n{\"a\": 1}\n```\n";
+        assert_eq!(&text[whole_region(text).unwrap()], "{\"a\": 1}");
+        assert_eq!(whole_region(" [1] "), Some(1..4));
+        assert_eq!(whole_region("a<think>x</think>b"), None);
+        assert_eq!(whole_region("<think>only</think>"), None);
+    }
+
+    #[test]
+    fn fenced_blocks_anywhere() {
+        let text = "Sure:\n```json\n{\"a\": 1}\n```\nand\n```python\nx = {}\n```\n```\n[2]\n```";
+        let regions: Vec<&str> = fenced_regions(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(regions, vec!["{\"a\": 1}", "[2]"]);
+    }
+
+    #[test]
+    fn balanced_spans_find_call_like_objects() {
+        let text = r#"x {"name": "f", "arguments": {"name": "g", "arguments": {}}} y [{"name":"h","parameters":{}}] {"other": 1} {"tool_calls": []}"#;
+        let scan = balanced_spans(text);
+        let spans: Vec<&str> = scan.spans.iter().map(|s| &text[s.range.clone()]).collect();
+        assert_eq!(
+            spans,
+            vec![
+                r#"{"name": "f", "arguments": {"name": "g", "arguments": {}}}"#,
+                r#"{"name": "g", "arguments": {}}"#,
+                r#"[{"name":"h","parameters":{}}]"#,
+                r#"{"name":"h","parameters":{}}"#,
+                r#"{"tool_calls": []}"#,
+            ]
+        );
+        assert_eq!(scan.unterminated, None);
+    }
+
+    #[test]
+    fn strings_hide_braces_and_newlines_reset() {
+        let text = "{\"name\": \"}{\", \"arguments\": {}} {\"bad\": \"x\n{\"name\":\"f\",\"arguments\":{}}";
+        let scan = balanced_spans(text);
+        let spans: Vec<&str> = scan.spans.iter().map(|s| &text[s.range.clone()]).collect();
+        assert_eq!(
+            spans,
+            vec![
+                r#"{"name": "}{", "arguments": {}}"#,
+                r#"{"name":"f","arguments":{}}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_call_is_reported() {
+        let scan = balanced_spans(r#"call: {"name": "f", "arguments": {"a": 1"#);
+        assert_eq!(scan.unterminated, Some(6));
+    }
+
+    #[test]
+    fn deep_nesting_is_linear() {
+        let text = "[".repeat(1_000_000) + &"]".repeat(1_000_000);
+        assert!(balanced_spans(&text).spans.is_empty());
+    }
+}
