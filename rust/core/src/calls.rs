@@ -367,7 +367,8 @@ where
     let arguments = object
         .get("arguments")
         .or_else(|| object.get("parameters"))
-        .or_else(|| object.get("input"));
+        .or_else(|| object.get("input"))
+        .or_else(|| object.get("args"));
     let arguments = normalize_arguments(builder, arguments, options).map_err(|f| ShapeFailure {
         kind: f.kind,
         detail: f.detail,
@@ -401,6 +402,16 @@ where
             name: None,
             build: None,
         });
+    }
+    if let Some(function) = element.get("functionCall") {
+        // Gemini: `{"functionCall": {"name", "args", "id"?}}`.
+        return call_from_object(builder, &function, options);
+    }
+    if element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call") {
+        // OpenAI Responses: the call id is `call_id`; `id` names the output item.
+        let mut call = call_from_object(builder, element, options)?;
+        call.id = id_of(element.get("call_id")).or(call.id);
+        return Ok(call);
     }
     if let Some(function) = element.get("function") {
         // OpenAI / OpenAI-compatible / Ollama: the id sits beside `function`.

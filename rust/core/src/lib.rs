@@ -4,6 +4,7 @@
 //! [`json::JsonView`] for Python objects and calls the parsers here, so every rule of the
 //! contract lives in one place and is tested with `cargo test`.
 
+pub mod body;
 pub mod calls;
 pub mod extract;
 pub mod ids;

@@ -1,1 +1,25 @@
+//! `toolwire._toolwire`: the thin PyO3 binding of `toolwire-core`. Conversion happens here, at
+//! the edge; every parsing rule lives in the core crate.
 
+use pyo3::prelude::*;
+
+mod api;
+mod builder;
+mod errors;
+mod input;
+mod types;
+mod view;
+
+#[pymodule]
+fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<types::ToolCall>()?;
+    m.add_class::<types::InvalidToolCall>()?;
+    m.add_function(wrap_pyfunction!(api::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(api::decode_arguments, m)?)?;
+    m.add_function(wrap_pyfunction!(api::parse_native, m)?)?;
+    m.add_function(wrap_pyfunction!(api::parse_text_tagged, m)?)?;
+    m.add_function(wrap_pyfunction!(api::parse_raw_json, m)?)?;
+    m.add_function(wrap_pyfunction!(api::extract, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,99 @@
+"""Type stubs of the native module ``toolwire._toolwire``."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal
+
+__version__: Final[str]
+
+ErrorPolicy = Literal["raise", "skip", "keep"]
+RawJsonMode = Literal["whole", "fenced", "anywhere"]
+
+class ToolCall:
+    """One tool call: ``id``, ``name`` and ``arguments`` (always a dict)."""
+
+    __match_args__: Final = ("id", "name", "arguments")
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+    def __new__(
+        cls, id: str | int | None = None, name: str | None = None, arguments: Any = None
+    ) -> ToolCall: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolCall: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: None  # type: ignore[assignment]
+
+class InvalidToolCall:
+    """A call that failed to parse, kept in place under ``on_error="keep"``."""
+
+    __match_args__: Final = ("raw", "error", "protocol", "index", "offset", "name")
+    @property
+    def raw(self) -> str: ...
+    @property
+    def error(self) -> str: ...
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def offset(self) -> int | None: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def kind(self) -> Literal["invalid_tool_call"]: ...
+    def __new__(
+        cls,
+        raw: str,
+        error: str,
+        protocol: str,
+        index: int = 0,
+        offset: int | None = None,
+        name: str | None = None,
+    ) -> InvalidToolCall: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> InvalidToolCall: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def loads(data: str | bytes | bytearray, /) -> Any:
+    """Decode JSON text into Python objects, exactly as ``json.loads`` (strict RFC 8259)."""
+
+def decode_arguments(arguments: Any, /, *, repair: bool = False) -> dict[str, Any]:
+    """Normalise one arguments value to a dict (SPEC §3)."""
+
+def parse_native(
+    calls: Sequence[Any], /, *, repair: bool = False, on_error: ErrorPolicy = "raise"
+) -> list[ToolCall | InvalidToolCall]:
+    """Parse structured provider calls (SPEC §4.1)."""
+
+def parse_text_tagged(
+    text: str | bytes, /, *, repair: bool = False, on_error: ErrorPolicy = "raise"
+) -> list[ToolCall | InvalidToolCall]:
+    """Parse ``~~~tool_call`` fenced blocks (SPEC §4.2)."""
+
+def parse_raw_json(
+    text: str | bytes,
+    /,
+    *,
+    mode: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy = "raise",
+) -> list[ToolCall | InvalidToolCall]:
+    """Parse bare JSON calls from weak models (SPEC §4.3)."""
+
+def extract(
+    response: str | bytes | Mapping[str, Any] | Sequence[Any],
+    /,
+    *,
+    native_tool_calls: bool | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy = "raise",
+) -> list[ToolCall | InvalidToolCall]:
+    """Extract the tool calls of any response (SPEC §4.4)."""

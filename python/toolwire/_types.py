@@ -1,0 +1,137 @@
+"""The canonical types defined in Python (SPEC §1). ``ToolCall`` and ``InvalidToolCall`` are
+native classes (they are made on the hot path); these are made by users."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import ToolDefinitionError
+from ._toolwire import InvalidToolCall, ToolCall
+
+__all__ = ["Parsed", "Tool", "ToolResult"]
+
+
+def _empty_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool definition: a name, a description and a JSON Schema for its arguments.
+
+    >>> Tool("get_weather", "Current weather", {"type": "object", "properties": {}}).name
+    'get_weather'
+    """
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=_empty_schema)
+    category: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-ready dict (the neutral shape)."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.category is not None:
+            data["category"] = self.category
+        if self.metadata:
+            data["metadata"] = self.metadata
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tool:
+        """Reads the neutral shape, the OpenAI/Ollama ``{"type": "function", "function": …}``
+        wrapper, Anthropic's ``input_schema`` and the ex_athena ``schema`` key.
+
+        >>> Tool.from_dict({"name": "f", "input_schema": {"type": "object"}}).parameters
+        {'type': 'object'}
+        """
+        if not isinstance(data, Mapping):
+            raise ToolDefinitionError(f"a tool definition must be a mapping, not {type(data).__name__}")
+        function = data.get("function")
+        if isinstance(function, Mapping):
+            data = function
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise ToolDefinitionError(f"a tool definition needs a non-empty string 'name', got {name!r}")
+        schema: Any = None
+        for key in ("parameters", "input_schema", "schema"):
+            if data.get(key) is not None:
+                schema = data[key]
+                break
+        if schema is None:
+            schema = _empty_schema()
+        if not isinstance(schema, Mapping):
+            raise ToolDefinitionError(f"the schema of tool {name!r} must be an object, got {type(schema).__name__}")
+        description = data.get("description") or ""
+        if not isinstance(description, str):
+            raise ToolDefinitionError(f"the description of tool {name!r} must be a string")
+        category = data.get("category")
+        metadata = data.get("metadata") or {}
+        return cls(
+            name=name,
+            description=description,
+            parameters=dict(schema),
+            category=category if isinstance(category, str) else None,
+            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+        )
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The result of running one tool call.
+
+    >>> ToolResult("call_1", "get_weather", "sunny").to_dict()["content"]
+    'sunny'
+    """
+
+    tool_call_id: str | None
+    name: str | None
+    content: str | list[Any] | dict[str, Any]
+    is_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+            "content": self.content,
+            "is_error": self.is_error,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolResult:
+        return cls(
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+            content=data.get("content", ""),
+            is_error=bool(data.get("is_error", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """Model text split into plain ``content``, ``calls`` and ``reasoning``."""
+
+    content: str
+    calls: list[ToolCall | InvalidToolCall]
+    reasoning: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "calls": [c.to_dict() for c in self.calls],
+            "reasoning": self.reasoning,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Parsed:
+        calls: list[ToolCall | InvalidToolCall] = []
+        for c in data.get("calls", []):
+            calls.append(InvalidToolCall.from_dict(c) if "error" in c else ToolCall.from_dict(c))
+        return cls(content=data.get("content", ""), calls=calls, reasoning=data.get("reasoning"))

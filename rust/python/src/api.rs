@@ -1,0 +1,245 @@
+//! The parsing functions exported to Python.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use toolwire_core::body::{extract_body, BodyError};
+use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
+use toolwire_core::extract::{extract_text, TextOptions};
+use toolwire_core::finish_outcomes;
+use toolwire_core::json::{parse, ParseError, ParseOptions};
+use toolwire_core::position::CharOffsets;
+
+use crate::builder::PyBuilder;
+use crate::errors::{
+    arguments_error, invalid_call_error, json_decode_error, provider_format_error,
+};
+use crate::input::{error_policy, guarded, raw_json_mode, text_options, with_text};
+use crate::types::{InvalidToolCall, ToolCall};
+use crate::view::PyJson;
+
+/// Outcomes → the Python list the API returns, under the error policy.
+fn calls_list<'py>(
+    py: Python<'py>,
+    outcomes: Vec<Outcome<PyJson<'py>>>,
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let outcomes =
+        apply_policy(outcomes, policy).map_err(|invalid| invalid_call_error(py, &invalid))?;
+    let list = PyList::empty(py);
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Call(call) => list.append(ToolCall::from_call(py, call)?)?,
+            Outcome::Invalid(invalid) => {
+                list.append(InvalidToolCall::from_invalid(py, &invalid)?)?
+            }
+        }
+    }
+    Ok(list)
+}
+
+/// Text-tier outcomes for `text`, finished (offsets, ids).
+fn text_calls<'py>(
+    py: Python<'py>,
+    text: &str,
+    options: &TextOptions,
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = PyBuilder::new(py);
+    let mut outcomes = extract_text(&mut builder, text, options)?;
+    finish_outcomes(text, &mut outcomes);
+    calls_list(py, outcomes, policy)
+}
+
+/// Decode JSON text (str or bytes) into Python objects, exactly as `json.loads` does, but
+/// strict RFC 8259 (no NaN/Infinity) and limited to 256 levels of nesting.
+///
+/// Raises `toolwire.JSONDecodeError` (a `json.JSONDecodeError` and a `ToolwireError`).
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+pub fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    guarded(py, || {
+        with_text(data, "JSON input", |text| {
+            let mut builder = PyBuilder::new(py);
+            match parse(text, &mut builder, ParseOptions::default()) {
+                Ok(value) => Ok(value.0),
+                Err(ParseError::Build(e)) => Err(e),
+                Err(ParseError::Syntax(e)) => {
+                    let offset = CharOffsets::new(text).char_offset(e.offset);
+                    Err(json_decode_error(py, e.kind.message(), text, offset))
+                }
+            }
+        })
+    })
+}
+
+/// Normalise one arguments value to a dict (§3): a dict is kept, JSON text is decoded
+/// (double-encoded text once more), `None`/`""` give `{}`; anything else raises
+/// `ArgumentsError`.
+#[pyfunction]
+#[pyo3(signature = (arguments, /, *, repair = false))]
+pub fn decode_arguments<'py>(
+    py: Python<'py>,
+    arguments: Bound<'py, PyAny>,
+    repair: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    guarded(py, || {
+        let mut builder = PyBuilder::new(py);
+        let raw = arguments
+            .str()
+            .ok()
+            .map(|s| s.to_string_lossy().into_owned());
+        match toolwire_core::calls::normalize_arguments(
+            &mut builder,
+            Some(PyJson(arguments)),
+            ParseOptions { lenient: repair },
+        ) {
+            Ok(value) => Ok(value.0),
+            Err(failure) => Err(failure
+                .build
+                .unwrap_or_else(|| arguments_error(py, &failure.detail, raw.as_deref()))),
+        }
+    })
+}
+
+fn native_list<'py>(py: Python<'py>, calls: &Bound<'py, PyAny>) -> PyResult<Vec<PyJson<'py>>> {
+    let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = calls.cast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(tuple) = calls.cast::<PyTuple>() {
+        tuple.iter().collect()
+    } else {
+        return Err(provider_format_error(
+            py,
+            &format!(
+                "tool calls must be a list, not {}",
+                calls.get_type().name()?
+            ),
+            "",
+        ));
+    };
+    items
+        .into_iter()
+        .map(|item| match item.cast::<ToolCall>() {
+            // A ToolCall passes through (as its dict, so ids stay unique in the response).
+            Ok(call) => Ok(PyJson(call.call_method0("to_dict")?)),
+            Err(_) => Ok(PyJson(item)),
+        })
+        .collect()
+}
+
+/// Parse structured provider calls (§4.1): OpenAI/Ollama `{"function": …}`, Anthropic
+/// `tool_use` blocks, pre-parsed `{"name", "arguments"}`, or `ToolCall`s.
+#[pyfunction]
+#[pyo3(signature = (calls, /, *, repair = false, on_error = "raise"))]
+pub fn parse_native<'py>(
+    py: Python<'py>,
+    calls: &Bound<'py, PyAny>,
+    repair: bool,
+    on_error: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    guarded(py, || {
+        let policy = error_policy(on_error)?;
+        let elements = native_list(py, calls)?;
+        let mut builder = PyBuilder::new(py);
+        let mut outcomes =
+            core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
+        finish_outcomes("", &mut outcomes);
+        calls_list(py, outcomes, policy)
+    })
+}
+
+/// Parse `~~~tool_call` fenced blocks (§4.2).
+#[pyfunction]
+#[pyo3(signature = (text, /, *, repair = false, on_error = "raise"))]
+pub fn parse_text_tagged<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    repair: bool,
+    on_error: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    guarded(py, || {
+        let policy = error_policy(on_error)?;
+        let options = TextOptions {
+            text_tagged: true,
+            raw_json: None,
+            json: ParseOptions { lenient: repair },
+        };
+        with_text(text, "text", |text| text_calls(py, text, &options, policy))
+    })
+}
+
+/// Parse bare JSON calls from weak models (§4.3); `mode` is "whole", "fenced" or "anywhere".
+#[pyfunction]
+#[pyo3(signature = (text, /, *, mode = "fenced", repair = false, on_error = "raise"))]
+pub fn parse_raw_json<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    mode: &str,
+    repair: bool,
+    on_error: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    guarded(py, || {
+        let policy = error_policy(on_error)?;
+        let options = TextOptions {
+            text_tagged: false,
+            raw_json: Some(raw_json_mode(mode)?),
+            json: ParseOptions { lenient: repair },
+        };
+        with_text(text, "text", |text| text_calls(py, text, &options, policy))
+    })
+}
+
+/// Extract the tool calls of any response (§4.4): model text, a `{"text", "tool_calls"}`
+/// mapping, a list of structured calls, or a full OpenAI Chat / Responses, Anthropic, Ollama or
+/// Gemini body. Always a list.
+#[pyfunction]
+#[pyo3(signature = (
+    response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",
+    repair = false, on_error = "raise"
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn extract<'py>(
+    py: Python<'py>,
+    response: &Bound<'py, PyAny>,
+    native_tool_calls: Option<bool>,
+    formats: Option<&Bound<'py, PyAny>>,
+    raw_json: &str,
+    repair: bool,
+    on_error: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    // Kept for the seed's capabilities map; the tiers are the same either way (§4.4).
+    let _ = native_tool_calls;
+    guarded(py, || {
+        let policy = error_policy(on_error)?;
+        let options = match formats {
+            Some(formats) => text_options(formats, raw_json, repair)?,
+            None => TextOptions {
+                text_tagged: true,
+                raw_json: Some(raw_json_mode(raw_json)?),
+                json: ParseOptions { lenient: repair },
+            },
+        };
+        if response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>() {
+            let elements = native_list(py, response)?;
+            let mut builder = PyBuilder::new(py);
+            let mut outcomes = core_parse_native(&mut builder, &elements, options.json)?;
+            finish_outcomes("", &mut outcomes);
+            return calls_list(py, outcomes, policy);
+        }
+        if response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
+            let body = if response.is_instance_of::<PyDict>() {
+                response.clone()
+            } else {
+                PyDict::from_sequence(&response.call_method0("items")?)?.into_any()
+            };
+            let mut builder = PyBuilder::new(py);
+            return match extract_body(&mut builder, &PyJson(body), &options) {
+                Ok(outcomes) => calls_list(py, outcomes, policy),
+                Err(BodyError::Build(e)) => Err(e),
+                Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
+            };
+        }
+        with_text(response, "response", |text| {
+            text_calls(py, text, &options, policy)
+        })
+    })
+}

@@ -1,0 +1,191 @@
+//! Python objects straight from the core parser: a [`JsonBuilder`] whose values are Python
+//! objects, made with the C API (no intermediate tree, no second conversion).
+
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::os::raw::c_void;
+
+use pyo3::exceptions::PyMemoryError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use toolwire_core::json::{JsonBuilder, JsonStr};
+
+use crate::view::PyJson;
+
+/// Builds Python objects; holds the attached-interpreter token.
+pub struct PyBuilder<'py> {
+    py: Python<'py>,
+}
+
+impl<'py> PyBuilder<'py> {
+    pub fn new(py: Python<'py>) -> Self {
+        Self { py }
+    }
+
+    /// Wraps a new reference returned by the C API, turning NULL into the pending exception.
+    fn owned(&self, ptr: *mut ffi::PyObject) -> PyResult<PyJson<'py>> {
+        // SAFETY: `ptr` is a new reference (or NULL with an exception set).
+        unsafe { Bound::from_owned_ptr_or_err(self.py, ptr) }.map(PyJson)
+    }
+}
+
+/// A Python `str` from decoded JSON text.
+pub fn py_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = s.bytes();
+    // SAFETY: each branch calls the C API with a buffer of the stated length and kind; NULL
+    // results become the pending Python exception.
+    unsafe {
+        let ptr = if s.is_ascii() {
+            let ptr = ffi::PyUnicode_New(bytes.len() as ffi::Py_ssize_t, 127);
+            if !ptr.is_null() {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    ffi::PyUnicode_DATA(ptr) as *mut u8,
+                    bytes.len(),
+                );
+            }
+            ptr
+        } else if s.has_surrogates() {
+            let code_points: Vec<u32> = s.code_points().collect();
+            ffi::PyUnicode_FromKindAndData(
+                ffi::PyUnicode_4BYTE_KIND as _,
+                code_points.as_ptr() as *const c_void,
+                code_points.len() as ffi::Py_ssize_t,
+            )
+        } else {
+            ffi::PyUnicode_FromStringAndSize(
+                bytes.as_ptr() as *const _,
+                bytes.len() as ffi::Py_ssize_t,
+            )
+        };
+        Bound::from_owned_ptr_or_err(py, ptr)
+    }
+}
+
+const KEY_CACHE_SLOTS: usize = 4096;
+const KEY_CACHE_MAX_LEN: usize = 64;
+
+struct CachedKey {
+    hash: u64,
+    bytes: Box<[u8]>,
+    string: Py<PyString>,
+}
+
+thread_local! {
+    /// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
+    /// reusing the `str` saves an allocation and gives dict lookups a cached hash.
+    static KEY_CACHE: RefCell<Vec<Option<CachedKey>>> = RefCell::new(Vec::new());
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= b as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn cached_key<'py>(py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = key.bytes();
+    if bytes.len() > KEY_CACHE_MAX_LEN || key.has_surrogates() {
+        return py_string(py, key);
+    }
+    let hash = fnv1a(bytes);
+    KEY_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.is_empty() {
+            cache.resize_with(KEY_CACHE_SLOTS, || None);
+        }
+        let slot = &mut cache[(hash as usize) % KEY_CACHE_SLOTS];
+        if let Some(entry) = slot {
+            if entry.hash == hash && &*entry.bytes == bytes {
+                return Ok(entry.string.bind(py).clone().into_any());
+            }
+        }
+        let string = py_string(py, key)?;
+        let py_str = string.cast::<PyString>().map_err(PyErr::from)?.clone();
+        *slot = Some(CachedKey {
+            hash,
+            bytes: bytes.into(),
+            string: py_str.unbind(),
+        });
+        Ok(string)
+    })
+}
+
+impl<'py> JsonBuilder for PyBuilder<'py> {
+    type Value = PyJson<'py>;
+    type Object = Bound<'py, PyDict>;
+    type Array = Vec<Bound<'py, PyAny>>;
+    type Error = PyErr;
+
+    fn null(&mut self) -> PyResult<PyJson<'py>> {
+        Ok(PyJson(self.py.None().into_bound(self.py)))
+    }
+    fn boolean(&mut self, value: bool) -> PyResult<PyJson<'py>> {
+        Ok(PyJson(
+            pyo3::types::PyBool::new(self.py, value)
+                .to_owned()
+                .into_any(),
+        ))
+    }
+    fn int(&mut self, value: i64) -> PyResult<PyJson<'py>> {
+        // SAFETY: returns a new reference or NULL.
+        self.owned(unsafe { ffi::PyLong_FromLongLong(value) })
+    }
+    fn big_int(&mut self, digits: &str) -> PyResult<PyJson<'py>> {
+        let digits = CString::new(digits).map_err(|_| PyMemoryError::new_err("bad digits"))?;
+        // SAFETY: a NUL-terminated decimal string.
+        self.owned(unsafe { ffi::PyLong_FromString(digits.as_ptr(), std::ptr::null_mut(), 10) })
+    }
+    fn float(&mut self, value: f64) -> PyResult<PyJson<'py>> {
+        // SAFETY: returns a new reference or NULL.
+        self.owned(unsafe { ffi::PyFloat_FromDouble(value) })
+    }
+    fn string(&mut self, value: JsonStr<'_>) -> PyResult<PyJson<'py>> {
+        py_string(self.py, value).map(PyJson)
+    }
+    fn new_object(&mut self) -> PyResult<Bound<'py, PyDict>> {
+        Ok(PyDict::new(self.py))
+    }
+    fn object_insert(
+        &mut self,
+        object: &mut Bound<'py, PyDict>,
+        key: JsonStr<'_>,
+        value: PyJson<'py>,
+    ) -> PyResult<()> {
+        let key = cached_key(self.py, key)?;
+        // SAFETY: a dict, a str key and a value, all valid; SetItem does not steal.
+        let status =
+            unsafe { ffi::PyDict_SetItem(object.as_ptr(), key.as_ptr(), value.0.as_ptr()) };
+        if status < 0 {
+            return Err(PyErr::fetch(self.py));
+        }
+        Ok(())
+    }
+    fn finish_object(&mut self, object: Bound<'py, PyDict>) -> PyResult<PyJson<'py>> {
+        Ok(PyJson(object.into_any()))
+    }
+    fn new_array(&mut self) -> PyResult<Self::Array> {
+        Ok(Vec::new())
+    }
+    fn array_push(&mut self, array: &mut Self::Array, value: PyJson<'py>) -> PyResult<()> {
+        array.push(value.0);
+        Ok(())
+    }
+    fn finish_array(&mut self, array: Self::Array) -> PyResult<PyJson<'py>> {
+        // SAFETY: a list of the right length whose slots are each set once; SET_ITEM steals.
+        unsafe {
+            let list = ffi::PyList_New(array.len() as ffi::Py_ssize_t);
+            if list.is_null() {
+                return Err(PyErr::fetch(self.py));
+            }
+            for (i, item) in array.into_iter().enumerate() {
+                ffi::PyList_SET_ITEM(list, i as ffi::Py_ssize_t, item.into_ptr());
+            }
+            self.owned(list)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Reading the arguments of the API functions: text inputs and options.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use toolwire_core::calls::ErrorPolicy;
+use toolwire_core::extract::{RawJsonMode, TextOptions};
+use toolwire_core::json::ParseOptions;
+
+use crate::errors::parse_error;
+
+/// Text given as `str`, `bytes` or `bytearray` (which must be UTF-8), borrowed, not copied.
+pub fn with_text<R>(
+    input: &Bound<'_, PyAny>,
+    what: &str,
+    f: impl FnOnce(&str) -> PyResult<R>,
+) -> PyResult<R> {
+    let py = input.py();
+    if let Ok(s) = input.cast::<PyString>() {
+        return match s.to_str() {
+            Ok(text) => f(text),
+            Err(_) => Err(parse_error(
+                py,
+                &format!("{what} holds lone surrogates and cannot be read as UTF-8"),
+                "input",
+                0,
+                None,
+                "",
+            )),
+        };
+    }
+    let bytes_error = |e: std::str::Utf8Error| {
+        parse_error(
+            py,
+            &format!(
+                "{what} is not valid UTF-8: invalid byte at byte offset {}",
+                e.valid_up_to()
+            ),
+            "input",
+            0,
+            None,
+            "",
+        )
+    };
+    if let Ok(b) = input.cast::<PyBytes>() {
+        return f(std::str::from_utf8(b.as_bytes()).map_err(bytes_error)?);
+    }
+    if let Ok(b) = input.cast::<PyByteArray>() {
+        // A copy: a bytearray may be resized by Python code while borrowed.
+        let owned = b.to_vec();
+        return f(std::str::from_utf8(&owned).map_err(bytes_error)?);
+    }
+    Err(parse_error(
+        py,
+        &format!(
+            "{what} must be str or bytes, not {}",
+            input.get_type().name()?
+        ),
+        "input",
+        0,
+        None,
+        "",
+    ))
+}
+
+pub fn error_policy(on_error: &str) -> PyResult<ErrorPolicy> {
+    ErrorPolicy::parse(on_error).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "on_error must be 'raise', 'skip' or 'keep', not {on_error:?}"
+        ))
+    })
+}
+
+pub fn raw_json_mode(mode: &str) -> PyResult<RawJsonMode> {
+    RawJsonMode::parse(mode).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "raw_json mode must be 'whole', 'fenced' or 'anywhere', not {mode:?}"
+        ))
+    })
+}
+
+/// Every name `formats=` accepts: the seed protocols and the open-weight formats of §6.
+pub const FORMAT_NAMES: &[&str] = &[
+    "text_tagged",
+    "raw_json",
+    "hermes",
+    "qwen3_coder",
+    "mistral",
+    "llama3_json",
+    "pythonic",
+    "deepseek_v3",
+    "deepseek_v31",
+    "kimi_k2",
+    "harmony",
+    "glm45",
+];
+
+/// `formats="auto"` or a list of names → which text tiers run.
+pub fn text_options(
+    formats: &Bound<'_, PyAny>,
+    raw_json: &str,
+    repair: bool,
+) -> PyResult<TextOptions> {
+    let mode = raw_json_mode(raw_json)?;
+    let json = ParseOptions { lenient: repair };
+    if let Ok(s) = formats.cast::<PyString>() {
+        if s.to_str()? == "auto" {
+            return Ok(TextOptions {
+                text_tagged: true,
+                raw_json: Some(mode),
+                json,
+            });
+        }
+        return Err(PyValueError::new_err(
+            "formats must be 'auto' or a list of format names",
+        ));
+    }
+    let mut names = Vec::new();
+    for name in formats.try_iter()? {
+        let name: String = name?.extract()?;
+        if !FORMAT_NAMES.contains(&name.as_str()) {
+            return Err(PyValueError::new_err(format!(
+                "unknown format {name:?}; known formats: {}",
+                FORMAT_NAMES.join(", ")
+            )));
+        }
+        names.push(name);
+    }
+    Ok(TextOptions {
+        text_tagged: names.iter().any(|n| n == "text_tagged"),
+        raw_json: names.iter().any(|n| n == "raw_json").then_some(mode),
+        json,
+    })
+}
+
+/// Runs `f`, turning a Rust panic (a bug) into a `ToolwireError` rather than letting PyO3's
+/// `PanicException` (a `BaseException`) reach the caller.
+pub fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(parse_error(
+                py,
+                &format!("internal error in toolwire (please report it): {detail}"),
+                "internal",
+                0,
+                None,
+                "",
+            ))
+        }
+    }
+}
