@@ -52,11 +52,11 @@ def _lines(stream: IO[bytes]) -> Iterator[bytes]:
 def _cmd_extract(args: argparse.Namespace) -> int:
     source: IO[bytes]
     try:
-        source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")  # noqa: SIM115
+        source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
     except OSError as error:
         print(f"toolwire: cannot read {args.input}: {error.strerror}", file=sys.stderr)
         return 2
-    sink = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+    sink = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
     started = time.perf_counter()
     lines = calls = errors = bad = size = 0
     try:

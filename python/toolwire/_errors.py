@@ -75,7 +75,9 @@ class ToolDefinitionError(ToolwireError):
 class ToolValidationError(ToolwireError):
     """Arguments do not satisfy the tool's JSON Schema; ``errors`` lists the messages."""
 
-    def __init__(self, message: str, *, tool: str | None = None, errors: list[str] | None = None) -> None:
+    def __init__(
+        self, message: str, *, tool: str | None = None, errors: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.tool = tool
         self.errors = list(errors or [])
@@ -95,7 +97,9 @@ class JSONDecodeError(ToolwireError, json.JSONDecodeError):
         return (type(self), (self.msg, self.doc, self.pos))
 
 
-def _rebuild(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+def _rebuild(
+    cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]
+) -> BaseException:
     error = cls.__new__(cls)
     error.args = args
     error.__dict__.update(state)

@@ -53,13 +53,17 @@ class Tool:
         {'type': 'object'}
         """
         if not isinstance(data, Mapping):
-            raise ToolDefinitionError(f"a tool definition must be a mapping, not {type(data).__name__}")
+            raise ToolDefinitionError(
+                f"a tool definition must be a mapping, not {type(data).__name__}"
+            )
         function = data.get("function")
         if isinstance(function, Mapping):
             data = function
         name = data.get("name")
         if not isinstance(name, str) or not name:
-            raise ToolDefinitionError(f"a tool definition needs a non-empty string 'name', got {name!r}")
+            raise ToolDefinitionError(
+                f"a tool definition needs a non-empty string 'name', got {name!r}"
+            )
         schema: Any = None
         for key in ("parameters", "input_schema", "schema"):
             if data.get(key) is not None:
@@ -68,7 +72,9 @@ class Tool:
         if schema is None:
             schema = _empty_schema()
         if not isinstance(schema, Mapping):
-            raise ToolDefinitionError(f"the schema of tool {name!r} must be an object, got {type(schema).__name__}")
+            raise ToolDefinitionError(
+                f"the schema of tool {name!r} must be an object, got {type(schema).__name__}"
+            )
         description = data.get("description") or ""
         if not isinstance(description, str):
             raise ToolDefinitionError(f"the description of tool {name!r} must be a string")

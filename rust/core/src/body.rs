@@ -245,10 +245,9 @@ pub fn split_body<V: JsonView>(body: &V) -> Result<BodyParts<V>, FormatError> {
     if let Some(message) = body.get("message") {
         return message_parts(&message, "message");
     }
-    if body.get("text").is_some()
-        || body.get("tool_calls").is_some()
-        || body.get("content").is_some()
-    {
+    // The seed's `{"text"?, "tool_calls"?}` (both optional, so `{}` too) or a bare message.
+    let seed_shape = body.get("text").is_some() || body.get("tool_calls").is_some();
+    if seed_shape || body.get("content").is_some() || body.entries().is_empty() {
         return message_parts(body, "");
     }
     Err(format_error(

@@ -224,11 +224,13 @@ where
     Ok(())
 }
 
+/// Whether broken JSON was meant as a call: it mentions a name and arguments (quoted or not,
+/// since unquoted keys are a common way to break it).
 fn looks_like_call(body: &str) -> bool {
     let bytes = body.as_bytes();
-    memmem::find(bytes, b"\"name\"").is_some()
-        && (memmem::find(bytes, b"\"arguments\"").is_some()
-            || memmem::find(bytes, b"\"parameters\"").is_some())
+    memmem::find(bytes, b"name").is_some()
+        && (memmem::find(bytes, b"arguments").is_some()
+            || memmem::find(bytes, b"parameters").is_some())
 }
 
 /// The call objects of a decoded candidate (with the id of an OpenAI-style wrapper), or `None`

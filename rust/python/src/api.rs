@@ -1,7 +1,7 @@
 //! The parsing functions exported to Python.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::body::{extract_body, BodyError};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
@@ -237,6 +237,17 @@ pub fn extract<'py>(
                 Err(BodyError::Build(e)) => Err(e),
                 Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
             };
+        }
+        if !(response.is_instance_of::<PyString>()
+            || response.is_instance_of::<PyBytes>()
+            || response.is_instance_of::<PyByteArray>())
+        {
+            let kind = response.get_type().name()?;
+            return Err(provider_format_error(
+                py,
+                &format!("a response must be text, a mapping or a list of calls, not {kind}"),
+                "",
+            ));
         }
         with_text(response, "response", |text| {
             text_calls(py, text, &options, policy)

@@ -75,7 +75,7 @@ struct CachedKey {
 thread_local! {
     /// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
     /// reusing the `str` saves an allocation and gives dict lookups a cached hash.
-    static KEY_CACHE: RefCell<Vec<Option<CachedKey>>> = RefCell::new(Vec::new());
+    static KEY_CACHE: RefCell<Vec<Option<CachedKey>>> = const { RefCell::new(Vec::new()) };
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -37,7 +37,8 @@ fn strip_fence(text: &str, range: Range<usize>) -> Range<usize> {
     }
     let body_start = range.start + 3 + newline + 1;
     let body_end = range.end - 3;
-    if body_start > body_end {
+    if body_start > body_end || text[body_start..body_end].contains("\n```") {
+        // Several fences: not one fence around the whole message.
         return range;
     }
     trim_range(text, body_start..body_end)
@@ -279,6 +280,8 @@ mod tests {
         assert_eq!(whole_region(" [1] "), Some(1..4));
         assert_eq!(whole_region("a<think>x</think>b"), None);
         assert_eq!(whole_region("<think>only</think>"), None);
+        let two = "```json\n{}\n```\n```json\n[]\n```";
+        assert_eq!(&two[whole_region(two).unwrap()], two);
     }
 
     #[test]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite: Rust tests and lints, Python lints and types, pytest (tests and the
+# benchmarks' correctness checks, each run once). Run from an environment where
+# `pip install -e '.[test,lint]'` has been done (`.ci/run` does exactly that, then this).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --workspace --exclude toolwire-python
+echo "== ruff"
+ruff check .
+echo "== mypy --strict"
+mypy --strict python/
+echo "== pytest"
+status=0
+python -m pytest tests benches --benchmark-disable -p no:cacheprovider || status=$?
+# Exit status 5 means "no tests collected": a broken suite, not a pass.
+if [ "$status" -ne 0 ]; then
+    echo "pytest failed with exit status $status" >&2
+    exit "$status"
+fi
