@@ -476,12 +476,29 @@ where
     Ok(outcomes)
 }
 
-/// Decodes the JSON text of a text-protocol call (a `~~~tool_call` body or a raw-JSON
-/// candidate) into outcomes. `base` is the text's byte offset in the whole input.
+/// Which piece of a text a call came from, for messages (formatted only on failure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextPlace {
+    FenceBlock(usize),
+    RawJson,
+    RawJsonFence(usize),
+}
+
+impl fmt::Display for TextPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextPlace::FenceBlock(i) => write!(f, "~~~tool_call block {i}"),
+            TextPlace::RawJson => f.write_str("raw JSON"),
+            TextPlace::RawJsonFence(i) => write!(f, "raw JSON in fenced block {i}"),
+        }
+    }
+}
+
+/// The JSON text of a text-protocol call (a `~~~tool_call` body or a raw-JSON candidate).
+/// `base` is the text's byte offset in the whole input.
 pub struct TextCallContext<'t> {
     pub protocol: Protocol,
-    /// e.g. `~~~tool_call block 2`.
-    pub what: String,
+    pub what: TextPlace,
     pub text: &'t str,
     pub base: usize,
 }

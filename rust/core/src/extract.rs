@@ -4,7 +4,7 @@ use memchr::memmem;
 
 use crate::calls::{
     call_from_object, push_calls_of_text, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
-    TextCallContext,
+    TextCallContext, TextPlace,
 };
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
@@ -52,7 +52,7 @@ where
 {
     let mut outcomes = Vec::new();
     for (block_index, block) in find_blocks(text).into_iter().enumerate() {
-        let what = format!("~~~tool_call block {block_index}");
+        let what = TextPlace::FenceBlock(block_index);
         if !block.terminated {
             let index = outcomes.len();
             outcomes.push(Outcome::Invalid(Invalid {
@@ -95,7 +95,14 @@ where
     let mut outcomes = Vec::new();
     if let Some(region) = whole_region(text) {
         if mode != RawJsonMode::Anywhere {
-            raw_candidate(builder, text, region, "raw JSON", options, &mut outcomes)?;
+            raw_candidate(
+                builder,
+                text,
+                region,
+                TextPlace::RawJson,
+                options,
+                &mut outcomes,
+            )?;
         }
     }
     match mode {
@@ -103,8 +110,8 @@ where
         RawJsonMode::Fenced => {
             if outcomes.is_empty() {
                 for (k, region) in fenced_regions(text).into_iter().enumerate() {
-                    let what = format!("raw JSON in fenced block {k}");
-                    raw_candidate(builder, text, region, &what, options, &mut outcomes)?;
+                    let what = TextPlace::RawJsonFence(k);
+                    raw_candidate(builder, text, region, what, options, &mut outcomes)?;
                 }
             }
         }
@@ -120,7 +127,7 @@ where
                     builder,
                     text,
                     span.range.clone(),
-                    "raw JSON",
+                    TextPlace::RawJson,
                     options,
                     &mut outcomes,
                 )?;
@@ -154,7 +161,7 @@ fn raw_candidate<B>(
     builder: &mut B,
     text: &str,
     region: std::ops::Range<usize>,
-    what: &str,
+    what: TextPlace,
     options: ParseOptions,
     outcomes: &mut Outcomes<B>,
 ) -> Result<(), B::Error>
@@ -168,7 +175,7 @@ where
     }
     let context = TextCallContext {
         protocol: Protocol::RawJson,
-        what: what.to_owned(),
+        what,
         text: body,
         base: region.start,
     };

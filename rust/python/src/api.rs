@@ -84,19 +84,16 @@ pub fn decode_arguments<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     guarded(py, || {
         let mut builder = PyBuilder::new(py);
-        let raw = arguments
-            .str()
-            .ok()
-            .map(|s| s.to_string_lossy().into_owned());
         match toolwire_core::calls::normalize_arguments(
             &mut builder,
-            Some(PyJson(arguments)),
+            Some(PyJson(arguments.clone())),
             ParseOptions { lenient: repair },
         ) {
             Ok(value) => Ok(value.0),
-            Err(failure) => Err(failure
-                .build
-                .unwrap_or_else(|| arguments_error(py, &failure.detail, raw.as_deref()))),
+            Err(failure) => Err(failure.build.unwrap_or_else(|| {
+                let raw = arguments.str().map(|s| s.to_string_lossy().into_owned());
+                arguments_error(py, &failure.detail, raw.ok().as_deref())
+            })),
         }
     })
 }
@@ -218,6 +215,14 @@ pub fn extract<'py>(
                 json: ParseOptions { lenient: repair },
             },
         };
+        let is_text = response.is_instance_of::<PyString>()
+            || response.is_instance_of::<PyBytes>()
+            || response.is_instance_of::<PyByteArray>();
+        if is_text {
+            return with_text(response, "response", |text| {
+                text_calls(py, text, &options, policy)
+            });
+        }
         if response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>() {
             let elements = native_list(py, response)?;
             let mut builder = PyBuilder::new(py);
@@ -238,19 +243,11 @@ pub fn extract<'py>(
                 Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
             };
         }
-        if !(response.is_instance_of::<PyString>()
-            || response.is_instance_of::<PyBytes>()
-            || response.is_instance_of::<PyByteArray>())
-        {
-            let kind = response.get_type().name()?;
-            return Err(provider_format_error(
-                py,
-                &format!("a response must be text, a mapping or a list of calls, not {kind}"),
-                "",
-            ));
-        }
-        with_text(response, "response", |text| {
-            text_calls(py, text, &options, policy)
-        })
+        let kind = response.get_type().name()?;
+        Err(provider_format_error(
+            py,
+            &format!("a response must be text, a mapping or a list of calls, not {kind}"),
+            "",
+        ))
     })
 }

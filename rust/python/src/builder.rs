@@ -1,9 +1,9 @@
 //! Python objects straight from the core parser: a [`JsonBuilder`] whose values are Python
 //! objects, made with the C API (no intermediate tree, no second conversion).
 
-use std::cell::RefCell;
 use std::ffi::CString;
 use std::os::raw::c_void;
+use std::sync::{Mutex, MutexGuard};
 
 use pyo3::exceptions::PyMemoryError;
 use pyo3::ffi;
@@ -13,14 +13,28 @@ use toolwire_core::json::{JsonBuilder, JsonStr};
 
 use crate::view::PyJson;
 
-/// Builds Python objects; holds the attached-interpreter token.
+/// Builds Python objects; holds the attached-interpreter token and, when free, the key cache.
 pub struct PyBuilder<'py> {
     py: Python<'py>,
+    /// `None` when the cache is in use further up this thread's stack (a parse re-entered
+    /// from a finalizer) or poisoned: keys are then simply not cached.
+    keys: Option<MutexGuard<'static, KeyCache>>,
 }
 
 impl<'py> PyBuilder<'py> {
     pub fn new(py: Python<'py>) -> Self {
-        Self { py }
+        Self {
+            py,
+            keys: KEY_CACHE.try_lock().ok(),
+        }
+    }
+
+    /// The `str` for an object key, from the cache when it is available.
+    pub fn key(&mut self, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+        match self.keys.as_mut() {
+            Some(cache) => cache.get(self.py, key),
+            None => py_string(self.py, key),
+        }
     }
 
     /// Wraps a new reference returned by the C API, turning NULL into the pending exception.
@@ -63,7 +77,7 @@ pub fn py_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, Py
     }
 }
 
-const KEY_CACHE_SLOTS: usize = 4096;
+const KEY_CACHE_SLOTS: usize = 2048;
 const KEY_CACHE_MAX_LEN: usize = 64;
 
 struct CachedKey {
@@ -72,33 +86,41 @@ struct CachedKey {
     string: Py<PyString>,
 }
 
-thread_local! {
-    /// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
-    /// reusing the `str` saves an allocation and gives dict lookups a cached hash.
-    static KEY_CACHE: RefCell<Vec<Option<CachedKey>>> = const { RefCell::new(Vec::new()) };
+/// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
+/// reusing the `str` saves an allocation and gives dict operations a cached hash.
+pub struct KeyCache {
+    slots: Vec<Option<CachedKey>>,
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= b as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+/// One cache for the process, locked for a whole parse (one lock per call, not per key).
+/// Only touched while attached to the interpreter.
+static KEY_CACHE: Mutex<KeyCache> = Mutex::new(KeyCache { slots: Vec::new() });
+
+/// A fast hash for short keys: length and first/last 8 bytes, mixed.
+fn key_hash(bytes: &[u8]) -> u64 {
+    let word = |chunk: &[u8]| {
+        let mut buf = [0u8; 8];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        u64::from_le_bytes(buf)
+    };
+    let head = word(&bytes[..bytes.len().min(8)]);
+    let tail = word(&bytes[bytes.len().saturating_sub(8)..]);
+    let mixed = (head ^ tail.rotate_left(29) ^ (bytes.len() as u64).wrapping_mul(0x9E37_79B9))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed ^ (mixed >> 32)
 }
 
-fn cached_key<'py>(py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = key.bytes();
-    if bytes.len() > KEY_CACHE_MAX_LEN || key.has_surrogates() {
-        return py_string(py, key);
-    }
-    let hash = fnv1a(bytes);
-    KEY_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.is_empty() {
-            cache.resize_with(KEY_CACHE_SLOTS, || None);
+impl KeyCache {
+    fn get<'py>(&mut self, py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let bytes = key.bytes();
+        if bytes.len() > KEY_CACHE_MAX_LEN || key.has_surrogates() {
+            return py_string(py, key);
         }
-        let slot = &mut cache[(hash as usize) % KEY_CACHE_SLOTS];
+        if self.slots.is_empty() {
+            self.slots.resize_with(KEY_CACHE_SLOTS, || None);
+        }
+        let hash = key_hash(bytes);
+        let slot = &mut self.slots[(hash as usize) % KEY_CACHE_SLOTS];
         if let Some(entry) = slot {
             if entry.hash == hash && &*entry.bytes == bytes {
                 return Ok(entry.string.bind(py).clone().into_any());
@@ -112,7 +134,7 @@ fn cached_key<'py>(py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyA
             string: py_str.unbind(),
         });
         Ok(string)
-    })
+    }
 }
 
 impl<'py> JsonBuilder for PyBuilder<'py> {
@@ -156,7 +178,7 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
         key: JsonStr<'_>,
         value: PyJson<'py>,
     ) -> PyResult<()> {
-        let key = cached_key(self.py, key)?;
+        let key = self.key(key)?;
         // SAFETY: a dict, a str key and a value, all valid; SetItem does not steal.
         let status =
             unsafe { ffi::PyDict_SetItem(object.as_ptr(), key.as_ptr(), value.0.as_ptr()) };

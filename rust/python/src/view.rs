@@ -2,8 +2,80 @@
 //! freshly decoded values alike.
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use toolwire_core::json::{JsonKind, JsonView};
+
+/// The keys the core's shape rules look up, interned once: a lookup then costs no allocation
+/// and the `str` hash is already known.
+const KNOWN_KEYS: [&str; 22] = [
+    "name",
+    "arguments",
+    "parameters",
+    "input",
+    "args",
+    "id",
+    "call_id",
+    "type",
+    "function",
+    "functionCall",
+    "tool_call",
+    "tool_calls",
+    "choices",
+    "message",
+    "content",
+    "text",
+    "output",
+    "candidates",
+    "parts",
+    "delta",
+    "index",
+    "partial_json",
+];
+
+fn known_key_index(key: &str) -> Option<usize> {
+    Some(match key {
+        "name" => 0,
+        "arguments" => 1,
+        "parameters" => 2,
+        "input" => 3,
+        "args" => 4,
+        "id" => 5,
+        "call_id" => 6,
+        "type" => 7,
+        "function" => 8,
+        "functionCall" => 9,
+        "tool_call" => 10,
+        "tool_calls" => 11,
+        "choices" => 12,
+        "message" => 13,
+        "content" => 14,
+        "text" => 15,
+        "output" => 16,
+        "candidates" => 17,
+        "parts" => 18,
+        "delta" => 19,
+        "index" => 20,
+        "partial_json" => 21,
+        _ => return None,
+    })
+}
+
+static INTERNED_KEYS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
+
+fn known_key<'a, 'py>(py: Python<'py>, key: &str) -> Option<&'a Bound<'py, PyString>>
+where
+    'py: 'a,
+{
+    let index = known_key_index(key)?;
+    let keys = INTERNED_KEYS.get_or_init(py, || {
+        KNOWN_KEYS
+            .iter()
+            .map(|k| PyString::intern(py, k).unbind())
+            .collect()
+    });
+    Some(keys[index].bind(py))
+}
 
 /// A Python object seen as JSON.
 #[derive(Clone, Debug)]
@@ -31,7 +103,14 @@ impl<'py> JsonView for PyJson<'py> {
 
     fn get(&self, key: &str) -> Option<Self> {
         let dict = self.0.cast::<PyDict>().ok()?;
-        dict.get_item(key).ok().flatten().map(PyJson)
+        let py = dict.py();
+        match known_key(py, key) {
+            Some(key) => dict.get_item(key),
+            None => dict.get_item(key),
+        }
+        .ok()
+        .flatten()
+        .map(PyJson)
     }
 
     fn as_str(&self) -> Option<&str> {

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use memchr::memmem;
+use super::finders::{BACKTICKS, TILDES, TOOL_CALL_FENCE};
 
 pub const OPEN_MARKER: &str = "~~~tool_call";
 
@@ -74,7 +74,6 @@ struct CodeBlocks<'a> {
     bytes: &'a [u8],
     scanned_to: usize,
     inside: bool,
-    finder: memmem::Finder<'static>,
 }
 
 impl<'a> CodeBlocks<'a> {
@@ -83,14 +82,13 @@ impl<'a> CodeBlocks<'a> {
             bytes,
             scanned_to: 0,
             inside: false,
-            finder: memmem::Finder::new(b"```"),
         }
     }
 
     /// Whether `pos` (at or after every earlier query) is inside a code block.
     fn inside_at(&mut self, pos: usize) -> bool {
         while self.scanned_to < pos {
-            let Some(found) = self.finder.find(&self.bytes[self.scanned_to..pos]) else {
+            let Some(found) = BACKTICKS.find(&self.bytes[self.scanned_to..pos]) else {
                 self.scanned_to = pos;
                 break;
             };
@@ -122,7 +120,6 @@ enum BodyEnd {
 /// Finds every `~~~tool_call` block of `text`, in order.
 pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
     let bytes = text.as_bytes();
-    let finder = memmem::Finder::new(OPEN_MARKER);
     let mut code_blocks = CodeBlocks::new(bytes);
     let mut blocks = Vec::new();
     let mut pos = 0;
@@ -130,7 +127,7 @@ pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
     // reaches a fence line inside a string is then in the same state there and would also run
     // to the end, so it stops at once. This keeps the whole scan linear.
     let mut string_runs_to_end = false;
-    while let Some(found) = finder.find(&bytes[pos..]) {
+    while let Some(found) = TOOL_CALL_FENCE.find(&bytes[pos..]) {
         let marker = pos + found;
         let Some(line_start) = at_line_start(bytes, marker) else {
             pos = marker + 1;
@@ -203,7 +200,12 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
                 }
             }
         }
-        let Some(found) = memchr::memchr3(b'"', b'\\', b'\n', &bytes[i..]) else {
+        // A plain loop: in JSON bodies these bytes are a few apart, closer than a SIMD search
+        // needs to pay for its setup.
+        let Some(found) = bytes[i..]
+            .iter()
+            .position(|&b| matches!(b, b'"' | b'\\' | b'\n'))
+        else {
             return BodyEnd::EndOfText;
         };
         i += found;
@@ -229,7 +231,7 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
 /// quotes never balance).
 fn first_fence_line(bytes: &[u8], start: usize) -> BodyEnd {
     let mut search = start;
-    while let Some(found) = memmem::find(&bytes[search..], b"~~~") {
+    while let Some(found) = TILDES.find(&bytes[search..]) {
         let at = search + found;
         if let Some(ls) = at_line_start(bytes, at).filter(|&ls| ls >= start) {
             match fence_line(bytes, ls) {

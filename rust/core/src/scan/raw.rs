@@ -9,8 +9,7 @@
 
 use std::ops::Range;
 
-use memchr::memmem;
-
+use super::finders::BACKTICKS;
 use super::think::{outside, think_spans};
 
 fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
@@ -71,11 +70,10 @@ pub fn whole_region(text: &str) -> Option<Range<usize>> {
 /// with another info string (```` ```python ````) are code, not candidates.
 pub fn fenced_regions(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
-    let finder = memmem::Finder::new(b"```");
     let mut regions = Vec::new();
     let mut open: Option<(usize, bool)> = None; // (body start, is a JSON fence)
     let mut pos = 0;
-    while let Some(found) = finder.find(&bytes[pos..]) {
+    while let Some(found) = BACKTICKS.find(&bytes[pos..]) {
         let at = pos + found;
         let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
         let mut line_start = at;

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use memchr::memmem;
+use super::finders::{THINK_CLOSE, THINK_OPEN};
 
 pub const OPEN: &str = "<think>";
 pub const CLOSE: &str = "</think>";
@@ -14,17 +14,17 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
     let mut pos = 0;
-    let first_open = memmem::find(bytes, OPEN.as_bytes());
-    if let Some(close) = memmem::find(bytes, CLOSE.as_bytes()) {
+    let first_open = THINK_OPEN.find(bytes);
+    if let Some(close) = THINK_CLOSE.find(bytes) {
         if first_open.is_none_or(|open| close < open) {
             spans.push(0..close + CLOSE.len());
             pos = close + CLOSE.len();
         }
     }
-    while let Some(found) = memmem::find(&bytes[pos..], OPEN.as_bytes()) {
+    while let Some(found) = THINK_OPEN.find(&bytes[pos..]) {
         let start = pos + found;
         let inner = start + OPEN.len();
-        match memmem::find(&bytes[inner..], CLOSE.as_bytes()) {
+        match THINK_CLOSE.find(&bytes[inner..]) {
             Some(close) => {
                 let end = inner + close + CLOSE.len();
                 spans.push(start..end);
