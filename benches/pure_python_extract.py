@@ -54,7 +54,11 @@ def call_from_object(obj: Any) -> ToolCall:
         raise ValueError("missing tool name")
     raw_args = obj.get("arguments", obj.get("parameters"))
     call_id = obj.get("id")
-    return ToolCall(call_id if isinstance(call_id, str) and call_id else new_id(), name, normalize_arguments(raw_args))
+    return ToolCall(
+        call_id if isinstance(call_id, str) and call_id else new_id(),
+        name,
+        normalize_arguments(raw_args),
+    )
 
 
 def parse_text_tagged(text: str) -> list[ToolCall]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 import toolwire
-from conftest import calls_of, cases, load_jsonl
+from support import calls_of, cases, load_jsonl
 
 NATIVE = ("openai", "anthropic", "ollama")
 TEXT = ("text_tagged", "raw_json")

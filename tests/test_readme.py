@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from support import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

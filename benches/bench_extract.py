@@ -1,0 +1,36 @@
+"""`extract` on the corpus text renderings vs a straightforward pure-Python implementation of
+the same rules (`pure_python_extract.py`). Target: >= 10x. Results are checked equal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pure_python_extract
+import pytest
+import toolwire
+from bench_data import as_pairs, corpus_cases
+
+IMPLEMENTATIONS: dict[str, Callable[[str], list[Any]]] = {
+    "toolwire": toolwire.extract,
+    "pure_python": pure_python_extract.extract,
+}
+
+
+@pytest.mark.parametrize("protocol", ["text_tagged", "raw_json"])
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+def test_extract_corpus(benchmark: Any, protocol: str, implementation: str) -> None:
+    texts = [case["wire"][protocol] for case in corpus_cases()]
+    expected = [[(c["name"], c["arguments"]) for c in case["calls"]] for case in corpus_cases()]
+    extract = IMPLEMENTATIONS[implementation]
+    benchmark.group = f"extract {protocol} ({len(texts)} texts)"
+    results = benchmark(lambda: [extract(text) for text in texts])
+    assert [as_pairs(r) for r in results] == expected
+
+
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+def test_extract_marker_free_prose(benchmark: Any, implementation: str) -> None:
+    prose = ("The quick brown fox jumps over the lazy dog. " * 23_000)[:1_000_000]
+    extract = IMPLEMENTATIONS[implementation]
+    benchmark.group = "extract 1 MB of prose without markers"
+    assert benchmark(extract, prose) == []
