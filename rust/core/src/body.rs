@@ -297,3 +297,58 @@ where
     finish_outcomes(text, &mut outcomes);
     Ok(outcomes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::RawJsonMode;
+    use crate::json::{parse, ParseOptions, Value, ValueBuilder};
+
+    fn body(text: &str) -> Value {
+        parse(text, &mut ValueBuilder, ParseOptions::default()).unwrap()
+    }
+
+    fn names(text: &str) -> Result<Vec<String>, String> {
+        let options = TextOptions {
+            text_tagged: true,
+            raw_json: Some(RawJsonMode::Fenced),
+            json: ParseOptions::default(),
+        };
+        match extract_body(&mut ValueBuilder, &body(text), &options) {
+            Ok(outcomes) => Ok(outcomes
+                .into_iter()
+                .map(|o| match o {
+                    Outcome::Call(c) => c.name,
+                    Outcome::Invalid(i) => format!("invalid: {}", i.detail),
+                })
+                .collect()),
+            Err(BodyError::Format(e)) => Err(e.path),
+            Err(BodyError::Build(never)) => match never {},
+        }
+    }
+
+    #[test]
+    fn provider_shapes() {
+        let openai = r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}}]}"#;
+        assert_eq!(names(openai).unwrap(), ["f"]);
+        let anthropic = r#"{"content": [{"type": "text", "text": "hi"}, {"type": "tool_use", "id": "t", "name": "g", "input": {}}]}"#;
+        assert_eq!(names(anthropic).unwrap(), ["g"]);
+        let ollama = r#"{"message": {"content": "", "tool_calls": [{"function": {"name": "h", "arguments": {}}}]}}"#;
+        assert_eq!(names(ollama).unwrap(), ["h"]);
+        let text = r#"{"text": "~~~tool_call\n{\"name\": \"i\"}\n~~~", "tool_calls": []}"#;
+        assert_eq!(names(text).unwrap(), ["i"]);
+    }
+
+    #[test]
+    fn wrong_shapes_name_the_path() {
+        assert_eq!(
+            names(r#"{"choices": [{}]}"#).unwrap_err(),
+            "choices[0].message"
+        );
+        assert_eq!(
+            names(r#"{"choices": [{"message": {"tool_calls": 1}}]}"#).unwrap_err(),
+            "choices[0].message.tool_calls"
+        );
+        assert_eq!(names(r#"{"x": 1}"#).unwrap_err(), "");
+    }
+}

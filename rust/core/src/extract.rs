@@ -309,3 +309,53 @@ where
         None => Ok(Vec::new()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Value, ValueBuilder};
+
+    const OPTIONS: TextOptions = TextOptions {
+        text_tagged: true,
+        raw_json: Some(RawJsonMode::Fenced),
+        json: ParseOptions { lenient: false },
+    };
+
+    fn calls(text: &str) -> Vec<(String, Value)> {
+        extract_text(&mut ValueBuilder, text, &OPTIONS)
+            .unwrap()
+            .into_iter()
+            .map(|o| match o {
+                Outcome::Call(c) => (c.name, c.arguments),
+                Outcome::Invalid(i) => panic!("{}", i.message()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tiers_in_order() {
+        let tagged = "~~~tool_call\n{\"name\": \"a\", \"arguments\": \"{\\\"x\\\": 1}\"}\n~~~\n";
+        assert_eq!(
+            calls(tagged),
+            vec![("a".into(), Value::object([("x", Value::Int(1))]))]
+        );
+        let raw = "```json\n[{\"name\": \"b\", \"parameters\": {}}]\n```";
+        assert_eq!(calls(raw), vec![("b".into(), Value::object([]))]);
+        assert!(calls("plain prose").is_empty());
+    }
+
+    #[test]
+    fn failures_carry_place_and_offset() {
+        let text = "x\n~~~tool_call\n{\"name\": \"a\", \"arguments\": [1]}\n~~~\n";
+        let outcomes = extract_text(&mut ValueBuilder, text, &OPTIONS).unwrap();
+        let Outcome::Invalid(invalid) = &outcomes[0] else {
+            panic!("expected a failure")
+        };
+        assert_eq!(invalid.kind, FailureKind::Arguments);
+        assert_eq!(invalid.name.as_deref(), Some("a"));
+        assert_eq!(invalid.byte_offset, Some(15));
+        assert!(invalid
+            .message()
+            .starts_with("invalid arguments in ~~~tool_call block 0"));
+    }
+}

@@ -40,7 +40,7 @@ fn strings_and_escapes() {
     // A lone surrogate survives as WTF-8.
     assert_eq!(
         strict(r#""x\ud800""#).unwrap(),
-        Value::WtfStr(vec![b'x', 0xED, 0xA0, 0x80])
+        Value::WtfStr(vec![b'x', 0xED, 0xA0, 0x80].into())
     );
     assert_eq!(
         strict("\"a\tb\"").unwrap_err().kind,
@@ -118,7 +118,7 @@ fn depth_limit_is_an_error_not_a_crash() {
 fn lenient_repairs() {
     let expected = Value::object([
         ("a", Value::Int(1)),
-        ("b", Value::Array(vec![Value::Bool(true)])),
+        ("b", Value::array(vec![Value::Bool(true)])),
     ]);
     assert_eq!(lenient("{'a': 1, b: [True,],}").unwrap(), expected);
     assert_eq!(lenient(r#"{"a": 1, "b": [true"#).unwrap(), expected);
@@ -128,7 +128,7 @@ fn lenient_repairs() {
     );
     assert_eq!(
         lenient("[None, False]").unwrap(),
-        Value::Array(vec![Value::Null, Value::Bool(false)])
+        Value::array(vec![Value::Null, Value::Bool(false)])
     );
     // Repair never invents values.
     assert!(lenient(r#"{"a": tr"#).is_err());
@@ -140,7 +140,7 @@ fn lenient_repairs() {
 fn prefix_parse_reports_end() {
     let (value, end) =
         parse_prefix("  [1, 2] tail", &mut ValueBuilder, ParseOptions::default()).unwrap();
-    assert_eq!(value, Value::Array(vec![Value::Int(1), Value::Int(2)]));
+    assert_eq!(value, Value::array(vec![Value::Int(1), Value::Int(2)]));
     assert_eq!(end, 8);
 }
 
@@ -148,5 +148,5 @@ fn prefix_parse_reports_end() {
 fn compact_writer_round_trips() {
     let text = r#"{"a":[1,2.5,-0.0,"x\"y"],"b":{"c":null,"d":true},"e":1e+16}"#;
     let value = strict(text).unwrap();
-    assert_eq!(to_compact_json(&&value), text);
+    assert_eq!(to_compact_json(&value), text);
 }

@@ -1,5 +1,8 @@
 //! This crate's own JSON value: what the parser builds when no Python is attached (tests,
-//! GIL-free batch work).
+//! GIL-free batch work). Strings and containers are shared (`Arc`), so a value is a cheap
+//! handle like a Python object reference, and can cross threads.
+
+use std::sync::Arc;
 
 use super::builder::{JsonBuilder, JsonStr};
 use super::view::{JsonKind, JsonView};
@@ -11,28 +14,32 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     /// An integer outside `i64`, as exact decimal text.
-    BigInt(String),
+    BigInt(Arc<str>),
     Float(f64),
-    Str(String),
+    Str(Arc<str>),
     /// A string holding lone surrogates, in WTF-8 (see [`JsonStr`]).
-    WtfStr(Vec<u8>),
-    Array(Vec<Value>),
+    WtfStr(Arc<[u8]>),
+    Array(Arc<Vec<Value>>),
     /// Members in first-seen order; a repeated key keeps its first position and last value.
-    Object(Vec<(String, Value)>),
+    Object(Arc<Vec<(String, Value)>>),
 }
 
 impl Value {
     pub fn object<const N: usize>(members: [(&str, Value); N]) -> Self {
-        Value::Object(
+        Value::Object(Arc::new(
             members
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
                 .collect(),
-        )
+        ))
+    }
+
+    pub fn array(items: Vec<Value>) -> Self {
+        Value::Array(Arc::new(items))
     }
 
     pub fn str(s: &str) -> Self {
-        Value::Str(s.to_owned())
+        Value::Str(s.into())
     }
 }
 
@@ -56,15 +63,15 @@ impl JsonBuilder for ValueBuilder {
         Ok(Value::Int(value))
     }
     fn big_int(&mut self, digits: &str) -> Result<Value, Self::Error> {
-        Ok(Value::BigInt(digits.to_owned()))
+        Ok(Value::BigInt(digits.into()))
     }
     fn float(&mut self, value: f64) -> Result<Value, Self::Error> {
         Ok(Value::Float(value))
     }
     fn string(&mut self, value: JsonStr<'_>) -> Result<Value, Self::Error> {
         Ok(match value.as_str() {
-            Some(s) => Value::Str(s.to_owned()),
-            None => Value::WtfStr(value.bytes().to_vec()),
+            Some(s) => Value::Str(s.into()),
+            None => Value::WtfStr(value.bytes().into()),
         })
     }
     fn new_object(&mut self) -> Result<Self::Object, Self::Error> {
@@ -81,7 +88,7 @@ impl JsonBuilder for ValueBuilder {
     }
     fn finish_object(&mut self, mut object: Self::Object) -> Result<Value, Self::Error> {
         dedupe_keys(&mut object);
-        Ok(Value::Object(object))
+        Ok(Value::Object(Arc::new(object)))
     }
     fn new_array(&mut self) -> Result<Self::Array, Self::Error> {
         Ok(Vec::new())
@@ -91,7 +98,7 @@ impl JsonBuilder for ValueBuilder {
         Ok(())
     }
     fn finish_array(&mut self, array: Self::Array) -> Result<Value, Self::Error> {
-        Ok(Value::Array(array))
+        Ok(Value::Array(Arc::new(array)))
     }
 }
 
@@ -114,7 +121,7 @@ fn dedupe_keys(members: &mut Vec<(String, Value)>) {
     *members = kept;
 }
 
-impl JsonView for &Value {
+impl JsonView for Value {
     fn kind(&self) -> JsonKind {
         match self {
             Value::Null => JsonKind::Null,
@@ -127,7 +134,11 @@ impl JsonView for &Value {
     }
     fn get(&self, key: &str) -> Option<Self> {
         match self {
-            Value::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            Value::Object(members) => members
+                .iter()
+                .rev() // duplicates are merged, so any order finds the one entry
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone()),
             _ => None,
         }
     }
@@ -145,27 +156,27 @@ impl JsonView for &Value {
     }
     fn items(&self) -> Vec<Self> {
         match self {
-            Value::Array(items) => items.iter().collect(),
+            Value::Array(items) => items.to_vec(),
             _ => Vec::new(),
         }
     }
     fn entries(&self) -> Vec<(String, Self)> {
         match self {
-            Value::Object(members) => members.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            Value::Object(members) => members.to_vec(),
             _ => Vec::new(),
         }
     }
     fn number_text(&self) -> String {
         match self {
             Value::Int(i) => i.to_string(),
-            Value::BigInt(digits) => digits.clone(),
+            Value::BigInt(digits) => digits.to_string(),
             Value::Float(f) => python_float_repr(*f),
             _ => String::new(),
         }
     }
     fn string_lossy(&self) -> Option<String> {
         match self {
-            Value::Str(s) => Some(s.clone()),
+            Value::Str(s) => Some(s.to_string()),
             // SAFETY: built by `ValueBuilder::string` from a WTF-8 `JsonStr`.
             Value::WtfStr(bytes) => {
                 Some(unsafe { JsonStr::new_unchecked(bytes, false, true) }.to_string_lossy())
