@@ -77,7 +77,7 @@ where
 /// The failure for a `~~~tool_call` block with no closing fence; `raw` is the block's text and
 /// `byte_offset` where it starts.
 pub(crate) fn unterminated_block(
-    what: &str,
+    what: &TextPlace,
     index: usize,
     raw: &str,
     byte_offset: usize,

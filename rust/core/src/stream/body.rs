@@ -3,7 +3,9 @@
 
 use std::mem;
 
-use crate::calls::{push_calls_of_text_parsed, Invalid, Outcome, Protocol, TextCallContext};
+use crate::calls::{
+    push_calls_of_text_parsed, Invalid, Outcome, Protocol, TextCallContext, TextPlace,
+};
 use crate::extract::{raw_candidate, unterminated_block};
 use crate::ids::generate_id;
 use crate::json::{to_compact_json, JsonBuilder, JsonView, ParseOptions};
@@ -346,7 +348,7 @@ impl StreamParser {
             self.unterminated(body, out);
             return Ok(rest);
         }
-        let what = format!("~~~tool_call block {}", body.block);
+        let what = TextPlace::FenceBlock(body.block);
         let context = TextCallContext {
             protocol: Protocol::TextTagged,
             what,
@@ -417,7 +419,7 @@ impl StreamParser {
             self.next_index - 1
         });
         let mut invalid = unterminated_block(
-            &format!("~~~tool_call block {}", body.block),
+            &TextPlace::FenceBlock(body.block),
             index,
             &raw,
             body.open_at.bytes,
@@ -542,10 +544,10 @@ impl StreamParser {
     {
         let region = trimmed(&body.body, end);
         let what = match body.kind {
-            RawKind::Whole => "raw JSON".to_owned(),
+            RawKind::Whole => TextPlace::RawJson,
             RawKind::Fenced => {
                 self.raw_blocks += 1;
-                format!("raw JSON in fenced block {}", self.raw_blocks - 1)
+                TextPlace::RawJsonFence(self.raw_blocks - 1)
             }
         };
         if body.kind == RawKind::Fenced {
@@ -556,7 +558,7 @@ impl StreamParser {
             builder,
             &body.body,
             region,
-            &what,
+            what,
             self.options.json,
             &mut outcomes,
         )?;
