@@ -592,8 +592,23 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    push_calls_of_text_parsed(builder, context, options, outcomes).map(|_| ())
+}
+
+/// [`push_calls_of_text`], also saying whether the text was valid JSON (then one outcome was
+/// added per call object or array item, in order).
+pub fn push_calls_of_text_parsed<B>(
+    builder: &mut B,
+    context: &TextCallContext<'_>,
+    options: ParseOptions,
+    outcomes: &mut Vec<Outcome<B::Value>>,
+) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
     match parse(context.text, builder, options) {
-        Ok(value) => push_calls_of_value(builder, value, context, options, outcomes),
+        Ok(value) => push_calls_of_value(builder, value, context, options, outcomes).map(|()| true),
         Err(ParseError::Build(e)) => Err(e),
         Err(ParseError::Syntax(error)) => {
             let index = outcomes.len();
@@ -605,7 +620,7 @@ where
                 Some(error.offset),
                 None,
             )));
-            Ok(())
+            Ok(false)
         }
     }
 }

@@ -55,19 +55,12 @@ where
         let what = TextPlace::FenceBlock(block_index);
         if !block.terminated {
             let index = outcomes.len();
-            outcomes.push(Outcome::Invalid(Invalid {
-                kind: FailureKind::Parse,
-                protocol: Protocol::TextTagged,
+            outcomes.push(Outcome::Invalid(unterminated_block(
+                &what,
                 index,
-                raw: text[block.span.clone()].to_owned(),
-                name: None,
-                subject: format!("unterminated {what}"),
-                detail: "no closing ~~~ line before the next block or the end of the text"
-                    .to_owned(),
-                byte_offset: Some(block.span.start),
-                line_column: None,
-                offset: None,
-            }));
+                &text[block.span.clone()],
+                block.span.start,
+            )));
             continue;
         }
         let context = TextCallContext {
@@ -79,6 +72,28 @@ where
         push_calls_of_text(builder, &context, options, &mut outcomes)?;
     }
     Ok(outcomes)
+}
+
+/// The failure for a `~~~tool_call` block with no closing fence; `raw` is the block's text and
+/// `byte_offset` where it starts.
+pub(crate) fn unterminated_block(
+    what: &TextPlace,
+    index: usize,
+    raw: &str,
+    byte_offset: usize,
+) -> Invalid {
+    Invalid {
+        kind: FailureKind::Parse,
+        protocol: Protocol::TextTagged,
+        index,
+        raw: raw.to_owned(),
+        name: None,
+        subject: format!("unterminated {what}"),
+        detail: "no closing ~~~ line before the next block or the end of the text".to_owned(),
+        byte_offset: Some(byte_offset),
+        line_column: None,
+        offset: None,
+    }
 }
 
 /// §4.3: bare JSON calls, looked for as `mode` says.
@@ -157,7 +172,7 @@ where
 
 /// Decodes one candidate region; adds its calls, or an error if it looks like a call but is
 /// broken. Regions that are not calls add nothing.
-fn raw_candidate<B>(
+pub(crate) fn raw_candidate<B>(
     builder: &mut B,
     text: &str,
     region: std::ops::Range<usize>,

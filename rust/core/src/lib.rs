@@ -11,6 +11,7 @@ pub mod ids;
 pub mod json;
 pub mod position;
 pub mod scan;
+pub mod stream;
 
 use calls::{assign_ids, resolve_offsets, Outcome};
 

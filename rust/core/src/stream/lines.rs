@@ -1,0 +1,229 @@
+//! Small byte-at-a-time recognisers for markers that may arrive split across chunks.
+
+/// Result of feeding one byte to a recogniser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step<T> {
+    /// Still a possible match; the byte is part of it.
+    More,
+    /// Decided; `consumed` says whether this byte belongs to the marker.
+    Done(T, bool),
+}
+
+/// What a line turned out to be (§4.2 fence lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FenceKind {
+    Open,
+    Close,
+    None,
+}
+
+const TAG: &[u8] = b"tool_call";
+
+/// Classifies a line as a `~~~tool_call` opening line, a `~~~` closing line or neither, fed
+/// from the line start (optional spaces/tabs first) up to and including its `\n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FenceLine {
+    Indent,
+    Tildes(u8),
+    /// Matched `~~~` and this many bytes of `tool_call`.
+    Tag(u8),
+    /// Padding after `~~~` (a closing line).
+    ClosePad,
+    /// Padding after `~~~tool_call` (an opening line).
+    OpenPad,
+}
+
+impl FenceLine {
+    pub fn step(&mut self, b: u8) -> Step<FenceKind> {
+        use FenceLine::*;
+        let padding = matches!(b, b' ' | b'\t' | b'\r');
+        let next = match (*self, b) {
+            (Indent, b' ' | b'\t') => Indent,
+            (Indent, b'~') => Tildes(1),
+            (Tildes(n), b'~') if n < 3 => Tildes(n + 1),
+            (Tildes(3) | ClosePad, b'\n') => return Step::Done(FenceKind::Close, true),
+            (Tildes(3) | ClosePad, _) if padding => ClosePad,
+            (Tildes(3), _) if b == TAG[0] => Tag(1),
+            (Tag(n), _) if (n as usize) < TAG.len() && b == TAG[n as usize] => Tag(n + 1),
+            (Tag(9) | OpenPad, b'\n') => return Step::Done(FenceKind::Open, true),
+            (Tag(9) | OpenPad, _) if padding => OpenPad,
+            _ => return Step::Done(FenceKind::None, false),
+        };
+        *self = next;
+        Step::More
+    }
+
+    /// The verdict when the text ends on this line.
+    pub fn at_end(self) -> FenceKind {
+        match self {
+            FenceLine::Tildes(3) | FenceLine::ClosePad => FenceKind::Close,
+            FenceLine::Tag(9) | FenceLine::OpenPad => FenceKind::Open,
+            _ => FenceKind::None,
+        }
+    }
+
+    /// Whether the line can still become an opening line.
+    pub fn may_open(self) -> bool {
+        !matches!(self, FenceLine::ClosePad)
+    }
+}
+
+/// An exact marker such as `<think>`, matched byte by byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Literal {
+    pub marker: &'static [u8],
+    pub matched: usize,
+}
+
+impl Literal {
+    pub fn step(&mut self, b: u8) -> Step<bool> {
+        if self.marker[self.matched] != b {
+            return Step::Done(false, false);
+        }
+        self.matched += 1;
+        if self.matched == self.marker.len() {
+            Step::Done(true, true)
+        } else {
+            Step::More
+        }
+    }
+}
+
+/// What a ```` ``` ```` line at a line start does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CodeAction {
+    /// Toggles the code-block state (any fence while one is open; a non-JSON opening fence).
+    Toggle,
+    /// Opens a ```` ```json ```` / ```` ``` ```` fence whose body may be a raw-JSON call.
+    JsonFence,
+    /// Not a fence (fewer than three backticks).
+    NotFence,
+}
+
+/// Recognises a code fence line from its first backtick. `json_candidates` says whether an
+/// opening fence with a JSON (or empty) info string starts a raw-JSON candidate; then the info
+/// string is read up to the end of the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CodeFence {
+    pub ticks: u8,
+    pub json_candidates: bool,
+    /// Bytes of `json` matched in the info string (`None` before any non-padding byte).
+    pub info: Option<u8>,
+    pub trailing: bool,
+}
+
+impl CodeFence {
+    pub fn new(json_candidates: bool) -> Self {
+        Self {
+            ticks: 0,
+            json_candidates,
+            info: None,
+            trailing: false,
+        }
+    }
+
+    pub fn step(&mut self, b: u8) -> Step<CodeAction> {
+        if self.ticks < 3 {
+            if b != b'`' {
+                return Step::Done(CodeAction::NotFence, false);
+            }
+            self.ticks += 1;
+            if self.ticks == 3 && !self.json_candidates {
+                return Step::Done(CodeAction::Toggle, true);
+            }
+            return Step::More;
+        }
+        let padding = matches!(b, b' ' | b'\t' | b'\r');
+        match b {
+            b'\n' if matches!(self.info, None | Some(4)) => Step::Done(CodeAction::JsonFence, true),
+            _ if padding && matches!(self.info, None | Some(4)) => {
+                self.trailing = self.info.is_some();
+                Step::More
+            }
+            _ if !self.trailing
+                && (self.info.unwrap_or(0) as usize) < 4
+                && b.eq_ignore_ascii_case(&b"json"[self.info.unwrap_or(0) as usize]) =>
+            {
+                self.info = Some(self.info.unwrap_or(0) + 1);
+                Step::More
+            }
+            _ => Step::Done(CodeAction::Toggle, false),
+        }
+    }
+
+    pub fn at_end(self) -> CodeAction {
+        if self.ticks < 3 {
+            CodeAction::NotFence
+        } else {
+            CodeAction::Toggle
+        }
+    }
+}
+
+/// Where a ```` ``` ```` closes a raw-JSON fence on `line` (a whole line, `\n` included or at
+/// the end of the text): the line ends (before spaces) with a run of backticks whose length is
+/// a multiple of three, as a left-to-right search for ```` ``` ```` finds it. Returns the
+/// offset of the last three backticks.
+pub(crate) fn json_fence_close(line: &str) -> Option<usize> {
+    let trimmed = line.trim_end_matches([' ', '\t', '\r', '\n']);
+    let run = trimmed.len() - trimmed.trim_end_matches('`').len();
+    (run >= 3 && run % 3 == 0).then(|| trimmed.len() - 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fence(line: &str) -> FenceKind {
+        let mut state = FenceLine::Indent;
+        for &b in line.as_bytes() {
+            if let Step::Done(kind, _) = state.step(b) {
+                return kind;
+            }
+        }
+        state.at_end()
+    }
+
+    #[test]
+    fn fence_lines() {
+        assert_eq!(fence("~~~tool_call\n"), FenceKind::Open);
+        assert_eq!(fence("  ~~~tool_call \r\n"), FenceKind::Open);
+        assert_eq!(fence("~~~tool_call"), FenceKind::Open);
+        assert_eq!(fence("\t~~~ \n"), FenceKind::Close);
+        assert_eq!(fence("~~~"), FenceKind::Close);
+        for line in [
+            "~~~tool_calls\n",
+            "~~~ tool_call\n",
+            "~~~~\n",
+            "x~~~\n",
+            "~~\n",
+            "\n",
+        ] {
+            assert_eq!(fence(line), FenceKind::None, "{line:?}");
+        }
+    }
+
+    fn code(line: &str) -> CodeAction {
+        let mut state = CodeFence::new(true);
+        for &b in line.as_bytes() {
+            if let Step::Done(action, _) = state.step(b) {
+                return action;
+            }
+        }
+        state.at_end()
+    }
+
+    #[test]
+    fn code_fences() {
+        assert_eq!(code("```json\n"), CodeAction::JsonFence);
+        assert_eq!(code("``` JSON \r\n"), CodeAction::JsonFence);
+        assert_eq!(code("```\n"), CodeAction::JsonFence);
+        assert_eq!(code("```python\n"), CodeAction::Toggle);
+        assert_eq!(code("```json x\n"), CodeAction::Toggle);
+        assert_eq!(code("``x"), CodeAction::NotFence);
+        assert_eq!(json_fence_close("{}```\n"), Some(2));
+        assert_eq!(json_fence_close("```"), Some(0));
+        assert_eq!(json_fence_close("````\n"), None);
+        assert_eq!(json_fence_close("``````  \n"), Some(3));
+    }
+}

@@ -1,0 +1,393 @@
+//! An incremental structural scan of JSON call text (`{call}` or `[{call}, …]`).
+//!
+//! It never decodes the whole value: it tracks nesting depth and strings byte by byte (a
+//! `memchr` jump through string contents) and, for each object at the call level, records the
+//! decoded `name` and `id` and the byte span of the arguments value (`arguments`, else
+//! `parameters`, else `input`, the first one written). The final decode is done once, at the
+//! end of the call text, by the same code as the batch parsers; this scan only lets the stream
+//! announce a call and forward its raw argument bytes early.
+
+use std::ops::Range;
+
+use crate::calls::id_of;
+use crate::json::{parse, ParseOptions, Value, ValueBuilder};
+
+/// What the scan knows about one call-level object.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CallRecord {
+    /// Position of the object among the items of a top-level array (0 for a top object).
+    pub item: usize,
+    pub name: Option<String>,
+    pub id: Option<String>,
+    pub args_start: Option<usize>,
+    pub args_end: Option<usize>,
+    pub closed: bool,
+    /// Set, with the id known at that byte, once the name is known and the arguments value has
+    /// begun (or the object closed without one): the moment a stream announces the call.
+    pub ready: Option<Option<String>>,
+}
+
+impl CallRecord {
+    fn check_ready(&mut self) {
+        if self.ready.is_none() && self.name.is_some() && (self.args_start.is_some() || self.closed)
+        {
+            self.ready = Some(self.id.clone());
+        }
+    }
+
+    pub fn args_span(&self) -> Option<Range<usize>> {
+        Some(self.args_start?..self.args_end?)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Name,
+    Id,
+    Arguments,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Key,
+    Colon,
+    Value,
+    After,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StringRole {
+    Key,
+    Value,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ValueKind {
+    Container,
+    Str,
+    Literal,
+}
+
+/// Why [`CallScanner::scan`] returned before the end of its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// Reached the end of the input.
+    End,
+    /// Just after a raw `\n` (the caller may check the next line).
+    Newline,
+    /// The top-level value closed just before this position.
+    TopClosed,
+    /// A byte that cannot be JSON outside a string (only with `strict_bytes`).
+    NotJson,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct CallScanner {
+    /// Bytes of the text scanned so far.
+    pub pos: usize,
+    pub depth: usize,
+    pub in_string: bool,
+    escaped: bool,
+    /// The quote that closes the current string (`'` only in lenient mode).
+    quote: u8,
+    lenient: bool,
+    /// Reject bytes that cannot occur in strict JSON outside strings.
+    strict_bytes: bool,
+    /// 1 when the top value is an object, 2 when it is an array, 0 before the first byte.
+    call_depth: usize,
+    top_is_array: bool,
+    /// In a top-level array: the next value starts a new item.
+    expect_item: bool,
+    items: usize,
+    in_call: bool,
+    expect: Expect,
+    key: Key,
+    string_role: StringRole,
+    string_start: usize,
+    value: Option<(Key, usize, ValueKind)>,
+    pub records: Vec<CallRecord>,
+}
+
+impl CallScanner {
+    pub fn new(options: ParseOptions, strict_bytes: bool) -> Self {
+        Self {
+            pos: 0,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            quote: b'"',
+            lenient: options.lenient,
+            strict_bytes: strict_bytes && !options.lenient,
+            call_depth: 0,
+            top_is_array: false,
+            expect_item: false,
+            items: 0,
+            in_call: false,
+            expect: Expect::After,
+            key: Key::Other,
+            string_role: StringRole::Other,
+            string_start: 0,
+            value: None,
+            records: Vec::new(),
+        }
+    }
+
+    /// Whether any non-whitespace byte has been seen.
+    pub fn started(&self) -> bool {
+        self.call_depth != 0
+    }
+
+    /// Scans `text[self.pos..]` (`text` only ever grows between calls), returning at the end or
+    /// at one of the [`Stop`] points.
+    pub fn scan(&mut self, text: &str) -> Stop {
+        let bytes = text.as_bytes();
+        while self.pos < bytes.len() {
+            let i = self.pos;
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    self.pos += 1;
+                    continue;
+                }
+                let Some(found) = memchr::memchr3(self.quote, b'\\', b'\n', &bytes[i..]) else {
+                    self.pos = bytes.len();
+                    break;
+                };
+                let at = i + found;
+                self.pos = at + 1;
+                match bytes[at] {
+                    b'\\' => self.escaped = true,
+                    b'\n' => return Stop::Newline,
+                    _ => {
+                        self.in_string = false;
+                        self.string_closed(text, at + 1);
+                    }
+                }
+                continue;
+            }
+            let b = bytes[i];
+            self.pos = i + 1;
+            if let Some(stop) = self.structural(text, b, i) {
+                return stop;
+            }
+        }
+        Stop::End
+    }
+
+    fn structural(&mut self, text: &str, b: u8, i: usize) -> Option<Stop> {
+        let at_call_level = self.in_call && self.depth == self.call_depth;
+        if at_call_level
+            && matches!(self.value, Some((_, _, ValueKind::Literal)))
+            && matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']')
+        {
+            self.value_end(text, i);
+        }
+        match b {
+            b' ' | b'\t' | b'\r' => None,
+            b'\n' => Some(Stop::Newline),
+            b'"' | b'\'' if b == b'"' || self.lenient => {
+                self.value_begins();
+                self.in_string = true;
+                self.quote = b;
+                self.string_start = i;
+                self.string_role = if self.in_call && self.depth == self.call_depth {
+                    match self.expect {
+                        Expect::Key => StringRole::Key,
+                        Expect::Value => StringRole::Value,
+                        _ => StringRole::Other,
+                    }
+                } else {
+                    StringRole::Other
+                };
+                if self.string_role == StringRole::Value {
+                    self.value_start(i, ValueKind::Str);
+                }
+                None
+            }
+            b'{' | b'[' => {
+                if self.call_depth == 0 {
+                    self.top_is_array = b == b'[';
+                    self.call_depth = if self.top_is_array { 2 } else { 1 };
+                    self.expect_item = self.top_is_array;
+                }
+                self.value_begins();
+                if at_call_level && self.expect == Expect::Value {
+                    self.value_start(i, ValueKind::Container);
+                }
+                if b == b'{' && self.depth + 1 == self.call_depth {
+                    self.in_call = true;
+                    self.expect = Expect::Key;
+                    self.records.push(CallRecord {
+                        item: self.items.saturating_sub(1),
+                        ..CallRecord::default()
+                    });
+                }
+                self.depth += 1;
+                if self.top_is_array && self.depth == 1 {
+                    self.expect_item = true;
+                }
+                None
+            }
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.in_call && self.depth + 1 == self.call_depth {
+                    self.in_call = false;
+                    if let Some(record) = self.records.last_mut() {
+                        record.closed = true;
+                        record.check_ready();
+                    }
+                } else if self.in_call
+                    && self.depth == self.call_depth
+                    && matches!(self.value, Some((_, _, ValueKind::Container)))
+                {
+                    self.value_end(text, i + 1);
+                }
+                (self.depth == 0).then_some(Stop::TopClosed)
+            }
+            b',' => {
+                if at_call_level {
+                    self.expect = Expect::Key;
+                }
+                if self.top_is_array && self.depth == 1 {
+                    self.expect_item = true;
+                }
+                None
+            }
+            b':' => {
+                if at_call_level && self.expect == Expect::Colon {
+                    self.expect = Expect::Value;
+                }
+                None
+            }
+            _ => {
+                if self.strict_bytes
+                    && !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'E' | b'a'..=b'z')
+                {
+                    return Some(Stop::NotJson);
+                }
+                self.value_begins();
+                if at_call_level && self.expect == Expect::Value {
+                    self.value_start(i, ValueKind::Literal);
+                }
+                None
+            }
+        }
+    }
+
+    /// Counts the items of a top-level array.
+    fn value_begins(&mut self) {
+        if self.top_is_array && self.depth == 1 && self.expect_item {
+            self.items += 1;
+            self.expect_item = false;
+        }
+    }
+
+    fn value_start(&mut self, at: usize, kind: ValueKind) {
+        self.value = Some((self.key, at, kind));
+        self.expect = Expect::After;
+        if self.key == Key::Arguments {
+            if let Some(record) = self.records.last_mut() {
+                if record.args_start.is_none() {
+                    record.args_start = Some(at);
+                    record.check_ready();
+                } else {
+                    // A second arguments key: only the first is forwarded.
+                    self.value = Some((Key::Other, at, kind));
+                }
+            }
+        }
+    }
+
+    fn value_end(&mut self, text: &str, end: usize) {
+        let Some((key, start, _)) = self.value.take() else {
+            return;
+        };
+        let Some(record) = self.records.last_mut() else {
+            return;
+        };
+        match key {
+            Key::Name => {
+                if let Ok(Value::Str(name)) = parse(
+                    &text[start..end],
+                    &mut ValueBuilder,
+                    ParseOptions::default(),
+                ) {
+                    record.name = (!name.is_empty()).then_some(name);
+                    record.check_ready();
+                }
+            }
+            Key::Id => {
+                record.id = parse(
+                    &text[start..end],
+                    &mut ValueBuilder,
+                    ParseOptions::default(),
+                )
+                .ok()
+                .and_then(|v| id_of(Some(&v)));
+            }
+            Key::Arguments => record.args_end = Some(end),
+            Key::Other => {}
+        }
+    }
+
+    fn string_closed(&mut self, text: &str, end: usize) {
+        match self.string_role {
+            StringRole::Key => {
+                self.key = match &text.as_bytes()[self.string_start + 1..end - 1] {
+                    b"name" => Key::Name,
+                    b"id" => Key::Id,
+                    b"arguments" | b"parameters" | b"input" => Key::Arguments,
+                    _ => Key::Other,
+                };
+                self.expect = Expect::Colon;
+            }
+            StringRole::Value => self.value_end(text, end),
+            StringRole::Other => {}
+        }
+        self.string_role = StringRole::Other;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan_all(text: &str) -> CallScanner {
+        let mut scanner = CallScanner::new(ParseOptions::default(), false);
+        while scanner.scan(text) != Stop::End {}
+        scanner
+    }
+
+    #[test]
+    fn records_name_id_and_argument_spans() {
+        let text = r#"[{"name": "f", "arguments": {"a": "}"}, "id": 7}, 3, {"arguments": "x", "name": "g\u0021"}]"#;
+        let scanner = scan_all(text);
+        let records = &scanner.records;
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].item, 0);
+        assert_eq!(records[0].name.as_deref(), Some("f"));
+        assert_eq!(records[0].id.as_deref(), Some("7"));
+        assert_eq!(records[0].ready, Some(None));
+        assert_eq!(&text[records[0].args_span().unwrap()], r#"{"a": "}"}"#);
+        assert_eq!(records[1].item, 2);
+        assert_eq!(records[1].name.as_deref(), Some("g!"));
+        assert_eq!(&text[records[1].args_span().unwrap()], r#""x""#);
+        assert!(records.iter().all(|r| r.closed));
+    }
+
+    #[test]
+    fn literal_arguments_and_id_before_arguments() {
+        let text = r#"{"id": "c1", "name": "f", "arguments": null }"#;
+        let record = &scan_all(text).records[0];
+        assert_eq!(&text[record.args_span().unwrap()], "null");
+        assert_eq!(record.ready, Some(Some("c1".to_owned())));
+    }
+
+    #[test]
+    fn nested_call_shapes_are_not_calls() {
+        let text = r#"{"name": "f", "arguments": {"name": "g", "arguments": {}}}"#;
+        assert_eq!(scan_all(text).records.len(), 1);
+    }
+}

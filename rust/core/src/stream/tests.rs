@@ -1,0 +1,603 @@
+use super::*;
+use crate::extract::{parse_raw_json, parse_text_tagged};
+use crate::json::{parse, JsonKind, JsonStr, Value};
+
+/// `Value` as a [`JsonView`] (by cloning), for the call code in tests.
+#[derive(Clone, Debug, PartialEq)]
+struct V(Value);
+
+impl JsonView for V {
+    fn kind(&self) -> JsonKind {
+        (&self.0).kind()
+    }
+    fn get(&self, key: &str) -> Option<Self> {
+        (&self.0).get(key).cloned().map(V)
+    }
+    fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn as_bool(&self) -> Option<bool> {
+        (&self.0).as_bool()
+    }
+    fn items(&self) -> Vec<Self> {
+        (&self.0).items().into_iter().cloned().map(V).collect()
+    }
+    fn entries(&self) -> Vec<(String, Self)> {
+        (&self.0)
+            .entries()
+            .into_iter()
+            .map(|(k, v)| (k, V(v.clone())))
+            .collect()
+    }
+    fn number_text(&self) -> String {
+        (&self.0).number_text()
+    }
+    fn string_lossy(&self) -> Option<String> {
+        (&self.0).string_lossy()
+    }
+}
+
+struct ValueBuilder;
+
+impl JsonBuilder for ValueBuilder {
+    type Value = V;
+    type Object = Vec<(String, Value)>;
+    type Array = Vec<Value>;
+    type Error = std::convert::Infallible;
+
+    fn null(&mut self) -> Result<V, Self::Error> {
+        Ok(V(Value::Null))
+    }
+    fn boolean(&mut self, value: bool) -> Result<V, Self::Error> {
+        Ok(V(Value::Bool(value)))
+    }
+    fn int(&mut self, value: i64) -> Result<V, Self::Error> {
+        Ok(V(Value::Int(value)))
+    }
+    fn big_int(&mut self, digits: &str) -> Result<V, Self::Error> {
+        crate::json::ValueBuilder.big_int(digits).map(V)
+    }
+    fn float(&mut self, value: f64) -> Result<V, Self::Error> {
+        Ok(V(Value::Float(value)))
+    }
+    fn string(&mut self, value: JsonStr<'_>) -> Result<V, Self::Error> {
+        crate::json::ValueBuilder.string(value).map(V)
+    }
+    fn new_object(&mut self) -> Result<Self::Object, Self::Error> {
+        Ok(Vec::new())
+    }
+    fn object_insert(
+        &mut self,
+        object: &mut Self::Object,
+        key: JsonStr<'_>,
+        value: V,
+    ) -> Result<(), Self::Error> {
+        crate::json::ValueBuilder.object_insert(object, key, value.0)
+    }
+    fn finish_object(&mut self, object: Self::Object) -> Result<V, Self::Error> {
+        crate::json::ValueBuilder.finish_object(object).map(V)
+    }
+    fn new_array(&mut self) -> Result<Self::Array, Self::Error> {
+        Ok(Vec::new())
+    }
+    fn array_push(&mut self, array: &mut Self::Array, value: V) -> Result<(), Self::Error> {
+        array.push(value.0);
+        Ok(())
+    }
+    fn finish_array(&mut self, array: Self::Array) -> Result<V, Self::Error> {
+        Ok(V(Value::Array(array)))
+    }
+}
+
+type Ev = Event<V>;
+
+fn options() -> StreamOptions {
+    StreamOptions::default()
+}
+
+fn stream_chunks(chunks: &[&str], options: StreamOptions) -> Vec<Ev> {
+    let mut parser = StreamParser::new(options);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    events
+}
+
+/// Coalesced events with generated ids replaced by their order of appearance.
+fn normalized(events: Vec<Ev>) -> Vec<Ev> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut rename = |id: &str| -> String {
+        if !id.starts_with("call_") || id.len() != 17 {
+            return id.to_owned();
+        }
+        let k = ids.iter().position(|x| x == id).unwrap_or_else(|| {
+            ids.push(id.to_owned());
+            ids.len() - 1
+        });
+        format!("generated{k}")
+    };
+    coalesce(events)
+        .into_iter()
+        .map(|event| match event {
+            Event::CallStart { index, id, name } => Event::CallStart {
+                index,
+                id: rename(&id),
+                name,
+            },
+            Event::CallEnd { index, mut call } => {
+                call.id = call.id.map(|id| rename(&id));
+                Event::CallEnd { index, call }
+            }
+            other => other,
+        })
+        .collect()
+}
+
+fn chars_split(text: &str, size: usize) -> Vec<&str> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut count = 0;
+    for (i, _) in text.char_indices() {
+        if count == size {
+            chunks.push(&text[start..i]);
+            start = i;
+            count = 0;
+        }
+        count += 1;
+    }
+    chunks.push(&text[start..]);
+    chunks
+}
+
+/// Invariant 1 for every two-chunk split and 1-character chunks.
+fn assert_chunk_invariant(text: &str, options: StreamOptions) -> Vec<Ev> {
+    let whole = normalized(stream_chunks(&[text], options));
+    for (i, _) in text.char_indices().skip(1) {
+        let split = normalized(stream_chunks(&[&text[..i], &text[i..]], options));
+        assert_eq!(split, whole, "split at {i} of {text:?}");
+    }
+    let ones = normalized(stream_chunks(&chars_split(text, 1), options));
+    assert_eq!(ones, whole, "1-char chunks of {text:?}");
+    whole
+}
+
+fn starts(events: &[Ev]) -> Vec<(usize, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CallStart { index, name, .. } => Some((*index, name.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn args_text(events: &[Ev], index: usize) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CallDelta {
+                index: i,
+                arguments,
+            } if *i == index => Some(arguments.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn parsed(text: &str) -> ParsedText<V> {
+    parse_text(&mut ValueBuilder, text, options()).unwrap()
+}
+
+fn calls(p: &ParsedText<V>) -> Vec<(String, Value)> {
+    p.calls
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Call(c) => Some((c.name.clone(), c.arguments.0.clone())),
+            Outcome::Invalid(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn fence_block_events() {
+    let text =
+        "Hi.\n~~~tool_call\n{\"name\": \"f\", \"arguments\": {\"a\": \"x\\n~~~\"}}\n~~~\nBye.";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(events[0], Event::Text("Hi.\n".to_owned()));
+    assert_eq!(starts(&events), vec![(0, "f".to_owned())]);
+    assert_eq!(args_text(&events, 0), "{\"a\": \"x\\n~~~\"}");
+    let Event::CallEnd { call, .. } = &events[3] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        call.arguments.0,
+        Value::object([("a", Value::str("x\n~~~"))])
+    );
+    assert_eq!(events[4], Event::Text("Bye.".to_owned()));
+}
+
+#[test]
+fn fence_inside_string_and_arrays_and_ids() {
+    let text = "~~~tool_call\n[{\"id\": \"c1\", \"name\": \"f\", \"arguments\": {\"s\": \"a\n~~~\nb\"}}, {\"name\": \"g\", \"arguments\": null}]\n~~~\n";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(
+        starts(&events),
+        vec![(0, "f".to_owned()), (1, "g".to_owned())]
+    );
+    assert!(events.contains(&Event::CallStart {
+        index: 0,
+        id: "c1".to_owned(),
+        name: "f".to_owned()
+    }));
+    assert_eq!(args_text(&events, 1), "null");
+    // Raw newlines in a JSON string are invalid: the block fails as a whole, and each call
+    // announced from it ends as invalid.
+    let p = parsed(text);
+    assert!(
+        matches!(&p.calls[..], [Outcome::Invalid(a), Outcome::Invalid(b)] if a.index == 0 && b.index == 1)
+    );
+    let p = parsed(&text.replace("a\n~~~\nb", "a\\n~~~"));
+    assert!(matches!(&p.calls[1], Outcome::Call(c) if c.arguments.0 == Value::Object(vec![])));
+}
+
+#[test]
+fn marker_prefix_is_released_as_text() {
+    let events = stream_chunks(&["~~~tool_ca", "ke\n"], options());
+    assert_eq!(
+        normalized(events),
+        vec![Event::Text("~~~tool_cake\n".to_owned())]
+    );
+    let events = stream_chunks(&["a <thi", "nk about"], options());
+    assert_eq!(
+        normalized(events),
+        vec![Event::Text("a <think about".to_owned())]
+    );
+}
+
+#[test]
+fn unterminated_block_is_invalid_after_its_start() {
+    let text = "~~~tool_call\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n";
+    let events = assert_chunk_invariant(text, options());
+    assert!(matches!(&events[0], Event::CallStart { index: 0, name, .. } if name == "f"));
+    let Event::Invalid(invalid) = events.last().unwrap() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(invalid.index, 0);
+    assert_eq!(invalid.raw, text);
+    assert!(invalid
+        .message()
+        .starts_with("unterminated ~~~tool_call block 0"));
+    // The next opening fence ends it too, and the next block is still parsed.
+    let text = "~~~tool_call\n{\"name\": \"f\"\n~~~tool_call\n{\"name\": \"g\"}\n~~~\n";
+    let p = parsed(text);
+    assert!(matches!(&p.calls[0], Outcome::Invalid(i) if i.offset == Some(0)));
+    assert!(matches!(&p.calls[1], Outcome::Call(c) if c.name == "g"));
+    assert_chunk_invariant(text, options());
+}
+
+#[test]
+fn think_spans_are_reasoning_and_may_hold_calls() {
+    let text = "<think>plan ~~~\n~~~tool_call\n{\"name\": \"f\"}\n~~~\n</think>done";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(events[0], Event::Reasoning("plan ~~~\n".to_owned()));
+    let p = parsed(text);
+    assert_eq!(p.reasoning.as_deref(), Some("plan ~~~\n"));
+    assert_eq!(p.content, "done");
+    assert_eq!(p.calls.len(), 1);
+    let no_calls = StreamOptions {
+        calls_in_reasoning: false,
+        ..options()
+    };
+    let p = parse_text(&mut ValueBuilder, text, no_calls).unwrap();
+    assert!(p.calls.is_empty());
+    assert!(p.reasoning.unwrap().contains("~~~tool_call"));
+}
+
+#[test]
+fn code_blocks_hide_fences() {
+    let text = "```\n~~~tool_call\n{\"name\": \"f\"}\n~~~\n```\nafter";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(events, vec![Event::Text(text.to_owned())]);
+    let text = "```python\nx = 1\n```\n~~~tool_call\n{\"name\": \"f\"}\n~~~\n";
+    assert_eq!(parsed(text).calls.len(), 1);
+    assert_chunk_invariant(text, options());
+}
+
+#[test]
+fn raw_json_whole_and_fenced() {
+    let text = "  {\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}\n";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(starts(&events), vec![(0, "f".to_owned())]);
+    assert_eq!(args_text(&events, 0), "{\"a\": [1, 2]}");
+    let text = "Sure:\n```json\n{\"name\": \"f\", \"arguments\": {}}\n```\nDone.";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(starts(&events), vec![(0, "f".to_owned())]);
+    assert_eq!(parsed(text).content, "Sure:\nDone.");
+    // Not calls: released as text, whole.
+    for text in [
+        "{\"answer\": 42} is the JSON",
+        "[1] Introduction {x}",
+        "Here:\n```json\n{\"a\": 1}\n```\n",
+        "```python\nprint({})\n```\n",
+        "```json\nnot json ~~~tool_call\n```\n",
+        "{\"unclosed\": [1, 2",
+    ] {
+        let events = assert_chunk_invariant(text, options());
+        assert_eq!(events, vec![Event::Text(text.to_owned())], "{text:?}");
+    }
+    // A broken call-like candidate is an error, not text.
+    let p = parsed("{\"name\": \"f\", \"arguments\": {\"a\": }");
+    assert!(matches!(&p.calls[..], [Outcome::Invalid(_)]));
+    // Wrappers are decoded and their arguments sent as compact JSON.
+    let text = "{\"tool_calls\": [{\"id\": \"x\", \"function\": {\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}}]}";
+    let events = assert_chunk_invariant(text, options());
+    assert_eq!(args_text(&events, 0), "{\"a\":1}");
+    assert!(events.contains(&Event::CallStart {
+        index: 0,
+        id: "x".to_owned(),
+        name: "f".to_owned()
+    }));
+}
+
+#[test]
+fn bytes_split_inside_characters() {
+    let text = "é😀 ~~~\n~~~tool_call\n{\"name\": \"ü\", \"arguments\": {\"k\": \"中😀\"}}\n~~~\n";
+    let whole = normalized(stream_chunks(&[text], options()));
+    let bytes = text.as_bytes();
+    for cut in 1..bytes.len() {
+        let mut parser = StreamParser::new(options());
+        let mut events = Vec::new();
+        parser
+            .feed_bytes(&bytes[..cut], &mut ValueBuilder, &mut events)
+            .unwrap();
+        parser
+            .feed_bytes(&bytes[cut..], &mut ValueBuilder, &mut events)
+            .unwrap();
+        parser.finish(&mut ValueBuilder, &mut events).unwrap();
+        assert_eq!(normalized(events), whole, "cut at byte {cut}");
+    }
+    let mut parser = StreamParser::new(options());
+    let mut events = Vec::new();
+    for b in bytes {
+        parser
+            .feed_bytes(&[*b], &mut ValueBuilder, &mut events)
+            .unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    assert_eq!(normalized(events), whole);
+    let mut parser = StreamParser::new(options());
+    assert_eq!(
+        parser.feed_bytes(b"ab\xffc", &mut ValueBuilder, &mut Vec::new()),
+        Err(StreamError::Utf8 { offset: 2 })
+    );
+    let mut parser = StreamParser::new(options());
+    parser
+        .feed_bytes(b"ab\xc3", &mut ValueBuilder, &mut Vec::new())
+        .unwrap();
+    assert_eq!(
+        parser.finish(&mut ValueBuilder, &mut Vec::new()),
+        Err(StreamError::Utf8 { offset: 2 })
+    );
+}
+
+/// Text emitted so far is never more than one marker behind the input (outside calls).
+#[test]
+fn held_back_text_is_bounded() {
+    let text = "Some prose with <b>tags</b>, ~~~ tildes ~~~tool_calls\n```py\n<thin\n``\n~~~tool_ca\n<think>r</think> end `x`";
+    let mut parser = StreamParser::new(options());
+    let mut events = Vec::new();
+    let mut fed = 0;
+    let longest = "~~~tool_call".len();
+    for chunk in chars_split(text, 1) {
+        parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+        fed += chunk.len();
+        let released: usize = events
+            .iter()
+            .map(|e| match e {
+                Event::Text(t) | Event::Reasoning(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        let markers = "<think></think>".len() * usize::from(fed > text.find("</think>").unwrap());
+        assert!(
+            fed - released - markers.min(fed - released) <= longest,
+            "at {fed}"
+        );
+    }
+}
+
+#[test]
+fn long_arguments_in_tiny_chunks_are_linear() {
+    let code = "fn main() { println!(\\\"{}\\\", \\\"~~~\\\"); }\\n".repeat(20_000);
+    let text = format!(
+        "~~~tool_call\n{{\"name\": \"write\", \"arguments\": {{\"code\": \"{code}\"}}}}\n~~~\n"
+    );
+    let mut parser = StreamParser::new(options());
+    let mut events = Vec::new();
+    for chunk in text.as_bytes().chunks(3) {
+        parser
+            .feed_bytes(chunk, &mut ValueBuilder, &mut events)
+            .unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    let args = args_text(&events, 0);
+    assert_eq!(args, format!("{{\"code\": \"{code}\"}}"));
+    assert!(matches!(events.last(), Some(Event::CallEnd { .. })));
+}
+
+#[test]
+fn whitespace_floods_stay_linear() {
+    let text = format!(
+        "~~~tool_call{}x\n{}",
+        " ".repeat(200_000),
+        "\n ".repeat(100_000)
+    );
+    let events = stream_chunks(&chars_split(&text, 1), options());
+    assert_eq!(normalized(events), vec![Event::Text(text.clone())]);
+}
+
+fn corpus() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/streams.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            parse(
+                line,
+                &mut crate::json::ValueBuilder,
+                ParseOptions::default(),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
+    match value {
+        Value::Object(members) => &members.iter().find(|(k, _)| k == key).unwrap().1,
+        _ => panic!("not an object"),
+    }
+}
+
+#[test]
+fn corpus_streams_give_their_calls() {
+    let mut checked = 0;
+    for case in corpus() {
+        let Value::Str(protocol) = field(&case, "protocol") else {
+            panic!()
+        };
+        if protocol != "text_tagged" && protocol != "raw_json" {
+            continue;
+        }
+        let Value::Str(text) = field(&case, "text") else {
+            panic!()
+        };
+        let Value::Array(expected) = field(&case, "calls") else {
+            panic!()
+        };
+        let expected: Vec<(String, Value)> = expected
+            .iter()
+            .map(|c| match (field(c, "name"), field(c, "arguments")) {
+                (Value::Str(n), a) => (n.clone(), a.clone()),
+                _ => panic!(),
+            })
+            .collect();
+        let p = parsed(text);
+        assert_eq!(calls(&p), expected, "{}", text);
+        // Stream ≡ batch: the batch parsers find the same calls.
+        let batch = if protocol == "text_tagged" {
+            parse_text_tagged(&mut ValueBuilder, text, ParseOptions::default()).unwrap()
+        } else {
+            parse_raw_json(
+                &mut ValueBuilder,
+                text,
+                RawJsonMode::Fenced,
+                ParseOptions::default(),
+            )
+            .unwrap()
+        };
+        assert_eq!(batch.len(), p.calls.len());
+        // Raw argument bytes, in 7-character chunks.
+        let events = stream_chunks(&chars_split(text, 7), options());
+        assert_eq!(
+            normalized(events.clone()),
+            normalized(stream_chunks(&[text], options()))
+        );
+        for event in &events {
+            if let Event::CallEnd { index, call } = event {
+                let raw = args_text(&events, *index);
+                if protocol == "text_tagged" {
+                    assert!(text.contains(&raw));
+                }
+                let decoded = parse(
+                    &raw,
+                    &mut crate::json::ValueBuilder,
+                    ParseOptions::default(),
+                )
+                .unwrap();
+                assert_eq!(decoded, call.arguments.0);
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 55);
+}
+
+#[test]
+fn small_corpus_texts_are_chunk_invariant() {
+    for case in corpus() {
+        let Value::Str(text) = field(&case, "text") else {
+            panic!()
+        };
+        if text.len() < 400 {
+            assert_chunk_invariant(text, options());
+        }
+    }
+}
+
+/// Generated texts from fragments that stress the boundaries: chunk invariance everywhere, and
+/// with only `~~~tool_call` enabled the calls equal the batch parser's.
+#[test]
+fn generated_texts_match_batch_and_any_chunking() {
+    let fragments = [
+        "plain ",
+        "\n",
+        "~~~tool_call\n",
+        "{\"name\": \"f\", \"arguments\": {\"a\": \"~~~\\n}\"}}\n",
+        "~~~\n",
+        "```\n",
+        "<think>",
+        "</think>",
+        "\"",
+        "[{\"name\": \"g\", \"parameters\": {}}]\n",
+        "  ~~~tool_call \r\n",
+        "~~~tool_ca",
+        "{\"id\": 5, \"name\": \"h\", \"arguments\": \"{\\\"x\\\": 1}\"}",
+        "é😀",
+    ];
+    let tagged_only = StreamOptions {
+        raw_json: None,
+        ..options()
+    };
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..150 {
+        let count = 1 + (next() % 6) as usize;
+        let text: String = (0..count)
+            .map(|_| fragments[(next() % fragments.len() as u64) as usize])
+            .collect();
+        assert_chunk_invariant(&text, options());
+        let events = assert_chunk_invariant(&text, tagged_only);
+        if text.contains("<think>") || text.contains("</think>") {
+            continue;
+        }
+        let batch = parse_text_tagged(&mut ValueBuilder, &text, ParseOptions::default()).unwrap();
+        let stream = collect(events, false).calls;
+        // Documented differences: the indentation before an opening fence is text, and a
+        // failed block reports one `Invalid` per call it announced.
+        let shape = |o: &Outcome<V>| match o {
+            Outcome::Call(c) => Ok((c.name.clone(), c.arguments.clone())),
+            Outcome::Invalid(i) => Err(i.raw.trim_start().to_owned()),
+        };
+        let mut stream: Vec<_> = stream.iter().map(shape).collect();
+        stream.dedup();
+        assert_eq!(
+            stream,
+            batch.iter().map(shape).collect::<Vec<_>>(),
+            "{text:?}"
+        );
+    }
+}
