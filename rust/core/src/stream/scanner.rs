@@ -314,7 +314,7 @@ impl CallScanner {
                     &mut ValueBuilder,
                     ParseOptions::default(),
                 ) {
-                    record.name = (!name.is_empty()).then_some(name);
+                    record.name = (!name.is_empty()).then(|| name.to_string());
                     record.check_ready();
                 }
             }
@@ -325,7 +325,7 @@ impl CallScanner {
                     ParseOptions::default(),
                 )
                 .ok()
-                .and_then(|v| id_of(Some(&v)));
+                .and_then(|v| id_of(Some(v)));
             }
             Key::Arguments => record.args_end = Some(end),
             Key::Other => {}
