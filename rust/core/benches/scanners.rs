@@ -14,7 +14,7 @@ const OPTIONS: TextOptions = TextOptions {
 
 fn prose(size: usize) -> String {
     "The quick brown fox jumps over the lazy dog; {braces} and [brackets] in prose. "
-        .repeat(size / 80 + 1)[..size]
+        .repeat(size / 40 + 1)[..size]
         .to_owned()
 }
 

@@ -104,7 +104,11 @@ impl JsonBuilder for ValueBuilder {
 
 /// Applies "last value wins, first position kept" to repeated keys, in linear time.
 fn dedupe_keys(members: &mut Vec<(String, Value)>) {
-    if members.len() < 2 {
+    let len = members.len();
+    // Most objects are small and have no repeats: check pairwise without hashing.
+    if len < 2
+        || (len <= 16 && (1..len).all(|i| members[..i].iter().all(|(k, _)| *k != members[i].0)))
+    {
         return;
     }
     let mut first_index = std::collections::HashMap::with_capacity(members.len());

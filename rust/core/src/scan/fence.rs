@@ -200,12 +200,7 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
                 }
             }
         }
-        // A plain loop: in JSON bodies these bytes are a few apart, closer than a SIMD search
-        // needs to pay for its setup.
-        let Some(found) = bytes[i..]
-            .iter()
-            .position(|&b| matches!(b, b'"' | b'\\' | b'\n'))
-        else {
+        let Some(found) = next_json_special(&bytes[i..]) else {
             return BodyEnd::EndOfText;
         };
         i += found;
@@ -225,6 +220,18 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
             return BodyEnd::EndOfText;
         }
     }
+}
+
+/// The offset of the next `"`, `\\` or newline. In JSON bodies these are usually a few bytes
+/// apart, closer than a SIMD search pays for its setup, so a short plain loop goes first; long
+/// runs (big string arguments) go to `memchr3`.
+fn next_json_special(bytes: &[u8]) -> Option<usize> {
+    const SHORT: usize = 32;
+    let head = &bytes[..bytes.len().min(SHORT)];
+    if let Some(found) = head.iter().position(|&b| matches!(b, b'"' | b'\\' | b'\n')) {
+        return Some(found);
+    }
+    memchr::memchr3(b'"', b'\\', b'\n', &bytes[head.len()..]).map(|found| head.len() + found)
 }
 
 /// The first fence line at or after `start`, ignoring strings (the fallback for a body whose
