@@ -31,6 +31,7 @@ const KNOWN_KEYS: [&str; 22] = [
     "delta",
     "index",
     "partial_json",
+    "role",
 ];
 
 fn known_key_index(key: &str) -> Option<usize> {
@@ -57,6 +58,7 @@ fn known_key_index(key: &str) -> Option<usize> {
         "delta" => 19,
         "index" => 20,
         "partial_json" => 21,
+        "role" => 22,
         _ => return None,
     })
 }
