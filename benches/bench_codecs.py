@@ -1,36 +1,20 @@
 """§7 codecs over the corpus: toolwire against the plain-Python mapping in `plain_codecs.py`,
-in the same run. Target: decode of OpenAI bodies (string arguments) ≥ 3× faster.
+in the same run. Target: decode of OpenAI bodies (string arguments) at least 3x faster.
 
-Run: ``pytest benches/bench_codecs.py --benchmark-enable --benchmark-group-by=group``
-(after ``maturin develop --release``).
+Run: ``python benches/report.py -k codecs`` (after ``maturin develop --release``).
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import plain_codecs
 import pytest
-
 import toolwire
+from bench_data import corpus_cases
 
-DATA = Path(__file__).parent.parent / "tests" / "data"
-
-
-def _load() -> list[dict[str, Any]]:
-    gz = DATA / "cases.jsonl.gz"
-    if gz.exists():
-        with gzip.open(gz, "rt", encoding="utf-8") as lines:
-            return [json.loads(line) for line in lines]
-    with open(DATA / "cases.jsonl", encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines]
-
-
-CASES = _load()
+CASES = corpus_cases()
 BODIES = {p: [case["wire"][p] for case in CASES] for p in ("openai", "anthropic", "ollama")}
 CALLS = [toolwire.decode_tool_calls(body, "openai") for body in BODIES["openai"]]
 

@@ -63,7 +63,9 @@ def encode_openai(calls: list[Any], content: str | None = None) -> dict[str, Any
 
 def encode_anthropic(calls: list[Any], content: str | None = None) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": content}] if content else []
-    blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in calls]
+    blocks += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in calls
+    ]
     return {"role": "assistant", "content": blocks}
 
 

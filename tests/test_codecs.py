@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import copy
 import doctest
-import gzip
 import json
 import random
 import re
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 import toolwire
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from support import calls_of, cases
 from toolwire import (
     PROVIDERS,
     ProviderFormatError,
@@ -31,25 +29,8 @@ from toolwire import (
     encode_tools,
 )
 
-DATA = Path(__file__).parent / "data"
 CORPUS_PROVIDERS = ("openai", "anthropic", "ollama")
 GENERATED_ID = re.compile(r"^call_[A-Za-z0-9_-]{12}$")
-
-
-@cache
-def cases() -> list[dict[str, Any]]:
-    gz = DATA / "cases.jsonl.gz"
-    opener = (
-        gzip.open(gz, "rt", encoding="utf-8")
-        if gz.exists()
-        else open(DATA / "cases.jsonl", encoding="utf-8")
-    )
-    with opener as lines:
-        return [json.loads(line) for line in lines]
-
-
-def expected_calls(case: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(call["name"], call["arguments"]) for call in case["calls"]]
 
 
 def named(calls: list[Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -109,7 +90,7 @@ def test_decode_tool_calls_gives_the_corpus_calls() -> None:
         for provider in (*CORPUS_PROVIDERS, "auto"):
             body = wire["openai" if provider == "auto" else provider]
             calls = decode_tool_calls(body, provider)
-            assert named(calls) == expected_calls(case), (case["id"], provider)
+            assert named(calls) == calls_of(case), (case["id"], provider)
         openai_ids = [c["id"] for c in wire["openai"]["choices"][0]["message"]["tool_calls"]]
         assert [c.id for c in decode_tool_calls(wire["openai"], "openai")] == openai_ids
         anthropic_ids = [b["id"] for b in wire["anthropic"]["content"] if b["type"] == "tool_use"]
@@ -192,7 +173,6 @@ def results_for(draw: st.DrawFn, provider: str) -> ToolResult:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=40)
 @given(data=st.data())
 def test_tools_round_trip(provider: str, data: st.DataObject) -> None:
     drawn = data.draw(st.lists(tools, max_size=4))
@@ -200,7 +180,6 @@ def test_tools_round_trip(provider: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=40)
 @given(
     drawn=st.lists(calls, max_size=4, unique_by=lambda c: c.id),
     content=st.none() | st.text(min_size=1, max_size=10),
@@ -214,7 +193,6 @@ def test_calls_round_trip(provider: str, drawn: list[ToolCall], content: str | N
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=40)
 @given(data=st.data())
 def test_results_round_trip(provider: str, data: st.DataObject) -> None:
     drawn = data.draw(
@@ -230,7 +208,6 @@ def test_results_round_trip(provider: str, data: st.DataObject) -> None:
     assert back == [ToolResult(r.tool_call_id, r.name or "f", r.content, r.is_error) for r in drawn]
 
 
-@settings(max_examples=40)
 @given(value=json_values)
 def test_argument_json_is_what_json_dumps_writes(value: Any) -> None:
     compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -166,10 +166,12 @@ def convert_message(
     calls: Iterable[ToolCall] | None = None,
 ) -> list[dict[str, Any]]:
     """Converts one assistant message (or a whole response body) or one turn of tool results
-    between providers (a gateway's translation step). Returns a list of messages, since one
-    message may become several (Anthropic's single results message becomes one OpenAI ``tool`` message per result;
-    Responses calls are separate items). Names, arguments and ids are kept; ``calls`` (the calls
-    being answered) fills in what the source format lacks, as in :func:`decode_results`.
+    between providers (a gateway's translation step).
+
+    Returns a list of messages, since one message may become several: Anthropic's single
+    results message becomes one OpenAI ``tool`` message per result, and Responses calls are
+    separate items. Names, arguments and ids are kept; ``calls`` (the calls being answered)
+    fills in what the source format lacks, as in :func:`decode_results`.
 
     >>> convert_message({"role": "assistant", "content": [
     ...     {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}]},

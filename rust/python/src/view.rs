@@ -8,7 +8,7 @@ use toolwire_core::json::{JsonKind, JsonView};
 
 /// The keys the core's shape rules look up, interned once: a lookup then costs no allocation
 /// and the `str` hash is already known.
-const KNOWN_KEYS: [&str; 22] = [
+const KNOWN_KEYS: [&str; 23] = [
     "name",
     "arguments",
     "parameters",
