@@ -26,12 +26,26 @@ from ._toolwire import (
     parse_text_tagged,
 )
 from ._types import Parsed, Tool, ToolResult
+from .codecs import (
+    PROVIDERS,
+    Provider,
+    convert_message,
+    decode_results,
+    decode_tool_calls,
+    decode_tools,
+    encode_calls,
+    encode_results,
+    encode_tools,
+)
+from .prompt import augment_system_prompt
 
 __all__ = [
+    "PROVIDERS",
     "ArgumentsError",
     "InvalidToolCall",
     "JSONDecodeError",
     "Parsed",
+    "Provider",
     "ProviderFormatError",
     "Tool",
     "ToolCall",
@@ -41,7 +55,15 @@ __all__ = [
     "ToolValidationError",
     "ToolwireError",
     "__version__",
+    "augment_system_prompt",
+    "convert_message",
     "decode_arguments",
+    "decode_results",
+    "decode_tool_calls",
+    "decode_tools",
+    "encode_calls",
+    "encode_results",
+    "encode_tools",
     "extract",
     "loads",
     "parse_native",

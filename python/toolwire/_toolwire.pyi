@@ -97,3 +97,17 @@ def extract(
     on_error: ErrorPolicy = "raise",
 ) -> list[ToolCall | InvalidToolCall]:
     """Extract the tool calls of any response (SPEC §4.4)."""
+
+def decode_tool_calls(
+    body: Mapping[str, Any] | Sequence[Any],
+    provider: Literal[
+        "auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"
+    ] = "auto",
+    *,
+    repair: bool = False,
+    on_error: ErrorPolicy = "raise",
+) -> list[ToolCall | InvalidToolCall]:
+    """The structured calls of a provider body or assistant message (SPEC §7)."""
+
+def dumps_compact(value: Any, /) -> str:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, in Rust."""

@@ -334,7 +334,34 @@ pub struct ShapeFailure<E> {
     pub detail: String,
     pub name: Option<String>,
     pub build: Option<E>,
+    /// Where in the call object it failed, e.g. `function.arguments` (empty: the object).
+    pub field: String,
 }
+
+impl<E> ShapeFailure<E> {
+    fn parse(detail: String, field: &str) -> Self {
+        ShapeFailure {
+            kind: FailureKind::Parse,
+            detail,
+            name: None,
+            build: None,
+            field: field.to_owned(),
+        }
+    }
+
+    /// The same failure, seen from the object that holds this one under `key`.
+    fn within(mut self, key: &str) -> Self {
+        self.field = if self.field.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{key}.{}", self.field)
+        };
+        self
+    }
+}
+
+/// The keys a call's arguments may be under, in order of preference.
+const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 
 /// Reads `{"name", "arguments" | "parameters" | "input"?, "id"?}` (a call as text protocols
 /// and pre-parsed lists write it).
@@ -348,32 +375,25 @@ where
     B::Value: JsonView,
 {
     if object.kind() != JsonKind::Object {
-        return Err(ShapeFailure {
-            kind: FailureKind::Parse,
-            detail: format!(
+        return Err(ShapeFailure::parse(
+            format!(
                 "a tool call must be a JSON object, got {}",
                 object.kind().name()
             ),
-            name: None,
-            build: None,
-        });
+            "",
+        ));
     }
-    let name = name_of(object).map_err(|detail| ShapeFailure {
-        kind: FailureKind::Parse,
-        detail,
-        name: None,
-        build: None,
-    })?;
-    let arguments = object
-        .get("arguments")
-        .or_else(|| object.get("parameters"))
-        .or_else(|| object.get("input"))
-        .or_else(|| object.get("args"));
+    let name = name_of(object).map_err(|detail| ShapeFailure::parse(detail, "name"))?;
+    let (key, arguments) = ARGUMENT_KEYS
+        .iter()
+        .find_map(|key| object.get(key).map(|value| (*key, Some(value))))
+        .unwrap_or(("arguments", None));
     let arguments = normalize_arguments(builder, arguments, options).map_err(|f| ShapeFailure {
         kind: f.kind,
         detail: f.detail,
         name: Some(name.clone()),
         build: f.build,
+        field: key.to_owned(),
     })?;
     Ok(Call {
         id: id_of(object.get("id")),
@@ -393,19 +413,17 @@ where
     B::Value: JsonView,
 {
     if element.kind() != JsonKind::Object {
-        return Err(ShapeFailure {
-            kind: FailureKind::Parse,
-            detail: format!(
+        return Err(ShapeFailure::parse(
+            format!(
                 "unrecognised tool call: expected an object, got {}",
                 element.kind().name()
             ),
-            name: None,
-            build: None,
-        });
+            "",
+        ));
     }
     if let Some(function) = element.get("functionCall") {
         // Gemini: `{"functionCall": {"name", "args", "id"?}}`.
-        return call_from_object(builder, &function, options);
+        return call_from_object(builder, &function, options).map_err(|f| f.within("functionCall"));
     }
     if element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call") {
         // OpenAI Responses: the call id is `call_id`; `id` names the output item.
@@ -416,17 +434,16 @@ where
     if let Some(function) = element.get("function") {
         // OpenAI / OpenAI-compatible / Ollama: the id sits beside `function`.
         if function.kind() != JsonKind::Object {
-            return Err(ShapeFailure {
-                kind: FailureKind::Parse,
-                detail: format!(
+            return Err(ShapeFailure::parse(
+                format!(
                     "'function' must be an object, got {}",
                     function.kind().name()
                 ),
-                name: None,
-                build: None,
-            });
+                "function",
+            ));
         }
-        let mut call = call_from_object(builder, &function, options)?;
+        let mut call =
+            call_from_object(builder, &function, options).map_err(|f| f.within("function"))?;
         call.id = id_of(element.get("id")).or(call.id);
         return Ok(call);
     }
@@ -434,14 +451,12 @@ where
         // Anthropic `tool_use` blocks and pre-parsed calls.
         return call_from_object(builder, element, options);
     }
-    Err(ShapeFailure {
-        kind: FailureKind::Parse,
-        detail: "unrecognised tool call shape: expected 'function' (OpenAI, Ollama), \
-                 a 'tool_use' block (Anthropic) or 'name' and 'arguments'"
+    Err(ShapeFailure::parse(
+        "unrecognised tool call shape: expected 'function' (OpenAI, Ollama), \
+         a 'tool_use' block (Anthropic) or 'name' and 'arguments'"
             .to_owned(),
-        name: None,
-        build: None,
-    })
+        "",
+    ))
 }
 
 /// §4.1 over a whole list. Build errors (the builder's own failures) stop the parse.
@@ -459,21 +474,36 @@ where
         match native_call(builder, element, options) {
             Ok(call) => outcomes.push(Outcome::Call(call)),
             Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
-            Err(failure) => outcomes.push(Outcome::Invalid(Invalid {
-                kind: failure.kind,
-                protocol: Protocol::Native,
+            Err(failure) => outcomes.push(Outcome::Invalid(native_invalid(
                 index,
-                raw: to_compact_json(element),
-                name: failure.name,
-                subject: format!("tool call {index}"),
-                detail: failure.detail,
-                byte_offset: None,
-                line_column: None,
-                offset: None,
-            })),
+                element,
+                failure,
+                format!("tool call {index}"),
+            ))),
         }
     }
     Ok(outcomes)
+}
+
+/// The `Invalid` of a structured call that [`native_call`] rejected.
+pub fn native_invalid<V: JsonView, E>(
+    index: usize,
+    element: &V,
+    failure: ShapeFailure<E>,
+    subject: String,
+) -> Invalid {
+    Invalid {
+        kind: failure.kind,
+        protocol: Protocol::Native,
+        index,
+        raw: to_compact_json(element),
+        name: failure.name,
+        subject,
+        detail: failure.detail,
+        byte_offset: None,
+        line_column: None,
+        offset: None,
+    }
 }
 
 /// Which piece of a text a call came from, for messages (formatted only on failure).

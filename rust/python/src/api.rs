@@ -18,7 +18,7 @@ use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
 /// Outcomes → the Python list the API returns, under the error policy.
-fn calls_list<'py>(
+pub(crate) fn calls_list<'py>(
     py: Python<'py>,
     outcomes: Vec<Outcome<PyJson<'py>>>,
     policy: ErrorPolicy,

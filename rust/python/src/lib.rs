@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod api;
 mod builder;
+mod codec;
 mod errors;
 mod input;
 mod types;
@@ -21,5 +22,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::parse_text_tagged, m)?)?;
     m.add_function(wrap_pyfunction!(api::parse_raw_json, m)?)?;
     m.add_function(wrap_pyfunction!(api::extract, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_tool_calls, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::dumps_compact, m)?)?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use toolwire_core::json::{JsonKind, JsonView};
 
 /// The keys the core's shape rules look up, interned once: a lookup then costs no allocation
 /// and the `str` hash is already known.
-const KNOWN_KEYS: [&str; 22] = [
+const KNOWN_KEYS: [&str; 23] = [
     "name",
     "arguments",
     "parameters",
@@ -31,6 +31,7 @@ const KNOWN_KEYS: [&str; 22] = [
     "delta",
     "index",
     "partial_json",
+    "role",
 ];
 
 fn known_key_index(key: &str) -> Option<usize> {
@@ -57,6 +58,7 @@ fn known_key_index(key: &str) -> Option<usize> {
         "delta" => 19,
         "index" => 20,
         "partial_json" => 21,
+        "role" => 22,
         _ => return None,
     })
 }

@@ -1,0 +1,107 @@
+"""Anthropic Messages: ``tool_use`` blocks, and one user message of ``tool_result`` blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _shape as shape
+from .._errors import ProviderFormatError
+from .._toolwire import ToolCall, decode_tool_calls
+from .._types import Tool, ToolResult
+from .base import (
+    Assistant,
+    Codec,
+    Message,
+    Provider,
+    ResultContent,
+    entries,
+    json_text,
+    messages_of,
+    read_function,
+    result_content,
+)
+
+
+class Anthropic(Codec):
+    name: Provider = "anthropic"
+    native_errors = True
+
+    def encode_tool(self, tool: Tool) -> Message:
+        return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+
+    def decode_tools(self, wire: object) -> list[Tool]:
+        return [
+            read_function(entry, path, "input_schema")
+            for path, entry in entries(wire)
+            if entry.get("type", "custom") == "custom"  # server tools have their own types
+        ]
+
+    def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message:
+        blocks: list[Message] = [{"type": "text", "text": content}] if content else []
+        blocks.extend(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+            for call in calls
+        )
+        return {"role": "assistant", "content": blocks}
+
+    def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
+        if not results:
+            return []
+        blocks = []
+        for result in results:
+            block: Message = {"type": "tool_result"}
+            if result.tool_call_id is not None:
+                block["tool_use_id"] = result.tool_call_id
+            block["content"] = self._blocks(result.content)
+            if result.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        return [{"role": "user", "content": blocks}]
+
+    @staticmethod
+    def _blocks(content: ResultContent) -> str | list[Any]:
+        if isinstance(content, str | list):
+            return content
+        if "type" in content:  # one content block
+            return [content]
+        return [{"type": "text", "text": json_text(content, "result content")}]
+
+    def decode_results(self, messages: object) -> list[ToolResult]:
+        results = []
+        for path, message in messages_of(messages):
+            content = message.get("content")
+            if message.get("role", "user") != "user" or not isinstance(content, list):
+                continue
+            for where, block in entries(content, shape.at(path, "content")):
+                if block.get("type") != "tool_result":
+                    continue
+                is_error = block.get("is_error", False)
+                if not isinstance(is_error, bool):
+                    raise shape.wrong(shape.at(where, "is_error"), "a boolean", is_error)
+                results.append(
+                    ToolResult(
+                        tool_call_id=shape.optional_str(
+                            block.get("tool_use_id"), shape.at(where, "tool_use_id")
+                        ),
+                        name=None,
+                        content=result_content(block.get("content"), shape.at(where, "content")),
+                        is_error=is_error,
+                    )
+                )
+        return results
+
+    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+        message = shape.want_mapping(message, "")
+        role = message.get("role")
+        if role == "assistant":
+            calls = decode_tool_calls(message, self.name)
+            content = message.get("content")
+            text = shape.text_of(content, "content")
+            return Assistant(text, [c for c in calls if isinstance(c, ToolCall)])
+        results = self.decode_results(message)
+        if role == "user" and results:
+            return results
+        raise ProviderFormatError(
+            "expected an assistant message or a user message with tool_result blocks",
+            path="content" if role == "user" else "role",
+        )

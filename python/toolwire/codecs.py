@@ -1,0 +1,219 @@
+"""Provider codecs (SPEC §7): tools, calls and results to and from each provider's wire format.
+
+Five providers: ``openai`` (Chat Completions), ``openai_responses`` (Responses API),
+``anthropic`` (Messages), ``ollama`` (``/api/chat``) and ``gemini`` (``generateContent``).
+
+>>> from toolwire import ToolCall, decode_tool_calls, encode_calls
+>>> message = encode_calls([ToolCall("call_1", "f", {"a": 1})], "openai")
+>>> message["tool_calls"][0]["function"]["arguments"]
+'{"a":1}'
+>>> decode_tool_calls(message, "openai")
+[ToolCall(id='call_1', name='f', arguments={'a': 1})]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
+
+from ._codecs import CODECS, PROVIDERS
+from ._codecs.base import (
+    Assistant,
+    CallLike,
+    Codec,
+    Provider,
+    ResultLike,
+    ToolLike,
+    as_call,
+    as_result,
+    as_tool,
+)
+from ._toolwire import ToolCall, decode_tool_calls
+from ._types import Tool, ToolResult
+
+__all__ = [
+    "PROVIDERS",
+    "Provider",
+    "convert_message",
+    "decode_results",
+    "decode_tool_calls",
+    "decode_tools",
+    "encode_calls",
+    "encode_results",
+    "encode_tools",
+]
+
+
+def _codec(provider: str) -> Codec:
+    try:
+        return CODECS[provider]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}"
+        ) from None
+
+
+# --- public API -----------------------------------------------------------------------------
+
+
+def encode_tools(tools: Iterable[ToolLike], provider: Provider) -> list[dict[str, Any]]:
+    """Tool definitions in ``provider``'s request format.
+
+    ``tools`` are :class:`Tool` objects or mappings in any shape :meth:`Tool.from_dict` reads.
+    Gemini gets one ``{"functionDeclarations": [...]}`` entry holding them all.
+
+    >>> encode_tools([{"name": "ping", "parameters": {"type": "object"}}], "anthropic")
+    [{'name': 'ping', 'description': '', 'input_schema': {'type': 'object'}}]
+    """
+    return _codec(provider).encode_tools([as_tool(tool) for tool in tools])
+
+
+def decode_tools(wire: Sequence[Mapping[str, Any]], provider: Provider) -> list[Tool]:
+    """The inverse of :func:`encode_tools`. Built-in provider tools (web search, …) are skipped.
+
+    >>> decode_tools([{"type": "function", "function": {"name": "ping"}}], "openai")[0].name
+    'ping'
+    """
+    return _codec(provider).decode_tools(wire)
+
+
+@overload
+def encode_calls(
+    calls: Iterable[CallLike],
+    provider: Literal["openai", "anthropic", "ollama", "gemini"],
+    *,
+    content: str | None = None,
+) -> dict[str, Any]: ...
+@overload
+def encode_calls(
+    calls: Iterable[CallLike],
+    provider: Literal["openai_responses"],
+    *,
+    content: str | None = None,
+) -> list[dict[str, Any]]: ...
+@overload
+def encode_calls(
+    calls: Iterable[CallLike], provider: Provider, *, content: str | None = None
+) -> dict[str, Any] | list[dict[str, Any]]: ...
+def encode_calls(
+    calls: Iterable[CallLike], provider: Provider, *, content: str | None = None
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """One assistant message holding ``calls`` (and the text ``content``, if any).
+
+    For ``openai_responses`` the result is the list of input items (an optional ``message``
+    item, then one ``function_call`` item per call), since that API has no message wrapper.
+
+    >>> encode_calls([ToolCall("call_1", "f", {"a": 1})], "anthropic")["content"]
+    [{'type': 'tool_use', 'id': 'call_1', 'name': 'f', 'input': {'a': 1}}]
+    """
+    return _codec(provider).encode_calls(
+        [as_call(call, i) for i, call in enumerate(calls)], content
+    )
+
+
+def encode_results(
+    results: Iterable[ResultLike], provider: Provider, *, error_prefix: str | None = None
+) -> list[dict[str, Any]]:
+    """The messages that give ``results`` back to the model.
+
+    Anthropic and Gemini get **one** user message holding every result (``[]`` when there are
+    none); OpenAI and Ollama one ``tool`` message per result; the Responses API one
+    ``function_call_output`` item per result. Non-string content is JSON text for OpenAI,
+    Ollama and Responses. ``is_error`` is native for Anthropic and Gemini; for the others it is
+    dropped unless ``error_prefix`` is given, which is then put before the content.
+
+    >>> encode_results([ToolResult("call_1", "f", "42")], "openai")
+    [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
+    """
+    codec = _codec(provider)
+    return codec.encode_results(
+        [as_result(result, i) for i, result in enumerate(results)], error_prefix
+    )
+
+
+def decode_results(
+    messages: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    provider: Provider,
+    *,
+    error_prefix: str | None = None,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[ToolResult]:
+    """The inverse of :func:`encode_results`: the results held by one message or a list of
+    messages (other messages are skipped).
+
+    A wire format that does not carry a field leaves it ``None`` (OpenAI and Responses: the
+    name; Ollama: the id; Anthropic: the name). Pass the ``calls`` the results answer to fill
+    those in: names by id, and ids by name in call order. ``error_prefix`` undoes the prefix
+    :func:`encode_results` added, setting ``is_error``.
+
+    >>> decode_results([{"role": "tool", "content": "42", "tool_name": "f"}], "ollama")
+    [ToolResult(tool_call_id=None, name='f', content='42', is_error=False)]
+    """
+    codec = _codec(provider)
+    results = codec.decode_results(messages)
+    if error_prefix is not None and not codec.native_errors:
+        results = [_unprefixed(result, error_prefix) for result in results]
+    if calls is not None:
+        results = _matched(results, list(calls))
+    return results
+
+
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Provider,
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[dict[str, Any]]:
+    """Converts one assistant message (or a whole response body) or one turn of tool results
+    between providers (a gateway's translation step).
+
+    Returns a list of messages, since one message may become several: Anthropic's single
+    results message becomes one OpenAI ``tool`` message per result, and Responses calls are
+    separate items. Names, arguments and ids are kept; ``calls`` (the calls being answered)
+    fills in what the source format lacks, as in :func:`decode_results`.
+
+    >>> convert_message({"role": "assistant", "content": [
+    ...     {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}]},
+    ...     "anthropic", "openai")[0]["tool_calls"][0]["function"]
+    {'name': 'f', 'arguments': '{"a":1}'}
+    """
+    source = _codec(from_provider)
+    turn = source.read_turn(source.message_of(message))
+    target = _codec(to_provider)
+    if isinstance(turn, Assistant):
+        encoded = target.encode_calls(turn.calls, turn.content)
+        return encoded if isinstance(encoded, list) else [encoded]
+    if calls is not None:
+        turn = _matched(turn, list(calls))
+    return target.encode_results(turn, None)
+
+
+def _unprefixed(result: ToolResult, prefix: str) -> ToolResult:
+    if isinstance(result.content, str) and result.content.startswith(prefix):
+        return ToolResult(result.tool_call_id, result.name, result.content[len(prefix) :], True)
+    return result
+
+
+def _matched(results: list[ToolResult], calls: list[ToolCall]) -> list[ToolResult]:
+    """Fills each result's missing name (from the call with its id) and missing id (from the
+    first unanswered call with its name, or the next unanswered call when it has no name)."""
+    by_id = {call.id: call for call in calls}
+    answered = {r.tool_call_id for r in results if r.tool_call_id in by_id}
+    pending = [call for call in calls if call.id not in answered]
+    matched = []
+    for result in results:
+        call = by_id.get(result.tool_call_id) if result.tool_call_id is not None else None
+        if call is None and result.tool_call_id is None:
+            call = next((c for c in pending if result.name in (None, c.name)), None)
+            if call is not None:
+                pending.remove(call)
+        if call is not None:
+            result = ToolResult(
+                result.tool_call_id or call.id,
+                result.name or call.name,
+                result.content,
+                result.is_error,
+            )
+        matched.append(result)
+    return matched
