@@ -5,6 +5,7 @@
 {'a': 1}
 """
 
+from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
     JSONDecodeError,
@@ -20,6 +21,7 @@ from ._toolwire import (
     __version__,
     decode_arguments,
     extract,
+    extract_batch,
     loads,
     parse_native,
     parse_raw_json,
@@ -65,6 +67,8 @@ __all__ = [
     "encode_results",
     "encode_tools",
     "extract",
+    "extract_arrow",
+    "extract_batch",
     "loads",
     "parse_native",
     "parse_raw_json",

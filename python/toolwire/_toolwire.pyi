@@ -1,6 +1,6 @@
 """Type stubs of the native module ``toolwire._toolwire``."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 __version__: Final[str]
@@ -111,3 +111,52 @@ def decode_tool_calls(
 
 def dumps_compact(value: Any, /) -> str:
     """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, in Rust."""
+
+Provider = Literal["auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"]
+
+def extract_batch(
+    items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
+    /,
+    *,
+    provider: Provider = "auto",
+    threads: int | None = None,
+    native_tool_calls: bool | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy = "keep",
+) -> list[list[ToolCall | InvalidToolCall]]:
+    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10)."""
+
+def extract_jsonl_chunk(
+    chunk: bytes,
+    first_line: int,
+    /,
+    *,
+    field: str | None = None,
+    provider: Provider = "auto",
+    threads: int | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+) -> tuple[bytes, int, int, int, int]:
+    """The CLI's records for a chunk of whole JSONL lines, and its counts (lines, calls,
+    invalid calls, bad lines)."""
+
+def extract_arrow_buffers(
+    data: memoryview,
+    offsets: memoryview,
+    validity: memoryview | None,
+    wide: bool,
+    offset: int,
+    length: int,
+    /,
+    *,
+    field: str | None = None,
+    provider: str = "auto",
+    threads: int | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+) -> tuple[Any, ...]:
+    """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""

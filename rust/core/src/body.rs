@@ -327,7 +327,21 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let parts = split_body(body).map_err(BodyError::Format)?;
+    extract_body_as(builder, body, options, Shape::Auto)
+}
+
+/// [`extract_body`] for a body read as `shape` (`provider=` of the batch API and the CLI).
+pub fn extract_body_as<B>(
+    builder: &mut B,
+    body: &B::Value,
+    options: &TextOptions,
+    shape: Shape,
+) -> Result<Vec<Outcome<B::Value>>, BodyError<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let parts = split_body_as(body, shape).map_err(BodyError::Format)?;
     if !parts.calls.is_empty() {
         let mut outcomes =
             parse_native(builder, &parts.calls, options.json).map_err(BodyError::Build)?;

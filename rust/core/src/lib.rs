@@ -4,8 +4,10 @@
 //! [`json::JsonView`] for Python objects and calls the parsers here, so every rule of the
 //! contract lives in one place and is tested with `cargo test`.
 
+pub mod batch;
 pub mod body;
 pub mod calls;
+pub mod columns;
 pub mod extract;
 pub mod ids;
 pub mod json;

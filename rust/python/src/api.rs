@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
-use toolwire_core::body::{extract_body, BodyError};
+use toolwire_core::body::{extract_body_as, BodyError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
@@ -13,7 +13,7 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
-use crate::input::{error_policy, guarded, raw_json_mode, text_options, with_text};
+use crate::input::{error_policy, extract_text_options, guarded, raw_json_mode, with_text};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
@@ -207,47 +207,54 @@ pub fn extract<'py>(
     let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let options = match formats {
-            Some(formats) => text_options(formats, raw_json, repair)?,
-            None => TextOptions {
-                text_tagged: true,
-                raw_json: Some(raw_json_mode(raw_json)?),
-                json: ParseOptions { lenient: repair },
-            },
-        };
-        let is_text = response.is_instance_of::<PyString>()
-            || response.is_instance_of::<PyBytes>()
-            || response.is_instance_of::<PyByteArray>();
-        if is_text {
-            return with_text(response, "response", |text| {
-                text_calls(py, text, &options, policy)
-            });
-        }
-        if response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>() {
-            let elements = native_list(py, response)?;
-            let mut builder = PyBuilder::new(py);
-            let mut outcomes = core_parse_native(&mut builder, &elements, options.json)?;
-            finish_outcomes("", &mut outcomes);
-            return calls_list(py, outcomes, policy);
-        }
-        if response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
-            let body = if response.is_instance_of::<PyDict>() {
-                response.clone()
-            } else {
-                PyDict::from_sequence(&response.call_method0("items")?)?.into_any()
-            };
-            let mut builder = PyBuilder::new(py);
-            return match extract_body(&mut builder, &PyJson(body), &options) {
-                Ok(outcomes) => calls_list(py, outcomes, policy),
-                Err(BodyError::Build(e)) => Err(e),
-                Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
-            };
-        }
-        let kind = response.get_type().name()?;
-        Err(provider_format_error(
-            py,
-            &format!("a response must be text, a mapping or a list of calls, not {kind}"),
-            "",
-        ))
+        let options = extract_text_options(formats, raw_json, repair)?;
+        extract_any(py, response, &options, Shape::Auto, policy)
     })
+}
+
+/// §4.4 dispatch on a Python response: model text, a list of structured calls, or a mapping
+/// (a body, read as `shape`: any known shape for `Shape::Auto`).
+pub fn extract_any<'py>(
+    py: Python<'py>,
+    response: &Bound<'py, PyAny>,
+    options: &TextOptions,
+    shape: Shape,
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let is_text = response.is_instance_of::<PyString>()
+        || response.is_instance_of::<PyBytes>()
+        || response.is_instance_of::<PyByteArray>();
+    if is_text && shape == Shape::Auto {
+        return with_text(response, "response", |text| {
+            text_calls(py, text, options, policy)
+        });
+    }
+    if shape == Shape::Auto
+        && (response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>())
+    {
+        let elements = native_list(py, response)?;
+        let mut builder = PyBuilder::new(py);
+        let mut outcomes = core_parse_native(&mut builder, &elements, options.json)?;
+        finish_outcomes("", &mut outcomes);
+        return calls_list(py, outcomes, policy);
+    }
+    if shape != Shape::Auto || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
+        let body = if response.is_instance_of::<PyDict>() || !response.hasattr("keys")? {
+            response.clone()
+        } else {
+            PyDict::from_sequence(&response.call_method0("items")?)?.into_any()
+        };
+        let mut builder = PyBuilder::new(py);
+        return match extract_body_as(&mut builder, &PyJson(body), options, shape) {
+            Ok(outcomes) => calls_list(py, outcomes, policy),
+            Err(BodyError::Build(e)) => Err(e),
+            Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
+        };
+    }
+    let kind = response.get_type().name()?;
+    Err(provider_format_error(
+        py,
+        &format!("a response must be text, a mapping or a list of calls, not {kind}"),
+        "",
+    ))
 }

@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
+use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
 use toolwire_core::json::ParseOptions;
@@ -132,6 +133,32 @@ pub fn text_options(
         text_tagged: names.iter().any(|n| n == "text_tagged"),
         raw_json: names.iter().any(|n| n == "raw_json").then_some(mode),
         json,
+    })
+}
+
+/// The text tiers `extract` runs: `formats` (default "auto"), `raw_json` and `repair`.
+pub fn extract_text_options(
+    formats: Option<&Bound<'_, PyAny>>,
+    raw_json: &str,
+    repair: bool,
+) -> PyResult<TextOptions> {
+    match formats {
+        Some(formats) => text_options(formats, raw_json, repair),
+        None => Ok(TextOptions {
+            text_tagged: true,
+            raw_json: Some(raw_json_mode(raw_json)?),
+            json: ParseOptions { lenient: repair },
+        }),
+    }
+}
+
+/// `provider=`: "auto" (any known shape) or the provider whose shape every body must have.
+pub fn body_shape(provider: &str) -> PyResult<Shape> {
+    Shape::parse(provider).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "provider must be 'auto', 'openai', 'openai_responses', 'anthropic', 'ollama' or \
+             'gemini', not {provider:?}"
+        ))
     })
 }
 

@@ -226,6 +226,27 @@ impl InvalidToolCall {
         )
     }
 
+    /// A whole input that held no readable response (batch work, `on_error="keep"`): protocol
+    /// `"body"`, index 0, `raw` the input itself.
+    pub fn bad_input<'py>(
+        py: Python<'py>,
+        raw: &str,
+        error: &str,
+        offset: Option<usize>,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Bound::new(
+            py,
+            InvalidToolCall {
+                raw: PyString::new(py, raw).unbind(),
+                error: PyString::new(py, error).unbind(),
+                protocol: PyString::new(py, "body").unbind(),
+                index: 0,
+                offset,
+                name: None,
+            },
+        )
+    }
+
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<[Bound<'py, PyAny>; 6]> {
         Ok([
             self.raw.bind(py).clone().into_any(),

@@ -150,3 +150,13 @@ fn compact_writer_round_trips() {
     let value = strict(text).unwrap();
     assert_eq!(to_compact_json(&value), text);
 }
+
+#[test]
+fn values_rebuild_exactly_with_any_builder() {
+    let text =
+        r#"{"a": [1, -2.5, "x\ud800", {"b": null, "c": true}], "big": 123456789012345678901}"#;
+    let value = strict(text).unwrap();
+    let Ok(rebuilt) = value.build(&mut ValueBuilder);
+    assert_eq!(rebuilt, value);
+    assert_eq!(to_compact_json(&rebuilt), to_compact_json(&value));
+}

@@ -41,6 +41,39 @@ impl Value {
     pub fn str(s: &str) -> Self {
         Value::Str(s.into())
     }
+
+    /// Rebuilds this value with another builder (as Python objects, once a batch parsed with
+    /// the interpreter detached is handed back): exactly what parsing its JSON would build.
+    pub fn build<B: JsonBuilder>(&self, builder: &mut B) -> Result<B::Value, B::Error> {
+        match self {
+            Value::Null => builder.null(),
+            Value::Bool(b) => builder.boolean(*b),
+            Value::Int(i) => builder.int(*i),
+            Value::BigInt(digits) => builder.big_int(digits),
+            Value::Float(f) => builder.float(*f),
+            Value::Str(s) => builder.string(JsonStr::from_utf8(s)),
+            // SAFETY: built by `ValueBuilder::string` from a WTF-8 `JsonStr`.
+            Value::WtfStr(bytes) => {
+                builder.string(unsafe { JsonStr::new_unchecked(bytes, false, true) })
+            }
+            Value::Array(items) => {
+                let mut array = builder.new_array()?;
+                for item in items.iter() {
+                    let item = item.build(builder)?;
+                    builder.array_push(&mut array, item)?;
+                }
+                builder.finish_array(array)
+            }
+            Value::Object(members) => {
+                let mut object = builder.new_object()?;
+                for (key, item) in members.iter() {
+                    let item = item.build(builder)?;
+                    builder.object_insert(&mut object, JsonStr::from_utf8(key), item)?;
+                }
+                builder.finish_object(object)
+            }
+        }
+    }
 }
 
 /// Builds [`Value`]s.

@@ -1,0 +1,130 @@
+"""``extract_arrow``: the calls of a whole Arrow column of response bodies, computed in Rust on
+the column's own buffers and returned as Arrow buffers (no Python object per row)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._toolwire import extract_arrow_buffers
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["calls_type", "extract_arrow"]
+
+
+def calls_type() -> pa.DataType:
+    """The type ``extract_arrow`` returns: one list of call entries per row.
+
+    Each entry is ``{id, name, arguments, error}``: a call has ``id``, ``name`` and
+    ``arguments`` (the arguments object as compact JSON text, since its keys differ from tool to
+    tool) and a null ``error``; a call that failed has its ``error`` (and ``name`` when it could
+    be read); a row that holds no readable response has one entry with only ``error``.
+    """
+    import pyarrow as pa
+
+    entry = pa.struct(
+        [
+            ("id", pa.string()),
+            ("name", pa.string()),
+            ("arguments", pa.string()),
+            ("error", pa.string()),
+        ]
+    )
+    return pa.list_(entry)
+
+
+def _bytes(buffer: pa.Buffer | None) -> memoryview:
+    return memoryview(buffer).cast("B") if buffer is not None else memoryview(b"")
+
+
+def _string_array(n: int, parts: tuple[bytes | None, bytes, bytes, int]) -> pa.Array:
+    import pyarrow as pa
+
+    validity, offsets, data, nulls = parts
+    buffers = [
+        None if validity is None else pa.py_buffer(validity),
+        pa.py_buffer(offsets),
+        pa.py_buffer(data),
+    ]
+    return pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)
+
+
+def extract_arrow(
+    array: pa.Array | pa.ChunkedArray,
+    /,
+    *,
+    field: str | None = None,
+    provider: str = "auto",
+    threads: int | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: Literal["whole", "fenced", "anywhere"] = "fenced",
+    repair: bool = False,
+) -> pa.Array | pa.ChunkedArray:
+    """The tool calls of every row of a pyarrow string or binary array of JSON response bodies
+    (or of log records, with ``field`` the dotted path to the body), as a
+    ``list<struct<id, name, arguments, error>>`` array of the same length (see
+    :func:`calls_type`). Null rows stay null. Needs ``pyarrow`` (``pip install
+    'toolwire[arrow]'``).
+
+    >>> import pyarrow as pa
+    >>> body = '{"tool_calls": [{"id": "c1", "name": "f", "arguments": {"a": 1}}]}'
+    >>> extract_arrow(pa.array([body, None])).to_pylist()
+    [[{'id': 'c1', 'name': 'f', 'arguments': '{"a":1}', 'error': None}], None]
+    """
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        chunks = [
+            extract_arrow(
+                chunk,
+                field=field,
+                provider=provider,
+                threads=threads,
+                formats=formats,
+                raw_json=raw_json,
+                repair=repair,
+            )
+            for chunk in array.chunks
+        ]
+        return pa.chunked_array(chunks, type=calls_type())
+    kind = array.type
+    if pa.types.is_string_view(kind) or pa.types.is_binary_view(kind):
+        array = array.cast(pa.large_binary())
+        kind = array.type
+    if not (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    ):
+        raise TypeError(f"extract_arrow needs a string or binary array, not {kind}")
+    validity, offsets, data = array.buffers()
+    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    result: tuple[Any, ...] = extract_arrow_buffers(
+        _bytes(data),
+        _bytes(offsets),
+        None if validity is None or array.null_count == 0 else _bytes(validity),
+        wide,
+        array.offset,
+        len(array),
+        field=field,
+        provider=provider,
+        threads=threads,
+        formats=formats,
+        raw_json=raw_json,
+        repair=repair,
+    )
+    row_validity, list_offsets, row_nulls, entries, *columns = result
+    struct = pa.StructArray.from_arrays(
+        [_string_array(entries, column) for column in columns],
+        fields=list(calls_type().value_type),
+    )
+    return pa.Array.from_buffers(
+        calls_type(),
+        len(array),
+        [None if row_validity is None else pa.py_buffer(row_validity), pa.py_buffer(list_offsets)],
+        null_count=row_nulls,
+        children=[struct],
+    )

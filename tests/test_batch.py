@@ -1,0 +1,143 @@
+"""`extract_batch` gives what `extract` gives, item by item, on the shipped sample log."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+import toolwire
+from support import ROOT, calls_of, cases, load_jsonl
+
+SAMPLE = ROOT / "examples" / "logs_sample.jsonl"
+
+# Lines that are not a readable response at all, added to the corpus log's own malformed calls.
+BAD_ITEMS: list[Any] = [b"not json", b"", b'{"unknown": 1}', b'"\xff"', b"[1, 2", 42]
+
+
+@cache
+def sample_bodies() -> tuple[bytes, ...]:
+    """The response body of each sample log line, as the JSON text a log would hold."""
+    with SAMPLE.open("rb") as f:
+        return tuple(json.dumps(json.loads(line)["response"]).encode() for line in f)
+
+
+def comparable(calls: list[Any]) -> list[Any]:
+    """Calls with generated ids masked (they are fresh random ids on every run)."""
+    out: list[Any] = []
+    for call in calls:
+        if isinstance(call, toolwire.ToolCall):
+            generated = len(call.id) == 17 and call.id.startswith("call_")
+            out.append(("call", None if generated else call.id, call.name, call.arguments))
+        else:
+            out.append(call)
+    return out
+
+
+def test_batch_equals_extract_item_by_item() -> None:
+    bodies = sample_bodies()
+    expected = [comparable(toolwire.extract(toolwire.loads(b), on_error="keep")) for b in bodies]
+    for threads in (1, 2, None):
+        got = toolwire.extract_batch(bodies, threads=threads)
+        assert len(got) == len(bodies)
+        assert [comparable(calls) for calls in got] == expected
+
+
+def test_batch_matches_the_expected_log() -> None:
+    by_id = {c["id"]: c for c in cases()}
+    expected = load_jsonl("logs_expected.jsonl")
+    results = toolwire.extract_batch(sample_bodies(), threads=2)
+    hermes = toolwire.extract('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    skip = {"raw_json_prose"} | (set() if hermes else {"hermes"})
+    checked = 0
+    for result, want in zip(results, expected, strict=True):
+        if want["protocol"] in skip:
+            continue
+        invalid = [c for c in result if isinstance(c, toolwire.InvalidToolCall)]
+        if want["kind"] == "calls":
+            assert not invalid and len(result) == want["n_calls"], want
+            got = [(c.name, c.arguments) for c in result]
+            assert got == calls_of(by_id[want["case_id"]]), want
+        elif want["kind"] == "no_calls":
+            assert result == [], want
+        else:
+            assert invalid and all(c.protocol != "body" for c in invalid), want
+        checked += 1
+    assert checked > 3500
+
+
+def test_bad_items_are_kept_in_place() -> None:
+    good = sample_bodies()[0]
+    items = [good, *BAD_ITEMS, good]
+    results = toolwire.extract_batch(items)
+    assert len(results) == len(items)
+    assert comparable(results[0]) == comparable(results[-1]) != []
+    for result in results[1:-1]:
+        [bad] = result
+        assert isinstance(bad, toolwire.InvalidToolCall)
+        assert (bad.protocol, bad.index) == ("body", 0)
+    assert results[1][0].raw == "not json" and "invalid JSON" in results[1][0].error
+    assert "unrecognised response shape" in results[3][0].error
+    assert "not valid UTF-8" in results[4][0].error
+    assert "must be JSON text" in results[6][0].error
+    assert toolwire.extract_batch(items, on_error="skip")[1:-1] == [[]] * len(BAD_ITEMS)
+
+
+def test_raise_policy_raises_what_extract_would() -> None:
+    with pytest.raises(toolwire.JSONDecodeError, match="item 1: invalid JSON"):
+        toolwire.extract_batch([b"{}", b"nope"], on_error="raise")
+    with pytest.raises(toolwire.ProviderFormatError, match="item 0"):
+        toolwire.extract_batch([b'{"unknown": 1}'], on_error="raise")
+    broken = '{"text": "~~~tool_call\\n{\\"name\\": \\"f\\",}\\n~~~"}'
+    with pytest.raises(toolwire.ToolCallParseError):
+        toolwire.extract_batch([broken], on_error="raise")
+
+
+def test_items_may_be_str_bytes_bytearray_or_mappings() -> None:
+    text = '{"text": "~~~tool_call\\n{\\"name\\": \\"f\\", \\"arguments\\": {\\"a\\": 1}}\\n~~~"}'
+    mapping = json.loads(text)
+    results = toolwire.extract_batch([text, text.encode(), bytearray(text.encode()), mapping])
+    assert [[(c.name, c.arguments) for c in r] for r in results] == [[("f", {"a": 1})]] * 4
+    assert toolwire.extract_batch(iter([])) == []
+
+
+def test_values_are_exact() -> None:
+    arguments = (
+        '{"big": 123456789012345678901234567890, "f": 0.1, "e": 1e400, "neg": -0.0,'
+        ' "s": "\\ud800x\\u00e9\\ud83d\\ude00", "n": null, "l": [true, {"k": []}]}'
+    )
+    body = json.dumps(
+        {
+            "choices": [
+                {"message": {"tool_calls": [{"function": {"name": "f", "arguments": arguments}}]}}
+            ]
+        }
+    )
+    [[call]] = toolwire.extract_batch([body])
+    assert call.arguments == json.loads(arguments)
+    assert call.arguments["s"] == "\ud800x\u00e9\U0001f600"
+    assert repr(call.arguments["neg"]) == "-0.0"
+
+
+def test_provider_restricts_the_body_shape() -> None:
+    openai = sample_bodies()[0]
+    assert b'"choices"' in openai
+    [[call]] = toolwire.extract_batch([openai], provider="openai")
+    assert isinstance(call, toolwire.ToolCall)
+    [[bad]] = toolwire.extract_batch([openai], provider="anthropic")
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert bad.error == "missing 'content': not an Anthropic Messages body or message at content"
+    with pytest.raises(ValueError, match="provider must be"):
+        toolwire.extract_batch([openai], provider="nope")
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        toolwire.extract_batch([openai], threads=0)
+
+
+def test_extract_options_apply() -> None:
+    prose = json.dumps({"text": 'I will call {"name": "f", "arguments": {"a": 1}} now.'})
+    assert toolwire.extract_batch([prose]) == [[]]
+    [[call]] = toolwire.extract_batch([prose], raw_json="anywhere")
+    assert (call.name, call.arguments) == ("f", {"a": 1})
+    tagged = json.dumps({"text": '```json\n{"name": "f", "arguments": {}}\n```'})
+    assert toolwire.extract_batch([tagged], formats=["text_tagged"]) == [[]]
