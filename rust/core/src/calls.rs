@@ -19,6 +19,8 @@ pub enum Protocol {
     Native,
     TextTagged,
     RawJson,
+    /// An open-weight text format of §6.
+    Format(crate::formats::Format),
 }
 
 impl Protocol {
@@ -27,6 +29,7 @@ impl Protocol {
             Protocol::Native => "native",
             Protocol::TextTagged => "text_tagged",
             Protocol::RawJson => "raw_json",
+            Protocol::Format(format) => format.as_str(),
         }
     }
 }

@@ -189,3 +189,40 @@ impl JsonView for Value {
         }
     }
 }
+
+/// Owned access, for code generic over `B::Value: JsonView` run with [`ValueBuilder`]
+/// (tests, GIL-free work). `get` and `items` clone the subtrees they return, which keeps the
+/// call-shape logic linear: each subtree is taken out about once.
+impl JsonView for Value {
+    fn kind(&self) -> JsonKind {
+        (&self).kind()
+    }
+    fn get(&self, key: &str) -> Option<Self> {
+        (&self).get(key).cloned()
+    }
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn as_bool(&self) -> Option<bool> {
+        (&self).as_bool()
+    }
+    fn items(&self) -> Vec<Self> {
+        (&self).items().into_iter().cloned().collect()
+    }
+    fn entries(&self) -> Vec<(String, Self)> {
+        (&self)
+            .entries()
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect()
+    }
+    fn number_text(&self) -> String {
+        (&self).number_text()
+    }
+    fn string_lossy(&self) -> Option<String> {
+        (&self).string_lossy()
+    }
+}
