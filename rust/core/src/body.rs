@@ -321,7 +321,7 @@ pub enum BodyError<E> {
 pub fn extract_body<B>(
     builder: &mut B,
     body: &B::Value,
-    options: &TextOptions,
+    options: &TextOptions<'_>,
 ) -> Result<Vec<Outcome<B::Value>>, BodyError<B::Error>>
 where
     B: JsonBuilder,

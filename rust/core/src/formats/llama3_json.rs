@@ -2,9 +2,9 @@
 //! several joined by `;`.
 //!
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
-//! tag, only a message that *starts* with a call object is read (never JSON in the middle of
-//! prose, as §4.3 decides for raw JSON); a message that starts with other JSON is left to the
-//! raw-JSON tier.
+//! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
+//! `"parameters"`) is read (never JSON in the middle of prose, as §4.3 decides for raw JSON);
+//! a message that starts with other JSON is left to the raw-JSON tier.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -66,7 +66,7 @@ where
         match cx.json_at(object_start, end)? {
             Ok((value, json_end)) => {
                 let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
-                if first && !committed && !is_call {
+                if first && !committed && !(is_call && value.get("parameters").is_some()) {
                     return Ok(None);
                 }
                 if is_call {

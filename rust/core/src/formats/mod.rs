@@ -347,11 +347,7 @@ where
 
     /// Parses one JSON value starting at `start` (after whitespace) and ending before `end`.
     /// Returns the value and the byte offset just past it; syntax errors carry absolute offsets.
-    pub fn json_at(
-        &mut self,
-        start: usize,
-        end: usize,
-    ) -> Result<JsonAt<B::Value>, B::Error> {
+    pub fn json_at(&mut self, start: usize, end: usize) -> Result<JsonAt<B::Value>, B::Error> {
         match parse_prefix(&self.text[start..end], self.builder, self.options.json) {
             Ok((value, len)) => Ok(Ok((value, start + len))),
             Err(ParseError::Build(e)) => Err(e),
