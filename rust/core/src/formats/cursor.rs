@@ -82,10 +82,12 @@ impl<'t> ProseCursor<'t> {
     }
 }
 
-/// A search for one closing marker that remembers its last answer.
+/// A search for one closing marker that remembers its last answer. The searcher is built on
+/// first use: most closers of a parse are never searched for.
 pub(crate) struct Seek<'t> {
     haystack: &'t [u8],
-    finder: memmem::Finder<'static>,
+    needle: &'static str,
+    finder: Option<memmem::Finder<'static>>,
     /// The last search started here and found `found`: answers for `from` in between.
     searched_from: usize,
     found: Option<usize>,
@@ -98,7 +100,8 @@ impl<'t> Seek<'t> {
     pub fn new(text: &'t str, end: usize, needle: &'static str) -> Self {
         Self {
             haystack: &text.as_bytes()[..end],
-            finder: memmem::Finder::new(needle.as_bytes()),
+            needle,
+            finder: None,
             searched_from: 0,
             found: None,
             exhausted_from: None,
@@ -116,7 +119,11 @@ impl<'t> Seek<'t> {
         if self.exhausted_from.is_some_and(|e| from >= e) || from > self.haystack.len() {
             return None;
         }
-        match self.finder.find(&self.haystack[from..]) {
+        let needle = self.needle;
+        let finder = self
+            .finder
+            .get_or_insert_with(|| memmem::Finder::new(needle.as_bytes()));
+        match finder.find(&self.haystack[from..]) {
             Some(i) => {
                 self.searched_from = from;
                 self.found = Some(from + i);
@@ -130,7 +137,7 @@ impl<'t> Seek<'t> {
     }
 
     pub fn needle_len(&self) -> usize {
-        self.finder.needle().len()
+        self.needle.len()
     }
 
     /// The end of the first occurrence at or after `from`, or `otherwise`.
