@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import toolwire
-from conftest import calls_of, cases
+from support import calls_of, cases
 
 FORMATS = (
     "hermes",

@@ -23,6 +23,10 @@ pub(crate) struct ProseCursor<'t> {
     scanned: usize,
     /// Length of the backtick run that opened the current code span.
     open_run: Option<usize>,
+    /// Inside a ```` ```json ```` fence: markers there sit in JSON strings.
+    json_fence: bool,
+    /// Start of the current line, when known (unknown after a jump past a call).
+    line_start: Option<usize>,
 }
 
 impl<'t> ProseCursor<'t> {
@@ -32,6 +36,8 @@ impl<'t> ProseCursor<'t> {
             markers,
             scanned: start,
             open_run: None,
+            json_fence: false,
+            line_start: (start == 0 || text.as_bytes()[start - 1] == b'\n').then_some(start),
         }
     }
 
@@ -41,11 +47,12 @@ impl<'t> ProseCursor<'t> {
         if from > self.scanned {
             self.scanned = from;
             self.open_run = None;
+            self.line_start = None;
         }
         let input = Input::new(self.text).range(from..end);
         for found in self.markers.find_iter(input) {
             self.advance(found.start());
-            if self.open_run.is_none() {
+            if self.open_run.is_none() && !self.json_fence {
                 return Some(Marker {
                     start: found.start(),
                     end: found.end(),
@@ -65,6 +72,7 @@ impl<'t> ProseCursor<'t> {
             if bytes[pos] == b'\n' {
                 self.open_run = None;
                 pos += 1;
+                self.line_start = Some(pos);
                 continue;
             }
             let run_start = pos;
@@ -72,6 +80,21 @@ impl<'t> ProseCursor<'t> {
                 pos += 1;
             }
             let run = pos - run_start;
+            let fence_line = run >= 3
+                && self
+                    .line_start
+                    .is_some_and(|l| bytes[l..run_start].iter().all(|&b| b == b' ' || b == b'\t'));
+            if fence_line {
+                let line_end = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |i| pos + i);
+                let info = self.text[pos..line_end].trim();
+                if self.json_fence {
+                    self.json_fence = !info.is_empty();
+                } else {
+                    self.json_fence = info.eq_ignore_ascii_case("json");
+                }
+                pos = line_end;
+                continue;
+            }
             self.open_run = match self.open_run {
                 None => Some(run),
                 Some(open) if open == run => None,
@@ -171,6 +194,15 @@ mod tests {
         let second = cursor.next(first.end, text.len()).unwrap();
         assert_eq!(second.start, text.len() - 3);
         assert!(cursor.next(second.end, text.len()).is_none());
+    }
+
+    #[test]
+    fn markers_in_json_fences_are_prose() {
+        let ac = automaton(&["<x>"]);
+        let text = "a\n```json\n{\"s\": \"<x>\"}\n```\n```xml\n<x>\n```";
+        let mut cursor = ProseCursor::new(text, &ac, 0);
+        let found = cursor.next(0, text.len()).unwrap();
+        assert_eq!(found.start, text.rfind("<x>").unwrap());
     }
 
     #[test]

@@ -31,9 +31,16 @@ where
     let mut pos = range.start;
     let start = range.start + message_start(&text[range.clone()]);
     if text[start..end].starts_with('{') {
-        if let Some(calls_end) = calls(cx, start, end, false)? {
-            cx.prose(pos..start);
-            pos = calls_end;
+        match calls(cx, start, end, false)? {
+            Some(calls_end) => {
+                cx.prose(pos..start);
+                pos = calls_end;
+            }
+            // A JSON message that is not Llama 3 calls: a tag inside it sits in a string.
+            None => {
+                cx.prose(range);
+                return Ok(());
+            }
         }
     }
     let mut cursor = ProseCursor::new(text, &MARKERS, pos);

@@ -10,7 +10,8 @@
 //! length closes the span or the line ends. Only the text *before* the marker decides, so a
 //! stream parser applies the same rule without look-ahead. `` `<tool_call>` `` or
 //! `` `[TOOL_CALLS]` `` in prose therefore creates no call, while a call on a line of its own
-//! (or inside a ```` ``` ```` fence, as §4.3 does for raw JSON) is found.
+//! (or inside a ```` ``` ```` fence, as §4.3 does for raw JSON) is found. Markers inside a
+//! ```` ```json ```` fence are prose too: they sit in JSON strings (the raw-JSON tier's).
 //!
 //! **Content and reasoning.** `content` is the text outside call markup and think spans, and
 //! `reasoning` the text of think spans and harmony `analysis` messages (several joined by a
@@ -38,7 +39,9 @@ mod tests;
 
 use std::ops::Range;
 
-use crate::calls::{normalize_arguments, Call, FailureKind, Outcome, Protocol, TextCallContext};
+use crate::calls::{
+    normalize_arguments, Call, FailureKind, Outcome, Protocol, TextCallContext, TextPlace,
+};
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, ParseOptions, SyntaxError};
 use crate::scan::think::{self, think_spans};
 
@@ -362,7 +365,7 @@ where
     pub fn context(&self, format: Format, range: Range<usize>) -> TextCallContext<'t> {
         TextCallContext {
             protocol: Protocol::Format(format),
-            what: format!("{} call {}", format.as_str(), self.outcomes.len()),
+            what: TextPlace::FormatCall(format, self.outcomes.len()),
             text: &self.text[range.clone()],
             base: range.start,
         }

@@ -30,12 +30,18 @@ static AUTOMATON: LazyLock<AhoCorasick> =
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
 /// occurrence.
+///
+/// A message that is JSON (it starts with `{`, or `[` and a JSON value) is a raw-JSON or bare
+/// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for.
 pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
     let mut found: Vec<(usize, Group)> = Vec::new();
     if let Some((pos, group)) = bare_message(text) {
         if allowed.has_group(group) {
             found.push((pos, group));
         }
+    }
+    if is_json_message(&text[message_start(text)..]) {
+        return found.into_iter().map(|(_, group)| group).collect();
     }
     let wanted = MARKERS
         .iter()
@@ -72,6 +78,15 @@ fn bare_message(text: &str) -> Option<(usize, Group)> {
         return Some((start, Group::Pythonic));
     }
     None
+}
+
+/// Whether a message (from its start) is JSON rather than markup: `{`, or `[` followed by a
+/// JSON value or `]` (`[TOOL_CALLS]` and `[f(` are not).
+fn is_json_message(rest: &str) -> bool {
+    match rest.strip_prefix('[') {
+        Some(inner) => inner.trim_start().starts_with(['{', '[', '"', ']']),
+        None => rest.starts_with('{'),
+    }
 }
 
 /// Where the message proper starts: past leading whitespace and think spans.
@@ -115,5 +130,10 @@ mod tests {
             vec![Group::Llama3Json]
         );
         assert!(sniff("[link](x)", FormatSet::ALL).is_empty());
+        // Markers inside the strings of a JSON message are not markup.
+        let json = r#"[{"name": "f", "arguments": {"s": "<tool_call>"}}]"#;
+        assert!(sniff(json, FormatSet::ALL).is_empty());
+        let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
+        assert_eq!(sniff(object, FormatSet::ALL), vec![Group::Llama3Json]);
     }
 }

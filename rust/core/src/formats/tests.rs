@@ -264,6 +264,9 @@ fn llama3_json_variants() {
     assert!(auto(not_a_call).is_empty());
     let mid_prose = r#"For example {"name": "f", "parameters": {}} is a call."#;
     assert!(calls(Llama3Json, mid_prose).is_empty());
+    let raw_json = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
+    assert!(calls(Llama3Json, raw_json).is_empty());
+    assert!(auto(raw_json).is_empty());
     let broken_after_tag = r#"<|python_tag|>{"name": "f", "parameters": {"a": }"#;
     assert!(calls(Llama3Json, broken_after_tag)[0].starts_with("!llama3_json"));
 }
