@@ -506,6 +506,7 @@ where
 mod tests {
     use super::*;
     use crate::extract::{RawJsonMode, TextOptions};
+    use crate::formats::FormatSet;
     use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
     fn value(text: &str) -> Value {
@@ -515,8 +516,10 @@ mod tests {
     fn names(text: &str) -> Result<Vec<String>, String> {
         let options = TextOptions {
             text_tagged: true,
+            formats: FormatSet::ALL,
             raw_json: Some(RawJsonMode::Fenced),
             json: ParseOptions::default(),
+            tools: None,
         };
         match extract_body(&mut ValueBuilder, &value(text), &options) {
             Ok(outcomes) => Ok(outcomes

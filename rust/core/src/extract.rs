@@ -344,10 +344,12 @@ mod tests {
     use super::*;
     use crate::json::{Value, ValueBuilder};
 
-    const OPTIONS: TextOptions = TextOptions {
+    const OPTIONS: TextOptions<'static> = TextOptions {
         text_tagged: true,
+        formats: FormatSet::ALL,
         raw_json: Some(RawJsonMode::Fenced),
         json: ParseOptions { lenient: false },
+        tools: None,
     };
 
     fn calls(text: &str) -> Vec<(String, Value)> {

@@ -458,14 +458,14 @@ mod tests {
         assert_eq!(lit("4.0").unwrap(), Value::Float(4.0));
         assert_eq!(
             lit("[True, False, None, (1, 2), (3), (), {'k': [1,]},]").unwrap(),
-            Value::Array(vec![
+            Value::array(vec![
                 Value::Bool(true),
                 Value::Bool(false),
                 Value::Null,
-                Value::Array(vec![Value::Int(1), Value::Int(2)]),
+                Value::array(vec![Value::Int(1), Value::Int(2)]),
                 Value::Int(3),
-                Value::Array(vec![]),
-                Value::object([("k", Value::Array(vec![Value::Int(1)]))]),
+                Value::array(vec![]),
+                Value::object([("k", Value::array(vec![Value::Int(1)]))]),
             ])
         );
     }

@@ -193,7 +193,7 @@ mod tests {
         );
         assert_eq!(
             typed("[1, 2]", r#"{"type":"array"}"#),
-            Value::Array(vec![Value::Int(1), Value::Int(2)])
+            Value::array(vec![Value::Int(1), Value::Int(2)])
         );
         assert_eq!(
             typed("[1, 2]", r#"{"type":"object"}"#),
