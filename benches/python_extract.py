@@ -1,6 +1,7 @@
 """The baseline users write today for logged responses: ``json.loads`` of each body + a
-pure-Python extraction loop (the text rules of ``pure_python_extract``, plus the body shapes of
-the sample log: OpenAI Chat, Anthropic, Ollama, ``{"text": …}``).
+pure-Python extraction loop (the text rules of ``pure_python_extract``, Hermes from
+``formats_python``, plus the body shapes of the sample log: OpenAI Chat, Anthropic, Ollama,
+``{"text": …}``).
 
 A call is ``(name, arguments)``; a response with a broken call gives ``ERROR`` (a plain loop
 stops at the first exception, so it cannot say which calls of the response were good).
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import formats_python
 import pure_python_extract as text_rules
 
 Calls = list[tuple[str, dict[str, Any]]] | str
@@ -49,6 +51,11 @@ def _broken_raw_json(text: str) -> bool:
 def _text(text: str) -> list[tuple[str, dict[str, Any]]]:
     if "~~~tool_call" in text and not text_rules.FENCE_BLOCK.search(text):
         raise ValueError("unterminated ~~~tool_call block")
+    if "<tool_call>" in text and "~~~tool_call" not in text:
+        # Hermes, the one open-weight format of the sample log.
+        hermes = formats_python.hermes(text)
+        assert isinstance(hermes, list)
+        return hermes
     calls = [(c.name, c.arguments) for c in text_rules.extract(text)]
     if not calls and _broken_raw_json(text):
         raise ValueError("invalid raw JSON call")

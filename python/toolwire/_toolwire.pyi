@@ -95,8 +95,13 @@ def extract(
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: ErrorPolicy = "raise",
+    tools: Sequence[Any] | None = None,
 ) -> list[ToolCall | InvalidToolCall]:
-    """Extract the tool calls of any response (SPEC §4.4)."""
+    """Extract the tool calls of any response (SPEC §4.4).
+
+    ``tools`` (tool definitions in any shape ``Tool.from_dict`` accepts) types the raw-text
+    parameter values of the qwen3_coder and glm45 formats (SPEC §6).
+    """
 
 def decode_tool_calls(
     body: Mapping[str, Any] | Sequence[Any],

@@ -15,8 +15,10 @@ fn batch(c: &mut Criterion) {
     let options = LineOptions {
         text: TextOptions {
             text_tagged: true,
+            formats: toolwire_core::formats::FormatSet::ALL,
             raw_json: Some(RawJsonMode::Fenced),
             json: ParseOptions::default(),
+            tools: None,
         },
         shape: Shape::Auto,
         locate: Locate::LogRecord,

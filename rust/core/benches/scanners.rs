@@ -3,13 +3,16 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};
+use toolwire_core::formats::FormatSet;
 use toolwire_core::json::{parse, ParseOptions, ValueBuilder};
 use toolwire_core::scan::fence::find_blocks;
 
-const OPTIONS: TextOptions = TextOptions {
+const OPTIONS: TextOptions<'static> = TextOptions {
     text_tagged: true,
+    formats: FormatSet::ALL,
     raw_json: Some(RawJsonMode::Fenced),
     json: ParseOptions { lenient: false },
+    tools: None,
 };
 
 fn prose(size: usize) -> String {

@@ -38,8 +38,8 @@ impl Locate {
 }
 
 #[derive(Clone, Debug)]
-pub struct LineOptions {
-    pub text: TextOptions,
+pub struct LineOptions<'a> {
+    pub text: TextOptions<'a>,
     /// `provider=`: how bodies are read (`Shape::Auto`: any known shape).
     pub shape: Shape,
     pub locate: Locate,
@@ -377,12 +377,14 @@ mod tests {
     use super::*;
     use crate::extract::RawJsonMode;
 
-    fn options(locate: Locate, shape: Shape) -> LineOptions {
+    fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
         LineOptions {
             text: TextOptions {
                 text_tagged: true,
+                formats: crate::formats::FormatSet::ALL,
                 raw_json: Some(RawJsonMode::Fenced),
                 json: ParseOptions::default(),
+                tools: None,
             },
             shape,
             locate,

@@ -321,7 +321,7 @@ pub enum BodyError<E> {
 pub fn extract_body<B>(
     builder: &mut B,
     body: &B::Value,
-    options: &TextOptions,
+    options: &TextOptions<'_>,
 ) -> Result<Vec<Outcome<B::Value>>, BodyError<B::Error>>
 where
     B: JsonBuilder,
@@ -520,6 +520,7 @@ where
 mod tests {
     use super::*;
     use crate::extract::{RawJsonMode, TextOptions};
+    use crate::formats::FormatSet;
     use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
     fn value(text: &str) -> Value {
@@ -529,8 +530,10 @@ mod tests {
     fn names(text: &str) -> Result<Vec<String>, String> {
         let options = TextOptions {
             text_tagged: true,
+            formats: FormatSet::ALL,
             raw_json: Some(RawJsonMode::Fenced),
             json: ParseOptions::default(),
+            tools: None,
         };
         match extract_body(&mut ValueBuilder, &value(text), &options) {
             Ok(outcomes) => Ok(outcomes

@@ -19,6 +19,8 @@ pub enum Protocol {
     Native,
     TextTagged,
     RawJson,
+    /// An open-weight text format of §6.
+    Format(crate::formats::Format),
 }
 
 impl Protocol {
@@ -27,6 +29,7 @@ impl Protocol {
             Protocol::Native => "native",
             Protocol::TextTagged => "text_tagged",
             Protocol::RawJson => "raw_json",
+            Protocol::Format(format) => format.as_str(),
         }
     }
 }
@@ -512,6 +515,8 @@ pub enum TextPlace {
     FenceBlock(usize),
     RawJson,
     RawJsonFence(usize),
+    /// Call `index` of a §6 format.
+    FormatCall(crate::formats::Format, usize),
 }
 
 impl fmt::Display for TextPlace {
@@ -520,6 +525,7 @@ impl fmt::Display for TextPlace {
             TextPlace::FenceBlock(i) => write!(f, "~~~tool_call block {i}"),
             TextPlace::RawJson => f.write_str("raw JSON"),
             TextPlace::RawJsonFence(i) => write!(f, "raw JSON in fenced block {i}"),
+            TextPlace::FormatCall(format, i) => write!(f, "{} call {i}", format.as_str()),
         }
     }
 }

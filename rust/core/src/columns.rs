@@ -141,8 +141,10 @@ mod tests {
         let options = LineOptions {
             text: TextOptions {
                 text_tagged: true,
+                formats: crate::formats::FormatSet::ALL,
                 raw_json: Some(RawJsonMode::Fenced),
                 json: ParseOptions::default(),
+                tools: None,
             },
             shape: crate::body::Shape::Auto,
             locate: Locate::Whole,

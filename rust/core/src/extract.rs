@@ -6,6 +6,7 @@ use crate::calls::{
     call_from_object, push_calls_of_text, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
     TextCallContext, TextPlace,
 };
+use crate::formats::{extract_formats, FormatOptions, FormatSet, ToolSchemas};
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
 use crate::scan::fence::find_blocks;
@@ -32,10 +33,14 @@ impl RawJsonMode {
 
 /// Which text tiers run, and how JSON is decoded.
 #[derive(Clone, Copy, Debug)]
-pub struct TextOptions {
+pub struct TextOptions<'a> {
     pub text_tagged: bool,
+    /// The §6 formats tier 2 may run (`FormatSet::ALL` for `"auto"`).
+    pub formats: FormatSet,
     pub raw_json: Option<RawJsonMode>,
     pub json: ParseOptions,
+    /// Tool definitions, to type qwen3_coder and glm45 values.
+    pub tools: Option<&'a ToolSchemas>,
 }
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -307,7 +312,7 @@ fn list_calls<V: JsonView>(list: &V) -> Option<Vec<(V, Option<V>)>> {
 pub fn extract_text<B>(
     builder: &mut B,
     text: &str,
-    options: &TextOptions,
+    options: &TextOptions<'_>,
 ) -> Result<Outcomes<B>, B::Error>
 where
     B: JsonBuilder,
@@ -318,6 +323,15 @@ where
         if !outcomes.is_empty() {
             return Ok(outcomes);
         }
+    }
+    let format_options = FormatOptions {
+        json: options.json,
+        tools: options.tools,
+        calls_in_reasoning: true,
+    };
+    let outcomes = extract_formats(builder, text, options.formats, format_options)?;
+    if !outcomes.is_empty() {
+        return Ok(outcomes);
     }
     match options.raw_json {
         Some(mode) => parse_raw_json(builder, text, mode, options.json),
@@ -330,10 +344,12 @@ mod tests {
     use super::*;
     use crate::json::{Value, ValueBuilder};
 
-    const OPTIONS: TextOptions = TextOptions {
+    const OPTIONS: TextOptions<'static> = TextOptions {
         text_tagged: true,
+        formats: FormatSet::ALL,
         raw_json: Some(RawJsonMode::Fenced),
         json: ParseOptions { lenient: false },
+        tools: None,
     };
 
     fn calls(text: &str) -> Vec<(String, Value)> {

@@ -9,6 +9,7 @@ pub mod body;
 pub mod calls;
 pub mod columns;
 pub mod extract;
+pub mod formats;
 pub mod ids;
 pub mod json;
 pub mod position;

@@ -6,6 +6,7 @@ use toolwire_core::body::{extract_body_as, BodyError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
+use toolwire_core::formats::FormatSet;
 use toolwire_core::json::{parse, ParseError, ParseOptions};
 use toolwire_core::position::CharOffsets;
 
@@ -13,7 +14,9 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
-use crate::input::{error_policy, extract_text_options, guarded, raw_json_mode, with_text};
+use crate::input::{
+    error_policy, extract_text_options, guarded, raw_json_mode, tool_schemas, with_text,
+};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
@@ -41,7 +44,7 @@ pub(crate) fn calls_list<'py>(
 fn text_calls<'py>(
     py: Python<'py>,
     text: &str,
-    options: &TextOptions,
+    options: &TextOptions<'_>,
     policy: ErrorPolicy,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut builder = PyBuilder::new(py);
@@ -158,7 +161,9 @@ pub fn parse_text_tagged<'py>(
         let options = TextOptions {
             text_tagged: true,
             raw_json: None,
+            formats: FormatSet::NONE,
             json: ParseOptions { lenient: repair },
+            tools: None,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))
     })
@@ -179,7 +184,9 @@ pub fn parse_raw_json<'py>(
         let options = TextOptions {
             text_tagged: false,
             raw_json: Some(raw_json_mode(mode)?),
+            formats: FormatSet::NONE,
             json: ParseOptions { lenient: repair },
+            tools: None,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))
     })
@@ -191,7 +198,7 @@ pub fn parse_raw_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",
-    repair = false, on_error = "raise"
+    repair = false, on_error = "raise", tools = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract<'py>(
@@ -202,12 +209,14 @@ pub fn extract<'py>(
     raw_json: &str,
     repair: bool,
     on_error: &str,
+    tools: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     // Kept for the seed's capabilities map; the tiers are the same either way (§4.4).
     let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let options = extract_text_options(formats, raw_json, repair)?;
+        let schemas = tool_schemas(tools)?;
+        let options = extract_text_options(formats, raw_json, repair, schemas.as_ref())?;
         extract_any(py, response, &options, Shape::Auto, policy)
     })
 }

@@ -139,9 +139,9 @@ fn line_options(
     formats: Option<&Bound<'_, PyAny>>,
     raw_json: &str,
     repair: bool,
-) -> PyResult<LineOptions> {
+) -> PyResult<LineOptions<'static>> {
     Ok(LineOptions {
-        text: extract_text_options(formats, raw_json, repair)?,
+        text: extract_text_options(formats, raw_json, repair, None)?,
         shape: body_shape(provider)?,
         locate,
     })

@@ -4,13 +4,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
+use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
 use toolwire_core::json::ParseOptions;
 
 use crate::errors::parse_error;
+use crate::view::PyJson;
 
 /// Text given as `str`, `bytes` or `bytearray` (which must be UTF-8), borrowed, not copied.
 pub fn with_text<R>(
@@ -98,20 +100,42 @@ pub const FORMAT_NAMES: &[&str] = &[
     "glm45",
 ];
 
+/// `tools=` (any tool shape `Tool.from_dict` accepts, or `Tool` objects) → parameter types
+/// for qwen3_coder and glm45 values.
+pub fn tool_schemas(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ToolSchemas>> {
+    let Some(tools) = tools.filter(|t| !t.is_none()) else {
+        return Ok(None);
+    };
+    let mut views = Vec::new();
+    for tool in tools.try_iter()? {
+        let tool = tool?;
+        let tool = if tool.hasattr("to_dict")? && !tool.is_instance_of::<PyDict>() {
+            tool.call_method0("to_dict")?
+        } else {
+            tool
+        };
+        views.push(PyJson(tool));
+    }
+    Ok(Some(ToolSchemas::from_tools(&views)))
+}
+
 /// `formats="auto"` or a list of names → which text tiers run.
-pub fn text_options(
+pub fn text_options<'a>(
     formats: &Bound<'_, PyAny>,
     raw_json: &str,
     repair: bool,
-) -> PyResult<TextOptions> {
+    tools: Option<&'a ToolSchemas>,
+) -> PyResult<TextOptions<'a>> {
     let mode = raw_json_mode(raw_json)?;
     let json = ParseOptions { lenient: repair };
     if let Ok(s) = formats.cast::<PyString>() {
         if s.to_str()? == "auto" {
             return Ok(TextOptions {
                 text_tagged: true,
+                formats: FormatSet::ALL,
                 raw_json: Some(mode),
                 json,
+                tools,
             });
         }
         return Err(PyValueError::new_err(
@@ -129,25 +153,34 @@ pub fn text_options(
         }
         names.push(name);
     }
+    let formats = names
+        .iter()
+        .filter_map(|n| Format::parse(n))
+        .fold(FormatSet::NONE, FormatSet::with);
     Ok(TextOptions {
         text_tagged: names.iter().any(|n| n == "text_tagged"),
+        formats,
         raw_json: names.iter().any(|n| n == "raw_json").then_some(mode),
         json,
+        tools,
     })
 }
 
 /// The text tiers `extract` runs: `formats` (default "auto"), `raw_json` and `repair`.
-pub fn extract_text_options(
+pub fn extract_text_options<'a>(
     formats: Option<&Bound<'_, PyAny>>,
     raw_json: &str,
     repair: bool,
-) -> PyResult<TextOptions> {
+    tools: Option<&'a ToolSchemas>,
+) -> PyResult<TextOptions<'a>> {
     match formats {
-        Some(formats) => text_options(formats, raw_json, repair),
+        Some(formats) => text_options(formats, raw_json, repair, tools),
         None => Ok(TextOptions {
             text_tagged: true,
+            formats: FormatSet::ALL,
             raw_json: Some(raw_json_mode(raw_json)?),
             json: ParseOptions { lenient: repair },
+            tools,
         }),
     }
 }

@@ -1,0 +1,219 @@
+//! Forward-only searches: start markers outside code spans, and cached searches for closing
+//! markers. Both keep every parse linear: no byte is searched twice as long as the positions
+//! asked for only grow.
+
+use aho_corasick::{AhoCorasick, Input};
+use memchr::memmem;
+
+/// A start marker found in prose.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Marker {
+    pub start: usize,
+    pub end: usize,
+    /// Index of the pattern in the automaton.
+    pub pattern: usize,
+}
+
+/// Finds start markers that are not inside an inline code span (the rule in the module
+/// documentation of `formats`).
+pub(crate) struct ProseCursor<'t> {
+    text: &'t str,
+    markers: &'t AhoCorasick,
+    /// Backtick state is known up to here.
+    scanned: usize,
+    /// Length of the backtick run that opened the current code span.
+    open_run: Option<usize>,
+    /// Inside a ```` ```json ```` fence: markers there sit in JSON strings.
+    json_fence: bool,
+    /// Start of the current line, when known (unknown after a jump past a call).
+    line_start: Option<usize>,
+}
+
+impl<'t> ProseCursor<'t> {
+    pub fn new(text: &'t str, markers: &'t AhoCorasick, start: usize) -> Self {
+        Self {
+            text,
+            markers,
+            scanned: start,
+            open_run: None,
+            json_fence: false,
+            line_start: (start == 0 || text.as_bytes()[start - 1] == b'\n').then_some(start),
+        }
+    }
+
+    /// The next marker in `from..end` outside a code span. A `from` past the scanned text (the
+    /// end of a call) starts a fresh line state: code spans do not continue across calls.
+    pub fn next(&mut self, from: usize, end: usize) -> Option<Marker> {
+        if from > self.scanned {
+            self.scanned = from;
+            self.open_run = None;
+            self.line_start = None;
+        }
+        let input = Input::new(self.text).range(from..end);
+        for found in self.markers.find_iter(input) {
+            self.advance(found.start());
+            if self.open_run.is_none() && !self.json_fence {
+                return Some(Marker {
+                    start: found.start(),
+                    end: found.end(),
+                    pattern: found.pattern().as_usize(),
+                });
+            }
+        }
+        None
+    }
+
+    /// Updates the code-span state with the text up to `to`.
+    fn advance(&mut self, to: usize) {
+        let bytes = self.text.as_bytes();
+        let mut pos = self.scanned;
+        while let Some(i) = memchr::memchr2(b'`', b'\n', &bytes[pos..to]) {
+            pos += i;
+            if bytes[pos] == b'\n' {
+                self.open_run = None;
+                pos += 1;
+                self.line_start = Some(pos);
+                continue;
+            }
+            let run_start = pos;
+            while pos < to && bytes[pos] == b'`' {
+                pos += 1;
+            }
+            let run = pos - run_start;
+            let fence_line = run >= 3
+                && self
+                    .line_start
+                    .is_some_and(|l| bytes[l..run_start].iter().all(|&b| b == b' ' || b == b'\t'));
+            if fence_line {
+                let line_end = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |i| pos + i);
+                let info = self.text[pos..line_end].trim();
+                if self.json_fence {
+                    self.json_fence = !info.is_empty();
+                } else {
+                    self.json_fence = info.eq_ignore_ascii_case("json");
+                }
+                pos = line_end;
+                continue;
+            }
+            self.open_run = match self.open_run {
+                None => Some(run),
+                Some(open) if open == run => None,
+                other => other,
+            };
+        }
+        self.scanned = to.max(self.scanned);
+    }
+}
+
+/// A search for one closing marker that remembers its last answer. The searcher is built on
+/// first use: most closers of a parse are never searched for.
+pub(crate) struct Seek<'t> {
+    haystack: &'t [u8],
+    needle: &'static str,
+    finder: Option<memmem::Finder<'static>>,
+    /// The last search started here and found `found`: answers for `from` in between.
+    searched_from: usize,
+    found: Option<usize>,
+    /// No occurrence starts at or after this position.
+    exhausted_from: Option<usize>,
+}
+
+impl<'t> Seek<'t> {
+    /// Searches `text[..end]` for `needle`.
+    pub fn new(text: &'t str, end: usize, needle: &'static str) -> Self {
+        Self {
+            haystack: &text.as_bytes()[..end],
+            needle,
+            finder: None,
+            searched_from: 0,
+            found: None,
+            exhausted_from: None,
+        }
+    }
+
+    /// The first occurrence at or after `from`. Linear overall when `from` never decreases.
+    pub fn find(&mut self, from: usize) -> Option<usize> {
+        if let Some(found) = self
+            .found
+            .filter(|&f| self.searched_from <= from && from <= f)
+        {
+            return Some(found);
+        }
+        if self.exhausted_from.is_some_and(|e| from >= e) || from > self.haystack.len() {
+            return None;
+        }
+        let needle = self.needle;
+        let finder = self
+            .finder
+            .get_or_insert_with(|| memmem::Finder::new(needle.as_bytes()));
+        match finder.find(&self.haystack[from..]) {
+            Some(i) => {
+                self.searched_from = from;
+                self.found = Some(from + i);
+                self.found
+            }
+            None => {
+                self.exhausted_from = Some(from);
+                None
+            }
+        }
+    }
+
+    pub fn needle_len(&self) -> usize {
+        self.needle.len()
+    }
+
+    /// The end of the first occurrence at or after `from`, or `otherwise`.
+    pub fn end_of_next(&mut self, from: usize, otherwise: usize) -> usize {
+        match self.find(from) {
+            Some(found) => found + self.needle_len(),
+            None => otherwise,
+        }
+    }
+}
+
+/// Builds an automaton over fixed markers (leftmost-first: earlier patterns win ties).
+pub(crate) fn automaton(patterns: &[&str]) -> AhoCorasick {
+    AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(patterns)
+        .expect("fixed marker patterns always build")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_in_code_spans_are_prose() {
+        let ac = automaton(&["<x>"]);
+        let text = "say `<x>` or ``a ` <x>`` then <x>\n`open <x>\n<x>";
+        let mut cursor = ProseCursor::new(text, &ac, 0);
+        let first = cursor.next(0, text.len()).unwrap();
+        assert_eq!(first.start, text.find(" then <x>").unwrap() + 6);
+        let second = cursor.next(first.end, text.len()).unwrap();
+        assert_eq!(second.start, text.len() - 3);
+        assert!(cursor.next(second.end, text.len()).is_none());
+    }
+
+    #[test]
+    fn markers_in_json_fences_are_prose() {
+        let ac = automaton(&["<x>"]);
+        let text = "a\n```json\n{\"s\": \"<x>\"}\n```\n```xml\n<x>\n```";
+        let mut cursor = ProseCursor::new(text, &ac, 0);
+        let found = cursor.next(0, text.len()).unwrap();
+        assert_eq!(found.start, text.rfind("<x>").unwrap());
+    }
+
+    #[test]
+    fn seek_caches_and_stops() {
+        let text = "a</c>b</c>";
+        let mut seek = Seek::new(text, text.len(), "</c>");
+        assert_eq!(seek.find(0), Some(1));
+        assert_eq!(seek.find(1), Some(1));
+        assert_eq!(seek.find(2), Some(6));
+        assert_eq!(seek.find(7), None);
+        assert_eq!(seek.find(9), None);
+        assert_eq!(seek.end_of_next(0, 99), 5);
+    }
+}

@@ -1,0 +1,94 @@
+//! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
+//! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
+//! typed as in qwen3_coder.
+
+use super::schema::{typed_value, Types};
+use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
+use super::{skip_ws, Cx, Failure, Format};
+use crate::json::{JsonBuilder, JsonStr, JsonView};
+
+const KEY: &str = "<arg_key>";
+pub(crate) const KEY_CLOSE: &str = "</arg_key>";
+const VALUE: &str = "<arg_value>";
+pub(crate) const VALUE_CLOSE: &str = "</arg_value>";
+
+/// One call whose `<tool_call>` starts at `open` and whose name starts at `body`. Returns where
+/// its markup ends.
+pub(crate) fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    body: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
+        let markup_end = closers.tool_call.end_of_next(from, end);
+        cx.fail(Format::Glm45, open..markup_end, failure);
+        markup_end
+    };
+    let name_end =
+        memchr::memchr2(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let name = text[body..name_end].trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Ok(fail(
+            cx,
+            body,
+            Failure::parse("expected a tool name", body, None),
+        ));
+    }
+    let mut arguments = cx.builder.new_object()?;
+    let mut pos = name_end;
+    loop {
+        pos = skip_ws(text, pos, end);
+        if !text[pos..end].starts_with(KEY) {
+            break;
+        }
+        let key_start = pos + KEY.len();
+        let Some(key_close) = closers.arg_key.find(key_start) else {
+            let failure = Failure::parse(format!("no {KEY_CLOSE}"), pos, Some(name.into()));
+            return Ok(fail(cx, pos, failure));
+        };
+        let key = text[key_start..key_close].trim();
+        let value_tag = skip_ws(text, key_close + KEY_CLOSE.len(), end);
+        if !text[value_tag..end].starts_with(VALUE) {
+            let detail = format!("expected {VALUE} after the key '{key}'");
+            return Ok(fail(
+                cx,
+                value_tag,
+                Failure::parse(detail, value_tag, Some(name.into())),
+            ));
+        }
+        let value_start = value_tag + VALUE.len();
+        let Some(value_close) = closers.arg_value.find(value_start) else {
+            let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
+            return Ok(fail(cx, value_tag, failure));
+        };
+        let types = cx
+            .options
+            .tools
+            .map_or(Types::default(), |tools| tools.types(name, key));
+        let raw = strip_newlines(&text[value_start..value_close]);
+        let value = typed_value(cx.builder, raw, types, cx.options.json)?;
+        cx.builder
+            .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+        pos = value_close + VALUE_CLOSE.len();
+    }
+    let Some(markup_end) = close_tag(text, pos, end) else {
+        let failure = Failure::parse(format!("expected {KEY} or {CLOSE}"), pos, Some(name.into()));
+        return Ok(fail(cx, pos, failure));
+    };
+    let arguments = cx.builder.finish_object(arguments)?;
+    cx.call(
+        Format::Glm45,
+        open..markup_end,
+        name.to_owned(),
+        None,
+        arguments,
+    )?;
+    Ok(markup_end)
+}

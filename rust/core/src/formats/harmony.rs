@@ -1,0 +1,127 @@
+//! `harmony` (gpt-oss): messages `<|start|>ROLE<|channel|>CHANNEL<|message|>BODY` ended by
+//! `<|end|>`, `<|call|>`, `<|return|>` or the next `<|start|>`. A message with a recipient
+//! (`to=functions.f`, in the role header or after the channel) is a call whose body is the JSON
+//! arguments, on any channel, with or without `<|constrain|>json`; the name drops `functions.`.
+//! Other `analysis` messages go to `reasoning`, the rest to `content`. A text that starts in
+//! the middle of a header (`<|channel|>…`, the `<|start|>assistant` being in the prompt) works
+//! too.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, Input};
+
+use super::cursor::{automaton, ProseCursor, Seek};
+use super::{skip_ws, Cx, Failure, Format};
+use crate::json::{JsonBuilder, JsonView};
+
+const START: &str = "<|start|>";
+const CHANNEL: &str = "<|channel|>";
+const MESSAGE: &str = "<|message|>";
+
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[START, CHANNEL]));
+/// What ends a message body; the last one (a new message) is not part of this one's markup.
+static TERMINATORS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| automaton(&["<|end|>", "<|call|>", "<|return|>", START]));
+
+/// The word after `to=` in a header, if any.
+fn recipient(header: &str) -> Option<&str> {
+    let at = header.find("to=")?;
+    let rest = &header[at + 3..];
+    let len = rest
+        .find(|c: char| c.is_whitespace() || c == '<')
+        .unwrap_or(rest.len());
+    Some(&rest[..len]).filter(|r| !r.is_empty())
+}
+
+pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut messages = Seek::new(text, end, MESSAGE);
+    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        let Some(message) = messages.find(marker.end) else {
+            break;
+        };
+        cx.prose(pos..marker.start);
+        let header = &text[marker.end..message];
+        let (role, channel) = if marker.pattern == 0 {
+            match header.find(CHANNEL) {
+                Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
+                None => (header, ""),
+            }
+        } else {
+            ("", header)
+        };
+        let channel_name = channel
+            .trim_start()
+            .split(|c: char| c.is_whitespace() || c == '<')
+            .next()
+            .unwrap_or_default();
+        let body = message + MESSAGE.len();
+        let terminator = TERMINATORS.find(Input::new(text).range(body..end));
+        let (body_end, markup_end) = match terminator {
+            Some(t) if t.pattern().as_usize() == 3 => (t.start(), t.start()),
+            Some(t) => (t.start(), t.end()),
+            None => (end, end),
+        };
+        let to = recipient(role).or_else(|| recipient(channel));
+        match to {
+            Some(to) if !matches!(to, "assistant" | "user" | "system" | "developer") => {
+                let name = to.strip_prefix("functions.").unwrap_or(to).to_owned();
+                call(cx, marker.start..markup_end, name, body, body_end)?;
+            }
+            _ if channel_name == "analysis" => {
+                cx.begin_reasoning();
+                cx.reasoning_text(body..body_end);
+            }
+            _ => cx.prose(body..body_end),
+        }
+        pos = markup_end;
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// A call whose arguments are the whole body `body..body_end`.
+fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    markup: Range<usize>,
+    name: String,
+    body: usize,
+    body_end: usize,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if name.is_empty() {
+        let failure = Failure::parse("missing tool name", markup.start, None);
+        cx.fail(Format::Harmony, markup, failure);
+        return Ok(());
+    }
+    if skip_ws(cx.text, body, body_end) == body_end {
+        let arguments = cx.builder.empty_object()?;
+        return cx.call(Format::Harmony, markup, name, None, arguments);
+    }
+    match cx.json_at(body, body_end)? {
+        Ok((arguments, json_end)) if skip_ws(cx.text, json_end, body_end) == body_end => {
+            cx.call(Format::Harmony, markup, name, None, arguments)
+        }
+        Ok((_, json_end)) => {
+            let failure =
+                Failure::parse("extra text after the JSON arguments", json_end, Some(name));
+            cx.fail(Format::Harmony, markup, failure);
+            Ok(())
+        }
+        Err(error) => {
+            cx.fail(Format::Harmony, markup, Failure::json(error, Some(name)));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! `hermes` (Hermes, Qwen2.5, Qwen3): `<tool_call>{"name": …, "arguments": …}</tool_call>`,
+//! with or without newlines, `parameters` for `arguments`, a JSON array of calls in one tag,
+//! and a missing final `</tool_call>` at the end of the text.
+
+use super::tool_call::{close_tag, Closers, CLOSE};
+use super::{Cx, Failure, Format};
+use crate::calls::push_calls_of_value;
+use crate::json::{JsonBuilder, JsonView};
+
+/// One call whose `<tool_call>` starts at `open` and whose JSON body starts at `body`. Returns
+/// where its markup ends.
+pub(crate) fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    body: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    match cx.json_at(body, end)? {
+        Ok((value, json_end)) => match close_tag(text, json_end, end) {
+            Some(markup_end) => {
+                let context = cx.context(Format::Hermes, open..markup_end);
+                let options = cx.options.json;
+                push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
+                Ok(markup_end)
+            }
+            None => {
+                let markup_end = closers.tool_call.end_of_next(json_end, end);
+                let at = json_end;
+                cx.fail(
+                    Format::Hermes,
+                    open..markup_end,
+                    Failure::parse(format!("expected {CLOSE} after the JSON"), at, None),
+                );
+                Ok(markup_end)
+            }
+        },
+        Err(error) => {
+            let markup_end = closers.tool_call.end_of_next(body, end);
+            cx.fail(Format::Hermes, open..markup_end, Failure::json(error, None));
+            Ok(markup_end)
+        }
+    }
+}

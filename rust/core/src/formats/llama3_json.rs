@@ -1,0 +1,115 @@
+//! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
+//! several joined by `;`.
+//!
+//! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
+//! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
+//! `"parameters"`) is read (never JSON in the middle of prose, as §4.3 decides for raw JSON);
+//! a message that starts with other JSON is left to the raw-JSON tier.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::cursor::{automaton, ProseCursor};
+use super::sniff::message_start;
+use super::{skip_ws, Cx, Failure, Format};
+use crate::calls::push_calls_of_value;
+use crate::json::{JsonBuilder, JsonKind, JsonView};
+
+const PYTHON_TAG: &str = "<|python_tag|>";
+
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[PYTHON_TAG]));
+
+pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut pos = range.start;
+    let start = range.start + message_start(&text[range.clone()]);
+    if text[start..end].starts_with('{') {
+        match calls(cx, start, end, false)? {
+            Some(calls_end) => {
+                cx.prose(pos..start);
+                pos = calls_end;
+            }
+            // A JSON message that is not Llama 3 calls: a tag inside it sits in a string.
+            None => {
+                cx.prose(range);
+                return Ok(());
+            }
+        }
+    }
+    let mut cursor = ProseCursor::new(text, &MARKERS, pos);
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        let calls_end = calls(cx, marker.end, end, true)?;
+        pos = calls_end.unwrap_or(marker.end);
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// The `;`-joined call objects at `start`. Returns where they end, or `None` (and records
+/// nothing) when not `committed` and the first object is not a call.
+fn calls<B>(
+    cx: &mut Cx<'_, '_, B>,
+    start: usize,
+    end: usize,
+    committed: bool,
+) -> Result<Option<usize>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut pos = start;
+    let mut first = true;
+    loop {
+        let object_start = skip_ws(text, pos, end);
+        match cx.json_at(object_start, end)? {
+            Ok((value, json_end)) => {
+                let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
+                if first && !committed && !(is_call && value.get("parameters").is_some()) {
+                    return Ok(None);
+                }
+                if is_call {
+                    let context = cx.context(Format::Llama3Json, object_start..json_end);
+                    let options = cx.options.json;
+                    push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
+                } else {
+                    let failure = Failure::parse(
+                        "expected a call object {\"name\": …, \"parameters\": …}",
+                        object_start,
+                        None,
+                    );
+                    cx.fail(Format::Llama3Json, object_start..json_end, failure);
+                }
+                pos = json_end;
+            }
+            Err(error) => {
+                if first && !committed {
+                    return Ok(None);
+                }
+                cx.fail(
+                    Format::Llama3Json,
+                    object_start..end,
+                    Failure::json(error, None),
+                );
+                return Ok(Some(end));
+            }
+        }
+        first = false;
+        let after = skip_ws(text, pos, end);
+        if text[after..end].starts_with(';')
+            && text[skip_ws(text, after + 1, end)..end].starts_with('{')
+        {
+            pos = after + 1;
+        } else {
+            return Ok(Some(pos));
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (before v11) and, per call,
+//! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later). The
+//! model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::cursor::{automaton, ProseCursor, Seek};
+use super::{skip_ws, Cx, Failure, Format};
+use crate::calls::push_calls_of_value;
+use crate::json::{JsonBuilder, JsonView};
+
+const TOOL_CALLS: &str = "[TOOL_CALLS]";
+const ARGS: &str = "[ARGS]";
+const CALL_ID: &str = "[CALL_ID]";
+
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[TOOL_CALLS]));
+
+pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut next_marker = Seek::new(text, end, TOOL_CALLS);
+    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        let body = skip_ws(text, marker.end, end);
+        // A failed call's markup runs to the next [TOOL_CALLS] or the end.
+        let recover = |next_marker: &mut Seek<'_>| next_marker.find(body).unwrap_or(end);
+        pos = if text[body..end].starts_with(['[', '{']) {
+            match cx.json_at(body, end)? {
+                Ok((value, json_end)) => {
+                    let context = cx.context(Format::Mistral, marker.start..json_end);
+                    let options = cx.options.json;
+                    push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
+                    json_end
+                }
+                Err(error) => {
+                    let markup_end = recover(&mut next_marker);
+                    cx.fail(
+                        Format::Mistral,
+                        marker.start..markup_end,
+                        Failure::json(error, None),
+                    );
+                    markup_end
+                }
+            }
+        } else {
+            match v11_call(cx, body, end)? {
+                Ok(json_end) => json_end,
+                Err(failure) => {
+                    let markup_end = recover(&mut next_marker);
+                    cx.fail(Format::Mistral, marker.start..markup_end, failure);
+                    markup_end
+                }
+            }
+        };
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// `NAME[CALL_ID]ID[ARGS]{…}` at `body`: records the call and returns the end of its JSON.
+fn v11_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    body: usize,
+    end: usize,
+) -> Result<Result<usize, Failure>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let bytes = text.as_bytes();
+    let bracket = |from: usize| memchr::memchr(b'[', &bytes[from..end]).map(|i| from + i);
+    let Some(name_end) = bracket(body) else {
+        return Ok(Err(Failure::parse("expected NAME[ARGS]", body, None)));
+    };
+    let name = text[body..name_end].trim().to_owned();
+    if name.is_empty() {
+        return Ok(Err(Failure::parse("missing tool name", body, None)));
+    }
+    let mut pos = name_end;
+    let mut id = None;
+    if text[pos..end].starts_with(CALL_ID) {
+        let id_start = pos + CALL_ID.len();
+        let Some(id_end) = bracket(id_start) else {
+            return Ok(Err(Failure::parse(
+                "expected [ARGS] after the call id",
+                id_start,
+                Some(name),
+            )));
+        };
+        id = Some(text[id_start..id_end].trim().to_owned());
+        pos = id_end;
+    }
+    if !text[pos..end].starts_with(ARGS) {
+        return Ok(Err(Failure::parse("expected [ARGS]", pos, Some(name))));
+    }
+    let call_start = body;
+    match cx.json_at(pos + ARGS.len(), end)? {
+        Ok((arguments, json_end)) => {
+            cx.call(Format::Mistral, call_start..json_end, name, id, arguments)?;
+            Ok(Ok(json_end))
+        }
+        Err(error) => Ok(Err(Failure::json(error, Some(name)))),
+    }
+}

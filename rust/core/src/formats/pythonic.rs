@@ -1,0 +1,216 @@
+//! `pythonic` (Llama 4, Olmo 3, LFM2): `[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]`,
+//! optionally inside `<|python_start|>…<|python_end|>`. Arguments are Python literals read by
+//! `literal` (never evaluated); a call with anything else (a name, an expression, a positional
+//! argument) is an error for that call, and the other calls are still read.
+//!
+//! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::cursor::{automaton, ProseCursor};
+use super::literal::{LitErr, Literals};
+use super::sniff::message_start;
+use super::{skip_ws, Cx, Failure, Format};
+use crate::json::{JsonBuilder, JsonStr, JsonView};
+
+const PYTHON_START: &str = "<|python_start|>";
+const PYTHON_END: &str = "<|python_end|>";
+
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[PYTHON_START]));
+
+/// Whether `text` starts with `[`, a (dotted) name and `(`.
+pub(crate) fn starts_call_list(text: &str) -> bool {
+    let mut reader = Literals::new(text, 0, text.len());
+    reader.eat(b'[') && {
+        reader.skip_ws();
+        dotted_name(&mut reader).is_some() && reader.eat(b'(')
+    }
+}
+
+fn dotted_name<'t>(reader: &mut Literals<'t>) -> Option<&'t str> {
+    let start = reader.pos;
+    reader.identifier()?;
+    while reader.peek() == Some(b'.') {
+        reader.pos += 1;
+        reader.identifier()?;
+    }
+    Some(&reader.text[start..reader.pos])
+}
+
+pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut pos = range.start;
+    let start = range.start + message_start(&text[range.clone()]);
+    if starts_call_list(&text[start..end]) {
+        cx.prose(pos..start);
+        pos = call_list(cx, start, end)?;
+    }
+    let mut cursor = ProseCursor::new(text, &MARKERS, pos);
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        let list = skip_ws(text, marker.end, end);
+        let mut list_end = call_list(cx, list, end)?;
+        let after = skip_ws(text, list_end, end);
+        if text[after..end].starts_with(PYTHON_END) {
+            list_end = after + PYTHON_END.len();
+        }
+        pos = list_end;
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// The `[call, …]` list at `start`; returns where it ends.
+fn call_list<B>(cx: &mut Cx<'_, '_, B>, start: usize, end: usize) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut reader = Literals::new(text, start, end);
+    if !reader.eat(b'[') {
+        cx.fail(
+            Format::Pythonic,
+            start..end,
+            Failure::parse("expected '[' and a list of calls", start, None),
+        );
+        return Ok(end);
+    }
+    let mut first = true;
+    loop {
+        if reader.eat(b']') {
+            return Ok(reader.pos);
+        }
+        if !first && !reader.eat(b',') {
+            let failure = Failure::parse("expected ',' or ']' between calls", reader.pos, None);
+            cx.fail(Format::Pythonic, start..end, failure);
+            return Ok(end);
+        }
+        if reader.eat(b']') {
+            return Ok(reader.pos);
+        }
+        first = false;
+        reader.skip_ws();
+        let call_start = reader.pos;
+        match one_call(cx, &mut reader)? {
+            Ok((name, arguments)) => {
+                cx.call(
+                    Format::Pythonic,
+                    call_start..reader.pos,
+                    name,
+                    None,
+                    arguments,
+                )?;
+            }
+            Err((failure, resume)) => {
+                let Some(resume) = resume else {
+                    cx.fail(Format::Pythonic, call_start..end, failure);
+                    return Ok(end);
+                };
+                cx.fail(Format::Pythonic, call_start..resume, failure);
+                reader.pos = resume;
+            }
+        }
+    }
+}
+
+/// A call's name and arguments, or its failure with where to resume (past its `)`).
+type CallRead<V> = Result<(String, V), (Failure, Option<usize>)>;
+
+/// `name(key=literal, …)` at the reader. On failure, also where the call's closing `)` ends
+/// (to resume with the next call), when it can be found.
+fn one_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    reader: &mut Literals<'_>,
+) -> Result<CallRead<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let Some(name) = dotted_name(reader) else {
+        let failure = Failure::parse("expected a function name", reader.pos, None);
+        return Ok(Err((failure, skip_call(reader))));
+    };
+    let name = name.to_owned();
+    if !reader.eat(b'(') {
+        let failure = Failure::parse(
+            "expected '(' after the function name",
+            reader.pos,
+            Some(name),
+        );
+        return Ok(Err((failure, skip_call(reader))));
+    }
+    let mut arguments = cx.builder.new_object()?;
+    let mut first = true;
+    loop {
+        if reader.eat(b')') {
+            break;
+        }
+        if !first && !reader.eat(b',') {
+            let failure = Failure::parse("expected ',' or ')'", reader.pos, Some(name));
+            return Ok(Err((failure, skip_call(reader))));
+        }
+        if reader.eat(b')') {
+            break;
+        }
+        first = false;
+        reader.skip_ws();
+        let key_at = reader.pos;
+        let Some(key) = reader.identifier().filter(|_| reader.eat(b'=')) else {
+            reader.pos = key_at;
+            let failure = Failure::parse(
+                "expected a keyword argument name=value (positional arguments have no name)",
+                key_at,
+                Some(name),
+            );
+            return Ok(Err((failure, skip_call(reader))));
+        };
+        match reader.value(cx.builder) {
+            Ok(value) => {
+                cx.builder
+                    .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?
+            }
+            Err(LitErr::Build(e)) => return Err(e),
+            Err(LitErr::Syntax(error)) => {
+                reader.pos = error.offset;
+                let failure = Failure::parse(error.detail, error.offset, Some(name));
+                return Ok(Err((failure, skip_call(reader))));
+            }
+        }
+    }
+    Ok(Ok((name, cx.builder.finish_object(arguments)?)))
+}
+
+/// From inside a broken call, the position just past its closing `)`: brackets are balanced
+/// and quoted strings skipped. `None` when the text ends first.
+fn skip_call(reader: &mut Literals<'_>) -> Option<usize> {
+    let bytes = reader.bytes;
+    let mut depth = 0usize;
+    let mut pos = reader.pos;
+    while pos < reader.end {
+        match bytes[pos] {
+            quote @ (b'\'' | b'"') => {
+                pos += 1;
+                while pos < reader.end && bytes[pos] != quote && bytes[pos] != b'\n' {
+                    pos += if bytes[pos] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth > 0 => depth -= 1,
+            b')' => return Some(pos + 1),
+            // The list closes before the call does: resume there.
+            b']' => return Some(pos),
+            _ => {}
+        }
+        pos += 1;
+    }
+    None
+}

@@ -1,0 +1,122 @@
+//! `qwen3_coder` (Qwen3-Coder, Qwen3.5):
+//! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`. Values are raw
+//! text, typed by the tool schema (see `schema`). A `<function=…>` block without the
+//! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
+//! of the text.
+
+use super::schema::{typed_value, Types};
+use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
+use super::{Cx, Failure, Format};
+use crate::json::{JsonBuilder, JsonStr, JsonView};
+
+pub(crate) const FUNCTION: &str = "<function=";
+pub(crate) const FUNCTION_CLOSE: &str = "</function>";
+const PARAMETER: &str = "<parameter=";
+pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
+
+/// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
+/// on the same line, and the position after the `>`.
+pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
+    let bytes = &text.as_bytes()[start..end];
+    let gt = memchr::memchr2(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
+    let name = text[start..start + gt].trim();
+    (!name.is_empty()).then_some((name, start + gt + 1))
+}
+
+/// One call whose markup starts at `open` (`<tool_call>`, or `<function=` when not `wrapped`)
+/// and whose `<function=` is at `at`. Returns where its markup ends.
+pub(crate) fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    at: usize,
+    end: usize,
+    wrapped: bool,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
+        let markup_end = if wrapped {
+            closers.tool_call.end_of_next(from, end)
+        } else {
+            closers.function.end_of_next(from, end)
+        };
+        cx.fail(Format::Qwen3Coder, open..markup_end, failure);
+        markup_end
+    };
+    let name_start = at + FUNCTION.len();
+    let Some((name, mut pos)) = text[at..end]
+        .starts_with(FUNCTION)
+        .then(|| tag_name(text, name_start, end))
+        .flatten()
+    else {
+        return Ok(fail(
+            cx,
+            at,
+            Failure::parse("expected <function=NAME>", at, None),
+        ));
+    };
+    let mut arguments = cx.builder.new_object()?;
+    loop {
+        pos = super::skip_ws(text, pos, end);
+        let rest = &text[pos..end];
+        if rest.starts_with(PARAMETER) {
+            let Some((key, value_start)) = tag_name(text, pos + PARAMETER.len(), end) else {
+                let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
+                return Ok(fail(cx, pos, failure));
+            };
+            let Some(close) = closers.parameter.find(value_start) else {
+                let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
+                return Ok(fail(
+                    cx,
+                    pos,
+                    Failure::parse(detail, pos, Some(name.into())),
+                ));
+            };
+            let types = cx
+                .options
+                .tools
+                .map_or(Types::default(), |tools| tools.types(name, key));
+            let raw = strip_newlines(&text[value_start..close]);
+            let value = typed_value(cx.builder, raw, types, cx.options.json)?;
+            cx.builder
+                .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+            pos = close + PARAMETER_CLOSE.len();
+        } else if rest.starts_with(FUNCTION_CLOSE) {
+            pos += FUNCTION_CLOSE.len();
+            break;
+        } else if rest.is_empty() {
+            break;
+        } else {
+            let failure = Failure::parse(
+                format!("expected <parameter=NAME> or {FUNCTION_CLOSE}"),
+                pos,
+                Some(name.into()),
+            );
+            return Ok(fail(cx, pos, failure));
+        }
+    }
+    let markup_end = if wrapped {
+        match close_tag(text, pos, end) {
+            Some(markup_end) => markup_end,
+            None => {
+                let failure = Failure::parse(format!("expected {CLOSE}"), pos, Some(name.into()));
+                return Ok(fail(cx, pos, failure));
+            }
+        }
+    } else {
+        pos
+    };
+    let arguments = cx.builder.finish_object(arguments)?;
+    cx.call(
+        Format::Qwen3Coder,
+        open..markup_end,
+        name.to_owned(),
+        None,
+        arguments,
+    )?;
+    Ok(markup_end)
+}

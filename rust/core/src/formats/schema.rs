@@ -1,0 +1,219 @@
+//! Typing the raw-text parameter values of qwen3_coder and glm45 (§6).
+//!
+//! With a schema type for the parameter: `string` keeps the text as written (`"03106"` stays a
+//! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON
+//! (objects and arrays also as a Python literal, which models often write) and keep it only if
+//! the decoded value has that type. A failed coercion keeps the string; a call is never dropped.
+//! Without a type: the JSON value when the text is valid JSON, else the string.
+
+use std::collections::HashMap;
+
+use super::literal::{parse_literal, LitErr};
+use crate::json::{parse, JsonBuilder, JsonKind, JsonStr, JsonView, ParseError, ParseOptions};
+
+/// JSON Schema `type` words, as a bit set (empty: any type).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Types(u8);
+
+impl Types {
+    const STRING: u8 = 1;
+    const INTEGER: u8 = 2;
+    const NUMBER: u8 = 4;
+    const BOOLEAN: u8 = 8;
+    const OBJECT: u8 = 16;
+    const ARRAY: u8 = 32;
+    const NULL: u8 = 64;
+
+    fn bit(word: &str) -> u8 {
+        match word {
+            "string" => Self::STRING,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            "boolean" => Self::BOOLEAN,
+            "object" => Self::OBJECT,
+            "array" => Self::ARRAY,
+            "null" => Self::NULL,
+            _ => 0,
+        }
+    }
+
+    /// The types a property schema allows: `type` (a word or a list), else the union over
+    /// `anyOf`/`oneOf`.
+    fn of_schema<V: JsonView>(schema: &V, depth: usize) -> Types {
+        let mut bits = 0;
+        if let Some(ty) = schema.get("type") {
+            match ty.kind() {
+                JsonKind::String => bits |= Self::bit(ty.as_str().unwrap_or_default()),
+                JsonKind::Array => {
+                    for item in ty.items() {
+                        bits |= Self::bit(item.as_str().unwrap_or_default());
+                    }
+                }
+                _ => {}
+            }
+        } else if depth < 4 {
+            for key in ["anyOf", "oneOf"] {
+                for option in schema.get(key).map(|v| v.items()).unwrap_or_default() {
+                    let types = Self::of_schema(&option, depth + 1);
+                    if types.0 == 0 {
+                        return Types(0);
+                    }
+                    bits |= types.0;
+                }
+            }
+        }
+        Types(bits)
+    }
+
+    fn allows(self, kind: JsonKind, integral: bool) -> bool {
+        let bit = match kind {
+            JsonKind::String => Self::STRING,
+            JsonKind::Number if integral => Self::INTEGER | Self::NUMBER,
+            JsonKind::Number => Self::NUMBER,
+            JsonKind::Bool => Self::BOOLEAN,
+            JsonKind::Object => Self::OBJECT,
+            JsonKind::Array => Self::ARRAY,
+            JsonKind::Null => Self::NULL,
+            JsonKind::Other => 0,
+        };
+        self.0 & bit != 0
+    }
+}
+
+/// Parameter types per tool, read once from the tool definitions.
+#[derive(Clone, Debug, Default)]
+pub struct ToolSchemas {
+    tools: HashMap<String, HashMap<String, Types>>,
+}
+
+impl ToolSchemas {
+    /// Reads tools in any shape `Tool.from_dict` accepts: neutral (`parameters`), OpenAI/Ollama
+    /// (`{"type": "function", "function": {…}}`), Anthropic (`input_schema`), ex_athena
+    /// (`schema`). Tools without a readable name are ignored.
+    pub fn from_tools<V: JsonView>(tools: &[V]) -> Self {
+        let mut schemas = ToolSchemas::default();
+        for tool in tools {
+            let tool = tool
+                .get("function")
+                .filter(|f| f.kind() == JsonKind::Object)
+                .unwrap_or_else(|| tool.clone());
+            let Some(name) = tool.get("name").and_then(|n| n.as_str().map(str::to_owned)) else {
+                continue;
+            };
+            let schema = ["parameters", "input_schema", "schema"]
+                .into_iter()
+                .find_map(|key| tool.get(key));
+            let mut params = HashMap::new();
+            if let Some(properties) = schema.and_then(|s| s.get("properties")) {
+                for (key, property) in properties.entries() {
+                    params.insert(key, Types::of_schema(&property, 0));
+                }
+            }
+            schemas.tools.insert(name, params);
+        }
+        schemas
+    }
+
+    /// The types of a parameter (empty when unknown).
+    pub fn types(&self, tool: &str, parameter: &str) -> Types {
+        self.tools
+            .get(tool)
+            .and_then(|params| params.get(parameter))
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// The value of a raw-text parameter, typed as the module documentation says.
+pub(crate) fn typed_value<B>(
+    builder: &mut B,
+    raw: &str,
+    types: Types,
+    options: ParseOptions,
+) -> Result<B::Value, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let string = |builder: &mut B| builder.string(JsonStr::from_utf8(raw));
+    if types.0 == Types::STRING {
+        return string(builder);
+    }
+    let integral = !raw.contains(['.', 'e', 'E']);
+    match parse(raw, builder, options) {
+        Ok(value) => {
+            if types.0 == 0 || types.allows(value.kind(), integral) {
+                return Ok(value);
+            }
+        }
+        Err(ParseError::Build(e)) => return Err(e),
+        Err(ParseError::Syntax(_)) => {}
+    }
+    if types.0 & Types::BOOLEAN != 0 {
+        match raw.trim() {
+            t if t.eq_ignore_ascii_case("true") => return builder.boolean(true),
+            t if t.eq_ignore_ascii_case("false") => return builder.boolean(false),
+            _ => {}
+        }
+    }
+    if types.0 & (Types::OBJECT | Types::ARRAY) != 0 {
+        match parse_literal(builder, raw) {
+            Ok(value) if types.allows(value.kind(), false) => return Ok(value),
+            Err(LitErr::Build(e)) => return Err(e),
+            _ => {}
+        }
+    }
+    string(builder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Value, ValueBuilder};
+
+    fn typed(raw: &str, schema: &str) -> Value {
+        let schema: Value = parse(schema, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        let types = Types::of_schema(&schema, 0);
+        typed_value(&mut ValueBuilder, raw, types, ParseOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn typing() {
+        assert_eq!(typed("03106", r#"{"type":"string"}"#), Value::str("03106"));
+        assert_eq!(typed("10", r#"{"type":"string"}"#), Value::str("10"));
+        assert_eq!(typed("10", r#"{"type":"integer"}"#), Value::Int(10));
+        assert_eq!(typed("1.5", r#"{"type":"integer"}"#), Value::str("1.5"));
+        assert_eq!(typed("1.5", r#"{"type":"number"}"#), Value::Float(1.5));
+        assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));
+        assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
+        assert_eq!(typed("abc", r#"{"type":"integer"}"#), Value::str("abc"));
+        assert_eq!(
+            typed("{'a': 1}", r#"{"type":"object"}"#),
+            Value::object([("a", Value::Int(1))])
+        );
+        assert_eq!(
+            typed("[1, 2]", r#"{"type":"array"}"#),
+            Value::array(vec![Value::Int(1), Value::Int(2)])
+        );
+        assert_eq!(
+            typed("[1, 2]", r#"{"type":"object"}"#),
+            Value::str("[1, 2]")
+        );
+        assert_eq!(
+            typed("5", r#"{"type":["integer","string"]}"#),
+            Value::Int(5)
+        );
+        assert_eq!(
+            typed("x5", r#"{"type":["integer","string"]}"#),
+            Value::str("x5")
+        );
+        assert_eq!(
+            typed("5", r#"{"anyOf":[{"type":"integer"},{"type":"null"}]}"#),
+            Value::Int(5)
+        );
+        // No type: JSON when valid, else the text.
+        assert_eq!(typed("5", "{}"), Value::Int(5));
+        assert_eq!(typed("null", "{}"), Value::Null);
+        assert_eq!(typed("hello world", "{}"), Value::str("hello world"));
+    }
+}

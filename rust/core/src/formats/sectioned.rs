@@ -1,0 +1,160 @@
+//! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
+//! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
+//! accepted too, and a missing final `CALL_END` at the end of the text.
+
+use std::ops::Range;
+
+use aho_corasick::AhoCorasick;
+
+use super::cursor::{ProseCursor, Seek};
+use super::{skip_ws, Cx, Failure, Format};
+use crate::json::{JsonBuilder, JsonView};
+
+pub(crate) struct Tokens {
+    /// The formats using these tokens; a call that fails before its format is known is
+    /// reported as the first allowed one.
+    pub formats: &'static [Format],
+    pub section_begin: &'static str,
+    pub section_end: &'static str,
+    pub call_begin: &'static str,
+    pub sep: &'static str,
+    pub call_end: &'static str,
+}
+
+/// What a format read from one call's header and body.
+pub(crate) enum Body<V> {
+    Call {
+        format: Format,
+        name: String,
+        id: Option<String>,
+        arguments: V,
+        /// Where the body ends (before `CALL_END`).
+        end: usize,
+    },
+    Fail(Format, Failure),
+}
+
+pub(crate) type ReadBody<B> =
+    fn(
+        &mut Cx<'_, '_, B>,
+        Range<usize>,
+        usize,
+        usize,
+    ) -> Result<Body<<B as JsonBuilder>::Value>, <B as JsonBuilder>::Error>;
+
+/// Parses `range` with `markers` = [section_begin, call_begin] and `read` for each call's header
+/// (the range between `CALL_BEGIN` and `SEP`) and body (starting after `SEP`).
+pub(crate) fn parse_region<B>(
+    cx: &mut Cx<'_, '_, B>,
+    range: Range<usize>,
+    tokens: &Tokens,
+    markers: &AhoCorasick,
+    read: ReadBody<B>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut seps = Seek::new(text, end, tokens.sep);
+    let mut call_ends = Seek::new(text, end, tokens.call_end);
+    let mut cursor = ProseCursor::new(text, markers, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        pos = if marker.pattern == 0 {
+            let mut p = marker.end;
+            loop {
+                p = skip_ws(text, p, end);
+                let rest = &text[p..end];
+                if rest.starts_with(tokens.call_begin) {
+                    p = one_call(cx, p, end, tokens, &mut seps, &mut call_ends, read)?;
+                } else {
+                    if rest.starts_with(tokens.section_end) {
+                        p += tokens.section_end.len();
+                    }
+                    break p;
+                }
+            }
+        } else {
+            one_call(
+                cx,
+                marker.start,
+                end,
+                tokens,
+                &mut seps,
+                &mut call_ends,
+                read,
+            )?
+        };
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+fn one_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    at: usize,
+    end: usize,
+    tokens: &Tokens,
+    seps: &mut Seek<'_>,
+    call_ends: &mut Seek<'_>,
+    read: ReadBody<B>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let header_start = at + tokens.call_begin.len();
+    let call_end = call_ends.find(header_start);
+    let sep = seps
+        .find(header_start)
+        .filter(|&s| call_end.is_none_or(|e| s < e));
+    let Some(sep) = sep else {
+        let markup_end = call_end.map_or(end, |e| e + tokens.call_end.len());
+        let failure = Failure::parse(format!("missing {}", tokens.sep), header_start, None);
+        let format = tokens
+            .formats
+            .iter()
+            .copied()
+            .find(|&f| cx.allowed.contains(f))
+            .unwrap_or(tokens.formats[0]);
+        cx.fail(format, at..markup_end, failure);
+        return Ok(markup_end);
+    };
+    let body = sep + tokens.sep.len();
+    match read(cx, header_start..sep, body, end)? {
+        Body::Call {
+            format,
+            name,
+            id,
+            arguments,
+            end: body_end,
+        } => {
+            let after = skip_ws(text, body_end, end);
+            let markup_end = if text[after..end].starts_with(tokens.call_end) {
+                after + tokens.call_end.len()
+            } else if after == end {
+                end
+            } else {
+                let markup_end = call_ends.end_of_next(body_end, end);
+                let detail = format!("expected {} after the arguments", tokens.call_end);
+                cx.fail(
+                    format,
+                    at..markup_end,
+                    Failure::parse(detail, after, Some(name)),
+                );
+                return Ok(markup_end);
+            };
+            cx.call(format, at..markup_end, name, id, arguments)?;
+            Ok(markup_end)
+        }
+        Body::Fail(format, failure) => {
+            let markup_end = call_ends.end_of_next(body, end);
+            cx.fail(format, at..markup_end, failure);
+            Ok(markup_end)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Which formats occur in a text: one Aho–Corasick pass over the fixed marker set, plus a look
+//! at the first character of the message for the two formats that may have no marker at all
+//! (`llama3_json` as bare `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list).
+
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::cursor::automaton;
+use super::{FormatSet, Group};
+use crate::scan::think::think_spans;
+
+const MARKERS: [(&str, Group); 12] = [
+    ("<tool_call>", Group::ToolCallTag),
+    ("<function=", Group::ToolCallTag),
+    ("[TOOL_CALLS]", Group::Mistral),
+    ("<|python_tag|>", Group::Llama3Json),
+    ("<|python_start|>", Group::Pythonic),
+    ("<｜tool▁calls▁begin｜>", Group::Deepseek),
+    ("<｜tool▁call▁begin｜>", Group::Deepseek),
+    ("<|tool_calls_section_begin|>", Group::KimiK2),
+    ("<|tool_call_begin|>", Group::KimiK2),
+    ("<|start|>", Group::Harmony),
+    ("<|channel|>", Group::Harmony),
+    ("<|message|>", Group::Harmony),
+];
+
+static AUTOMATON: LazyLock<AhoCorasick> =
+    LazyLock::new(|| automaton(&MARKERS.map(|(marker, _)| marker)));
+
+/// The groups of `allowed` whose markers occur in `text`, in the order of their first
+/// occurrence.
+///
+/// A message that is JSON (it starts with `{`, or `[` and a JSON value) is a raw-JSON or bare
+/// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for.
+pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
+    let mut found: Vec<(usize, Group)> = Vec::new();
+    if let Some((pos, group)) = bare_message(text) {
+        if allowed.has_group(group) {
+            found.push((pos, group));
+        }
+    }
+    if is_json_message(&text[message_start(text)..]) {
+        return found.into_iter().map(|(_, group)| group).collect();
+    }
+    let wanted = MARKERS
+        .iter()
+        .filter(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
+        .count();
+    if wanted > 0 {
+        for m in AUTOMATON.find_iter(text) {
+            let group = MARKERS[m.pattern().as_usize()].1;
+            if allowed.has_group(group) && !found.iter().any(|(_, g)| *g == group) {
+                found.push((m.start(), group));
+                let groups_left = MARKERS
+                    .iter()
+                    .filter(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
+                    .count();
+                if groups_left == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    found.sort_by_key(|&(pos, _)| pos);
+    found.into_iter().map(|(_, group)| group).collect()
+}
+
+/// A message that is, after leading think spans and whitespace, a bare JSON object (Llama 3) or
+/// a bare `[name(` list (pythonic).
+fn bare_message(text: &str) -> Option<(usize, Group)> {
+    let start = message_start(text);
+    let rest = &text[start..];
+    if rest.starts_with('{') {
+        return Some((start, Group::Llama3Json));
+    }
+    if rest.starts_with('[') && super::pythonic::starts_call_list(rest) {
+        return Some((start, Group::Pythonic));
+    }
+    None
+}
+
+/// Whether a message (from its start) is JSON rather than markup: `{`, or `[` followed by a
+/// JSON value or `]` (`[TOOL_CALLS]` and `[f(` are not).
+fn is_json_message(rest: &str) -> bool {
+    match rest.strip_prefix('[') {
+        Some(inner) => inner.trim_start().starts_with(['{', '[', '"', ']']),
+        None => rest.starts_with('{'),
+    }
+}
+
+/// Where the message proper starts: past leading whitespace and think spans.
+pub(crate) fn message_start(text: &str) -> usize {
+    let trimmed = |pos: usize| pos + (text[pos..].len() - text[pos..].trim_start().len());
+    let mut pos = trimmed(0);
+    if text[pos..].starts_with("<think>") || text.contains("</think>") {
+        for span in think_spans(text) {
+            if span.start > pos {
+                break;
+            }
+            pos = trimmed(span.end.max(pos));
+        }
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+
+    #[test]
+    fn sniffs_in_order_of_first_marker() {
+        let text = "x [TOOL_CALLS]f[ARGS]{} then <tool_call>{}</tool_call>";
+        assert_eq!(
+            sniff(text, FormatSet::ALL),
+            vec![Group::Mistral, Group::ToolCallTag]
+        );
+        assert_eq!(
+            sniff(text, FormatSet::only(Format::Hermes)),
+            vec![Group::ToolCallTag]
+        );
+        assert!(sniff("plain prose, no markers", FormatSet::ALL).is_empty());
+        assert_eq!(
+            sniff("<think>a</think>\n[f(a=1)]", FormatSet::ALL),
+            vec![Group::Pythonic]
+        );
+        assert_eq!(
+            sniff(" {\"name\": \"f\"}", FormatSet::ALL),
+            vec![Group::Llama3Json]
+        );
+        assert!(sniff("[link](x)", FormatSet::ALL).is_empty());
+        // Markers inside the strings of a JSON message are not markup.
+        let json = r#"[{"name": "f", "arguments": {"s": "<tool_call>"}}]"#;
+        assert!(sniff(json, FormatSet::ALL).is_empty());
+        let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
+        assert_eq!(sniff(object, FormatSet::ALL), vec![Group::Llama3Json]);
+    }
+}

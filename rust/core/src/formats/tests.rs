@@ -1,0 +1,442 @@
+//! Every format and variant of §6, and the rules shared by all of them.
+
+use super::*;
+use crate::json::{parse, to_compact_json, Value, ValueBuilder};
+
+fn run_format(format: Format, text: &str, options: FormatOptions<'_>) -> Parsed<Value> {
+    match parse_format(&mut ValueBuilder, text, format, options) {
+        Ok(parsed) => parsed,
+        Err(never) => match never {},
+    }
+}
+
+fn parsed(format: Format, text: &str) -> Parsed<Value> {
+    run_format(format, text, FormatOptions::default())
+}
+
+/// `name args-json` for a call, `!protocol: message` for a failure.
+fn shown(outcomes: &[Outcome<Value>]) -> Vec<String> {
+    outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Call(c) => format!("{} {}", c.name, to_compact_json(&c.arguments)),
+            Outcome::Invalid(i) => format!("!{}: {}", i.protocol.as_str(), i.message()),
+        })
+        .collect()
+}
+
+fn calls(format: Format, text: &str) -> Vec<String> {
+    shown(&parsed(format, text).outcomes)
+}
+
+fn ids(format: Format, text: &str) -> Vec<Option<String>> {
+    parsed(format, text)
+        .outcomes
+        .into_iter()
+        .map(|o| match o {
+            Outcome::Call(c) => c.id,
+            Outcome::Invalid(_) => None,
+        })
+        .collect()
+}
+
+fn auto(text: &str) -> Vec<String> {
+    let outcomes = extract_formats(
+        &mut ValueBuilder,
+        text,
+        FormatSet::ALL,
+        FormatOptions::default(),
+    );
+    match outcomes {
+        Ok(outcomes) => shown(&outcomes),
+        Err(never) => match never {},
+    }
+}
+
+const F_A1: &str = r#"f {"a":1}"#;
+
+// --- hermes -------------------------------------------------------------------------------
+
+#[test]
+fn hermes_variants() {
+    use Format::Hermes;
+    let plain = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>";
+    assert_eq!(calls(Hermes, plain), [F_A1]);
+    let compact = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call><tool_call>{"name": "g", "parameters": {"b": "x"}}</tool_call>"#;
+    assert_eq!(calls(Hermes, compact), [F_A1, r#"g {"b":"x"}"#]);
+    let unclosed = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n";
+    assert_eq!(calls(Hermes, unclosed), [F_A1, "g {}"]);
+    let double = r#"<tool_call>{"name": "f", "arguments": "{\"a\": 1}"}</tool_call>"#;
+    assert_eq!(calls(Hermes, double), [F_A1]);
+    let array = r#"<tool_call>[{"name": "f", "arguments": {"a": 1}}, {"name": "g"}]</tool_call>"#;
+    assert_eq!(calls(Hermes, array), [F_A1, "g {}"]);
+    let in_string = r#"<tool_call>{"name": "f", "arguments": {"s": "</tool_call>"}}</tool_call>"#;
+    assert_eq!(calls(Hermes, in_string), [r#"f {"s":"</tool_call>"}"#]);
+}
+
+#[test]
+fn hermes_content_and_reasoning() {
+    let text = "<think>\nI should call f.\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\nDone.";
+    let p = parsed(Format::Hermes, text);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Sure.\n\nDone.");
+    assert_eq!(p.reasoning.as_deref(), Some("I should call f."));
+    let none = parsed(Format::Hermes, "just prose");
+    assert_eq!(
+        (none.content.as_str(), none.reasoning, none.outcomes.len()),
+        ("just prose", None, 0)
+    );
+}
+
+#[test]
+fn calls_inside_think_are_found_unless_disabled() {
+    let text = "<think>let me <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call></think>ok";
+    let p = parsed(Format::Hermes, text);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.reasoning.as_deref(), Some("let me"));
+    let options = FormatOptions {
+        calls_in_reasoning: false,
+        ..FormatOptions::default()
+    };
+    let p = run_format(Format::Hermes, text, options);
+    assert!(p.outcomes.is_empty());
+    assert!(p.reasoning.unwrap().contains("<tool_call>"));
+    assert_eq!(p.content, "ok");
+}
+
+#[test]
+fn hermes_errors_have_offsets_and_do_not_stop_the_parse() {
+    let text = "ab<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</tool_call><tool_call>{\"name\": \"g\", \"arguments\": [1]}</tool_call><tool_call>{\"name\": \"h\", \"arguments\": {}}</tool_call>";
+    let p = parsed(Format::Hermes, text);
+    assert_eq!(p.outcomes.len(), 3);
+    let Outcome::Invalid(first) = &p.outcomes[0] else {
+        panic!()
+    };
+    assert_eq!(first.byte_offset, Some(text.find(" }}").unwrap() + 1));
+    assert_eq!(first.raw, &text[2..text.find("</tool_call>").unwrap() + 12]);
+    assert_eq!(first.protocol.as_str(), "hermes");
+    let Outcome::Invalid(second) = &p.outcomes[1] else {
+        panic!()
+    };
+    assert_eq!(second.kind, crate::calls::FailureKind::Arguments);
+    assert_eq!(second.name.as_deref(), Some("g"));
+    assert!(matches!(&p.outcomes[2], Outcome::Call(c) if c.name == "h"));
+}
+
+// --- code-span rule -----------------------------------------------------------------------
+
+#[test]
+fn markers_in_code_spans_create_no_call() {
+    let text = "Wrap calls in `<tool_call>` tags, or write `[TOOL_CALLS]` and ``<|python_tag|>``.";
+    assert!(auto(text).is_empty());
+    for format in Format::ALL {
+        assert!(parsed(format, text).outcomes.is_empty(), "{format:?}");
+        assert_eq!(parsed(format, text).content, text);
+    }
+    let mixed =
+        "Use `<tool_call>`:\n<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+    assert_eq!(auto(mixed), [F_A1]);
+}
+
+// --- qwen3_coder and glm45 ----------------------------------------------------------------
+
+const QWEN: &str = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=zip>\n03106\n</parameter>\n<parameter=s>\nhello world\n</parameter>\n</function>\n</tool_call>";
+
+fn schemas(tools: &str) -> ToolSchemas {
+    let tools: Value = parse(tools, &mut ValueBuilder, ParseOptions::default()).unwrap();
+    let Value::Array(items) = tools else { panic!() };
+    ToolSchemas::from_tools(&items)
+}
+
+#[test]
+fn qwen3_coder_values() {
+    // "03106" is not valid JSON (leading zero), so it stays a string even without a schema.
+    assert_eq!(
+        calls(Format::Qwen3Coder, QWEN),
+        [r#"f {"a":1,"zip":"03106","s":"hello world"}"#]
+    );
+    let tools = schemas(
+        r#"[{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+            "properties": {"a": {"type": "string"}, "zip": {"type": "string"}, "s": {"type": "integer"}}}}}]"#,
+    );
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    let p = run_format(Format::Qwen3Coder, QWEN, options);
+    // Typed: "1" stays a string; a failed integer coercion keeps the text and the call.
+    assert_eq!(
+        shown(&p.outcomes),
+        [r#"f {"a":"1","zip":"03106","s":"hello world"}"#]
+    );
+}
+
+#[test]
+fn qwen3_coder_variants() {
+    use Format::Qwen3Coder;
+    let compact = "<tool_call><function=f><parameter=a>1</parameter></function></tool_call>";
+    assert_eq!(calls(Qwen3Coder, compact), [F_A1]);
+    let bare = "text <function=f><parameter=a>1</parameter></function> more";
+    let p = parsed(Qwen3Coder, bare);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "text  more");
+    let truncated = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n";
+    assert_eq!(calls(Qwen3Coder, truncated), [F_A1]);
+    let object = "<tool_call><function=f><parameter=o>\n{\"k\": [1, 2]}\n</parameter></function></tool_call>";
+    assert_eq!(calls(Qwen3Coder, object), [r#"f {"o":{"k":[1,2]}}"#]);
+    let multiline = "<tool_call><function=f><parameter=code>\nline 1\n  line 2\n</parameter></function></tool_call>";
+    assert_eq!(
+        calls(Qwen3Coder, multiline),
+        [r#"f {"code":"line 1\n  line 2"}"#]
+    );
+    let broken = "<tool_call><function=f><parameter=a>1</function></tool_call><tool_call><function=g></function></tool_call>";
+    let shown = calls(Qwen3Coder, broken);
+    assert!(
+        shown[0].starts_with("!qwen3_coder: invalid qwen3_coder call 0"),
+        "{shown:?}"
+    );
+    assert_eq!(shown[1], "g {}", "the failed call ends at its </tool_call>");
+    let no_params = "<tool_call><function=g></function></tool_call>";
+    assert_eq!(calls(Qwen3Coder, no_params), ["g {}"]);
+}
+
+#[test]
+fn glm45_variants() {
+    use Format::Glm45;
+    let newlines = "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>s</arg_key>\n<arg_value>x y</arg_value>\n</tool_call>";
+    assert_eq!(calls(Glm45, newlines), [r#"f {"a":1,"s":"x y"}"#]);
+    let glm47 = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><tool_call>g</tool_call>";
+    assert_eq!(calls(Glm45, glm47), [F_A1, "g {}"]);
+    let tools =
+        schemas(r#"[{"name": "f", "parameters": {"properties": {"a": {"type": "string"}}}}]"#);
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    assert_eq!(
+        shown(&run_format(Glm45, glm47, options).outcomes),
+        [r#"f {"a":"1"}"#, "g {}"]
+    );
+}
+
+#[test]
+fn tool_call_tag_bodies_are_told_apart() {
+    let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n<tool_call>h\n<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>";
+    assert_eq!(auto(text), [F_A1, "g {}", r#"h {"b":2}"#]);
+}
+
+// --- mistral ------------------------------------------------------------------------------
+
+#[test]
+fn mistral_variants() {
+    use Format::Mistral;
+    let pre = r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}, "id": "abc123XYZ"}, {"name": "g", "arguments": {}}]"#;
+    assert_eq!(calls(Mistral, pre), [F_A1, "g {}"]);
+    assert_eq!(ids(Mistral, pre), [Some("abc123XYZ".to_owned()), None]);
+    let spaced = r#"Sure. [TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]"#;
+    let p = parsed(Mistral, spaced);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "Sure.")
+    );
+    let v11 = r#"[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123XYZ[ARGS]{}"#;
+    assert_eq!(calls(Mistral, v11), [F_A1, "g {}"]);
+    assert_eq!(ids(Mistral, v11), [None, Some("abc123XYZ".to_owned())]);
+    let broken = r#"[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g[ARGS]{}"#;
+    let shown = calls(Mistral, broken);
+    assert!(shown[0].contains("expected [ARGS]"), "{shown:?}");
+    assert_eq!(shown[1], "g {}");
+}
+
+// --- llama3_json --------------------------------------------------------------------------
+
+#[test]
+fn llama3_json_variants() {
+    use Format::Llama3Json;
+    let tagged =
+        r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}"#;
+    assert_eq!(calls(Llama3Json, tagged), [F_A1, "g {}"]);
+    let plain = r#"{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}"#;
+    assert_eq!(calls(Llama3Json, plain), [F_A1, "g {}"]);
+    assert_eq!(auto(plain), [F_A1, "g {}"]);
+    let not_a_call = r#"{"answer": 42}"#;
+    assert!(calls(Llama3Json, not_a_call).is_empty());
+    assert!(auto(not_a_call).is_empty());
+    let mid_prose = r#"For example {"name": "f", "parameters": {}} is a call."#;
+    assert!(calls(Llama3Json, mid_prose).is_empty());
+    let raw_json = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
+    assert!(calls(Llama3Json, raw_json).is_empty());
+    assert!(auto(raw_json).is_empty());
+    let broken_after_tag = r#"<|python_tag|>{"name": "f", "parameters": {"a": }"#;
+    assert!(calls(Llama3Json, broken_after_tag)[0].starts_with("!llama3_json"));
+}
+
+// --- pythonic -----------------------------------------------------------------------------
+
+#[test]
+fn pythonic_variants() {
+    use Format::Pythonic;
+    let text = "[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]";
+    assert_eq!(
+        calls(Pythonic, text),
+        [F_A1, r#"g {"b":"x","c":true,"d":null,"e":[1,{"k":2}]}"#]
+    );
+    let wrapped = "<|python_start|>[math.factorial(number=5, t=(1, 2), s=\"it's\")]<|python_end|>";
+    assert_eq!(
+        calls(Pythonic, wrapped),
+        [r#"math.factorial {"number":5,"t":[1,2],"s":"it's"}"#]
+    );
+    assert_eq!(auto(wrapped).len(), 1);
+    let empty = "[f(), g(a=-1.5e3,)]";
+    assert_eq!(calls(Pythonic, empty), ["f {}", r#"g {"a":-1500.0}"#]);
+    let bad = "[f(a=x), g(b=1), h(1), k(c=__import__('os').system('rm'))]";
+    let shown = calls(Pythonic, bad);
+    assert_eq!(shown.len(), 4, "{shown:?}");
+    assert!(shown[0].contains("'x' is not a literal"));
+    assert_eq!(shown[1], r#"g {"b":1}"#);
+    assert!(shown[2].contains("positional"));
+    assert!(shown[3].starts_with("!pythonic"));
+    assert!(calls(Pythonic, "see [the docs](https://x) (f(a=1))").is_empty());
+    assert!(auto("[link](x)").is_empty());
+}
+
+// --- deepseek -----------------------------------------------------------------------------
+
+#[test]
+fn deepseek_variants() {
+    let v31 = "Let me check.\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let p = parsed(Format::DeepseekV31, v31);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned(), "g {}".to_owned()], "Let me check.")
+    );
+    assert_eq!(auto(v31), [F_A1, "g {}"]);
+    let v3 = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    assert_eq!(calls(Format::DeepseekV3, v3), [F_A1, "g {}"]);
+    assert_eq!(auto(v3), [F_A1, "g {}"]);
+    let missing_end = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}";
+    assert_eq!(calls(Format::DeepseekV31, missing_end), [F_A1]);
+    let no_sep = "<｜tool▁call▁begin｜>f{\"a\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜>";
+    let shown = calls(Format::DeepseekV31, no_sep);
+    assert!(shown[0].contains("missing <｜tool▁sep｜>"), "{shown:?}");
+    assert_eq!(shown[1], "g {}");
+}
+
+// --- kimi_k2 ------------------------------------------------------------------------------
+
+#[test]
+fn kimi_k2_variants() {
+    let plain = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+    assert_eq!(calls(Format::KimiK2, plain), [F_A1, "g {}"]);
+    assert_eq!(
+        ids(Format::KimiK2, plain),
+        [
+            Some("functions.f:0".to_owned()),
+            Some("functions.g:1".to_owned())
+        ]
+    );
+    let spaced = "Let me look. <|tool_calls_section_begin|> <|tool_call_begin|> functions.math.gcd:0 <|tool_call_argument_begin|> {\"a\": 1} <|tool_call_end|> <|tool_calls_section_end|>";
+    let p = parsed(Format::KimiK2, spaced);
+    assert_eq!(shown(&p.outcomes), [r#"math.gcd {"a":1}"#]);
+    assert_eq!(p.content, "Let me look.");
+    assert_eq!(auto(spaced).len(), 1);
+}
+
+// --- harmony ------------------------------------------------------------------------------
+
+#[test]
+fn harmony_variants() {
+    use Format::Harmony;
+    let standard = "<|start|>assistant<|channel|>analysis<|message|>Need f.<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>";
+    let p = parsed(Harmony, standard);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.reasoning.as_deref(), Some("Need f."));
+    let in_role = "<|start|>assistant to=functions.calculus.derivative<|channel|>commentary <|constrain|>json<|message|>{\"a\": 1}<|call|>";
+    assert_eq!(calls(Harmony, in_role), [r#"calculus.derivative {"a":1}"#]);
+    let no_constrain = "<|channel|>commentary to=functions.f<|message|>{\"a\": 1}<|call|>";
+    assert_eq!(calls(Harmony, no_constrain), [F_A1]);
+    let bare_name = "<|start|>assistant<|channel|>analysis to=f<|message|>{\"a\": 1}<|call|>";
+    assert_eq!(calls(Harmony, bare_name), [F_A1]);
+    let prose = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>The answer is 4.<|return|>";
+    let p = parsed(Harmony, prose);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(
+        (p.content.as_str(), p.reasoning.as_deref()),
+        ("The answer is 4.", Some("Think."))
+    );
+    let broken =
+        "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>";
+    assert!(calls(Harmony, broken)[0].starts_with("!harmony: invalid arguments"));
+    assert_eq!(auto(standard), [F_A1]);
+}
+
+// --- the whole tier -----------------------------------------------------------------------
+
+#[test]
+fn extract_restricts_to_the_allowed_formats() {
+    let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+    let only_mistral = extract_formats(
+        &mut ValueBuilder,
+        text,
+        FormatSet::only(Format::Mistral),
+        FormatOptions::default(),
+    );
+    assert!(matches!(only_mistral, Ok(v) if v.is_empty()));
+    let none = extract_formats(
+        &mut ValueBuilder,
+        text,
+        FormatSet::NONE,
+        FormatOptions::default(),
+    );
+    assert!(matches!(none, Ok(v) if v.is_empty()));
+    assert_eq!(auto("no markers at all"), Vec::<String>::new());
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!(
+        "<tool_call>{{\"name\": \"f\", \"arguments\": {}1{}}}</tool_call>",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert!(calls(Format::Hermes, &deep)[0].contains("nesting deeper than 256"));
+    let deep_py = format!("[f(a={}1{})]", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(calls(Format::Pythonic, &deep_py)[0].contains("nesting deeper than 256"));
+}
+
+#[test]
+fn many_broken_calls_stay_linear() {
+    // Each of these would rescan the rest of the text if searches were not cached.
+    let n = 20_000;
+    for (format, unit) in [
+        (Format::Hermes, "<tool_call>{"),
+        (Format::Qwen3Coder, "<tool_call><function=f><parameter=a>"),
+        (Format::Glm45, "<tool_call>f<arg_key>a"),
+        (Format::Mistral, "[TOOL_CALLS]f"),
+        (Format::KimiK2, "<|tool_call_begin|>x"),
+        (Format::Harmony, "<|start|>assistant"),
+        (Format::Pythonic, "<|python_start|>[f(a=x"),
+    ] {
+        let text = unit.repeat(n);
+        let started = std::time::Instant::now();
+        let p = parsed(format, &text);
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "{format:?} took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            !p.outcomes.is_empty() || format == Format::Harmony,
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn format_names_round_trip() {
+    for format in Format::ALL {
+        assert_eq!(Format::parse(format.as_str()), Some(format));
+        assert!(FormatSet::ALL.contains(format));
+    }
+    assert_eq!(Format::parse("nope"), None);
+}
