@@ -18,3 +18,28 @@ def corpus_cases() -> tuple[dict[str, Any], ...]:
 
 def as_pairs(calls: list[Any]) -> list[tuple[str, Any]]:
     return [(c.name, c.arguments) for c in calls]
+
+
+_CODE = (
+    'def render(path: str) -> str:\n    """Fill the template at {path}."""\n'
+    "    with open(path, encoding='utf-8') as f:\n"
+    "        return f.read().replace(\"\\\\n\", '\\n')\n"
+    'fn main() { let s = "{}\\t}"; println!("{s} ✓ — ok"); }\n'
+    "SELECT name, count(*) FROM calls WHERE args LIKE '%~~~%' GROUP BY 1; -- 🚀\r\n"
+    "```js\nconst re = /[{}\\[\\]]+/g; console.log(`${x}`);\n```\n"
+)
+
+
+def code_like(size: int) -> str:
+    """`size` characters of mixed source code: quotes, backslashes, braces, fences, CRLF,
+    non-ASCII and astral characters (the kind of string a file-writing call carries)."""
+    return (_CODE * (size // len(_CODE) + 1))[:size]
+
+
+def write_file_call(size: int) -> tuple[str, str, dict[str, Any]]:
+    """A `~~~tool_call` message with one call whose `content` argument is `size` characters of
+    code: (message text, the arguments JSON as written, the decoded arguments)."""
+    arguments = {"path": "src/big.py", "content": code_like(size)}
+    arguments_text = json.dumps(arguments, ensure_ascii=False)
+    body = f'{{"name": "write_file", "arguments": {arguments_text}}}'
+    return f"Writing the file.\n~~~tool_call\n{body}\n~~~\n", arguments_text, arguments

@@ -5,6 +5,7 @@
 {'a': 1}
 """
 
+from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
@@ -15,9 +16,16 @@ from ._errors import (
     ToolValidationError,
     ToolwireError,
 )
+from ._parse_text import parse_text
 from ._toolwire import (
     InvalidToolCall,
+    ReasoningDelta,
+    StreamParser,
+    TextDelta,
     ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
     __version__,
     decode_arguments,
     extract,
@@ -43,15 +51,23 @@ from .prompt import augment_system_prompt
 
 __all__ = [
     "PROVIDERS",
+    "AnthropicStreamAccumulator",
     "ArgumentsError",
     "InvalidToolCall",
     "JSONDecodeError",
+    "OpenAIStreamAccumulator",
     "Parsed",
     "Provider",
     "ProviderFormatError",
+    "ReasoningDelta",
+    "StreamParser",
+    "TextDelta",
     "Tool",
     "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
     "ToolCallParseError",
+    "ToolCallStart",
     "ToolDefinitionError",
     "ToolResult",
     "ToolValidationError",
@@ -72,5 +88,6 @@ __all__ = [
     "loads",
     "parse_native",
     "parse_raw_json",
+    "parse_text",
     "parse_text_tagged",
 ]

@@ -165,3 +165,110 @@ def extract_arrow_buffers(
     repair: bool = False,
 ) -> tuple[Any, ...]:
     """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""
+
+def new_call_id() -> str:
+    """A fresh call id (SPEC §1): ``call_`` and 12 URL-safe base64 characters."""
+
+class TextDelta:
+    """Plain text that can no longer be part of a marker (SPEC §9.1)."""
+
+    kind: Final = "text_delta"
+    __match_args__: Final = ("text",)
+    @property
+    def text(self) -> str: ...
+    def __new__(cls, text: str) -> TextDelta: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class ReasoningDelta:
+    """Text inside a ``<think>`` span or an analysis channel (SPEC §9.1)."""
+
+    kind: Final = "reasoning_delta"
+    __match_args__: Final = ("text",)
+    @property
+    def text(self) -> str: ...
+    def __new__(cls, text: str) -> ReasoningDelta: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class ToolCallStart:
+    """A call begins: its name is known (SPEC §9.1)."""
+
+    kind: Final = "tool_call_start"
+    __match_args__: Final = ("index", "id", "name")
+    @property
+    def index(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    def __new__(cls, index: int, id: str, name: str) -> ToolCallStart: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class ToolCallDelta:
+    """The next piece of a call's arguments text, as the model wrote it (SPEC §9.1)."""
+
+    kind: Final = "tool_call_delta"
+    __match_args__: Final = ("index", "arguments")
+    @property
+    def index(self) -> int: ...
+    @property
+    def arguments(self) -> str: ...
+    def __new__(cls, index: int, arguments: str) -> ToolCallDelta: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class ToolCallEnd:
+    """A call is complete and decoded (SPEC §9.1)."""
+
+    kind: Final = "tool_call_end"
+    __match_args__: Final = ("index", "call")
+    @property
+    def index(self) -> int: ...
+    @property
+    def call(self) -> ToolCall: ...
+    def __new__(cls, index: int, call: ToolCall) -> ToolCallEnd: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+Event = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | InvalidToolCall
+
+class StreamParser:
+    """Incremental parser of model text (SPEC §9.1): ``feed`` chunks, get events.
+
+    One parser serves one message and one thread at a time: used from two threads at once it
+    raises ``RuntimeError``.
+    """
+
+    def __new__(
+        cls,
+        *,
+        formats: str | Sequence[str] | None = "auto",
+        tools: Any = None,
+        on_error: ErrorPolicy = "keep",
+        calls_in_reasoning: bool = True,
+    ) -> StreamParser: ...
+    @property
+    def tools(self) -> Any: ...
+    def feed(self, chunk: str | bytes | bytearray, /) -> list[Event]:
+        """Feed the next chunk; ``bytes`` may end inside a UTF-8 sequence."""
+    def finish(self) -> list[Event]:
+        """End the message: release held text, end or invalidate an open call."""
+    def reset(self) -> None:
+        """Forget everything fed so far (same options)."""
+
+def parse_text_parts(
+    text: str | bytes,
+    /,
+    *,
+    format: str | Sequence[str],
+    on_error: ErrorPolicy,
+    calls_in_reasoning: bool,
+) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
+    """``(content, calls, reasoning)`` of model text, by the stream engine."""

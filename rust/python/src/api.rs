@@ -53,6 +53,12 @@ fn text_calls<'py>(
     calls_list(py, outcomes, policy)
 }
 
+/// A fresh call id (§1): `call_` and 12 URL-safe base64 characters of OS randomness.
+#[pyfunction]
+pub fn new_call_id() -> String {
+    toolwire_core::ids::generate_id()
+}
+
 /// Decode JSON text (str or bytes) into Python objects, exactly as `json.loads` does, but
 /// strict RFC 8259 (no NaN/Infinity) and limited to 256 levels of nesting.
 ///

@@ -13,24 +13,32 @@ use toolwire_core::json::{JsonBuilder, JsonStr};
 
 use crate::view::PyJson;
 
-/// Builds Python objects; holds the attached-interpreter token and, when free, the key cache.
+/// Builds Python objects; holds the attached-interpreter token and, from the first key on and
+/// when free, the key cache.
 pub struct PyBuilder<'py> {
     py: Python<'py>,
-    /// `None` when the cache is in use further up this thread's stack (a parse re-entered
-    /// from a finalizer) or poisoned: keys are then simply not cached.
+    /// `None` before the first key (a builder that decodes nothing, such as a stream chunk's,
+    /// never takes the lock), and when the cache is in use further up this thread's stack (a
+    /// parse re-entered from a finalizer) or poisoned: keys are then simply not cached.
     keys: Option<MutexGuard<'static, KeyCache>>,
+    locked: bool,
 }
 
 impl<'py> PyBuilder<'py> {
     pub fn new(py: Python<'py>) -> Self {
         Self {
             py,
-            keys: KEY_CACHE.try_lock().ok(),
+            keys: None,
+            locked: false,
         }
     }
 
     /// The `str` for an object key, from the cache when it is available.
     pub fn key(&mut self, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
+        if !self.locked {
+            self.locked = true;
+            self.keys = KEY_CACHE.try_lock().ok();
+        }
         match self.keys.as_mut() {
             Some(cache) => cache.get(self.py, key),
             None => py_string(self.py, key),

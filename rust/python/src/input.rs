@@ -119,6 +119,38 @@ pub fn tool_schemas(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ToolSch
     Ok(Some(ToolSchemas::from_tools(&views)))
 }
 
+/// The names `formats=` lists, or `None` for `"auto"`. `one_name` also accepts a single name
+/// as a string (the `format=` of `parse_text`).
+pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Option<Vec<String>>> {
+    let known = |name: String| {
+        if FORMAT_NAMES.contains(&name.as_str()) {
+            Ok(name)
+        } else {
+            Err(PyValueError::new_err(format!(
+                "unknown format {name:?}; known formats: {}",
+                FORMAT_NAMES.join(", ")
+            )))
+        }
+    };
+    if let Ok(s) = formats.cast::<PyString>() {
+        let name = s.to_str()?;
+        if name == "auto" {
+            return Ok(None);
+        }
+        if one_name {
+            return Ok(Some(vec![known(name.to_owned())?]));
+        }
+        return Err(PyValueError::new_err(
+            "formats must be 'auto' or a list of format names",
+        ));
+    }
+    let mut names = Vec::new();
+    for name in formats.try_iter()? {
+        names.push(known(name?.extract()?)?);
+    }
+    Ok(Some(names))
+}
+
 /// `formats="auto"` or a list of names → which text tiers run.
 pub fn text_options<'a>(
     formats: &Bound<'_, PyAny>,
@@ -128,31 +160,15 @@ pub fn text_options<'a>(
 ) -> PyResult<TextOptions<'a>> {
     let mode = raw_json_mode(raw_json)?;
     let json = ParseOptions { lenient: repair };
-    if let Ok(s) = formats.cast::<PyString>() {
-        if s.to_str()? == "auto" {
-            return Ok(TextOptions {
-                text_tagged: true,
-                formats: FormatSet::ALL,
-                raw_json: Some(mode),
-                json,
-                tools,
-            });
-        }
-        return Err(PyValueError::new_err(
-            "formats must be 'auto' or a list of format names",
-        ));
-    }
-    let mut names = Vec::new();
-    for name in formats.try_iter()? {
-        let name: String = name?.extract()?;
-        if !FORMAT_NAMES.contains(&name.as_str()) {
-            return Err(PyValueError::new_err(format!(
-                "unknown format {name:?}; known formats: {}",
-                FORMAT_NAMES.join(", ")
-            )));
-        }
-        names.push(name);
-    }
+    let Some(names) = format_names(formats, false)? else {
+        return Ok(TextOptions {
+            text_tagged: true,
+            formats: FormatSet::ALL,
+            raw_json: Some(mode),
+            json,
+            tools,
+        });
+    };
     let formats = names
         .iter()
         .filter_map(|n| Format::parse(n))

@@ -13,7 +13,9 @@ mod batch;
 mod builder;
 mod codec;
 mod errors;
+mod events;
 mod input;
+mod stream;
 mod types;
 mod view;
 
@@ -22,6 +24,10 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<types::ToolCall>()?;
     m.add_class::<types::InvalidToolCall>()?;
+    m.add_class::<stream::StreamParser>()?;
+    events::add_classes(m)?;
+    m.add_function(wrap_pyfunction!(stream::parse_text_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(api::new_call_id, m)?)?;
     m.add_function(wrap_pyfunction!(api::loads, m)?)?;
     m.add_function(wrap_pyfunction!(api::decode_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(api::parse_native, m)?)?;

@@ -304,6 +304,11 @@ impl StreamParser {
         self.saw_think
     }
 
+    /// Whether the bytes fed so far end inside a UTF-8 sequence (held for the next chunk).
+    pub fn holds_partial_utf8(&self) -> bool {
+        !self.utf8_pending.is_empty()
+    }
+
     /// Whether [`finish`](Self::finish) has run (further input starts a new message only after
     /// [`reset`](Self::reset)).
     pub fn is_finished(&self) -> bool {
