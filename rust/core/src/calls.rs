@@ -424,16 +424,7 @@ where
             "",
         ));
     }
-    if let Some(function) = element.get("functionCall") {
-        // Gemini: `{"functionCall": {"name", "args", "id"?}}`.
-        return call_from_object(builder, &function, options).map_err(|f| f.within("functionCall"));
-    }
-    if element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call") {
-        // OpenAI Responses: the call id is `call_id`; `id` names the output item.
-        let mut call = call_from_object(builder, element, options)?;
-        call.id = id_of(element.get("call_id")).or(call.id);
-        return Ok(call);
-    }
+    // Most common shape first: each probe is a dict lookup.
     if let Some(function) = element.get("function") {
         // OpenAI / OpenAI-compatible / Ollama: the id sits beside `function`.
         if function.kind() != JsonKind::Object {
@@ -451,8 +442,17 @@ where
         return Ok(call);
     }
     if element.get("name").is_some() {
-        // Anthropic `tool_use` blocks and pre-parsed calls.
-        return call_from_object(builder, element, options);
+        let mut call = call_from_object(builder, element, options)?;
+        if element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call") {
+            // OpenAI Responses: the call id is `call_id`; `id` names the output item.
+            call.id = id_of(element.get("call_id")).or(call.id);
+        }
+        // Otherwise an Anthropic `tool_use` block or a pre-parsed call.
+        return Ok(call);
+    }
+    if let Some(function) = element.get("functionCall") {
+        // Gemini: `{"functionCall": {"name", "args", "id"?}}`.
+        return call_from_object(builder, &function, options).map_err(|f| f.within("functionCall"));
     }
     Err(ShapeFailure::parse(
         "unrecognised tool call shape: expected 'function' (OpenAI, Ollama), \

@@ -3,13 +3,13 @@
 use memchr::memmem;
 
 use crate::calls::{
-    call_from_object, push_calls_of_text, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
-    TextCallContext, TextPlace,
+    call_from_object, push_calls_of_text, push_calls_of_value, FailureKind, Invalid, Outcome,
+    Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::formats::{extract_formats, FormatOptions, FormatSet, ToolSchemas};
-use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
+use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
-use crate::scan::fence::find_blocks;
+use crate::scan::fence::{closing_fence_after, find_blocks_with};
 use crate::scan::raw::{balanced_spans, fenced_regions, whole_region};
 
 /// Where `parse_raw_json` looks for candidates (§4.3).
@@ -55,8 +55,22 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    // Well-formed blocks are decoded while they are found: the parse tells where the JSON
+    // ends, so the closing fence is found without a second, string-aware pass. (Strict JSON
+    // only: lenient JSON may hide a fence line in a single-quoted string.)
+    let mut decoded: Vec<(usize, B::Value)> = Vec::new();
+    let blocks = find_blocks_with(text, |body_start| {
+        if options.lenient {
+            return None;
+        }
+        let (value, end) = parse_prefix(&text[body_start..], builder, options).ok()?;
+        let close = closing_fence_after(text, body_start + end)?;
+        decoded.push((body_start, value));
+        Some(close)
+    });
+    let mut decoded = decoded.into_iter().peekable();
     let mut outcomes = Vec::new();
-    for (block_index, block) in find_blocks(text).into_iter().enumerate() {
+    for (block_index, block) in blocks.into_iter().enumerate() {
         let what = TextPlace::FenceBlock(block_index);
         if !block.terminated {
             let index = outcomes.len();
@@ -74,7 +88,12 @@ where
             text: &text[block.body.clone()],
             base: block.body.start,
         };
-        push_calls_of_text(builder, &context, options, &mut outcomes)?;
+        match decoded.next_if(|(start, _)| *start == block.body.start) {
+            Some((_, value)) => {
+                push_calls_of_value(builder, value, &context, options, &mut outcomes)?
+            }
+            None => push_calls_of_text(builder, &context, options, &mut outcomes)?,
+        }
     }
     Ok(outcomes)
 }

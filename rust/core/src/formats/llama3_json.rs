@@ -30,7 +30,14 @@ where
     let end = range.end;
     let mut pos = range.start;
     let start = range.start + message_start(&text[range.clone()]);
-    if text[start..end].starts_with('{') {
+    let bare = &text[start..end];
+    if bare.starts_with('{') {
+        // Without `"parameters"` or a tag anywhere this cannot hold Llama 3 calls: leaving it
+        // to the raw-JSON tier at once spares decoding every raw-JSON message twice.
+        if !bare.contains("\"parameters\"") && !bare.contains(PYTHON_TAG) {
+            cx.prose(range);
+            return Ok(());
+        }
         match calls(cx, start, end, false)? {
             Some(calls_end) => {
                 cx.prose(pos..start);

@@ -119,6 +119,16 @@ enum BodyEnd {
 
 /// Finds every `~~~tool_call` block of `text`, in order.
 pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
+    find_blocks_with(text, |_| None)
+}
+
+/// [`find_blocks`], asking `known_close(body_start)` first for each body: a caller that has
+/// already decoded the body's JSON (and so knows where it ends) returns the closing line's
+/// start and end, sparing the string-aware scan. Returning `None` falls back to the scan.
+pub fn find_blocks_with(
+    text: &str,
+    mut known_close: impl FnMut(usize) -> Option<(usize, usize)>,
+) -> Vec<FenceBlock> {
     let bytes = text.as_bytes();
     let mut code_blocks = CodeBlocks::new(bytes);
     let mut blocks = Vec::new();
@@ -141,12 +151,15 @@ pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
             pos = body_start;
             continue;
         }
-        let end = match scan_body(bytes, body_start, string_runs_to_end) {
-            BodyEnd::EndOfText => {
-                string_runs_to_end = true;
-                first_fence_line(bytes, body_start)
-            }
-            found => found,
+        let end = match known_close(body_start) {
+            Some((close_start, close_end)) => BodyEnd::Closed(close_start, close_end),
+            None => match scan_body(bytes, body_start, string_runs_to_end) {
+                BodyEnd::EndOfText => {
+                    string_runs_to_end = true;
+                    first_fence_line(bytes, body_start)
+                }
+                found => found,
+            },
         };
         let (block, next) = match end {
             BodyEnd::Closed(close_start, close_end) => (
@@ -179,6 +192,35 @@ pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
         pos = next;
     }
     blocks
+}
+
+/// The closing fence line that follows a complete JSON value ending at `end`, with nothing but
+/// blank space between them: the line's start and end. A JSON value cannot hold a bare `~~~`
+/// line outside its strings, so this agrees with the string-aware scan of [`find_blocks`].
+pub fn closing_fence_after(text: &str, end: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut i = end;
+    // The rest of the value's own line must be blank.
+    while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b'\n') {
+        return None;
+    }
+    loop {
+        let line_start = i + 1;
+        if let Some((FenceLine::Close, line_end)) = fence_line(bytes, line_start) {
+            return Some((line_start, line_end));
+        }
+        // Only blank lines may come before the fence.
+        i = line_start;
+        while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
+            i += 1;
+        }
+        if bytes.get(i) != Some(&b'\n') {
+            return None;
+        }
+    }
 }
 
 /// Walks a body from `start`, tracking JSON strings, to the first fence line outside a string.
@@ -305,6 +347,15 @@ mod tests {
             bodies("```\ncode\n```\n~~~tool_call\n{}\n~~~"),
             vec![("{}\n", true)]
         );
+    }
+
+    #[test]
+    fn closing_fence_after_a_value() {
+        let text = "{\"a\": 1}  \r\n\n  ~~~ \nrest";
+        assert_eq!(closing_fence_after(text, 8), Some((13, 20)));
+        assert_eq!(closing_fence_after("{} ~~~\n", 2), None);
+        assert_eq!(closing_fence_after("{}\nx\n~~~\n", 2), None);
+        assert_eq!(closing_fence_after("{}\n", 2), None);
     }
 
     #[test]
