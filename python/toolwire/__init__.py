@@ -15,6 +15,9 @@ from ._errors import (
     ToolValidationError,
     ToolwireError,
 )
+from ._filter import ToolFilter
+from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
+from ._registry import ToolRegistry
 from ._toolwire import (
     InvalidToolCall,
     ToolCall,
@@ -40,12 +43,15 @@ from .codecs import (
     encode_tools,
 )
 from .prompt import augment_system_prompt
+from ._validation import validate_arguments
 
 __all__ = [
     "PROVIDERS",
     "ArgumentsError",
     "InvalidToolCall",
     "JSONDecodeError",
+    "LoopObserver",
+    "LoopResult",
     "Parsed",
     "Provider",
     "ProviderFormatError",
@@ -53,12 +59,15 @@ __all__ = [
     "ToolCall",
     "ToolCallParseError",
     "ToolDefinitionError",
+    "ToolFilter",
+    "ToolRegistry",
     "ToolResult",
     "ToolValidationError",
     "ToolwireError",
     "__version__",
     "augment_system_prompt",
     "convert_message",
+    "arun_tool_loop",
     "decode_arguments",
     "decode_results",
     "decode_tool_calls",
@@ -73,4 +82,6 @@ __all__ = [
     "parse_native",
     "parse_raw_json",
     "parse_text_tagged",
+    "run_tool_loop",
+    "validate_arguments",
 ]

@@ -165,3 +165,12 @@ def extract_arrow_buffers(
     repair: bool = False,
 ) -> tuple[Any, ...]:
     """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""
+
+class CompiledSchema:
+    """A tool's parameters schema compiled by the Rust core (draft 2020-12)."""
+
+    def errors(self, tool: str, arguments: Any) -> list[str]:
+        """One message per problem with ``arguments``; empty when they are valid."""
+
+def compile_schema(schema: Any, /) -> CompiledSchema:
+    """Compile (or fetch from the cache) the validator of a parameters schema."""

@@ -14,6 +14,7 @@ mod builder;
 mod codec;
 mod errors;
 mod input;
+mod schema;
 mod types;
 mod view;
 
@@ -33,5 +34,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::extract_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_jsonl_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_arrow_buffers, m)?)?;
+    m.add_class::<schema::CompiledSchema>()?;
+    m.add_function(wrap_pyfunction!(schema::compile_schema, m)?)?;
     Ok(())
 }
