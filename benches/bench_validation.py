@@ -8,16 +8,14 @@ Both sides give the same valid/invalid verdict on every call (checked here).
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from bench_data import corpus_cases
 from toolwire import Tool, validate_arguments
 
-CASES = Path(__file__).parent.parent / "tests" / "data" / "cases.jsonl"
 GROUP_VALID = "validate corpus calls"
 GROUP_INVALID = "validate broken corpus calls"
 
@@ -38,25 +36,22 @@ def pairs() -> tuple[list[Pair], list[Pair]]:
     their first typed argument replaced by a value of the wrong type."""
     valid: list[Pair] = []
     broken: list[Pair] = []
-    with CASES.open(encoding="utf-8") as f:
-        for line in f:
-            case = json.loads(line)
-            tools = {t["name"]: Tool.from_dict(t) for t in case["tools"]}
-            baseline = {
-                name: jsonschema.Draft202012Validator(tool.parameters)
-                for name, tool in tools.items()
-            }
-            for call in case["calls"]:
-                tool, arguments = tools[call["name"]], call["arguments"]
-                valid.append((tool, baseline[call["name"]], arguments))
-                properties = tool.parameters.get("properties", {})
-                for key in arguments:
-                    kind = properties.get(key, {}).get("type")
-                    if kind in WRONG_VALUE and "enum" not in properties[key]:
-                        broken.append(
-                            (tool, baseline[call["name"]], {**arguments, key: WRONG_VALUE[kind]})
-                        )
-                        break
+    for case in corpus_cases():
+        tools = {t["name"]: Tool.from_dict(t) for t in case["tools"]}
+        baseline = {
+            name: jsonschema.Draft202012Validator(tool.parameters) for name, tool in tools.items()
+        }
+        for call in case["calls"]:
+            tool, arguments = tools[call["name"]], call["arguments"]
+            valid.append((tool, baseline[call["name"]], arguments))
+            properties = tool.parameters.get("properties", {})
+            for key in arguments:
+                kind = properties.get(key, {}).get("type")
+                if kind in WRONG_VALUE and "enum" not in properties[key]:
+                    broken.append(
+                        (tool, baseline[call["name"]], {**arguments, key: WRONG_VALUE[kind]})
+                    )
+                    break
     return valid, broken
 
 

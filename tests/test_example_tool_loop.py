@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from support import ROOT
 
 EXAMPLE = ROOT / "examples" / "tool_loop.py"
 

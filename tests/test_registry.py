@@ -298,3 +298,31 @@ def test_tools_and_listing() -> None:
     assert [t.name for t in registry.tools("* -danger -a*")] == ["slow"]
     assert len(registry) == 5 and "add" in registry and "nope" not in registry
     assert [t.name for t in registry] == ["add", "boom", "slow", "aslow", "aecho"]
+
+
+def test_definitions_in_each_wire_format() -> None:
+    registry = make_registry()
+    openai = registry.definitions("* -danger -*slow", provider="openai")
+    assert [d["function"]["name"] for d in openai] == ["add", "aecho"]
+    assert openai[0] == {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "description": "Add.",
+            "parameters": registry.get("add").parameters,  # type: ignore[union-attr]
+        },
+    }
+    anthropic = registry.definitions(provider="anthropic")
+    assert [d["name"] for d in anthropic] == ["add", "boom", "slow", "aslow", "aecho"]
+    assert set(anthropic[0]) == {"name", "description", "input_schema"}
+    assert registry.definitions(provider="ollama") == registry.definitions(provider="openai")
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    from toolwire import _filter, _loop, _registry, _signature, _validation
+
+    for module in (_filter, _validation, _signature, _registry, _loop):
+        failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert attempted > 0 and failed == 0, module.__name__

@@ -269,13 +269,16 @@ def test_failures_become_error_results_and_the_loop_continues() -> None:
 
 
 def test_unreadable_call_gets_a_placeholder_and_an_error_result() -> None:
-    broken = '~~~tool_call\n{"name": "add", "arguments": {"a": 1,}}\n~~~'
-    result = run_tool_loop(Script(broken, "fine"), USER, make_registry())
-    [call] = result.messages[1]["tool_calls"]
-    assert call["function"] == {"name": "add", "arguments": "{}"}
-    assert result.messages[2]["tool_call_id"] == call["id"]
-    assert result.tool_results[0].is_error
-    assert "could not be read" in result.tool_results[0].content
+    not_an_object = '~~~tool_call\n{"name": "add", "arguments": [1]}\n~~~'
+    unreadable = '~~~tool_call\n{"name": "add", "arguments": {"a": 1,}}\n~~~'
+    result = run_tool_loop(Script(not_an_object, unreadable, "fine"), USER, make_registry())
+    assert result.stopped_reason == "final"
+    for index, name in [(1, "add"), (3, "invalid_tool_call")]:
+        [call] = result.messages[index]["tool_calls"]
+        assert call["function"] == {"name": name, "arguments": "{}"}
+        assert result.messages[index + 1]["tool_call_id"] == call["id"]
+    assert [r.is_error for r in result.tool_results] == [True, True]
+    assert all("could not be read" in r.content for r in result.tool_results)
 
 
 def test_observer_sees_everything_in_order() -> None:

@@ -8,7 +8,7 @@ import gc
 from typing import Any
 
 import pytest
-from conftest import cases
+from support import cases
 from toolwire import Tool, ToolDefinitionError, validate_arguments
 
 SCHEMA: dict[str, Any] = {

@@ -215,7 +215,7 @@ def _steps(
     tool_filter: ToolFilter | str | None,
 ) -> _Steps:
     """The loop itself, independent of sync/async."""
-    from . import encode_calls, encode_results
+    from ._codec_shim import encode_calls, encode_results
 
     if provider_format not in ("openai", "anthropic", "ollama"):
         raise ValueError(

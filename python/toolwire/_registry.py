@@ -191,7 +191,7 @@ class ToolRegistry:
         >>> registry.definitions(provider="anthropic")[0]["name"]
         'ping'
         """
-        from . import encode_tools
+        from ._codec_shim import encode_tools
 
         return list(encode_tools(self.tools(tool_filter), provider))
 
