@@ -5,7 +5,7 @@ prompt-augmented models do, even when the provider supports native calls), then 
 native OpenAI ``tool_calls``, then gives its final answer. toolwire finds the calls either way,
 validates and runs them, and keeps the conversation in the provider's wire format.
 
-Run: ``python examples/tool_loop.py [openai|anthropic|ollama]``
+Run: ``python examples/tool_loop.py [openai|anthropic|ollama|gemini|openai_responses]``
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, Literal
 
-from toolwire import LoopResult, ToolCall, ToolRegistry, ToolResult, run_tool_loop
+from toolwire import LoopResult, Provider, ToolCall, ToolRegistry, ToolResult, run_tool_loop
 
 registry = ToolRegistry(filter="*")
 
@@ -104,7 +104,7 @@ class PrintingObserver:
         print(f"<- {result.content}{'  [error]' if result.is_error else ''}")
 
 
-def main(provider_format: Literal["openai", "anthropic", "ollama"] = "openai") -> LoopResult:
+def main(provider_format: Provider = "openai") -> LoopResult:
     result = run_tool_loop(
         scripted_provider(),
         [{"role": "user", "content": "Weather in Oslo and Lisbon, and 100 EUR in NOK?"}],

@@ -409,6 +409,40 @@ def test_sync_loop_refuses_an_async_provider() -> None:
 
 def test_bad_options_raise() -> None:
     with pytest.raises(ValueError, match="provider_format"):
-        run_tool_loop(Script("x"), USER, make_registry(), provider_format="gemini")  # type: ignore[arg-type]
+        run_tool_loop(Script("x"), USER, make_registry(), provider_format="bedrock")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_turns"):
         run_tool_loop(Script("x"), USER, make_registry(), max_turns=0)
+
+
+def test_responses_and_gemini_formats() -> None:
+    tagged = '~~~tool_call\n{"id": "t1", "name": "add", "arguments": {"a": 1, "b": 1}}\n~~~'
+    responses = run_tool_loop(
+        Script(tagged, "2"), USER, make_registry(), provider_format="openai_responses"
+    )
+    assert [m.get("type") for m in responses.messages[1:]] == [
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert responses.messages[2]["call_id"] == "t1" and responses.messages[2]["output"] == "2"
+    gemini_body = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"text": "Adding."},
+                        {"functionCall": {"name": "add", "args": {"a": 2, "b": 2}}},
+                    ],
+                }
+            }
+        ]
+    }
+    gemini = run_tool_loop(
+        Script(gemini_body, "4"), USER, make_registry(), provider_format="gemini"
+    )
+    assert gemini.stopped_reason == "final" and gemini.tool_results[0].content == "4"
+    model, results, final = gemini.messages[1:]
+    assert model["role"] == "model" and model["parts"][0] == {"text": "Adding."}
+    assert results["parts"][0]["functionResponse"]["name"] == "add"
+    assert final["role"] == "model"

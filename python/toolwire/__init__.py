@@ -31,6 +31,7 @@ from ._toolwire import (
     parse_text_tagged,
 )
 from ._types import Parsed, Tool, ToolResult
+from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,
     Provider,
@@ -43,7 +44,6 @@ from .codecs import (
     encode_tools,
 )
 from .prompt import augment_system_prompt
-from ._validation import validate_arguments
 
 __all__ = [
     "PROVIDERS",
@@ -65,9 +65,9 @@ __all__ = [
     "ToolValidationError",
     "ToolwireError",
     "__version__",
+    "arun_tool_loop",
     "augment_system_prompt",
     "convert_message",
-    "arun_tool_loop",
     "decode_arguments",
     "decode_results",
     "decode_tool_calls",

@@ -18,10 +18,11 @@ from ._filter import ToolFilter
 from ._registry import ToolRegistry
 from ._toolwire import InvalidToolCall, ToolCall, extract
 from ._types import ToolResult
+from .codecs import PROVIDERS, Provider, encode_calls, encode_results
 
 __all__ = ["LoopObserver", "LoopResult", "MessageFormat", "arun_tool_loop", "run_tool_loop"]
 
-MessageFormat = Literal["openai", "anthropic", "ollama"]
+MessageFormat = Provider
 StoppedReason = Literal["final", "max_turns", "error"]
 
 
@@ -109,9 +110,11 @@ def run_tool_loop(
     with :func:`extract` (so a model that writes ``~~~tool_call`` blocks or raw JSON instead of
     native calls still gets its tools run), executed with ``registry.execute`` (filtered by
     ``tool_filter``, else the registry's filter), and appended as one assistant message with
-    native calls plus the result messages, in ``provider_format``. A turn is one provider call
-    plus up to ``max_tool_passes`` passes of tool runs each followed by a provider call, so the
-    provider is called at most ``max_turns * (1 + max_tool_passes)`` times. With
+    native calls plus the result messages, in ``provider_format`` (any of the codecs'
+    providers: ``openai``, ``openai_responses``, ``anthropic``, ``ollama``, ``gemini``). A
+    turn is one provider call plus up to ``max_tool_passes`` passes of tool runs, each followed
+    by a provider call, so the provider is called at most ``max_turns * (1 + max_tool_passes)``
+    times. With
     ``parallel_tools`` the calls of one pass run in a thread pool; results keep call order, so
     the messages are the same as sequential. The input ``messages`` are not modified.
 
@@ -215,12 +218,8 @@ def _steps(
     tool_filter: ToolFilter | str | None,
 ) -> _Steps:
     """The loop itself, independent of sync/async."""
-    from ._codec_shim import encode_calls, encode_results
-
-    if provider_format not in ("openai", "anthropic", "ollama"):
-        raise ValueError(
-            f"provider_format must be 'openai', 'anthropic' or 'ollama', not {provider_format!r}"
-        )
+    if provider_format not in PROVIDERS:
+        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {provider_format!r}")
     if max_turns < 1 or max_tool_passes < 0:
         raise ValueError("max_turns must be at least 1 and max_tool_passes at least 0")
     history = list(messages)
@@ -249,17 +248,19 @@ def _steps(
         response = answer
         text, native = _response_text(answer)
         if not found:
-            final = _text_message(text or "", provider_format)
-            history.append(final)
-            yield _Notify("on_message", (final,))
+            for message in _messages(encode_calls([], provider_format, content=text)):
+                history.append(message)
+                yield _Notify("on_message", (message,))
             return (yield from finish("final"))
         if asked >= budget:
             return (yield from finish("max_turns"))
         calls = [_placeholder(c) if isinstance(c, InvalidToolCall) else c for c in found]
         # Text-form calls become native calls in the history; their markup is not repeated.
-        assistant = encode_calls(calls, provider_format, content=text if native else None)
-        history.append(assistant)
-        yield _Notify("on_message", (assistant,))
+        for message in _messages(
+            encode_calls(calls, provider_format, content=text if native else None)
+        ):
+            history.append(message)
+            yield _Notify("on_message", (message,))
         outcomes: list[ToolResult] = yield _Run(list(found))
         outcomes = [
             o if o.tool_call_id is not None else ToolResult(c.id, c.name, o.content, o.is_error)
@@ -342,11 +343,9 @@ def _close(awaitable: Awaitable[Any]) -> None:
         close()
 
 
-def _text_message(text: str, provider_format: MessageFormat) -> dict[str, Any]:
-    """The final assistant message, with text only."""
-    if provider_format == "anthropic":
-        return {"role": "assistant", "content": [{"type": "text", "text": text}] if text else []}
-    return {"role": "assistant", "content": text}
+def _messages(encoded: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``encode_calls`` gives one message, or for the Responses API a list of input items."""
+    return encoded if isinstance(encoded, list) else [encoded]
 
 
 def _response_text(response: Any) -> tuple[str | None, bool]:
@@ -376,6 +375,14 @@ def _response_text(response: Any) -> tuple[str | None, bool]:
             if isinstance(part, Mapping) and part.get("type") == "output_text"
         ]
         calls = any(isinstance(i, Mapping) and i.get("type") == "function_call" for i in output)
+        return ("".join(texts) if texts else None), calls
+    candidates = response.get("candidates")
+    if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
+        parts = (candidates[0].get("content") or {}).get("parts") or []  # Gemini
+        texts = [
+            p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        ]
+        calls = any(isinstance(p, Mapping) and "functionCall" in p for p in parts)
         return ("".join(texts) if texts else None), calls
     message = response.get("message")
     if isinstance(message, Mapping):  # Ollama /api/chat

@@ -17,6 +17,7 @@ from ._filter import ToolFilter
 from ._toolwire import InvalidToolCall, ToolCall
 from ._types import Tool, ToolResult
 from ._validation import validate_arguments
+from .codecs import Provider, encode_tools
 
 __all__ = ["FilterSpec", "ToolRegistry"]
 
@@ -183,7 +184,9 @@ class ToolRegistry:
         allowed = self._resolve_filter(tool_filter)
         return [t for t in self if allowed.allows(t.name, t.category)]
 
-    def definitions(self, tool_filter: FilterSpec = None, provider: str = "openai") -> list[Any]:
+    def definitions(
+        self, tool_filter: FilterSpec = None, provider: Provider = "openai"
+    ) -> list[dict[str, Any]]:
         """The wire definitions of the allowed tools for ``provider`` (``encode_tools``).
 
         >>> registry = ToolRegistry(filter="*")
@@ -191,9 +194,7 @@ class ToolRegistry:
         >>> registry.definitions(provider="anthropic")[0]["name"]
         'ping'
         """
-        from ._codec_shim import encode_tools
-
-        return list(encode_tools(self.tools(tool_filter), provider))
+        return encode_tools(self.tools(tool_filter), provider)
 
     def execute(
         self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
