@@ -115,7 +115,7 @@ def test_nested_objects_and_arrays() -> None:
         {"city": "x", "unit": "c", "where": {"lat": "n"}, "stops": [{"name": "a"}, {}]}
     )
     assert messages[0] == (
-        "Arguments for tool 'weather' are missing required properties: where.lon, stops[1].name. "
+        "Arguments for tool 'weather' are missing required properties: stops[1].name, where.lon. "
         + RETRY_MISSING
     )
     assert "invalid at 'where.lat'" in messages[1]

@@ -45,6 +45,9 @@ def validate_arguments(tool: Tool | Mapping[str, Any], arguments: Any) -> list[s
     >>> print(*validate_arguments(weather, {"city": "Oslo", "days": "3"}))
     Arguments for tool 'get_weather' are invalid at 'days': "3" is not of type "integer". Retry the tool call with a corrected value for 'days'.
     """  # noqa: E501
+    entry = _by_tool.get(id(tool))
+    if entry is not None and entry[0]() is tool:  # the hot path, inlined
+        return entry[1].errors(tool.name, arguments)
     if not isinstance(tool, Tool):
         tool = Tool.from_dict(tool)
         return compile_schema(tool.parameters).errors(tool.name, arguments)

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// A compiled argument schema; compile once per tool, validate many times. `Send + Sync`.
 pub struct ArgumentValidator {
-    schema: Value,
+    required: Option<RequiredPlan>,
     validator: Validator,
 }
 
@@ -33,7 +33,7 @@ impl ArgumentValidator {
             .build(schema)
             .map_err(|e| format!("the parameters schema is not a usable JSON Schema: {e}"))?;
         Ok(Self {
-            schema: schema.clone(),
+            required: RequiredPlan::of(schema),
             validator,
         })
     }
@@ -52,7 +52,9 @@ impl ArgumentValidator {
     /// ```
     pub fn errors(&self, tool: &str, arguments: &Value) -> Vec<String> {
         let mut missing = Vec::new();
-        required_missing(&self.schema, arguments, &mut Vec::new(), &mut missing);
+        if let Some(plan) = &self.required {
+            plan.missing(arguments, &mut Vec::new(), &mut missing);
+        }
         if missing.is_empty() && self.validator.is_valid(arguments) {
             return Vec::new();
         }
@@ -196,58 +198,90 @@ fn render(path: &[Step]) -> String {
     out
 }
 
-/// Required properties that are absent or blank, in `required` order, following `properties`
-/// and `items` where the instance has them (the validator reports the rest, e.g. under `allOf`).
-fn required_missing(
-    schema: &Value,
-    instance: &Value,
-    path: &mut Vec<Step>,
-    out: &mut Vec<Missing>,
-) {
-    match instance {
-        Value::Object(members) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            if let Some(required) = schema.get("required").and_then(Value::as_array) {
-                for key in required.iter().filter_map(Value::as_str) {
+/// What the required-but-blank rule needs from a schema, extracted once at compile time: the
+/// required keys of each object schema (with whether `null` is a real value for them), and the
+/// `properties`/`items` subschemas that lead to more of them.
+#[derive(Default)]
+struct RequiredPlan {
+    required: Vec<(String, bool)>,
+    properties: Vec<(String, RequiredPlan)>,
+    items: Option<Box<RequiredPlan>>,
+}
+
+impl RequiredPlan {
+    /// The plan of `schema`, or None when nothing under it is required.
+    fn of(schema: &Value) -> Option<Self> {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .map(|key| {
+                        let own = properties.and_then(|p| p.get(key));
+                        (key.to_owned(), own.is_some_and(allows_null))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let plan = RequiredPlan {
+            required,
+            properties: properties
+                .into_iter()
+                .flatten()
+                .filter_map(|(key, sub)| Some((key.clone(), RequiredPlan::of(sub)?)))
+                .collect(),
+            items: schema.get("items").and_then(RequiredPlan::of).map(Box::new),
+        };
+        let empty = plan.required.is_empty() && plan.properties.is_empty() && plan.items.is_none();
+        (!empty).then_some(plan)
+    }
+
+    /// Required properties that are absent or blank, in `required` order, following
+    /// `properties` and `items` where the instance has them (the validator reports the rest,
+    /// e.g. under `allOf`).
+    fn missing(&self, instance: &Value, path: &mut Vec<Step>, out: &mut Vec<Missing>) {
+        match instance {
+            Value::Object(members) => {
+                for (key, null_allowed) in &self.required {
                     let blank = match members.get(key) {
                         None => false,
-                        Some(value) if is_blank(value, properties.and_then(|p| p.get(key))) => true,
+                        Some(value) if is_blank(value, *null_allowed) => true,
                         Some(_) => continue,
                     };
-                    path.push(Step::Key(key.to_owned()));
+                    path.push(Step::Key(key.clone()));
                     out.push(Missing {
                         path: path.clone(),
                         blank,
                     });
                     path.pop();
                 }
-            }
-            if let Some(properties) = properties {
-                for (key, sub) in properties {
+                for (key, sub) in &self.properties {
                     if let Some(value) = members.get(key) {
                         path.push(Step::Key(key.clone()));
-                        required_missing(sub, value, path, out);
+                        sub.missing(value, path, out);
                         path.pop();
                     }
                 }
             }
-        }
-        Value::Array(items) => {
-            if let Some(sub) = schema.get("items").filter(|s| s.is_object()) {
-                for (i, item) in items.iter().enumerate() {
-                    path.push(Step::Index(i));
-                    required_missing(sub, item, path, out);
-                    path.pop();
+            Value::Array(items) => {
+                if let Some(sub) = &self.items {
+                    for (i, item) in items.iter().enumerate() {
+                        path.push(Step::Index(i));
+                        sub.missing(item, path, out);
+                        path.pop();
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
-fn is_blank(value: &Value, schema: Option<&Value>) -> bool {
+fn is_blank(value: &Value, null_allowed: bool) -> bool {
     match value {
-        Value::Null => !schema.is_some_and(allows_null),
+        Value::Null => !null_allowed,
         Value::String(s) => s.trim().is_empty(),
         _ => false,
     }
