@@ -16,7 +16,10 @@ from ._errors import (
     ToolValidationError,
     ToolwireError,
 )
+from ._filter import ToolFilter
+from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
+from ._registry import ToolRegistry
 from ._toolwire import (
     InvalidToolCall,
     ReasoningDelta,
@@ -36,6 +39,7 @@ from ._toolwire import (
     parse_text_tagged,
 )
 from ._types import Parsed, Tool, ToolResult
+from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,
     Provider,
@@ -55,6 +59,8 @@ __all__ = [
     "ArgumentsError",
     "InvalidToolCall",
     "JSONDecodeError",
+    "LoopObserver",
+    "LoopResult",
     "OpenAIStreamAccumulator",
     "Parsed",
     "Provider",
@@ -69,10 +75,13 @@ __all__ = [
     "ToolCallParseError",
     "ToolCallStart",
     "ToolDefinitionError",
+    "ToolFilter",
+    "ToolRegistry",
     "ToolResult",
     "ToolValidationError",
     "ToolwireError",
     "__version__",
+    "arun_tool_loop",
     "augment_system_prompt",
     "convert_message",
     "decode_arguments",
@@ -90,4 +99,6 @@ __all__ = [
     "parse_raw_json",
     "parse_text",
     "parse_text_tagged",
+    "run_tool_loop",
+    "validate_arguments",
 ]

@@ -272,3 +272,11 @@ def parse_text_parts(
     calls_in_reasoning: bool,
 ) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
     """``(content, calls, reasoning)`` of model text, by the stream engine."""
+class CompiledSchema:
+    """A tool's parameters schema compiled by the Rust core (draft 2020-12)."""
+
+    def errors(self, tool: str, arguments: Any) -> list[str]:
+        """One message per problem with ``arguments``; empty when they are valid."""
+
+def compile_schema(schema: Any, /) -> CompiledSchema:
+    """Compile (or fetch from the cache) the validator of a parameters schema."""

@@ -441,9 +441,11 @@ where
         call.id = id_of(element.get("id")).or(call.id);
         return Ok(call);
     }
-    if element.get("name").is_some() {
+    let responses_call =
+        || element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call");
+    if element.get("name").is_some() || responses_call() {
         let mut call = call_from_object(builder, element, options)?;
-        if element.get("type").as_ref().and_then(|t| t.as_str()) == Some("function_call") {
+        if responses_call() {
             // OpenAI Responses: the call id is `call_id`; `id` names the output item.
             call.id = id_of(element.get("call_id")).or(call.id);
         }

@@ -91,3 +91,8 @@ pub fn json_decode_error(py: Python<'_>, message: &str, doc: &str, char_offset: 
     };
     build().unwrap_or_else(|e| e)
 }
+
+/// A `ToolDefinitionError`: a tool definition (e.g. its parameters schema) is unusable.
+pub fn tool_definition_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, "ToolDefinitionError", message, |_| Ok(()))
+}

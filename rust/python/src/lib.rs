@@ -15,6 +15,7 @@ mod codec;
 mod errors;
 mod events;
 mod input;
+mod schema;
 mod stream;
 mod types;
 mod view;
@@ -39,5 +40,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::extract_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_jsonl_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_arrow_buffers, m)?)?;
+    m.add_class::<schema::CompiledSchema>()?;
+    m.add_function(wrap_pyfunction!(schema::compile_schema, m)?)?;
     Ok(())
 }

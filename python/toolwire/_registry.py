@@ -1,0 +1,383 @@
+"""A registry of callable tools that runs tool calls and never raises for a tool's failure
+(SPEC §11)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from ._errors import ToolDefinitionError
+from ._filter import ToolFilter
+from ._toolwire import InvalidToolCall, ToolCall
+from ._types import Tool, ToolResult
+from ._validation import validate_arguments
+from .codecs import Provider, encode_tools
+
+__all__ = ["FilterSpec", "ToolRegistry"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+FilterSpec = ToolFilter | str | None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    tool: Tool
+    func: Callable[..., Any] | None
+    timeout: float | None
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A call that passed every check and can run."""
+
+    call: ToolCall
+    func: Callable[..., Any]
+    timeout: float | None
+
+
+class ToolRegistry:
+    """Named tools with their implementations, a tool filter, and safe execution.
+
+    The filter defaults to ``"-*"``: nothing runs until tools are enabled, by passing
+    ``filter=`` here, setting :attr:`filter`, or giving ``tool_filter=`` per call.
+    ``execute``/``aexecute`` turn every failure (unknown or filtered tool, invalid arguments,
+    an exception, a timeout) into a ``ToolResult`` with ``is_error=True`` and a message the
+    model can act on.
+
+    >>> registry = ToolRegistry(filter="*")
+    >>> @registry.tool
+    ... def add(a: int, b: int = 1) -> int:
+    ...     '''Add two integers.'''
+    ...     return a + b
+    >>> registry.execute(ToolCall("call_1", "add", {"a": 2}))
+    ToolResult(tool_call_id='call_1', name='add', content='3', is_error=False)
+    >>> print(registry.execute(ToolCall("call_2", "add", {"a": "2"})).content)
+    Arguments for tool 'add' are invalid at 'a': "2" is not of type "integer". Retry the tool call with a corrected value for 'a'.
+    """  # noqa: E501
+
+    def __init__(
+        self,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        *,
+        filter: FilterSpec = "-*",
+        timeout: float | None = None,
+    ) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._filter = ToolFilter(filter)
+        self.timeout = timeout
+        for item in tools:
+            self.register(item)
+
+    @property
+    def filter(self) -> ToolFilter:
+        """The default tool filter of this registry (``ToolFilter("-*")`` unless set)."""
+        return self._filter
+
+    @filter.setter
+    def filter(self, spec: FilterSpec) -> None:
+        self._filter = ToolFilter(spec)
+
+    def register(
+        self,
+        func_or_tool: Callable[..., Any] | Tool,
+        func: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        category: str | None = None,
+        timeout: float | None = None,
+    ) -> Tool:
+        """Add a tool; returns its definition.
+
+        ``func_or_tool`` is a function (sync or ``async def``; its schema is derived from the
+        signature, type hints and docstring) or a :class:`Tool` with an explicit schema, whose
+        implementation is ``func``. A registered name must be unique.
+
+        >>> registry = ToolRegistry(filter="*")
+        >>> schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+        >>> registry.register(Tool("search", "Search the web", schema), lambda q: [q]).name
+        'search'
+        """
+        from ._signature import tool_from_function
+
+        if isinstance(func_or_tool, Tool):
+            tool = func_or_tool
+            if name is not None or category is not None:
+                tool = dataclasses.replace(
+                    tool, name=name or tool.name, category=category or tool.category
+                )
+        elif callable(func_or_tool):
+            if func is not None:
+                raise ToolDefinitionError("give either a function or a Tool and its function")
+            func = func_or_tool
+            tool = tool_from_function(func, name=name, category=category)
+        else:
+            raise ToolDefinitionError(f"cannot register {func_or_tool!r}: not a function or Tool")
+        if tool.name in self._entries:
+            raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
+        if timeout is not None and timeout <= 0:
+            raise ToolDefinitionError(f"the timeout of tool {tool.name!r} must be positive")
+        self._entries[tool.name] = _Entry(tool, func, timeout)
+        return tool
+
+    @overload
+    def tool(self, func: F, /) -> F: ...
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        *,
+        name: str | None = None,
+        category: str | None = None,
+        timeout: float | None = None,
+    ) -> Callable[[F], F]: ...
+    def tool(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        category: str | None = None,
+        timeout: float | None = None,
+    ) -> F | Callable[[F], F]:
+        """Decorator form of :meth:`register`: ``@registry.tool`` or
+        ``@registry.tool(name=..., category=..., timeout=...)``. Returns the function as is.
+
+        >>> registry = ToolRegistry(filter="*")
+        >>> @registry.tool(category="web", timeout=5)
+        ... async def fetch(url: str) -> str:
+        ...     '''Fetch a page.'''
+        ...     return "<html>"
+        >>> registry.get("fetch").category
+        'web'
+        """
+
+        def decorate(f: F) -> F:
+            self.register(f, name=name, category=category, timeout=timeout)
+            return f
+
+        return decorate(func) if func is not None else decorate
+
+    def get(self, name: str) -> Tool | None:
+        """The definition of the tool called ``name``, if registered."""
+        entry = self._entries.get(name)
+        return entry.tool if entry else None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return (entry.tool for entry in self._entries.values())
+
+    def tools(self, tool_filter: FilterSpec = None) -> list[Tool]:
+        """The definitions the filter allows (the registry's filter when None), in
+        registration order."""
+        allowed = self._resolve_filter(tool_filter)
+        return [t for t in self if allowed.allows(t.name, t.category)]
+
+    def definitions(
+        self, tool_filter: FilterSpec = None, provider: Provider = "openai"
+    ) -> list[dict[str, Any]]:
+        """The wire definitions of the allowed tools for ``provider`` (``encode_tools``).
+
+        >>> registry = ToolRegistry(filter="*")
+        >>> _ = registry.register(Tool("ping"), lambda: "pong")
+        >>> registry.definitions(provider="anthropic")[0]["name"]
+        'ping'
+        """
+        return encode_tools(self.tools(tool_filter), provider)
+
+    def execute(
+        self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
+    ) -> ToolResult:
+        """Run one call and return its result; never raises for a failure of the tool or of
+        the call (see the class docs). A sync tool with a timeout runs in a daemon thread, which
+        is abandoned (not killed) on timeout; an ``async def`` tool runs in its own event loop.
+        """
+        ready = self._prepare(call, tool_filter)
+        if isinstance(ready, ToolResult):
+            return ready
+        if inspect.iscoroutinefunction(ready.func):
+            return _in_new_loop(self._run_async(ready))
+        if ready.timeout is None:
+            return _outcome(ready, lambda: ready.func(**ready.call.arguments))
+        return _with_thread_timeout(ready)
+
+    async def aexecute(
+        self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
+    ) -> ToolResult:
+        """Async :meth:`execute`: ``async def`` tools are awaited, sync tools run in a daemon
+        worker thread so they never block the event loop (abandoned, not killed, on timeout)."""
+        ready = self._prepare(call, tool_filter)
+        if isinstance(ready, ToolResult):
+            return ready
+        return await self._run_async(ready)
+
+    async def _run_async(self, ready: _Ready) -> ToolResult:
+        if inspect.iscoroutinefunction(ready.func):
+            work: Awaitable[Any] = ready.func(**ready.call.arguments)
+        else:
+            work = _in_daemon_thread(ready.func, ready.call.arguments)
+        try:
+            value = await asyncio.wait_for(work, ready.timeout)
+        except TimeoutError:
+            return _timeout_result(ready)
+        except Exception as e:
+            return _exception_result(ready.call, e)
+        return _result_of(ready.call, value)
+
+    def _resolve_filter(self, tool_filter: FilterSpec) -> ToolFilter:
+        return self._filter if tool_filter is None else ToolFilter(tool_filter)
+
+    def _prepare(
+        self, call: ToolCall | InvalidToolCall, tool_filter: FilterSpec
+    ) -> _Ready | ToolResult:
+        """Every check before running: the call itself, the name, the filter, the arguments."""
+        if isinstance(call, InvalidToolCall):
+            return ToolResult(
+                None,
+                call.name,
+                f"The tool call could not be read: {call.error}. Retry the tool call with a "
+                'JSON object of the form {"name": ..., "arguments": {...}}.',
+                is_error=True,
+            )
+        allowed = self._resolve_filter(tool_filter)
+        entry = self._entries.get(call.name)
+        if entry is None or not allowed.allows(entry.tool.name, entry.tool.category):
+            names = [t.name for t in self.tools(allowed)]
+            reason = "Unknown tool" if entry is None else "Tool"
+            state = "" if entry is None else " is not enabled for this request"
+            hint = (
+                f" Available tools: {', '.join(names)}. Retry with one of these names."
+                if names
+                else " No tools are available: answer without calling tools."
+            )
+            return _error(call, f"{reason} '{call.name}'{state}.{hint}")
+        if entry.func is None:
+            return _error(call, f"Tool '{call.name}' has no implementation. Continue without it.")
+        try:
+            problems = validate_arguments(entry.tool, call.arguments)
+        except ToolDefinitionError as e:
+            return _error(call, f"Tool '{call.name}' cannot be used: {e}. Continue without it.")
+        if problems:
+            return _error(call, "\n".join(problems))
+        timeout = entry.timeout if entry.timeout is not None else self.timeout
+        return _Ready(call, entry.func, timeout)
+
+
+def _error(call: ToolCall, message: str) -> ToolResult:
+    return ToolResult(call.id, call.name, message, is_error=True)
+
+
+def _exception_result(call: ToolCall, e: BaseException) -> ToolResult:
+    detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    return _error(
+        call,
+        f"Tool '{call.name}' failed with {detail}. Check the arguments and retry, or continue "
+        "without this tool.",
+    )
+
+
+def _timeout_result(ready: _Ready) -> ToolResult:
+    return _error(
+        ready.call,
+        f"Tool '{ready.call.name}' did not finish within {ready.timeout:g} seconds. Retry with a "
+        "smaller request, or continue without this tool.",
+    )
+
+
+def _outcome(ready: _Ready, run: Callable[[], Any]) -> ToolResult:
+    try:
+        value = run()
+    except Exception as e:
+        return _exception_result(ready.call, e)
+    return _result_of(ready.call, value)
+
+
+def _result_of(call: ToolCall, value: Any) -> ToolResult:
+    """A tool's return value as a result: text as is, a ``ToolResult`` completed with the call's
+    id and name, anything else as compact JSON text (so every provider accepts it)."""
+    if isinstance(value, ToolResult):
+        return dataclasses.replace(
+            value, tool_call_id=value.tool_call_id or call.id, name=value.name or call.name
+        )
+    if isinstance(value, str):
+        return ToolResult(call.id, call.name, value)
+    try:
+        text = json.dumps(_plain(value), ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError) as e:
+        return _exception_result(call, e)
+    return ToolResult(call.id, call.name, text)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    dump = getattr(value, "model_dump", None)  # pydantic v2 models
+    return dump(mode="json") if callable(dump) else value
+
+
+def _with_thread_timeout(ready: _Ready) -> ToolResult:
+    box: list[ToolResult] = []
+    worker = threading.Thread(
+        target=lambda: box.append(_outcome(ready, lambda: ready.func(**ready.call.arguments))),
+        name=f"toolwire-tool-{ready.call.name}",
+        daemon=True,
+    )
+    worker.start()
+    worker.join(ready.timeout)
+    return box[0] if box else _timeout_result(ready)
+
+
+def _in_daemon_thread(func: Callable[..., Any], arguments: dict[str, Any]) -> asyncio.Future[Any]:
+    """``func(**arguments)`` in a daemon thread, as a future of the running loop. Unlike
+    ``asyncio.to_thread``, a tool that never returns does not hold up the loop's shutdown."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = func(**arguments), None
+        except Exception as e:
+            value, error = None, e
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop has closed: nobody waits for this result any more
+            pass
+
+    threading.Thread(target=work, name="toolwire-tool", daemon=True).start()
+    return future
+
+
+def _in_new_loop(work: Awaitable[ToolResult]) -> ToolResult:
+    """Runs ``work`` to completion from sync code, even when this thread already runs a loop."""
+
+    async def main() -> ToolResult:
+        return await work
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    box: list[ToolResult] = []
+    worker = threading.Thread(target=lambda: box.append(asyncio.run(main())), daemon=True)
+    worker.start()
+    worker.join()
+    return box[0]
