@@ -886,7 +886,21 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut parser = StreamParser::new(options);
+    parse_text_with_tools(builder, text, options, None)
+}
+
+/// [`parse_text`] with tool definitions, to type qwen3_coder and glm45 values.
+pub fn parse_text_with_tools<B>(
+    builder: &mut B,
+    text: &str,
+    options: StreamOptions,
+    tools: Option<Arc<ToolSchemas>>,
+) -> Result<ParsedText<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut parser = StreamParser::with_tools(options, tools);
     let mut events = Vec::new();
     parser.feed(text, builder, &mut events)?;
     match parser.finish(builder, &mut events) {
