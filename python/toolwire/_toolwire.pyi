@@ -270,6 +270,7 @@ def parse_text_parts(
     format: str | Sequence[str],
     on_error: ErrorPolicy,
     calls_in_reasoning: bool,
+    tools: Any = None,
 ) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
     """``(content, calls, reasoning)`` of model text, by the stream engine."""
 class CompiledSchema:

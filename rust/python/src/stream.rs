@@ -1,53 +1,55 @@
 //! `StreamParser` and `parse_text` (§9.1): the core stream engine with Python objects built
 //! straight from it (arguments are decoded once, at a call's end, by [`PyBuilder`]).
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use std::sync::Arc;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::RawJsonMode;
 use toolwire_core::json::ParseOptions;
+
+use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
 use toolwire_core::stream::{
-    parse_text as core_parse_text, Event, StreamError, StreamOptions,
-    StreamParser as CoreStreamParser,
+    parse_text_with_tools, Event, StreamError, StreamOptions, StreamParser as CoreStreamParser,
 };
 
 use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
-use crate::input::{error_policy, format_names, guarded, with_text};
+use crate::input::{error_policy, format_names, guarded, tool_schemas, with_text};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
-/// The formats the stream engine runs today; the other §6 names are refused until their
-/// states are added to the engine.
-const STREAM_FORMATS: &[&str] = &["text_tagged", "raw_json"];
-
-/// `formats=` (or `format=`) → the engine's options.
+/// `formats=` (or `format=`) → the engine's options: `"auto"` is every format.
 fn stream_options(
     formats: &Bound<'_, PyAny>,
     one_name: bool,
     calls_in_reasoning: bool,
 ) -> PyResult<StreamOptions> {
-    let names = format_names(formats, one_name)?;
-    if let Some(name) = names
-        .iter()
-        .flatten()
-        .find(|n| !STREAM_FORMATS.contains(&n.as_str()))
-    {
-        return Err(PyValueError::new_err(format!(
-            "format {name:?} is not supported by the stream engine yet; supported: {}",
-            STREAM_FORMATS.join(", ")
-        )));
-    }
-    let enabled = |name: &str| names.as_ref().is_none_or(|n| n.iter().any(|m| m == name));
+    let Some(names) = format_names(formats, one_name)? else {
+        return Ok(StreamOptions {
+            calls_in_reasoning,
+            ..StreamOptions::default()
+        });
+    };
+    let enabled = |name: &str| names.iter().any(|m| m == name);
     Ok(StreamOptions {
         text_tagged: enabled("text_tagged"),
         raw_json: enabled("raw_json").then_some(RawJsonMode::Fenced),
+        formats: names
+            .iter()
+            .filter_map(|n| Format::parse(n))
+            .fold(FormatSet::NONE, FormatSet::with),
         calls_in_reasoning,
         json: ParseOptions::default(),
     })
+}
+
+/// `tools=` → the schemas that type qwen3_coder and glm45 values.
+fn stream_tools(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<ToolSchemas>>> {
+    Ok(tool_schemas(tools)?.map(Arc::new))
 }
 
 /// The `str` chunk just fed, when events may reuse it: an event whose text is the whole chunk
@@ -169,6 +171,7 @@ impl StreamParser {
     #[new]
     #[pyo3(signature = (*, formats = None, tools = None, on_error = "keep", calls_in_reasoning = true))]
     fn new(
+        py: Python<'_>,
         formats: Option<&Bound<'_, PyAny>>,
         tools: Option<Py<PyAny>>,
         on_error: &str,
@@ -181,8 +184,9 @@ impl StreamParser {
                 ..StreamOptions::default()
             },
         };
+        let schemas = stream_tools(tools.as_ref().map(|t| t.bind(py)))?;
         Ok(Self {
-            engine: CoreStreamParser::new(options),
+            engine: CoreStreamParser::with_tools(options, schemas),
             policy: error_policy(on_error)?,
             tools,
         })
@@ -271,20 +275,22 @@ impl StreamParser {
 /// The text of a message split into content, calls and reasoning, by the stream engine (the
 /// whole text fed at once): `(content, calls, reasoning)`, for `toolwire.parse_text`.
 #[pyfunction]
-#[pyo3(signature = (text, /, *, format, on_error, calls_in_reasoning))]
+#[pyo3(signature = (text, /, *, format, on_error, calls_in_reasoning, tools = None))]
 pub fn parse_text_parts<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyAny>,
     format: &Bound<'py, PyAny>,
     on_error: &str,
     calls_in_reasoning: bool,
+    tools: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let options = stream_options(format, true, calls_in_reasoning)?;
+        let schemas = stream_tools(tools)?;
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
-            let parsed = core_parse_text(&mut builder, text, options)?;
+            let parsed = parse_text_with_tools(&mut builder, text, options, schemas)?;
             let calls = calls_list(py, parsed.calls, policy)?;
             (parsed.content, calls, parsed.reasoning).into_pyobject(py)
         })

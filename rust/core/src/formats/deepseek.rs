@@ -17,7 +17,7 @@ use super::sectioned::{self, Body, Tokens};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
-const TOKENS: Tokens = Tokens {
+pub(crate) const TOKENS: Tokens = Tokens {
     formats: &[Format::DeepseekV31, Format::DeepseekV3],
     section_begin: "<｜tool▁calls▁begin｜>",
     section_end: "<｜tool▁calls▁end｜>",

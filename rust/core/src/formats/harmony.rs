@@ -17,12 +17,12 @@ use crate::json::{JsonBuilder, JsonView};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
-const MESSAGE: &str = "<|message|>";
+pub(crate) const MESSAGE: &str = "<|message|>";
 
 static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[START, CHANNEL]));
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
-static TERMINATORS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| automaton(&["<|end|>", "<|call|>", "<|return|>", START]));
+pub(crate) const ENDS: [&str; 4] = ["<|end|>", "<|call|>", "<|return|>", START];
+static TERMINATORS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&ENDS));
 
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
@@ -32,6 +32,38 @@ fn recipient(header: &str) -> Option<&str> {
         .find(|c: char| c.is_whitespace() || c == '<')
         .unwrap_or(rest.len());
     Some(&rest[..len]).filter(|r| !r.is_empty())
+}
+
+/// What a message is, by its header (the text between its start marker and `<|message|>`).
+pub(crate) enum Message {
+    /// A call to this tool (the name without `functions.`).
+    Call(String),
+    Analysis,
+    Other,
+}
+
+/// Reads a header that follows `<|start|>` (`after_start`) or `<|channel|>`.
+pub(crate) fn classify(header: &str, after_start: bool) -> Message {
+    let (role, channel) = if after_start {
+        match header.find(CHANNEL) {
+            Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
+            None => (header, ""),
+        }
+    } else {
+        ("", header)
+    };
+    let channel_name = channel
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c == '<')
+        .next()
+        .unwrap_or_default();
+    match recipient(role).or_else(|| recipient(channel)) {
+        Some(to) if !matches!(to, "assistant" | "user" | "system" | "developer") => {
+            Message::Call(to.strip_prefix("functions.").unwrap_or(to).to_owned())
+        }
+        _ if channel_name == "analysis" => Message::Analysis,
+        _ => Message::Other,
+    }
 }
 
 pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -50,19 +82,7 @@ where
         };
         cx.prose(pos..marker.start);
         let header = &text[marker.end..message];
-        let (role, channel) = if marker.pattern == 0 {
-            match header.find(CHANNEL) {
-                Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
-                None => (header, ""),
-            }
-        } else {
-            ("", header)
-        };
-        let channel_name = channel
-            .trim_start()
-            .split(|c: char| c.is_whitespace() || c == '<')
-            .next()
-            .unwrap_or_default();
+        let kind = classify(header, marker.pattern == 0);
         let body = message + MESSAGE.len();
         let terminator = TERMINATORS.find(Input::new(text).range(body..end));
         let (body_end, markup_end) = match terminator {
@@ -70,17 +90,13 @@ where
             Some(t) => (t.start(), t.end()),
             None => (end, end),
         };
-        let to = recipient(role).or_else(|| recipient(channel));
-        match to {
-            Some(to) if !matches!(to, "assistant" | "user" | "system" | "developer") => {
-                let name = to.strip_prefix("functions.").unwrap_or(to).to_owned();
-                call(cx, marker.start..markup_end, name, body, body_end)?;
-            }
-            _ if channel_name == "analysis" => {
+        match kind {
+            Message::Call(name) => call(cx, marker.start..markup_end, name, body, body_end)?,
+            Message::Analysis => {
                 cx.begin_reasoning();
                 cx.reasoning_text(body..body_end);
             }
-            _ => cx.prose(body..body_end),
+            Message::Other => cx.prose(body..body_end),
         }
         pos = markup_end;
     }

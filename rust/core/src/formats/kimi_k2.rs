@@ -13,7 +13,7 @@ use super::sectioned::{self, Body, Tokens};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
-const TOKENS: Tokens = Tokens {
+pub(crate) const TOKENS: Tokens = Tokens {
     formats: &[Format::KimiK2],
     section_begin: "<|tool_calls_section_begin|>",
     section_end: "<|tool_calls_section_end|>",
@@ -34,7 +34,7 @@ where
 }
 
 /// The name in a Kimi call id: `functions.get_weather:0` → `get_weather`.
-fn name_of_id(id: &str) -> &str {
+pub(crate) fn name_of_id(id: &str) -> &str {
     let name = id.strip_prefix("functions.").unwrap_or(id);
     match name.rsplit_once(':') {
         Some((name, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {

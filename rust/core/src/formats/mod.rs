@@ -19,20 +19,20 @@
 //! neither.
 
 mod cursor;
-mod deepseek;
-mod glm45;
-mod harmony;
+pub(crate) mod deepseek;
+pub(crate) mod glm45;
+pub(crate) mod harmony;
 mod hermes;
-mod kimi_k2;
+pub(crate) mod kimi_k2;
 mod literal;
-mod llama3_json;
-mod mistral;
-mod pythonic;
-mod qwen3_coder;
+pub(crate) mod llama3_json;
+pub(crate) mod mistral;
+pub(crate) mod pythonic;
+pub(crate) mod qwen3_coder;
 mod schema;
-mod sectioned;
+pub(crate) mod sectioned;
 mod sniff;
-mod tool_call;
+pub(crate) mod tool_call;
 
 #[cfg(test)]
 mod tests;
@@ -97,7 +97,7 @@ impl Format {
     }
 
     /// The parser that handles this format (formats sharing markers share a parser).
-    fn group(self) -> Group {
+    pub(crate) fn group(self) -> Group {
         match self {
             Format::Hermes | Format::Qwen3Coder | Format::Glm45 => Group::ToolCallTag,
             Format::Mistral => Group::Mistral,
@@ -134,7 +134,7 @@ impl FormatSet {
         self.0 == 0
     }
 
-    fn has_group(self, group: Group) -> bool {
+    pub(crate) fn has_group(self, group: Group) -> bool {
         Format::ALL
             .into_iter()
             .any(|f| f.group() == group && self.contains(f))
@@ -155,7 +155,11 @@ pub enum Group {
 }
 
 impl Group {
-    fn parse_region<B>(self, cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    pub(crate) fn parse_region<B>(
+        self,
+        cx: &mut Cx<'_, '_, B>,
+        range: Range<usize>,
+    ) -> Result<(), B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
@@ -213,6 +217,34 @@ where
     let mut cx = Cx::new(builder, text, options, FormatSet::only(format), true);
     run(&mut cx, format.group())?;
     Ok(cx.finish())
+}
+
+/// Decodes the markup of one call region found by the stream engine (`text` starts at a start
+/// marker of `group`) with the one-shot parser, so the rules live in one place. `content` and
+/// `reasoning` are the prose the parser left, untrimmed; `first_index` numbers the calls in
+/// error messages.
+pub(crate) fn parse_markup<B>(
+    builder: &mut B,
+    text: &str,
+    group: Group,
+    allowed: FormatSet,
+    options: FormatOptions<'_>,
+    in_think: bool,
+    first_index: usize,
+) -> Result<Parsed<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut cx = Cx::new(builder, text, options, allowed, true);
+    cx.in_think = in_think;
+    cx.first_index = first_index;
+    group.parse_region(&mut cx, 0..text.len())?;
+    Ok(Parsed {
+        content: cx.content,
+        reasoning: cx.has_reasoning.then_some(cx.reasoning),
+        outcomes: cx.outcomes,
+    })
 }
 
 /// Tier 2 of `extract` (§4.4): runs the groups of `allowed` whose markers occur in `text`, in
@@ -288,6 +320,8 @@ pub(crate) struct Cx<'t, 'b, B: JsonBuilder> {
     in_think: bool,
     /// `extract` needs the calls only.
     collect_text: bool,
+    /// Number of calls before this parse (the stream engine parses one region at a time).
+    first_index: usize,
 }
 
 impl<'t, 'b, B> Cx<'t, 'b, B>
@@ -313,6 +347,7 @@ where
             has_reasoning: false,
             in_think: false,
             collect_text,
+            first_index: 0,
         }
     }
 
@@ -365,7 +400,7 @@ where
     pub fn context(&self, format: Format, range: Range<usize>) -> TextCallContext<'t> {
         TextCallContext {
             protocol: Protocol::Format(format),
-            what: TextPlace::FormatCall(format, self.outcomes.len()),
+            what: TextPlace::FormatCall(format, self.first_index + self.outcomes.len()),
             text: &self.text[range.clone()],
             base: range.start,
         }

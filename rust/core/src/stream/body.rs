@@ -15,17 +15,17 @@ use super::scanner::{CallRecord, CallScanner, Stop};
 use super::{Event, FenceBody, Live, LiveCalls, Mode, Out, Pos, RawBody, RawKind, StreamParser};
 
 /// The end of a call region, ready to be reported.
-struct Closing<'a, V> {
+pub(super) struct Closing<'a, V> {
     /// The region's text (the body).
-    text: &'a str,
-    records: &'a [CallRecord],
-    live: &'a mut LiveCalls,
-    outcomes: Vec<Outcome<V>>,
+    pub text: &'a str,
+    pub records: &'a [CallRecord],
+    pub live: &'a mut LiveCalls,
+    pub outcomes: Vec<Outcome<V>>,
     /// Outcome `k` belongs to the record whose `item` is `k`.
-    mapped: bool,
+    pub mapped: bool,
     /// Byte offsets in `outcomes` are relative to the start of `text` at this position.
-    relative_to: Option<Pos>,
-    at: Pos,
+    pub relative_to: Option<Pos>,
+    pub at: Pos,
 }
 
 impl RawBody {
@@ -73,7 +73,7 @@ impl StreamParser {
     }
 
     /// Announces calls whose name is known and sends their argument bytes up to `safe`.
-    fn progress<V>(
+    pub(super) fn progress<V>(
         &mut self,
         text: &str,
         records: &[CallRecord],
@@ -109,7 +109,9 @@ impl StreamParser {
             let Some(call) = live.live[r].as_mut() else {
                 continue;
             };
-            if record.args_start.is_some() {
+            if let Some(start) = record.args_start {
+                // A call may be announced before its arguments begin.
+                call.sent_to = call.sent_to.max(start);
                 let end = record.args_end.unwrap_or(safe.max(call.sent_to));
                 if end > call.sent_to {
                     let arguments = text[call.sent_to..end].to_owned();
@@ -136,7 +138,11 @@ impl StreamParser {
     /// Reports the decoded outcomes of a region: `CallEnd` (after a `CallStart` and the
     /// argument bytes, if not sent yet) or `Invalid`. Announced calls left without an outcome
     /// (a region that failed as a whole) become `Invalid` too.
-    fn emit_calls<V: JsonView>(&mut self, closing: Closing<'_, V>, out: &mut Vec<Event<V>>) {
+    pub(super) fn emit_calls<V: JsonView>(
+        &mut self,
+        closing: Closing<'_, V>,
+        out: &mut Vec<Event<V>>,
+    ) {
         let Closing {
             text,
             records,
@@ -166,10 +172,23 @@ impl StreamParser {
             match outcome {
                 Outcome::Call(mut call) => {
                     let (index, id) = match announced {
-                        Some(call_live) => {
+                        Some(mut call_live) => {
                             let end = record.and_then(|rec| rec.args_end).unwrap_or(0);
-                            if end > call_live.sent_to {
-                                let arguments = text[call_live.sent_to..end].to_owned();
+                            if let Some(start) = record.and_then(|rec| rec.args_start) {
+                                call_live.sent_to = call_live.sent_to.max(start);
+                            }
+                            // Arguments the model did not write as JSON text (or not at all)
+                            // are sent as the compact JSON of the decoded value.
+                            let derived =
+                                record.is_none_or(|rec| rec.derived || rec.args_start.is_none());
+                            let arguments = if derived {
+                                to_compact_json(&call.arguments)
+                            } else if end > call_live.sent_to {
+                                text[call_live.sent_to..end].to_owned()
+                            } else {
+                                String::new()
+                            };
+                            if !arguments.is_empty() {
                                 self.event(
                                     Event::CallDelta {
                                         index: call_live.index,
@@ -530,7 +549,7 @@ impl StreamParser {
     }
 
     /// Decodes a candidate ending at `end` (`consumed` bytes of the body were used).
-    fn close_raw<B>(
+    pub(super) fn close_raw<B>(
         &mut self,
         mut body: Box<RawBody>,
         end: usize,

@@ -68,27 +68,6 @@ impl FenceLine {
     }
 }
 
-/// An exact marker such as `<think>`, matched byte by byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Literal {
-    pub marker: &'static [u8],
-    pub matched: usize,
-}
-
-impl Literal {
-    pub fn step(&mut self, b: u8) -> Step<bool> {
-        if self.marker[self.matched] != b {
-            return Step::Done(false, false);
-        }
-        self.matched += 1;
-        if self.matched == self.marker.len() {
-            Step::Done(true, true)
-        } else {
-            Step::More
-        }
-    }
-}
-
 /// What a ```` ``` ```` line at a line start does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CodeAction {

@@ -31,18 +31,13 @@
 //! Every byte is scanned a bounded number of times and nothing is re-parsed per chunk: work is
 //! O(input), memory O(longest call + longest marker).
 //!
-//! # Adding a format (the open-weight formats of §6)
-//!
-//! A format is a pair of (1) opening markers recognised in text mode and (2) a body mode:
-//!
-//! 1. add a recogniser for the marker in [`lines`] (a [`lines::Literal`] for fixed strings such
-//!    as `<tool_call>` or `[TOOL_CALLS]`) and start it from [`StreamParser::text`] at the byte
-//!    that may begin it (extend the `memchr` set when that byte is new);
-//! 2. add a `Mode` variant with a body struct that appends its input, runs a
-//!    [`scanner::CallScanner`] (JSON bodies) or its own per-call machine (XML-ish bodies), and
-//!    reports its end and its calls through [`StreamParser::emit_calls`], which owns indices,
-//!    ids, live `CallStart`/`CallDelta` emission and the final decode;
-//! 3. enable it in [`StreamOptions`].
+//! * **§6 formats** (`Mode::Region`, [`formats`]): a start marker of an enabled format
+//!   (recognised across chunks by [`markers::MarkerMatch`], outside inline code spans, inside
+//!   think spans only with `calls_in_reasoning`) opens a region whose per-group machine announces
+//!   each call when its name is written, forwards JSON argument bytes, and finds the end of the
+//!   markup; the region is then decoded once by the one-shot parser
+//!   ([`crate::formats::parse_markup`]). Harmony messages that are not calls are streamed as
+//!   content (`final`…) or reasoning (`analysis`) until their end marker.
 //!
 //! # Deliberate differences from the batch parsers
 //!
@@ -56,23 +51,38 @@
 //! * A `</think>` without an opening tag stays text (it cannot reclassify text already sent).
 //! * In `whole` mode a message that starts with a JSON call is a call as soon as the value
 //!   closes; text after it is content.
-//! * Raw-JSON wrapper shapes (`{"tool_calls": [...]}`, `{"function": {...}}`) get one
-//!   `CallDelta` holding the compact JSON of the decoded arguments.
+//! * Raw-JSON wrapper shapes (`{"tool_calls": [...]}`, `{"function": {...}}`), calls without
+//!   arguments text, and the non-JSON arguments of qwen3_coder, glm45 and pythonic get one
+//!   `CallDelta` holding the compact JSON of the decoded arguments, when the call ends.
+//! * The calls of one §6 region (a DeepSeek/Kimi section, a pythonic list, a Mistral array)
+//!   end together when the region ends: it is decoded as a whole.
+//! * A broken §6 call whose one-shot parse would run past the markup the stream saw (e.g. a
+//!   pythonic list with a missing comma, swallowed to the end of the text by the batch parser)
+//!   ends at that markup: the same calls, the rest is content.
+//! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
 
 mod body;
+mod formats;
 mod lines;
+mod markers;
 mod scanner;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_formats;
 
 use std::collections::HashSet;
 use std::mem;
+use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
 use crate::extract::RawJsonMode;
+use crate::formats::{Format, FormatSet, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 
-use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Literal, Step};
+use formats::RegionBody;
+use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
+use markers::{CodeSpans, Marker, MarkerMatch};
 use scanner::CallScanner;
 
 /// What the stream reports.
@@ -105,9 +115,23 @@ pub struct StreamOptions {
     /// Raw JSON (§4.3): `Whole` or `Fenced` (`Anywhere` is treated as `Fenced`: quoting JSON in
     /// prose is not a call while streaming).
     pub raw_json: Option<RawJsonMode>,
+    /// The open-weight formats of §6 (`formats="auto"` is [`FormatSet::ALL`]).
+    pub formats: FormatSet,
     /// Look for calls inside `<think>` spans.
     pub calls_in_reasoning: bool,
     pub json: ParseOptions,
+}
+
+impl StreamOptions {
+    /// `parse_text(text, format=NAME)`: only that format of §6.
+    pub fn only(format: Format) -> Self {
+        Self {
+            text_tagged: false,
+            raw_json: None,
+            formats: FormatSet::only(format),
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for StreamOptions {
@@ -115,6 +139,7 @@ impl Default for StreamOptions {
         Self {
             text_tagged: true,
             raw_json: Some(RawJsonMode::Fenced),
+            formats: FormatSet::ALL,
             calls_in_reasoning: true,
             json: ParseOptions::default(),
         }
@@ -210,12 +235,15 @@ enum Mode {
     Text,
     Fence(Box<FenceBody>),
     Raw(Box<RawBody>),
+    /// A call region of a §6 format (see [`formats`]).
+    Region(Box<RegionBody>),
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Candidate {
     Fence(FenceLine),
-    Think(Literal),
+    /// `<think>`, `</think>` and the markers of the enabled §6 formats.
+    Marker(MarkerMatch),
     Code(CodeFence),
 }
 
@@ -228,7 +256,7 @@ enum Resolved {
         toggle_code: bool,
     },
     OpenFence,
-    Think,
+    Marker(Marker),
     JsonFence,
 }
 
@@ -260,6 +288,14 @@ pub struct StreamParser {
     utf8_pending: Vec<u8>,
     bytes_fed: usize,
     finished: bool,
+    /// Tool definitions, to type qwen3_coder and glm45 values.
+    tools: Option<Arc<ToolSchemas>>,
+    /// Inline code spans of the prose (markers in them are prose).
+    spans: CodeSpans,
+    /// Inside the body of a harmony message that is not a call: `Some(is_analysis)`.
+    harmony_message: Option<bool>,
+    /// Non-blank reasoning has been sent (a new reasoning block starts on a new line).
+    reasoning_sent: bool,
 }
 
 type Out<B> = Vec<Event<<B as JsonBuilder>::Value>>;
@@ -287,12 +323,24 @@ impl StreamParser {
             utf8_pending: Vec::new(),
             bytes_fed: 0,
             finished: false,
+            tools: None,
+            spans: CodeSpans::default(),
+            harmony_message: None,
+            reasoning_sent: false,
         }
     }
 
-    /// Back to the initial state, keeping the options.
+    /// A parser whose qwen3_coder and glm45 values are typed by these tools' schemas.
+    pub fn with_tools(options: StreamOptions, tools: Option<Arc<ToolSchemas>>) -> Self {
+        Self {
+            tools,
+            ..Self::new(options)
+        }
+    }
+
+    /// Back to the initial state, keeping the options and tools.
     pub fn reset(&mut self) {
-        *self = Self::new(self.options);
+        *self = Self::with_tools(self.options, self.tools.take());
     }
 
     pub fn options(&self) -> &StreamOptions {
@@ -425,6 +473,7 @@ impl StreamParser {
                     let rest = self.finish_raw(body, builder, out)?;
                     self.push(&rest, builder, out)?;
                 }
+                Mode::Region(body) => self.finish_region(*body, builder, out)?,
             }
         }
     }
@@ -445,6 +494,7 @@ impl StreamParser {
                 Mode::Text => self.text(input, builder, out)?,
                 Mode::Fence(body) => self.fence(body, input, builder, out)?,
                 Mode::Raw(body) => self.raw(body, input, builder, out)?,
+                Mode::Region(body) => self.region(body, input, builder, out)?,
             };
             input = &input[used..];
         }
@@ -458,13 +508,19 @@ impl StreamParser {
         if text.is_empty() {
             return;
         }
-        let reasoning = self.in_think;
+        let reasoning = self.in_think || self.harmony_message == Some(true);
         if self.run_reasoning != reasoning {
             self.flush(out);
             self.run_reasoning = reasoning;
         }
         if !reasoning && !self.message_started && !text.trim_ascii_start().is_empty() {
             self.message_started = true;
+        }
+        if reasoning && !self.reasoning_sent {
+            self.reasoning_sent = !text.trim().is_empty();
+        }
+        if !self.options.formats.is_empty() {
+            self.spans.feed(text);
         }
         self.pos = self.pos.after(text);
         self.run.push_str(text);
@@ -482,7 +538,43 @@ impl StreamParser {
     }
 
     fn whole_eligible(&self) -> bool {
-        self.options.raw_json.is_some() && !self.message_started && !self.in_think && !self.in_code
+        let bare_formats = self.bare_format(b'{') || self.bare_format(b'[');
+        (self.options.raw_json.is_some() || bare_formats)
+            && !self.message_started
+            && !self.in_think
+            && !self.in_code
+    }
+
+    /// The markers a candidate starting here may complete to (a bit set over
+    /// [`markers::MARKERS`]): the think tag, and the start markers of the enabled formats
+    /// outside code spans (and inside think spans only with `calls_in_reasoning`).
+    fn marker_mask(&mut self) -> u32 {
+        let mut mask = if self.in_think {
+            Marker::THINK_CLOSE
+        } else {
+            Marker::THINK_OPEN
+        };
+        if self.options.formats.is_empty()
+            || (self.in_think && !self.options.calls_in_reasoning)
+            || self.spans.inside()
+        {
+            return mask;
+        }
+        mask |= Marker::starts_of(self.options.formats);
+        if self.harmony_message.is_some() {
+            // In a message body only its end (or a new message) is markup.
+            mask = (mask & !Marker::HARMONY_CHANNEL) | Marker::HARMONY_ENDS;
+        }
+        mask
+    }
+
+    /// The next byte of `bytes` where a marker may begin after the line start.
+    fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
+        if self.options.formats.contains(Format::Mistral) {
+            memchr::memchr3(b'\n', b'<', b'[', bytes)
+        } else {
+            memchr::memchr2(b'\n', b'<', bytes)
+        }
     }
 
     fn fences_allowed(&self) -> bool {
@@ -550,7 +642,7 @@ impl StreamParser {
             // No candidate: scan for the next byte that may begin a marker.
             while i < bytes.len() {
                 if !(self.at_line_start || self.whole_eligible()) {
-                    match memchr::memchr2(b'\n', b'<', &bytes[i..]) {
+                    match self.next_stop(&bytes[i..]) {
                         Some(found) => i += found,
                         None => {
                             i = bytes.len();
@@ -583,17 +675,21 @@ impl StreamParser {
                     self.at_line_start = false;
                 }
                 if start.is_none() {
-                    if b == b'<' {
-                        let marker: &'static [u8] = if self.in_think {
-                            b"</think>"
-                        } else {
-                            b"<think>"
-                        };
-                        start = Some(Candidate::Think(Literal { marker, matched: 0 }));
+                    if b == b'<' || (b == b'[' && !self.whole_eligible()) {
+                        self.text_out(&input[run_start..i], out);
+                        run_start = i;
+                        start = MarkerMatch::start(self.marker_mask(), b).map(Candidate::Marker);
+                        if start.is_none() && !self.in_think {
+                            self.message_started = true;
+                        }
                     } else if self.whole_eligible() && (b == b'{' || b == b'[') {
                         self.text_out(&input[run_start..i], out);
                         self.flush(out);
                         self.message_started = true;
+                        if self.bare_format(b) {
+                            self.mode = Mode::Region(RegionBody::bare(self, b));
+                            return Ok(i);
+                        }
                         self.mode = Mode::Raw(Box::new(RawBody::new(
                             RawKind::Whole,
                             String::new(),
@@ -639,11 +735,28 @@ impl StreamParser {
                 }
                 held.len()
             }
-            Resolved::Think => {
+            Resolved::Marker(Marker::ThinkOpen | Marker::ThinkClose) => {
                 self.flush(out);
                 self.pos = self.pos.after(held);
                 self.in_think = !self.in_think;
                 self.saw_think = true;
+                if self.in_think && self.reasoning_sent {
+                    // As the one-shot parsers: reasoning blocks are joined by a newline.
+                    self.prose_out("\n", true, out);
+                }
+                held.len()
+            }
+            Resolved::Marker(Marker::HarmonyEnd) => {
+                self.flush(out);
+                self.pos = self.pos.after(held);
+                self.harmony_message = None;
+                held.len()
+            }
+            Resolved::Marker(marker) => {
+                self.flush(out);
+                self.harmony_message = None;
+                self.message_started = true;
+                self.mode = Mode::Region(RegionBody::open(self, marker, held));
                 held.len()
             }
             Resolved::OpenFence => {
@@ -690,10 +803,12 @@ impl Candidate {
                 Step::Done(FenceKind::Open, consumed) => Step::Done(Resolved::OpenFence, consumed),
                 _ => Step::Done(Resolved::Fail, false),
             },
-            Candidate::Think(literal) => match literal.step(b) {
+            Candidate::Marker(markers) => match markers.step(b) {
                 Step::More => Step::More,
-                Step::Done(true, consumed) => Step::Done(Resolved::Think, consumed),
-                Step::Done(false, _) => Step::Done(Resolved::Fail, false),
+                Step::Done(Some(marker), consumed) => {
+                    Step::Done(Resolved::Marker(marker), consumed)
+                }
+                Step::Done(None, _) => Step::Done(Resolved::Fail, false),
             },
             Candidate::Code(code) => match code.step(b) {
                 Step::More => Step::More,
@@ -771,7 +886,21 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut parser = StreamParser::new(options);
+    parse_text_with_tools(builder, text, options, None)
+}
+
+/// [`parse_text`] with tool definitions, to type qwen3_coder and glm45 values.
+pub fn parse_text_with_tools<B>(
+    builder: &mut B,
+    text: &str,
+    options: StreamOptions,
+    tools: Option<Arc<ToolSchemas>>,
+) -> Result<ParsedText<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut parser = StreamParser::with_tools(options, tools);
     let mut events = Vec::new();
     parser.feed(text, builder, &mut events)?;
     match parser.finish(builder, &mut events) {

@@ -25,6 +25,9 @@ pub(crate) struct CallRecord {
     /// Set, with the id known at that byte, once the name is known and the arguments value has
     /// begun (or the object closed without one): the moment a stream announces the call.
     pub ready: Option<Option<String>>,
+    /// The arguments are not JSON text the model wrote (qwen3_coder, glm45, pythonic…): the
+    /// compact JSON of the decoded value is sent when the call ends.
+    pub derived: bool,
 }
 
 impl CallRecord {
@@ -108,6 +111,8 @@ pub(crate) struct CallScanner {
     string_start: usize,
     value: Option<(Key, usize, ValueKind)>,
     pub records: Vec<CallRecord>,
+    /// Number of the first item of the current top-level value.
+    item_base: usize,
 }
 
 impl CallScanner {
@@ -131,7 +136,25 @@ impl CallScanner {
             string_start: 0,
             value: None,
             records: Vec::new(),
+            item_base: 0,
         }
+    }
+
+    /// Scans another top-level value from `pos` (Llama 3 `;`-joined objects), keeping the
+    /// records found so far; the new value's calls are numbered after them.
+    pub fn restart(&mut self, pos: usize) {
+        self.item_base = self.records.len();
+        self.pos = pos;
+        self.depth = 0;
+        self.in_string = false;
+        self.escaped = false;
+        self.call_depth = 0;
+        self.top_is_array = false;
+        self.expect_item = false;
+        self.items = 0;
+        self.in_call = false;
+        self.expect = Expect::After;
+        self.value = None;
     }
 
     /// Whether any non-whitespace byte has been seen.
@@ -220,7 +243,7 @@ impl CallScanner {
                     self.in_call = true;
                     self.expect = Expect::Key;
                     self.records.push(CallRecord {
-                        item: self.items.saturating_sub(1),
+                        item: self.item_base + self.items.saturating_sub(1),
                         ..CallRecord::default()
                     });
                 }

@@ -8,7 +8,7 @@ fn options() -> StreamOptions {
     StreamOptions::default()
 }
 
-fn stream_chunks(chunks: &[&str], options: StreamOptions) -> Vec<Ev> {
+pub(super) fn stream_chunks(chunks: &[&str], options: StreamOptions) -> Vec<Ev> {
     let mut parser = StreamParser::new(options);
     let mut events = Vec::new();
     for chunk in chunks {
@@ -19,7 +19,7 @@ fn stream_chunks(chunks: &[&str], options: StreamOptions) -> Vec<Ev> {
 }
 
 /// Coalesced events with generated ids replaced by their order of appearance.
-fn normalized(events: Vec<Ev>) -> Vec<Ev> {
+pub(super) fn normalized(events: Vec<Ev>) -> Vec<Ev> {
     let mut ids: Vec<String> = Vec::new();
     let mut rename = |id: &str| -> String {
         if !id.starts_with("call_") || id.len() != 17 {
@@ -48,7 +48,7 @@ fn normalized(events: Vec<Ev>) -> Vec<Ev> {
         .collect()
 }
 
-fn chars_split(text: &str, size: usize) -> Vec<&str> {
+pub(super) fn chars_split(text: &str, size: usize) -> Vec<&str> {
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut count = 0;
@@ -86,7 +86,7 @@ fn starts(events: &[Ev]) -> Vec<(usize, String)> {
         .collect()
 }
 
-fn args_text(events: &[Ev], index: usize) -> String {
+pub(super) fn args_text(events: &[Ev], index: usize) -> String {
     events
         .iter()
         .filter_map(|e| match e {
@@ -348,7 +348,7 @@ fn whitespace_floods_stay_linear() {
     assert_eq!(normalized(events), vec![Event::Text(text.clone())]);
 }
 
-fn corpus() -> Vec<Value> {
+pub(super) fn corpus() -> Vec<Value> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/data/streams.jsonl"
@@ -367,7 +367,7 @@ fn corpus() -> Vec<Value> {
         .collect()
 }
 
-fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
+pub(super) fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
     match value {
         Value::Object(members) => &members.iter().find(|(k, _)| k == key).unwrap().1,
         _ => panic!("not an object"),

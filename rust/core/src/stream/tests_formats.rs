@@ -1,0 +1,476 @@
+//! The §6 formats through the stream engine: every corpus stream and every case rendering gives
+//! the one-shot parser's calls, content and reasoning, under any chunking; held-back text stays
+//! bounded; long arguments and marker floods stay linear.
+
+use std::sync::Arc;
+
+use super::tests::{args_text, chars_split, corpus, field, normalized};
+use super::*;
+use crate::formats::{parse_format, Format, FormatOptions, ToolSchemas};
+use crate::json::{parse, to_compact_json, Value, ValueBuilder};
+
+type Ev = Event<Value>;
+
+fn run(chunks: &[&str], options: StreamOptions, tools: Option<Arc<ToolSchemas>>) -> Vec<Ev> {
+    let mut parser = StreamParser::with_tools(options, tools);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    events
+}
+
+/// A call as `name args-json`, a failure as `!raw`. (Ids are checked apart: a
+/// model id written after the arguments cannot be the id of a call announced before it.)
+fn shape(outcome: &Outcome<Value>) -> String {
+    match outcome {
+        Outcome::Call(c) => format!("{} {}", c.name, to_compact_json(&c.arguments)),
+        // The raw text only: a one-shot parser that looked past a broken call's markup may
+        // word its reason differently from the decode of the streamed region.
+        Outcome::Invalid(i) => format!("!{}", i.raw),
+    }
+}
+
+/// Random cut points from a small xorshift generator (reproducible).
+struct Cuts(u64);
+
+impl Cuts {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn split<'t>(&mut self, text: &'t str, pieces: usize) -> Vec<&'t str> {
+        let mut cuts: Vec<usize> = (0..pieces)
+            .map(|_| {
+                let mut at = (self.next() % (text.len() as u64 + 1)) as usize;
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            })
+            .collect();
+        cuts.sort_unstable();
+        let mut out = Vec::new();
+        let mut start = 0;
+        for cut in cuts {
+            out.push(&text[start..cut]);
+            start = cut;
+        }
+        out.push(&text[start..]);
+        out
+    }
+}
+
+/// Stream ≡ batch for one format, and chunk invariance (1-character chunks, random cuts).
+/// Returns the calls' shapes.
+fn check(
+    format: Format,
+    text: &str,
+    tools: Option<Arc<ToolSchemas>>,
+    cuts: &mut Cuts,
+) -> Vec<String> {
+    let options = StreamOptions::only(format);
+    let events = run(&[text], options, tools.clone());
+    let streamed = collect(events.clone(), false);
+    let one_shot = parse_format(
+        &mut ValueBuilder,
+        text,
+        format,
+        FormatOptions {
+            tools: tools.as_deref(),
+            ..FormatOptions::default()
+        },
+    )
+    .unwrap();
+    let shapes: Vec<String> = streamed.calls.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        one_shot.outcomes.iter().map(shape).collect::<Vec<_>>(),
+        "{format:?} calls of {text:?}"
+    );
+    assert_eq!(
+        streamed.content.trim(),
+        one_shot.content,
+        "{format:?} content of {text:?}"
+    );
+    assert_eq!(
+        streamed
+            .reasoning
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty()),
+        one_shot.reasoning.as_deref().filter(|r| !r.is_empty()),
+        "{format:?} reasoning of {text:?}"
+    );
+    // Raw bytes: JSON arguments are the model's own text; the others, compact JSON.
+    for event in &events {
+        if let Event::CallEnd { index, call } = event {
+            let raw = args_text(&events, *index);
+            let mut decoded = parse(&raw, &mut ValueBuilder, ParseOptions::default()).unwrap();
+            if let Value::Str(inner) = &decoded {
+                // Double-encoded arguments: the model's bytes are a JSON string.
+                decoded = parse(inner, &mut ValueBuilder, ParseOptions::default()).unwrap();
+            }
+            assert_eq!(
+                decoded, call.arguments,
+                "{format:?} deltas {raw:?} of {text:?}"
+            );
+            if !matches!(
+                format,
+                Format::Qwen3Coder | Format::Glm45 | Format::Pythonic
+            ) {
+                // (A call without arguments text gets the compact JSON of `{}`.)
+                let own_bytes = text.contains(&raw) || raw == to_compact_json(&call.arguments);
+                assert!(own_bytes, "{format:?} deltas {raw:?} of {text:?}");
+            }
+        }
+    }
+    let whole = normalized(events);
+    let ones = normalized(run(&chars_split(text, 1), options, tools.clone()));
+    assert_eq!(ones, whole, "{format:?} 1-character chunks of {text:?}");
+    for pieces in [1, 3, 12] {
+        let chunks = cuts.split(text, pieces);
+        let split = normalized(run(&chunks, options, tools.clone()));
+        assert_eq!(split, whole, "{format:?} chunks {chunks:?}");
+    }
+    shapes
+}
+
+fn text_of(value: &Value) -> &str {
+    match value {
+        Value::Str(s) => s,
+        _ => panic!("not a string"),
+    }
+}
+
+fn tools_of(case: &Value) -> Option<Arc<ToolSchemas>> {
+    match field(case, "tools") {
+        Value::Array(items) => Some(Arc::new(ToolSchemas::from_tools(items))),
+        _ => None,
+    }
+}
+
+fn expected_names(case: &Value) -> Vec<String> {
+    let Value::Array(calls) = field(case, "calls") else {
+        panic!()
+    };
+    calls
+        .iter()
+        .map(|c| text_of(field(c, "name")).to_owned())
+        .collect()
+}
+
+fn names(shapes: &[String]) -> Vec<String> {
+    shapes
+        .iter()
+        .map(|s| s.split(' ').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn corpus_streams_of_every_format() {
+    let mut cuts = Cuts(0x2545_f491_4f6c_dd1d);
+    let mut checked = 0;
+    for case in corpus() {
+        let protocol = text_of(field(&case, "protocol"));
+        let Some(format) = Format::parse(protocol) else {
+            continue;
+        };
+        let text = text_of(field(&case, "text"));
+        let shapes = check(format, text, tools_of(&case), &mut cuts);
+        assert_eq!(names(&shapes), expected_names(&case), "{text:?}");
+        // `formats="auto"` with the other tiers on finds them too.
+        let auto = run(&[text], StreamOptions::default(), tools_of(&case));
+        let auto: Vec<String> = collect(auto, false).calls.iter().map(shape).collect();
+        assert_eq!(auto, shapes, "auto on {text:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 245);
+}
+
+#[test]
+fn case_renderings_of_every_format() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/cases.jsonl");
+    let mut cuts = Cuts(0x9e37_79b9_7f4a_7c15);
+    let mut checked = 0;
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let case = parse(line, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        let expected = expected_names(&case);
+        let wire = field(&case, "wire");
+        for format in Format::ALL {
+            let Value::Object(members) = wire else {
+                panic!()
+            };
+            let Some((_, Value::Str(text))) = members.iter().find(|(k, _)| k == format.as_str())
+            else {
+                continue;
+            };
+            let shapes = check(format, text, tools_of(&case), &mut cuts);
+            assert_eq!(names(&shapes), expected, "{text:?}");
+            checked += 1;
+        }
+    }
+    // A few cases have no rendering in some formats.
+    assert!(checked > 18_500, "{checked}");
+}
+
+/// The variants of §6 (and broken calls) of the one-shot tests: stream ≡ batch, any chunking.
+#[test]
+fn variants_match_the_one_shot_parsers() {
+    use Format::*;
+    let cases: &[(Format, &str)] = &[
+        (Hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>"),
+        (Hermes, r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call><tool_call>{"name": "g", "parameters": {"b": "x"}}</tool_call>"#),
+        (Hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n"),
+        (Hermes, r#"<tool_call>{"name": "f", "arguments": "{\"a\": 1}"}</tool_call>"#),
+        (Hermes, r#"<tool_call>[{"name": "f", "arguments": {"a": 1}}, {"name": "g"}]</tool_call>"#),
+        (Hermes, r#"<tool_call>{"name": "f", "arguments": {"s": "</tool_call>"}}</tool_call>"#),
+        (Hermes, "<think>\nI should call f.\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\nDone."),
+        (Hermes, "<think>let me <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call></think>ok"),
+        (Hermes, "ab<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</tool_call><tool_call>{\"name\": \"g\", \"arguments\": [1]}</tool_call><tool_call>{\"name\": \"h\", \"arguments\": {}}</tool_call>"),
+        (Hermes, "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}</tool_call> then <tool_call>{\"name\": \"g\"} x</tool_call>."),
+        (Hermes, "Wrap calls in `<tool_call>` tags.\nUse `<tool_call>`:\n<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"),
+        (Qwen3Coder, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=zip>\n03106\n</parameter>\n<parameter=s>\nhello world\n</parameter>\n</function>\n</tool_call>"),
+        (Qwen3Coder, "<tool_call><function=f><parameter=a>1</parameter></function></tool_call>"),
+        (Qwen3Coder, "text <function=f><parameter=a>1</parameter></function> more"),
+        (Qwen3Coder, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"),
+        (Qwen3Coder, "<tool_call><function=f><parameter=o>\n{\"k\": [1, 2]}\n</parameter></function></tool_call>"),
+        (Qwen3Coder, "<tool_call><function=f><parameter=a>1</function></tool_call><tool_call><function=g></function></tool_call>"),
+        (Glm45, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>s</arg_key>\n<arg_value>x y</arg_value>\n</tool_call>"),
+        (Glm45, "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><tool_call>g</tool_call>"),
+        (Glm45, "<tool_call>f g<arg_key>a</arg_key></tool_call> after"),
+        (Mistral, r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}, "id": "abc123XYZ"}, {"name": "g", "arguments": {}}]"#),
+        (Mistral, r#"Sure. [TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]"#),
+        (Mistral, r#"[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123XYZ[ARGS]{}"#),
+        (Mistral, r#"[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g[ARGS]{}"#),
+        (Llama3Json, r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}"#),
+        (Llama3Json, r#"{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}"#),
+        (Llama3Json, r#"{"answer": 42}"#),
+        (Llama3Json, r#"For example {"name": "f", "parameters": {}} is a call."#),
+        (Llama3Json, r#"<|python_tag|>{"name": "f", "parameters": {"a": }"#),
+        (Pythonic, "[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]"),
+        (Pythonic, "<|python_start|>[math.factorial(number=5, t=(1, 2), s=\"it's\")]<|python_end|>"),
+        (Pythonic, "[f(), g(a=-1.5e3,)]"),
+        (Pythonic, "[f(a=x), g(b=1), h(1), k(c=__import__('os').system('rm'))]"),
+        (Pythonic, "see [the docs](https://x) (f(a=1))"),
+        (Pythonic, "[link](x)"),
+        (DeepseekV31, "Let me check.\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (DeepseekV3, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (DeepseekV31, "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}"),
+        (DeepseekV31, "<｜tool▁call▁begin｜>f{\"a\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜>"),
+        (KimiK2, "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"),
+        (KimiK2, "Let me look. <|tool_calls_section_begin|> <|tool_call_begin|> functions.math.gcd:0 <|tool_call_argument_begin|> {\"a\": 1} <|tool_call_end|> <|tool_calls_section_end|>"),
+        (Harmony, "<|start|>assistant<|channel|>analysis<|message|>Need f.<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>"),
+        (Harmony, "<|start|>assistant to=functions.calculus.derivative<|channel|>commentary <|constrain|>json<|message|>{\"a\": 1}<|call|>"),
+        (Harmony, "<|channel|>commentary to=functions.f<|message|>{\"a\": 1}<|call|>"),
+        (Harmony, "<|start|>assistant<|channel|>analysis to=f<|message|>{\"a\": 1}<|call|>"),
+        (Harmony, "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>The answer is 4.<|return|>"),
+        (Harmony, "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>"),
+        (Harmony, "<|start|>assistant<|channel|>commentary to=functions.f<|message|><|call|>"),
+    ];
+    let mut cuts = Cuts(7);
+    for &(format, text) in cases {
+        check(format, text, None, &mut cuts);
+    }
+}
+
+#[test]
+fn model_ids_and_tool_typing() {
+    let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>";
+    let mistral = r#"[TOOL_CALLS]g[CALL_ID]abc123XYZ[ARGS]{}"#;
+    for (format, text, id) in [
+        (Format::KimiK2, kimi, "functions.f:0"),
+        (Format::Mistral, mistral, "abc123XYZ"),
+    ] {
+        let events = run(&chars_split(text, 1), StreamOptions::only(format), None);
+        assert!(
+            matches!(&events[0], Event::CallStart { id: i, .. } if i == id),
+            "{events:?}"
+        );
+    }
+    let tools = parse(
+        r#"[{"name": "f", "parameters": {"properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}}]"#,
+        &mut ValueBuilder,
+        ParseOptions::default(),
+    )
+    .unwrap();
+    let Value::Array(tools) = tools else { panic!() };
+    let tools = Some(Arc::new(ToolSchemas::from_tools(&tools)));
+    let text = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=n>\n2\n</parameter>\n</function>\n</tool_call>";
+    let events = run(
+        &chars_split(text, 1),
+        StreamOptions::default(),
+        tools.clone(),
+    );
+    assert_eq!(args_text(&events, 0), r#"{"a":"1","n":2}"#);
+    let glm = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>";
+    let events = run(&chars_split(glm, 1), StreamOptions::default(), tools);
+    assert_eq!(args_text(&events, 0), r#"{"a":"1"}"#);
+}
+
+#[test]
+fn calls_start_as_soon_as_the_name_is_known() {
+    for (text, before_name_end) in [
+        (
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1",
+            "<tool_call>{\"name\": \"f\", \"arguments\": {",
+        ),
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\n1",
+            "<tool_call>\n<function=f>",
+        ),
+        ("<tool_call>f\n<arg_key>a", "<tool_call>f\n"),
+        ("[TOOL_CALLS]f[ARGS]{\"a\"", "[TOOL_CALLS]f[ARGS]"),
+        (
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{",
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{",
+        ),
+        ("<|python_start|>[f(a=1), g(", "<|python_start|>[f("),
+        (
+            "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\"",
+            "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{",
+        ),
+    ] {
+        let mut parser = StreamParser::new(StreamOptions::default());
+        let mut events = Vec::new();
+        parser
+            .feed(before_name_end, &mut ValueBuilder, &mut events)
+            .unwrap();
+        assert!(
+            matches!(&events[..], [Event::CallStart { name, .. }, ..] if name == "f"),
+            "{before_name_end:?}: {events:?}"
+        );
+        parser
+            .feed(
+                &text[before_name_end.len()..],
+                &mut ValueBuilder,
+                &mut events,
+            )
+            .unwrap();
+        parser.finish(&mut ValueBuilder, &mut events).unwrap();
+        // Cut off: the call ends invalid, after its start, with its raw text.
+        let last = events.last().unwrap();
+        assert!(
+            matches!(last, Event::Invalid(i) if text.ends_with(i.raw.as_str()))
+                || text.contains("[f("),
+            "{text:?}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn code_spans_think_and_reasoning_rules() {
+    let text = "Write `<tool_call>` or `[TOOL_CALLS]`, then ``<|python_tag|>``.";
+    let events = run(&chars_split(text, 1), StreamOptions::default(), None);
+    assert_eq!(normalized(events), vec![Event::Text(text.to_owned())]);
+    let text = "<think>let me <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call></think>ok";
+    let no_calls = StreamOptions {
+        calls_in_reasoning: false,
+        ..StreamOptions::default()
+    };
+    let p = parse_text(&mut ValueBuilder, text, no_calls).unwrap();
+    assert!(p.calls.is_empty());
+    assert!(p.reasoning.unwrap().contains("<tool_call>"));
+    let p = parse_text(&mut ValueBuilder, text, StreamOptions::default()).unwrap();
+    assert_eq!((p.calls.len(), p.content.as_str()), (1, "ok"));
+    // Markers inside a ```json fence sit in JSON strings.
+    let text = "```json\n{\"s\": \"<tool_call>{}</tool_call>\"}\n```\n";
+    let events = run(&chars_split(text, 1), StreamOptions::default(), None);
+    assert_eq!(normalized(events), vec![Event::Text(text.to_owned())]);
+}
+
+/// Text is held back only while it may still begin a marker: never more than the longest one.
+#[test]
+fn held_back_text_is_bounded_for_every_marker() {
+    let partial: String = super::markers::MARKERS
+        .iter()
+        .map(|m| {
+            let cut = m.char_indices().last().map_or(0, |(i, _)| i);
+            format!("x {} y\n", &m[..cut])
+        })
+        .collect();
+    let mut parser = StreamParser::new(StreamOptions::default());
+    let mut events = Vec::new();
+    let mut fed = 0;
+    for chunk in chars_split(&partial, 1) {
+        parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+        fed += chunk.len();
+        let released: usize = events
+            .iter()
+            .map(|e| match e {
+                Event::Text(t) | Event::Reasoning(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(fed - released <= super::markers::longest(), "at {fed}");
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    assert_eq!(normalized(events), vec![Event::Text(partial.clone())]);
+}
+
+fn timed(what: &str, text: &str, chunk: usize, options: StreamOptions) -> Vec<Ev> {
+    let started = std::time::Instant::now();
+    let mut parser = StreamParser::new(options);
+    let mut events = Vec::new();
+    for piece in text.as_bytes().chunks(chunk) {
+        parser
+            .feed_bytes(piece, &mut ValueBuilder, &mut events)
+            .unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    // Generous: a quadratic scan of these inputs takes minutes.
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "{what}: {:?}",
+        started.elapsed()
+    );
+    events
+}
+
+#[test]
+fn megabyte_arguments_in_4_byte_chunks_are_linear() {
+    let code = "fn f() { x.replace(\\\"</tool_call>\\\", \\\"é\\\") }\\n".repeat(1 << 20 >> 6);
+    let hermes = format!("<tool_call>\n{{\"name\": \"write\", \"arguments\": {{\"code\": \"{code}\"}}}}\n</tool_call>");
+    let events = timed("hermes", &hermes, 4, StreamOptions::default());
+    assert_eq!(args_text(&events, 0), format!("{{\"code\": \"{code}\"}}"));
+    assert!(matches!(events.last(), Some(Event::CallEnd { .. })));
+    let body = "def f():\n    return '</param>' < 3\n".repeat(1 << 20 >> 5);
+    let qwen = format!("<tool_call>\n<function=write>\n<parameter=code>\n{body}</parameter>\n</function>\n</tool_call>");
+    let events = timed("qwen3_coder", &qwen, 4, StreamOptions::default());
+    let Some(Event::CallEnd { call, .. }) = events.last() else {
+        panic!("{:?}", events.last())
+    };
+    assert_eq!(
+        call.arguments,
+        Value::object([("code", Value::str(&body[..body.len() - 1]))])
+    );
+}
+
+#[test]
+fn floods_of_partial_and_broken_markers_are_linear() {
+    let n = 20_000;
+    for unit in [
+        "<tool_call",
+        "[TOOL_CALLS",
+        "<|tool_calls_section_begi",
+        "<｜tool▁call▁begi",
+        "<|star",
+        "<tool_call>{",
+        "<tool_call><function=f><parameter=a>",
+        "<tool_call>f<arg_key>a",
+        "[TOOL_CALLS]f",
+        "<|tool_call_begin|>x",
+        "<|start|>assistant",
+        "<|python_start|>[f(a=x",
+        "`<tool_call>",
+        "<think><tool_call>",
+    ] {
+        let text = unit.repeat(n);
+        let events = timed(unit, &text, 1, StreamOptions::default());
+        assert!(!events.is_empty());
+    }
+}
