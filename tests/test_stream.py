@@ -132,7 +132,9 @@ def check_invariants(text: str, cuts: list[int], byte_cuts: list[int]) -> None:
         raw = "".join(
             e.arguments for e in whole if isinstance(e, ToolCallDelta) and e.index == end.index
         )
-        assert raw in text or raw == json.dumps(end.call.arguments, separators=(",", ":"))
+        assert raw in text or raw == json.dumps(
+            end.call.arguments, separators=(",", ":"), ensure_ascii=False
+        )
         decoded = json.loads(raw) if raw.strip() else None
         assert toolwire.decode_arguments(decoded) == end.call.arguments
     # Every call event comes after its start.

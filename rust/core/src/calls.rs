@@ -9,7 +9,8 @@ use std::fmt;
 
 use crate::ids::generate_id;
 use crate::json::{
-    parse, to_compact_json, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions, SyntaxError,
+    parse, parse_object_with, to_compact_json, JsonBuilder, JsonKind, JsonView, MemberAction,
+    MemberText, ObjectVisitor, ParseError, ParseOptions, SyntaxError,
 };
 use crate::position::{line_column, CharOffsets};
 
@@ -316,21 +317,6 @@ pub fn id_of<V: JsonView>(value: Option<V>) -> Option<String> {
     }
 }
 
-/// The non-empty string name of a call object.
-pub fn name_of<V: JsonView>(object: &V) -> Result<String, String> {
-    match object.get("name") {
-        None => Err("missing tool name".to_owned()),
-        Some(name) => match name.as_str() {
-            Some("") => Err("missing tool name (empty string)".to_owned()),
-            Some(s) => Ok(s.to_owned()),
-            None => Err(format!(
-                "missing tool name (the name is {}, not a string)",
-                name.kind().name()
-            )),
-        },
-    }
-}
-
 /// A failure of one structured or decoded call, before its position in the text is known.
 pub struct ShapeFailure<E> {
     pub kind: FailureKind,
@@ -366,8 +352,93 @@ impl<E> ShapeFailure<E> {
 /// The keys a call's arguments may be under, in order of preference.
 const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 
-/// Reads `{"name", "arguments" | "parameters" | "input"?, "id"?}` (a call as text protocols
-/// and pre-parsed lists write it).
+/// The members of a call object that its rules read: from a decoded object
+/// ([`CallFields::of_object`]) or straight from JSON text without building the object
+/// ([`call_fields_from_text`]).
+pub struct CallFields<V> {
+    name: Option<MemberText>,
+    /// The values under [`ARGUMENT_KEYS`], by position.
+    arguments: [Option<V>; 4],
+    id: Option<MemberText>,
+}
+
+impl<V> Default for CallFields<V> {
+    fn default() -> Self {
+        Self {
+            name: None,
+            arguments: [None, None, None, None],
+            id: None,
+        }
+    }
+}
+
+fn member_text<V: JsonView>(value: V) -> MemberText {
+    match value.kind() {
+        JsonKind::String => MemberText::String(value.string_lossy().unwrap_or_default()),
+        JsonKind::Number => MemberText::Number(value.number_text()),
+        kind => MemberText::Other(kind),
+    }
+}
+
+impl<V: JsonView> CallFields<V> {
+    pub fn of_object(object: &V) -> Self {
+        Self {
+            name: object.get("name").map(member_text),
+            arguments: ARGUMENT_KEYS.map(|key| object.get(key)),
+            id: object.get("id").map(member_text),
+        }
+    }
+}
+
+impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
+    fn action(&mut self, key: &str) -> MemberAction {
+        match key {
+            "name" | "id" => MemberAction::Text,
+            _ if ARGUMENT_KEYS.contains(&key) => MemberAction::Build,
+            _ => MemberAction::Skip,
+        }
+    }
+    fn built(&mut self, key: &str, value: B::Value) {
+        if let Some(slot) = ARGUMENT_KEYS.iter().position(|k| *k == key) {
+            self.arguments[slot] = Some(value);
+        }
+    }
+    fn text(&mut self, key: &str, value: MemberText) {
+        match key {
+            "name" => self.name = Some(value),
+            _ => self.id = Some(value),
+        }
+    }
+}
+
+/// Call fields and the byte offset just past their object.
+pub type FieldsAndEnd<V> = (CallFields<V>, usize);
+
+/// The call fields of the JSON object at the start of `text`, read without building the object
+/// (only its arguments); `Ok(None)` when the value there is not an object. Also returns the
+/// byte offset just past the object.
+pub fn call_fields_from_text<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<Option<FieldsAndEnd<B::Value>>, ParseError<B::Error>>
+where
+    B: JsonBuilder,
+{
+    let mut fields = CallFields::default();
+    let end = parse_object_with(text, builder, options, &mut fields)?;
+    Ok(end.map(|end| (fields, end)))
+}
+
+impl<V> CallFields<V> {
+    /// Whether this looks like a call: a name and some arguments key (§4.3 candidates).
+    pub fn is_call_like(&self) -> bool {
+        self.name.is_some() && (self.arguments[0].is_some() || self.arguments[1].is_some())
+    }
+}
+
+/// Reads `{"name", "arguments" | "parameters" | "input" | "args"?, "id"?}` (a call as text
+/// protocols and pre-parsed lists write it).
 pub fn call_from_object<B>(
     builder: &mut B,
     object: &B::Value,
@@ -386,10 +457,42 @@ where
             "",
         ));
     }
-    let name = name_of(object).map_err(|detail| ShapeFailure::parse(detail, "name"))?;
-    let (key, arguments) = ARGUMENT_KEYS
-        .iter()
-        .find_map(|key| object.get(key).map(|value| (*key, Some(value))))
+    call_from_fields(builder, CallFields::of_object(object), options)
+}
+
+/// The call of a call object's fields (§3 for its arguments, §1 for its id).
+pub fn call_from_fields<B>(
+    builder: &mut B,
+    fields: CallFields<B::Value>,
+    options: ParseOptions,
+) -> Result<Call<B::Value>, ShapeFailure<B::Error>>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let name = match fields.name {
+        Some(MemberText::String(name)) if !name.is_empty() => name,
+        other => {
+            let detail = match other {
+                None => "missing tool name".to_owned(),
+                Some(MemberText::String(_)) => "missing tool name (empty string)".to_owned(),
+                Some(MemberText::Number(_)) => format!(
+                    "missing tool name (the name is {}, not a string)",
+                    JsonKind::Number.name()
+                ),
+                Some(MemberText::Other(kind)) => format!(
+                    "missing tool name (the name is {}, not a string)",
+                    kind.name()
+                ),
+            };
+            return Err(ShapeFailure::parse(detail, "name"));
+        }
+    };
+    let [a, b, c, d] = fields.arguments;
+    let (key, arguments) = [a, b, c, d]
+        .into_iter()
+        .zip(ARGUMENT_KEYS)
+        .find_map(|(value, key)| value.map(|value| (key, Some(value))))
         .unwrap_or(("arguments", None));
     let arguments = normalize_arguments(builder, arguments, options).map_err(|f| ShapeFailure {
         kind: f.kind,
@@ -398,8 +501,13 @@ where
         build: f.build,
         field: key.to_owned(),
     })?;
+    let id = match fields.id {
+        Some(MemberText::String(id)) if !id.is_empty() => Some(id),
+        Some(MemberText::Number(digits)) => Some(digits),
+        _ => None,
+    };
     Ok(Call {
-        id: id_of(object.get("id")),
+        id,
         name,
         arguments,
     })
@@ -596,24 +704,35 @@ where
         )));
     }
     for item in items {
-        let index = outcomes.len();
-        match call_from_object(builder, &item, options) {
-            Ok(call) => outcomes.push(Outcome::Call(call)),
-            Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
-            Err(failure) => {
-                let subject = match failure.kind {
-                    FailureKind::Arguments => format!("invalid arguments in {}", context.what),
-                    FailureKind::Parse => format!("invalid tool call in {}", context.what),
-                };
-                outcomes.push(Outcome::Invalid(context.invalid(
-                    failure.kind,
-                    index,
-                    subject,
-                    failure.detail,
-                    None,
-                    failure.name,
-                )))
-            }
+        let call = call_from_object(builder, &item, options);
+        push_call(call, context, outcomes)?;
+    }
+    Ok(())
+}
+
+/// Adds one call read from `context`'s text, or its failure, to `outcomes`.
+pub fn push_call<V, E>(
+    call: Result<Call<V>, ShapeFailure<E>>,
+    context: &TextCallContext<'_>,
+    outcomes: &mut Vec<Outcome<V>>,
+) -> Result<(), E> {
+    match call {
+        Ok(call) => outcomes.push(Outcome::Call(call)),
+        Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
+        Err(failure) => {
+            let subject = match failure.kind {
+                FailureKind::Arguments => format!("invalid arguments in {}", context.what),
+                FailureKind::Parse => format!("invalid tool call in {}", context.what),
+            };
+            let index = outcomes.len();
+            outcomes.push(Outcome::Invalid(context.invalid(
+                failure.kind,
+                index,
+                subject,
+                failure.detail,
+                None,
+                failure.name,
+            )))
         }
     }
     Ok(())

@@ -3,8 +3,9 @@
 use memchr::memmem;
 
 use crate::calls::{
-    call_from_object, push_calls_of_text, push_calls_of_value, FailureKind, Invalid, Outcome,
-    Protocol, ShapeFailure, TextCallContext, TextPlace,
+    call_fields_from_text, call_from_fields, call_from_object, push_call, push_calls_of_text,
+    push_calls_of_value, CallFields, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
+    TextCallContext, TextPlace,
 };
 use crate::formats::{extract_formats, FormatOptions, FormatSet, ToolSchemas};
 use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
@@ -45,6 +46,14 @@ pub struct TextOptions<'a> {
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
 
+/// A block body decoded while the blocks were found.
+enum Decoded<V> {
+    /// One call object, read field by field.
+    Fields(CallFields<V>),
+    /// Any other JSON value (a list of calls, …).
+    Value(V),
+}
+
 /// §4.2: every `~~~tool_call` block of `text`.
 pub fn parse_text_tagged<B>(
     builder: &mut B,
@@ -56,14 +65,22 @@ where
     B::Value: JsonView,
 {
     // Well-formed blocks are decoded while they are found: the parse tells where the JSON
-    // ends, so the closing fence is found without a second, string-aware pass. (Strict JSON
-    // only: lenient JSON may hide a fence line in a single-quoted string.)
-    let mut decoded: Vec<(usize, B::Value)> = Vec::new();
+    // ends, so the closing fence is found without a second, string-aware pass. A single call
+    // object is read field by field, without building the object itself. (Strict JSON only:
+    // lenient JSON may hide a fence line in a single-quoted string.)
+    let mut decoded: Vec<(usize, Decoded<B::Value>)> = Vec::new();
     let blocks = find_blocks_with(text, |body_start| {
         if options.lenient {
             return None;
         }
-        let (value, end) = parse_prefix(&text[body_start..], builder, options).ok()?;
+        let body = &text[body_start..];
+        let (value, end) = match call_fields_from_text(builder, body, options).ok()? {
+            Some((fields, end)) => (Decoded::Fields(fields), end),
+            None => {
+                let (value, end) = parse_prefix(body, builder, options).ok()?;
+                (Decoded::Value(value), end)
+            }
+        };
         let close = closing_fence_after(text, body_start + end)?;
         decoded.push((body_start, value));
         Some(close)
@@ -89,7 +106,11 @@ where
             base: block.body.start,
         };
         match decoded.next_if(|(start, _)| *start == block.body.start) {
-            Some((_, value)) => {
+            Some((_, Decoded::Fields(fields))) => {
+                let call = call_from_fields(builder, fields, options);
+                push_call(call, &context, &mut outcomes)?
+            }
+            Some((_, Decoded::Value(value))) => {
                 push_calls_of_value(builder, value, &context, options, &mut outcomes)?
             }
             None => push_calls_of_text(builder, &context, options, &mut outcomes)?,
@@ -218,6 +239,14 @@ where
         text: body,
         base: region.start,
     };
+    // The common case, one call object, is read field by field; anything else (lists,
+    // wrappers, errors) takes the general path below.
+    if let Ok(Some((fields, end))) = call_fields_from_text(builder, body, options) {
+        if end == body.len() && fields.is_call_like() {
+            let call = call_from_fields(builder, fields, options);
+            return push_call(call, &context, outcomes);
+        }
+    }
     let value = match parse(body, builder, options) {
         Ok(value) => value,
         Err(ParseError::Build(e)) => return Err(e),

@@ -8,7 +8,8 @@ mod write;
 
 pub use builder::{JsonBuilder, JsonStr};
 pub use parser::{
-    parse, parse_prefix, ParseError, ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
+    parse, parse_object_with, parse_prefix, MemberAction, MemberText, ObjectVisitor, ParseError,
+    ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
 };
 pub use value::{Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::builder::{JsonBuilder, JsonStr};
+use super::view::JsonKind;
 
 /// Deepest nesting of arrays and objects accepted; deeper input is an error, not a stack overflow.
 pub const MAX_DEPTH: usize = 256;
@@ -108,6 +109,186 @@ pub fn parse_prefix<B: JsonBuilder>(
     let mut parser = Parser::new(text.as_bytes(), options);
     let value = parser.value(builder)?;
     Ok((value, parser.pos))
+}
+
+/// What [`parse_object_with`] does with one member's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberAction {
+    /// Build it with the builder and hand it to [`ObjectVisitor::built`].
+    Build,
+    /// Read it as text (a string's content, a number's digits) for [`ObjectVisitor::text`].
+    Text,
+    /// Check it is valid JSON and drop it.
+    Skip,
+}
+
+/// A member read as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberText {
+    String(String),
+    /// A number's JSON text.
+    Number(String),
+    /// Any other value, of this kind.
+    Other(JsonKind),
+}
+
+/// Receives the members of the object [`parse_object_with`] reads.
+pub trait ObjectVisitor<B: JsonBuilder> {
+    fn action(&mut self, key: &str) -> MemberAction;
+    fn built(&mut self, key: &str, value: B::Value);
+    fn text(&mut self, key: &str, value: MemberText);
+}
+
+/// Reads the JSON object at the start of `text` (after whitespace) member by member, building
+/// only what the visitor asks for: a caller that needs two members of an object does not pay
+/// for the object. Returns `Ok(None)` when the value there is not an object, else the byte
+/// offset just past it.
+pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
+    text: &str,
+    builder: &mut B,
+    options: ParseOptions,
+    visitor: &mut V,
+) -> Result<Option<usize>, ParseError<B::Error>> {
+    let mut parser = Parser::new(text.as_bytes(), options);
+    parser.skip_whitespace();
+    if parser.peek() != Some(b'{') {
+        return Ok(None);
+    }
+    parser.enter()?;
+    parser.pos += 1;
+    parser.skip_whitespace();
+    if parser.peek() == Some(b'}') {
+        parser.pos += 1;
+        return Ok(Some(parser.pos));
+    }
+    loop {
+        let key_ref = parser.key()?;
+        let key = key_ref
+            .resolve(parser.data, &parser.scratch)
+            .to_string_lossy();
+        parser.skip_whitespace();
+        match parser.peek() {
+            Some(b':') => parser.pos += 1,
+            None => return Err(parser.error(SyntaxErrorKind::UnexpectedEnd).into()),
+            _ => return Err(parser.error(SyntaxErrorKind::ExpectedColon).into()),
+        }
+        match visitor.action(&key) {
+            MemberAction::Build => {
+                let value = parser.value(builder)?;
+                visitor.built(&key, value);
+            }
+            MemberAction::Text => {
+                parser.skip_whitespace();
+                let value = match parser.peek() {
+                    Some(b'"') => {
+                        parser.pos += 1;
+                        let s = parser.string(b'"')?;
+                        MemberText::String(
+                            s.resolve(parser.data, &parser.scratch).to_string_lossy(),
+                        )
+                    }
+                    Some(b'-' | b'0'..=b'9') => {
+                        let start = parser.pos;
+                        syntax_only(parser.number(&mut SkipBuilder))?;
+                        // SAFETY: ASCII digits and signs of the UTF-8 input.
+                        MemberText::Number(
+                            unsafe {
+                                std::str::from_utf8_unchecked(&parser.data[start..parser.pos])
+                            }
+                            .to_owned(),
+                        )
+                    }
+                    first => {
+                        let kind = match first {
+                            Some(b'{') => JsonKind::Object,
+                            Some(b'[') => JsonKind::Array,
+                            Some(b'n') => JsonKind::Null,
+                            _ => JsonKind::Bool,
+                        };
+                        syntax_only(parser.value(&mut SkipBuilder))?;
+                        MemberText::Other(kind)
+                    }
+                };
+                visitor.text(&key, value);
+            }
+            MemberAction::Skip => syntax_only(parser.value(&mut SkipBuilder))?,
+        }
+        parser.skip_whitespace();
+        match parser.peek() {
+            Some(b',') => {
+                parser.pos += 1;
+                parser.skip_whitespace();
+                if parser.lenient && parser.peek() == Some(b'}') {
+                    parser.pos += 1;
+                    break;
+                }
+            }
+            Some(b'}') => {
+                parser.pos += 1;
+                break;
+            }
+            None => return Err(parser.error(SyntaxErrorKind::UnexpectedEnd).into()),
+            _ => return Err(parser.error(SyntaxErrorKind::ExpectedCommaOrBrace).into()),
+        }
+    }
+    Ok(Some(parser.pos))
+}
+
+/// Builds nothing: validates JSON that nobody needs.
+struct SkipBuilder;
+
+impl JsonBuilder for SkipBuilder {
+    type Value = ();
+    type Object = ();
+    type Array = ();
+    type Error = std::convert::Infallible;
+
+    fn null(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn boolean(&mut self, _: bool) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn int(&mut self, _: i64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn big_int(&mut self, _: &str) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn float(&mut self, _: f64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn string(&mut self, _: JsonStr<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn new_object(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn object_insert(&mut self, _: &mut (), _: JsonStr<'_>, _: ()) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn finish_object(&mut self, _: ()) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn new_array(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn array_push(&mut self, _: &mut (), _: ()) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn finish_array(&mut self, _: ()) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// A skipped value cannot fail to build; only its syntax errors carry over.
+fn syntax_only<T, E>(
+    result: Result<T, ParseError<std::convert::Infallible>>,
+) -> Result<T, ParseError<E>> {
+    result.map_err(|error| match error {
+        ParseError::Syntax(e) => ParseError::Syntax(e),
+        ParseError::Build(never) => match never {},
+    })
 }
 
 /// Bytes that end the fast run of a double-quoted string: the quote, a backslash, and control
