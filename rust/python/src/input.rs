@@ -109,7 +109,8 @@ pub fn tool_schemas(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ToolSch
     let mut views = Vec::new();
     for tool in tools.try_iter()? {
         let tool = tool?;
-        let tool = if tool.hasattr("to_dict")? && !tool.is_instance_of::<PyDict>() {
+        // Dicts first: `hasattr` on a dict raises (and discards) an AttributeError.
+        let tool = if !tool.is_instance_of::<PyDict>() && tool.hasattr("to_dict")? {
             tool.call_method0("to_dict")?
         } else {
             tool
