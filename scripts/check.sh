@@ -7,14 +7,20 @@ cd "$(dirname "$0")/.."
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+cargo fmt --manifest-path rust/fuzz/Cargo.toml -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test"
 cargo test --workspace --exclude toolwire-python
+# The fuzz targets (run by scripts/fuzz.sh on nightly) must keep compiling against the core.
+echo "== cargo check (fuzz targets)"
+cargo check --quiet --manifest-path rust/fuzz/Cargo.toml --target-dir target/fuzz-check
 echo "== ruff"
 ruff check .
 echo "== mypy --strict"
-mypy --strict python/
+mypy --strict python/ tests/typing_check.py
+echo "== stubtest"
+python -m mypy.stubtest toolwire._toolwire --allowlist python/toolwire/stubtest_allowlist.txt
 echo "== pytest"
 status=0
 python -m pytest tests benches --benchmark-disable -p no:cacheprovider || status=$?

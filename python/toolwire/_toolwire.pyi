@@ -1,13 +1,31 @@
 """Type stubs of the native module ``toolwire._toolwire``."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, final
+
+__all__ = [
+    "InvalidToolCall",
+    "ToolCall",
+    "__version__",
+    "decode_arguments",
+    "decode_tool_calls",
+    "dumps_compact",
+    "extract",
+    "extract_arrow_buffers",
+    "extract_batch",
+    "extract_jsonl_chunk",
+    "loads",
+    "parse_native",
+    "parse_raw_json",
+    "parse_text_tagged",
+]
 
 __version__: Final[str]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
 
+@final
 class ToolCall:
     """One tool call: ``id``, ``name`` and ``arguments`` (always a dict)."""
 
@@ -24,9 +42,10 @@ class ToolCall:
     def to_dict(self) -> dict[str, Any]: ...
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     __hash__: None  # type: ignore[assignment]
 
+@final
 class InvalidToolCall:
     """A call that failed to parse, kept in place under ``on_error="keep"``."""
 
@@ -57,7 +76,7 @@ class InvalidToolCall:
     def to_dict(self) -> dict[str, Any]: ...
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> InvalidToolCall: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def loads(data: str | bytes | bytearray, /) -> Any:

@@ -15,6 +15,7 @@ use crate::json::{
     ValueBuilder,
 };
 use crate::position::CharOffsets;
+use crate::utf8::decode_utf8;
 
 /// Where the response sits inside each line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,19 +76,16 @@ pub struct Line {
 
 /// §4.4 on one JSON line.
 pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
-    let text = match std::str::from_utf8(line) {
+    let text = match decode_utf8(line) {
         Ok(text) => text,
-        Err(e) => {
+        Err(offset) => {
             return Line {
                 id: None,
                 result: Err(LineError {
                     kind: LineErrorKind::Encoding,
-                    message: format!(
-                        "not valid UTF-8: invalid byte at byte offset {}",
-                        e.valid_up_to()
-                    ),
+                    message: format!("not valid UTF-8: invalid byte at byte offset {offset}"),
                     path: String::new(),
-                    offset: Some(e.valid_up_to()),
+                    offset: Some(offset),
                 }),
             };
         }

@@ -10,6 +10,7 @@ use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
 use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
 use toolwire_core::json::ParseOptions;
+use toolwire_core::utf8::decode_utf8;
 
 use crate::errors::parse_error;
 use crate::view::PyJson;
@@ -34,13 +35,11 @@ pub fn with_text<R>(
             )),
         };
     }
-    let bytes_error = |e: std::str::Utf8Error| {
+    // Bytes are read as `json.loads` reads them: UTF-8, a leading byte order mark skipped.
+    let bytes_error = |offset: usize| {
         parse_error(
             py,
-            &format!(
-                "{what} is not valid UTF-8: invalid byte at byte offset {}",
-                e.valid_up_to()
-            ),
+            &format!("{what} is not valid UTF-8: invalid byte at byte offset {offset}"),
             "input",
             0,
             None,
@@ -48,12 +47,12 @@ pub fn with_text<R>(
         )
     };
     if let Ok(b) = input.cast::<PyBytes>() {
-        return f(std::str::from_utf8(b.as_bytes()).map_err(bytes_error)?);
+        return f(decode_utf8(b.as_bytes()).map_err(bytes_error)?);
     }
     if let Ok(b) = input.cast::<PyByteArray>() {
         // A copy: a bytearray may be resized by Python code while borrowed.
         let owned = b.to_vec();
-        return f(std::str::from_utf8(&owned).map_err(bytes_error)?);
+        return f(decode_utf8(&owned).map_err(bytes_error)?);
     }
     Err(parse_error(
         py,

@@ -286,6 +286,7 @@ pub struct StreamParser {
     /// ends a body (the batch scanner's rule, which keeps it linear).
     strings_run_to_end: bool,
     utf8_pending: Vec<u8>,
+    /// Bytes decoded and fed so far; `utf8_pending` is not counted, so it starts here.
     bytes_fed: usize,
     finished: bool,
     /// Tool definitions, to type qwen3_coder and glm45 values.
@@ -422,9 +423,7 @@ impl StreamParser {
                 })
             }
         };
-        self.feed(text, builder, out).map_err(StreamError::Build)?;
-        self.bytes_fed += self.utf8_pending.len();
-        Ok(())
+        self.feed(text, builder, out).map_err(StreamError::Build)
     }
 
     /// Ends the text: releases everything held, ends or invalidates an open call.
@@ -438,9 +437,10 @@ impl StreamParser {
         B::Value: JsonView,
     {
         if !self.utf8_pending.is_empty() {
-            let offset = self.bytes_fed - self.utf8_pending.len();
             self.utf8_pending.clear();
-            return Err(StreamError::Utf8 { offset });
+            return Err(StreamError::Utf8 {
+                offset: self.bytes_fed,
+            });
         }
         self.finish_modes(builder, out)
             .map_err(StreamError::Build)?;

@@ -508,3 +508,32 @@ fn generated_texts_match_batch_and_any_chunking() {
         );
     }
 }
+
+/// Found by the `stream` fuzz target: after a character cut between two chunks, the offset
+/// of a later bad byte counted the held bytes twice.
+#[test]
+fn utf8_error_offsets_after_a_split_character() {
+    let feed_all = |chunks: &[&[u8]]| {
+        let mut parser = StreamParser::new(options());
+        let mut events = Vec::new();
+        for chunk in chunks {
+            parser.feed_bytes(chunk, &mut ValueBuilder, &mut events)?;
+        }
+        parser.finish(&mut ValueBuilder, &mut events)
+    };
+    // "é" cut in two, then a bad byte at offset 3.
+    assert_eq!(
+        feed_all(&[b"a\xc3", b"\xa9\xff"]),
+        Err(StreamError::Utf8 { offset: 3 })
+    );
+    // A held lead byte that the next chunk does not continue: the error is at the lead byte.
+    assert_eq!(
+        feed_all(&[b"ab\xe2", b"\x96x!"]),
+        Err(StreamError::Utf8 { offset: 2 })
+    );
+    // Cut twice, then cut again at the end of the text.
+    assert_eq!(
+        feed_all(&[b"\xf0\x9f", b"\x98", b"\x80z\xe2\x96"]),
+        Err(StreamError::Utf8 { offset: 5 })
+    );
+}

@@ -1,0 +1,59 @@
+"""Linear time on hostile input: each adversarial input of tests/adversarial.py is timed at
+size n and 2n (best of several runs); a ratio above 2.5 fails loudly (exit status 1).
+
+    python benches/linearity.py [--runs 5] [--scale 1.0] [NAME_SUBSTRING...]
+
+Not part of the pytest run: timings on a shared machine are for a script, not a unit test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from adversarial import Case, cases, outcome
+
+LIMIT = 2.5
+
+
+def best_time(case: Case, data: Any, runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        outcome(case.run, data)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per size (the best counts)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every base size")
+    parser.add_argument("names", nargs="*", help="only cases whose name contains one of these")
+    args = parser.parse_args()
+    selected = [c for c in cases() if not args.names or any(n in c.name for n in args.names)]
+    failures = []
+    print(f"{'input':44} {'n':>11} {'t(n) ms':>9} {'t(2n) ms':>9} {'ratio':>6}")
+    for case in selected:
+        n = max(1, int(case.base * args.scale))
+        small, large = case.make(n), case.make(2 * n)
+        t1, t2 = best_time(case, small, args.runs), best_time(case, large, args.runs)
+        ratio = t2 / max(t1, 1e-6)
+        flag = "" if ratio <= LIMIT else "  <-- NOT LINEAR"
+        print(f"{case.name[:44]:44} {n:>11} {t1 * 1e3:9.2f} {t2 * 1e3:9.2f} {ratio:6.2f}{flag}")
+        if ratio > LIMIT:
+            failures.append(case.name)
+    if failures:
+        print(f"FAILED: time more than {LIMIT}x for 2x input: {', '.join(failures)}")
+        return 1
+    print(f"OK: {len(selected)} inputs, every doubling within {LIMIT}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Thread safety: `extract` and `extract_batch` hammered from 8 Python threads give exactly the
+serial results (generated ids masked)."""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+import toolwire
+from adversarial import CALLS
+from support import cases
+
+pytestmark = pytest.mark.timeout(300)
+
+THREADS = 8
+GENERATED = re.compile(r"^call_[A-Za-z0-9_-]{12}$")
+
+
+def inputs() -> list[Any]:
+    """Corpus renderings (text and bodies) of every protocol, and broken inputs."""
+    found: list[Any] = []
+    for case in cases()[:150]:
+        found.extend(case["wire"].values())
+    found.extend(CALLS.values())
+    found += [
+        '~~~tool_call\n{"name": "f", "arguments": {"a": 1,}}\n~~~\n',
+        "~~~tool_call\n" * 3,
+        b"abc\xff",
+        {"choices": [{"message": 3}]},
+        "[" * 1000,
+    ]
+    return found
+
+
+def masked(result: Any) -> Any:
+    """Comparable form of an extract result: dicts, generated ids replaced by their order."""
+    if isinstance(result, toolwire.ToolwireError):
+        return (type(result).__name__, str(result))
+    out = []
+    for k, call in enumerate(result):
+        d = call.to_dict()
+        if GENERATED.match(d.get("id") or ""):
+            d["id"] = f"generated#{k}"
+        out.append(d)
+    return out
+
+
+def run_extract(item: Any) -> Any:
+    try:
+        return masked(toolwire.extract(item, on_error="keep"))
+    except toolwire.ToolwireError as error:
+        return masked(error)
+
+
+def hammer(work: Callable[[int], Any]) -> list[Any]:
+    """`work(seed)` on 8 threads started together."""
+    barrier = threading.Barrier(THREADS)
+
+    def start(seed: int) -> Any:
+        barrier.wait()
+        return work(seed)
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        return list(pool.map(start, range(THREADS)))
+
+
+def test_extract_from_eight_threads_matches_serial() -> None:
+    items = inputs()
+    serial = [run_extract(item) for item in items]
+
+    def work(seed: int) -> list[Any]:
+        order = list(range(len(items)))
+        random.Random(seed).shuffle(order)
+        results: list[Any] = [None] * len(items)
+        for _ in range(3):
+            for i in order:
+                results[i] = run_extract(items[i])
+        return results
+
+    for results in hammer(work):
+        assert results == serial
+
+
+def test_extract_batch_from_eight_threads_matches_serial() -> None:
+    import json
+
+    lines = [
+        json.dumps(v) if isinstance(v, dict) else json.dumps({"text": v})
+        for v in (v for v in inputs() if isinstance(v, (str, dict)))
+    ]
+    lines.append("not json")
+    serial = [masked(r) for r in toolwire.extract_batch(lines, threads=1)]
+    assert len(serial) == len(lines)
+
+    def work(seed: int) -> list[Any]:
+        threads = 1 + seed % 3
+        return [masked(r) for r in toolwire.extract_batch(lines, threads=threads)]
+
+    for results in hammer(work):
+        assert results == serial

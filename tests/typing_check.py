@@ -1,0 +1,89 @@
+"""Static checks of the public API's types: `mypy --strict tests/typing_check.py` (run by
+scripts/check.sh). Never executed; `assert_type` fails the type check when a signature drifts."""
+
+from __future__ import annotations
+
+from typing import Any, assert_type
+
+import toolwire
+from toolwire import (
+    ArgumentsError,
+    InvalidToolCall,
+    Parsed,
+    Tool,
+    ToolCall,
+    ToolCallParseError,
+    ToolResult,
+    ToolwireError,
+)
+
+
+def extract_paths(text: str, data: bytes, body: dict[str, Any]) -> None:
+    assert_type(toolwire.extract(text), list[ToolCall | InvalidToolCall])
+    assert_type(
+        toolwire.extract(data, on_error="keep", repair=True), list[ToolCall | InvalidToolCall]
+    )
+    assert_type(
+        toolwire.extract(body, formats=["hermes", "raw_json"], raw_json="anywhere"),
+        list[ToolCall | InvalidToolCall],
+    )
+    assert_type(
+        toolwire.extract([{"name": "f"}], tools=[{"name": "f"}]), list[ToolCall | InvalidToolCall]
+    )
+    assert_type(
+        toolwire.extract_batch([text, data, body], threads=2),
+        list[list[ToolCall | InvalidToolCall]],
+    )
+    assert_type(toolwire.parse_text_tagged(text), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.parse_raw_json(text, mode="whole"), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.parse_native([body]), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.decode_tool_calls(body, "anthropic"), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.loads(data), Any)
+    assert_type(toolwire.decode_arguments('{"a": 1}'), dict[str, Any])
+
+
+def calls(call: ToolCall, invalid: InvalidToolCall) -> None:
+    assert_type(call.id, str)
+    assert_type(call.name, str)
+    assert_type(call.arguments, dict[str, Any])
+    assert_type(call.to_dict(), dict[str, Any])
+    assert_type(ToolCall.from_dict({"name": "f"}), ToolCall)
+    assert_type(invalid.offset, int | None)
+    assert_type(invalid.name, str | None)
+    assert_type(invalid.index, int)
+    match call:
+        case ToolCall(call_id, name, arguments):
+            assert_type(call_id, str)
+            assert_type(name, str)
+            assert_type(arguments, dict[str, Any])
+
+
+def errors() -> None:
+    try:
+        toolwire.extract("")
+    except ArgumentsError as error:
+        assert_type(error, ArgumentsError)
+        assert_type(error.offset, int | None)
+        assert_type(error.index, int)
+    except ToolCallParseError as error:
+        assert_type(error.protocol, str)
+        assert_type(error.raw, str)
+    except ToolwireError as error:
+        assert isinstance(error, ValueError)
+
+
+def types(tool: Tool, result: ToolResult, parsed: Parsed) -> None:
+    assert_type(tool.name, str)
+    assert_type(Tool.from_dict({"name": "f"}), Tool)
+    assert_type(result.is_error, bool)
+    assert_type(parsed.content, str)
+    assert_type(parsed.reasoning, str | None)
+    assert_type(parsed.calls, list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.encode_calls([ToolCall(name="f")], "openai"), dict[str, Any])
+    assert_type(toolwire.augment_system_prompt(None, [tool], compact=True), str)
+
+
+def rejected(text: str) -> None:
+    toolwire.extract(text, on_error="ignore")  # type: ignore[arg-type]
+    toolwire.parse_raw_json(text, mode="everywhere")  # type: ignore[arg-type]
+    toolwire.extract(3)  # type: ignore[arg-type]
