@@ -107,6 +107,25 @@ def anywhere(data: str | bytes) -> list[Any]:
     return toolwire.parse_raw_json(data, mode="anywhere", on_error="keep")
 
 
+def parsed(data: str | bytes) -> Any:
+    """The stream engine on the whole text (`parse_text`, every format)."""
+    return toolwire.parse_text(data).calls
+
+
+def streamed(data: str) -> list[Any]:
+    """The calls of the stream engine fed 5-character chunks."""
+    parser = toolwire.StreamParser()
+    events: list[Any] = []
+    for i in range(0, len(data), 5):
+        events += parser.feed(data[i : i + 5])
+    events += parser.finish()
+    return [
+        e.call if isinstance(e, toolwire.ToolCallEnd) else e
+        for e in events
+        if isinstance(e, toolwire.ToolCallEnd | toolwire.InvalidToolCall)
+    ]
+
+
 def nested_arrays(n: int) -> str:
     return "[" * n + "]" * n
 
@@ -226,7 +245,41 @@ def cases() -> list[Case]:
         for marker in MARKERS
     ]
     found += [
+        Case(f"stream: marker {marker!r}", lambda n, m=marker: m * n, parsed, 10**5, 20_000)
+        for marker in MARKERS
+    ]
+    found += [
+        Case("stream: nested arrays", nested_arrays, parsed, 10**6, 200_000),
+        Case(
+            "stream: nested in <tool_call>",
+            lambda n: hermes(nested_arrays(n)),
+            parsed,
+            10**6,
+            200_000,
+        ),
+        Case("stream: 10 MB argument in 5-char chunks", big_argument, streamed, 10**7, 200_000),
+        Case(
+            "stream: unterminated string in 5-char chunks",
+            unterminated_string,
+            streamed,
+            10**6,
+            200_000,
+        ),
+        Case("stream: prose in 5-char chunks", prose, streamed, 10**6, 200_000),
+        Case("stream: open braces", lambda n: "{" * n, parsed, 10**7, 1_000_000),
+    ]
+    found += [
         Case(f"{protocol} calls", lambda n, p=protocol: many_calls(p, n), keep, 10**5, 10_000)
+        for protocol in MANY_CALL_PROTOCOLS
+    ]
+    found += [
+        Case(
+            f"stream: {protocol} calls",
+            lambda n, p=protocol: many_calls(p, n),
+            parsed,
+            10**5,
+            10_000,
+        )
         for protocol in MANY_CALL_PROTOCOLS
     ]
     found.append(Case("native calls", native_body, keep, 10**5, 10_000))

@@ -153,9 +153,10 @@ def test_crlf_and_cr_only_line_endings(protocol: str) -> None:
 @pytest.mark.parametrize("protocol", MANY_CALL_PROTOCOLS)
 def test_a_hundred_thousand_calls_in_one_response(protocol: str) -> None:
     n = 100_000
-    calls = toolwire.extract(many_calls(protocol, n))
-    assert [c.arguments["i"] for c in calls] == list(range(n))
-    assert len({c.id for c in calls}) == n
+    text = many_calls(protocol, n)
+    for calls in (toolwire.extract(text), toolwire.parse_text(text).calls):
+        assert [c.arguments["i"] for c in calls] == list(range(n))
+        assert len({c.id for c in calls}) == n
 
 
 def test_a_hundred_thousand_native_calls() -> None:

@@ -83,8 +83,34 @@ WORKLOADS: dict[str, Callable[[], Any]] = {
 BATCH = [b'{"text": "x"}', TAGGED.encode(), b"{", b'{"text": "\xff"}'] * 25
 RUNS = {"extract_batch": N // len(BATCH)}
 WORKLOADS["extract_batch"] = lambda: toolwire.extract_batch(BATCH)
-if hasattr(toolwire, "parse_text"):
-    WORKLOADS["parse_text"] = lambda: toolwire.parse_text(TAGGED)  # type: ignore[attr-defined]
+
+
+def stream_feeds() -> None:
+    """One message fed in chunks (a call, an invalid call, text), finished and reset."""
+    for chunk in STREAM_CHUNKS:
+        STREAM.feed(chunk)
+    STREAM.finish()
+    STREAM.reset()
+
+
+def stream_bad_bytes() -> None:
+    try:
+        STREAM.feed(b"ab\xff")
+    except toolwire.ToolwireError:
+        STREAM.reset()
+        return
+    raise AssertionError("expected a ToolwireError")
+
+
+STREAM = toolwire.StreamParser()
+STREAM_TEXT = TAGGED + BAD_JSON + HERMES + "<think>hm</think> done"
+STREAM_CHUNKS = [STREAM_TEXT[i : i + 16] for i in range(0, len(STREAM_TEXT), 16)]
+WORKLOADS["parse_text"] = lambda: toolwire.parse_text(STREAM_TEXT)
+WORKLOADS["parse_text raise"] = raises(lambda: toolwire.parse_text(BAD_JSON, on_error="raise"))
+# Each run feeds len(STREAM_CHUNKS) chunks: 10⁵ feeds in all.
+WORKLOADS["stream feeds"] = stream_feeds
+RUNS["stream feeds"] = N // len(STREAM_CHUNKS)
+WORKLOADS["stream bad bytes"] = stream_bad_bytes
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))

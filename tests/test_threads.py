@@ -103,3 +103,75 @@ def test_extract_batch_from_eight_threads_matches_serial() -> None:
 
     for results in hammer(work):
         assert results == serial
+
+
+def test_parse_text_from_eight_threads_matches_serial() -> None:
+    texts = [item for item in inputs() if isinstance(item, str)]
+
+    def parsed(text: str) -> Any:
+        result = toolwire.parse_text(text)
+        return (result.content, result.reasoning, masked(result.calls))
+
+    serial = [parsed(text) for text in texts]
+
+    def work(seed: int) -> list[Any]:
+        order = list(range(len(texts)))
+        random.Random(seed).shuffle(order)
+        results: list[Any] = [None] * len(texts)
+        for i in order:
+            results[i] = parsed(texts[i])
+        return results
+
+    for results in hammer(work):
+        assert results == serial
+
+
+def test_a_shared_stream_parser_refuses_concurrent_use_and_stays_sound() -> None:
+    # Documented: one parser serves one thread at a time; a second thread at the same moment
+    # gets a RuntimeError, never a crash or interleaved state.
+    parser = toolwire.StreamParser()
+    text = CALLS["text_tagged"] * 200
+    chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
+
+    def work(seed: int) -> tuple[int, int]:
+        fed = refused = 0
+        for chunk in chunks:
+            try:
+                parser.feed(chunk)
+                fed += 1
+            except RuntimeError as error:
+                assert "already in use" in str(error)
+                refused += 1
+        return fed, refused
+
+    counts = hammer(work)
+    assert sum(fed + refused for fed, refused in counts) == THREADS * len(chunks)
+    # Whatever was interleaved, the parser still works after a reset.
+    parser.finish()
+    parser.reset()
+    events = parser.feed(CALLS["text_tagged"]) + parser.finish()
+    [end] = [e for e in events if isinstance(e, toolwire.ToolCallEnd)]
+    assert (end.call.name, end.call.arguments) == ("f", {"a": "x y"})
+
+
+def test_separate_stream_parsers_on_eight_threads_match_serial() -> None:
+    text = "".join(CALLS.values())
+
+    def stream(seed: int) -> Any:
+        parser = toolwire.StreamParser()
+        rng = random.Random(seed)
+        events: list[Any] = []
+        i = 0
+        while i < len(text):
+            n = rng.randint(1, 9)
+            events += parser.feed(text[i : i + n])
+            i += n
+        events += parser.finish()
+        calls = [e.call for e in events if isinstance(e, toolwire.ToolCallEnd)]
+        invalid = [e for e in events if isinstance(e, toolwire.InvalidToolCall)]
+        return masked(calls + invalid)
+
+    serial = stream(0)
+    assert len(serial) >= len(CALLS) - 2
+    for results in hammer(stream):
+        assert results == serial

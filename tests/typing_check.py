@@ -83,6 +83,25 @@ def types(tool: Tool, result: ToolResult, parsed: Parsed) -> None:
     assert_type(toolwire.augment_system_prompt(None, [tool], compact=True), str)
 
 
+def streaming(text: str, data: bytes) -> None:
+    parser = toolwire.StreamParser(formats=["hermes", "text_tagged"], on_error="skip")
+    for event in parser.feed(text) + parser.feed(data) + parser.finish():
+        match event:
+            case toolwire.TextDelta(text=piece) | toolwire.ReasoningDelta(text=piece):
+                assert_type(piece, str)
+            case toolwire.ToolCallStart(index, call_id, name):
+                assert_type((index, call_id, name), tuple[int, str, str])
+            case toolwire.ToolCallDelta(index, arguments):
+                assert_type(arguments, str)
+            case toolwire.ToolCallEnd(index, call):
+                assert_type(call, ToolCall)
+            case InvalidToolCall():
+                assert_type(event.offset, int | None)
+    parser.reset()
+    parsed = toolwire.parse_text(text, "kimi_k2", calls_in_reasoning=False)
+    assert_type(parsed, Parsed)
+
+
 def rejected(text: str) -> None:
     toolwire.extract(text, on_error="ignore")  # type: ignore[arg-type]
     toolwire.parse_raw_json(text, mode="everywhere")  # type: ignore[arg-type]

@@ -4,9 +4,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 __all__ = [
+    "CompiledSchema",
     "InvalidToolCall",
+    "ReasoningDelta",
+    "StreamParser",
+    "TextDelta",
     "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
     "__version__",
+    "compile_schema",
     "decode_arguments",
     "decode_tool_calls",
     "dumps_compact",
@@ -15,8 +23,10 @@ __all__ = [
     "extract_batch",
     "extract_jsonl_chunk",
     "loads",
+    "new_call_id",
     "parse_native",
     "parse_raw_json",
+    "parse_text_parts",
     "parse_text_tagged",
 ]
 
@@ -188,6 +198,7 @@ def extract_arrow_buffers(
 def new_call_id() -> str:
     """A fresh call id (SPEC §1): ``call_`` and 12 URL-safe base64 characters."""
 
+@final
 class TextDelta:
     """Plain text that can no longer be part of a marker (SPEC §9.1)."""
 
@@ -197,9 +208,10 @@ class TextDelta:
     def text(self) -> str: ...
     def __new__(cls, text: str) -> TextDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class ReasoningDelta:
     """Text inside a ``<think>`` span or an analysis channel (SPEC §9.1)."""
 
@@ -209,9 +221,10 @@ class ReasoningDelta:
     def text(self) -> str: ...
     def __new__(cls, text: str) -> ReasoningDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class ToolCallStart:
     """A call begins: its name is known (SPEC §9.1)."""
 
@@ -225,9 +238,10 @@ class ToolCallStart:
     def name(self) -> str: ...
     def __new__(cls, index: int, id: str, name: str) -> ToolCallStart: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class ToolCallDelta:
     """The next piece of a call's arguments text, as the model wrote it (SPEC §9.1)."""
 
@@ -239,9 +253,10 @@ class ToolCallDelta:
     def arguments(self) -> str: ...
     def __new__(cls, index: int, arguments: str) -> ToolCallDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class ToolCallEnd:
     """A call is complete and decoded (SPEC §9.1)."""
 
@@ -253,11 +268,12 @@ class ToolCallEnd:
     def call(self) -> ToolCall: ...
     def __new__(cls, index: int, call: ToolCall) -> ToolCallEnd: ...
     def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 Event = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | InvalidToolCall
 
+@final
 class StreamParser:
     """Incremental parser of model text (SPEC §9.1): ``feed`` chunks, get events.
 
@@ -268,14 +284,14 @@ class StreamParser:
     def __new__(
         cls,
         *,
-        formats: str | Sequence[str] | None = "auto",
+        formats: str | Sequence[str] | None = None,
         tools: Any = None,
         on_error: ErrorPolicy = "keep",
         calls_in_reasoning: bool = True,
     ) -> StreamParser: ...
     @property
     def tools(self) -> Any: ...
-    def feed(self, chunk: str | bytes | bytearray, /) -> list[Event]:
+    def feed(self, chunk: str | bytes | bytearray) -> list[Event]:
         """Feed the next chunk; ``bytes`` may end inside a UTF-8 sequence."""
     def finish(self) -> list[Event]:
         """End the message: release held text, end or invalidate an open call."""
@@ -292,6 +308,7 @@ def parse_text_parts(
     tools: Any = None,
 ) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
     """``(content, calls, reasoning)`` of model text, by the stream engine."""
+@final
 class CompiledSchema:
     """A tool's parameters schema compiled by the Rust core (draft 2020-12)."""
 

@@ -1,12 +1,15 @@
 //! §9.1 stream engine: the input fed as bytes in random chunks (cut anywhere, even inside a
 //! UTF-8 sequence) gives the same coalesced events as one feed of the whole text, `parse_text`
 //! folds exactly those events, and the calls agree with the batch `~~~tool_call` parser.
-//! Byte 0 picks the options, byte 1 seeds the chunk sizes.
+//! Byte 0 picks the options (raw JSON mode, repair, calls in reasoning), byte 1 the formats
+//! (bit 7: none; else the low nibble: one of the ten §6 formats, or 10–15 for all of them) and
+//! seeds the chunk sizes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use toolwire_core::calls::Outcome;
 use toolwire_core::extract::{parse_text_tagged, RawJsonMode};
+use toolwire_core::formats::{Format, FormatSet};
 use toolwire_core::json::{Value, ValueBuilder};
 use toolwire_core::stream::{
     coalesce, collect, parse_text, Event, StreamError, StreamOptions, StreamParser,
@@ -17,10 +20,18 @@ fuzz_target!(|data: &[u8]| {
     let [control, seed, bytes @ ..] = data else {
         return;
     };
+    let formats = if seed & 0x80 != 0 {
+        FormatSet::NONE
+    } else {
+        Format::ALL
+            .get(usize::from(seed & 0x0F))
+            .map_or(FormatSet::ALL, |&f| FormatSet::only(f))
+    };
     let options = StreamOptions {
         text_tagged: true,
         raw_json: [None, Some(RawJsonMode::Whole), Some(RawJsonMode::Fenced)]
             [usize::from(control % 3)],
+        formats,
         calls_in_reasoning: control & 0x40 != 0,
         json: json_options(*control),
     };
@@ -77,7 +88,7 @@ fuzz_target!(|data: &[u8]| {
     mask_ids(&mut folded.calls);
     assert_eq!(parsed, folded, "parse_text is not the folded events");
 
-    if options.raw_json.is_none() && options.calls_in_reasoning {
+    if options.raw_json.is_none() && options.formats.is_empty() && options.calls_in_reasoning {
         // Same calls (ids aside: the stream fixes an id at its start) as the batch parser.
         let Ok(batch) = parse_text_tagged(&mut ValueBuilder, text, options.json);
         assert_eq!(

@@ -1,6 +1,7 @@
 //! The call-region modes of the stream: `~~~tool_call` bodies and raw-JSON candidates, and the
 //! shared emission of call events (indices, ids, live starts and argument deltas, the decode).
 
+use std::collections::HashMap;
 use std::mem;
 
 use crate::calls::{
@@ -9,6 +10,7 @@ use crate::calls::{
 use crate::extract::{raw_candidate, unterminated_block};
 use crate::ids::generate_id;
 use crate::json::{to_compact_json, JsonBuilder, JsonView, ParseOptions};
+use crate::position::CharOffsets;
 
 use super::lines::{json_fence_close, FenceKind, FenceLine, Step};
 use super::scanner::{CallRecord, CallScanner, Stop};
@@ -112,7 +114,12 @@ impl StreamParser {
             if let Some(start) = record.args_start {
                 // A call may be announced before its arguments begin.
                 call.sent_to = call.sent_to.max(start);
-                let end = record.args_end.unwrap_or(safe.max(call.sent_to));
+                let mut end = record.args_end.unwrap_or(safe.max(call.sent_to));
+                // A scanner may stop inside a character of bad arguments: send whole
+                // characters only (the rest goes with the next delta).
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
                 if end > call.sent_to {
                     let arguments = text[call.sent_to..end].to_owned();
                     let index = call.index;
@@ -156,9 +163,17 @@ impl StreamParser {
         let first_live = live.live.iter().position(Option::is_some);
         let mut reported = vec![false; records.len()];
         let mut last_invalid: Option<Invalid> = None;
+        // Looked up once per outcome: a map, not a search (a region may hold 10⁵ calls).
+        let mut record_of_item: HashMap<usize, usize> = HashMap::with_capacity(records.len());
+        if mapped {
+            for (r, record) in records.iter().enumerate() {
+                record_of_item.entry(record.item).or_insert(r);
+            }
+        }
+        let mut char_offsets = CharOffsets::new(text);
         for (k, outcome) in outcomes.into_iter().enumerate() {
             let r = if mapped {
-                records.iter().position(|rec| rec.item == k)
+                record_of_item.get(&k).copied()
             } else if k == 0 {
                 first_live
             } else {
@@ -238,9 +253,9 @@ impl StreamParser {
                     if let (Some(base), Some(byte)) = (relative_to, invalid.byte_offset) {
                         invalid.byte_offset = Some(base.bytes + byte);
                     }
-                    invalid.offset = invalid
-                        .byte_offset
-                        .map(|byte| at.char_offset(text, byte.saturating_sub(at.bytes)));
+                    invalid.offset = invalid.byte_offset.map(|byte| {
+                        at.chars + char_offsets.char_offset(byte.saturating_sub(at.bytes))
+                    });
                     last_invalid = Some(invalid.clone());
                     self.event(Event::Invalid(invalid), out);
                 }

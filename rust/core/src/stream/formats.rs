@@ -130,6 +130,16 @@ impl Seek {
     }
 }
 
+/// The length of the next piece of `input` for a region holding `held` bytes (see
+/// [`StreamParser::region`]), on a character boundary.
+fn piece_len(input: &str, held: usize) -> usize {
+    let mut end = input.len().min(held.max(4096));
+    while !input.is_char_boundary(end) {
+        end += 1;
+    }
+    end
+}
+
 /// Whether `buf[at..]` starts with `lit`: `None` while too short to tell.
 fn starts(buf: &[u8], at: usize, lit: &str) -> Option<bool> {
     let avail = &buf[at.min(buf.len())..];
@@ -1399,6 +1409,11 @@ impl StreamParser {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        // The region copies its input into its own buffer: it takes a piece no longer than
+        // that buffer (at least 4 KiB), so one long chunk holding many short regions is copied
+        // once, not once per region. The engine is chunk-invariant, so pieces change no
+        // result; `push` feeds the rest.
+        let input = &input[..piece_len(input, body.text.len())];
         let old = body.text.len();
         body.text.push_str(input);
         let verdict = body.machine.advance(&body.text);

@@ -168,15 +168,6 @@ impl Pos {
             chars: self.chars + s.chars().count(),
         }
     }
-
-    /// The character offset of `byte` within `text`, which starts at `self`.
-    fn char_offset(self, text: &str, byte: usize) -> usize {
-        let mut byte = byte.min(text.len());
-        while !text.is_char_boundary(byte) {
-            byte -= 1;
-        }
-        self.chars + text[..byte].chars().count()
-    }
 }
 
 /// A call announced with `CallStart`.
@@ -611,6 +602,12 @@ impl StreamParser {
                         Step::More => i += 1,
                         Step::Done(r, consumed) => {
                             i += usize::from(consumed);
+                            // Markers are matched byte by byte: one may part from the text
+                            // inside a character (`▁` and `▊` share two bytes), which then
+                            // belongs to the candidate's text whole.
+                            while !input.is_char_boundary(i) {
+                                i += 1;
+                            }
                             resolved = Some(r);
                             break;
                         }

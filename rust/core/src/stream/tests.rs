@@ -65,7 +65,7 @@ pub(super) fn chars_split(text: &str, size: usize) -> Vec<&str> {
 }
 
 /// Invariant 1 for every two-chunk split and 1-character chunks.
-fn assert_chunk_invariant(text: &str, options: StreamOptions) -> Vec<Ev> {
+pub(super) fn assert_chunk_invariant(text: &str, options: StreamOptions) -> Vec<Ev> {
     let whole = normalized(stream_chunks(&[text], options));
     for (i, _) in text.char_indices().skip(1) {
         let split = normalized(stream_chunks(&[&text[..i], &text[i..]], options));

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use super::tests::{args_text, chars_split, corpus, field, normalized};
+use super::tests::{
+    args_text, assert_chunk_invariant, chars_split, corpus, field, normalized, stream_chunks,
+};
 use super::*;
 use crate::formats::{parse_format, Format, FormatOptions, ToolSchemas};
 use crate::json::{parse, to_compact_json, Value, ValueBuilder};
@@ -472,5 +474,101 @@ fn floods_of_partial_and_broken_markers_are_linear() {
         let text = unit.repeat(n);
         let events = timed(unit, &text, 1, StreamOptions::default());
         assert!(!events.is_empty());
+    }
+}
+
+/// Found by tests/test_adversarial.py: one chunk holding many short regions was copied into
+/// each region's buffer in full, quadratic in the number of regions (this test would run for
+/// hours); now regions take bounded pieces.
+#[test]
+fn many_regions_in_one_chunk_are_linear() {
+    for marker in [
+        "<|tool_calls_section_begin|>",
+        "<｜tool▁calls▁begin｜>",
+        "[TOOL_CALLS]",
+    ] {
+        let text = marker.repeat(50_000);
+        let Ok(parsed) = parse_text(&mut ValueBuilder, &text, StreamOptions::default());
+        assert!(parsed.calls.len() <= 50_000);
+    }
+}
+
+/// Found by benches/linearity.py: each outcome of a region looked its record up by a linear
+/// search, and each failure counted characters from the region's start (quadratic in the calls
+/// of one message; this test would run for minutes).
+#[test]
+fn many_calls_in_one_region_are_linear() {
+    let n = 50_000;
+    let items: Vec<String> = (0..n).map(|k| format!("f(i={k})")).collect();
+    let text = format!("[{}]", items.join(", "));
+    let Ok(parsed) = parse_text(&mut ValueBuilder, &text, StreamOptions::default());
+    assert_eq!(parsed.calls.len(), n);
+}
+
+#[test]
+fn failures_in_one_region_count_characters_from_the_text_start() {
+    let call = |k: usize, args: &str| {
+        format!(
+            "<|tool_call_begin|>functions.f:{k}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
+        )
+    };
+    let text = format!(
+        "é: <|tool_calls_section_begin|>{}{}{}{}<|tool_calls_section_end|>",
+        call(0, "{\"a\": \"é\"}"),
+        call(1, "[1]"),
+        call(2, "{\"b\": \"ü\"}"),
+        call(3, "{bad"),
+    );
+    let text = text.as_str();
+    let Ok(parsed) = parse_text(&mut ValueBuilder, text, StreamOptions::default());
+    let offsets: Vec<(usize, usize)> = parsed
+        .calls
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Invalid(i) => Some((i.byte_offset.unwrap(), i.offset.unwrap())),
+            Outcome::Call(_) => None,
+        })
+        .collect();
+    assert_eq!(offsets.len(), 2);
+    for (byte, offset) in offsets {
+        assert_eq!(offset, text[..byte].chars().count());
+    }
+}
+
+/// Found by the `stream` fuzz target: a marker that differs from the text inside a multi-byte
+/// character (`▁` U+2581 against `▊` U+258A share two bytes) cut the text mid-character.
+#[test]
+fn a_marker_diverging_inside_a_character_is_text() {
+    let text = "a <｜tool▁calls▊end｜> <｜tool▁call▏begin｜>x";
+    let Ok(parsed) = parse_text(&mut ValueBuilder, text, StreamOptions::default());
+    assert_eq!(parsed.content, text);
+    assert!(parsed.calls.is_empty());
+    assert_chunk_invariant(text, StreamOptions::default());
+}
+
+/// Found by the `stream` fuzz target: the live argument delta of a call whose arguments run
+/// into a DeepSeek token ended inside a character (1-byte chunks panicked).
+#[test]
+fn live_argument_deltas_end_on_character_boundaries() {
+    let text = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>math.gcd<｜tool▁sep｜>\
+                {\"num1\": 12, \"num2\":lls▁begin｜><｜tool▁call▁begin｜>math.gcd<｜tool▁sep｜>\
+                {\"num1\": 12, \"num2\": 18}<｜tool▁call▁end｜><｜ 18}<｜tool▁call▁end｜>\
+                <｜tool▁calls▁end｜>";
+    let options = StreamOptions {
+        raw_json: Some(RawJsonMode::Whole),
+        calls_in_reasoning: false,
+        ..StreamOptions::default()
+    };
+    let whole = normalized(stream_chunks(&[text], options));
+    for size in 1..=8 {
+        let mut parser = StreamParser::new(options);
+        let mut events = Vec::new();
+        for chunk in text.as_bytes().chunks(size) {
+            parser
+                .feed_bytes(chunk, &mut ValueBuilder, &mut events)
+                .unwrap();
+        }
+        parser.finish(&mut ValueBuilder, &mut events).unwrap();
+        assert_eq!(normalized(events), whole, "{size}-byte chunks");
     }
 }
