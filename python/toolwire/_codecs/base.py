@@ -3,6 +3,7 @@ and the :class:`Codec` interface."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -117,7 +118,7 @@ class Assistant:
     calls: list[ToolCall]
 
 
-class Codec:
+class Codec(ABC):
     """One provider's shapes. ``native_errors``: the wire has its own ``is_error`` flag."""
 
     name: Provider
@@ -126,20 +127,25 @@ class Codec:
     def encode_tools(self, tools: list[Tool]) -> list[Message]:
         return [self.encode_tool(tool) for tool in tools]
 
+    @abstractmethod
     def encode_tool(self, tool: Tool) -> Message:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def decode_tools(self, wire: object) -> list[Tool]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message | list[Message]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def decode_results(self, messages: object) -> list[ToolResult]:
-        raise NotImplementedError
+        ...
 
     body_path: tuple[str | int, ...] = ()
     body_key = ""
@@ -150,9 +156,10 @@ class Codec:
             return shape.dig(body, *self.body_path)
         return body
 
+    @abstractmethod
     def read_turn(self, message: object) -> Assistant | list[ToolResult]:
         """An assistant message as text and calls, or a tool-result message as results."""
-        raise NotImplementedError
+        ...
 
     def _result_text(self, result: ToolResult, error_prefix: str | None) -> str:
         text = as_text(result.content)

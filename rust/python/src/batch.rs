@@ -2,6 +2,7 @@
 //! pool with the interpreter detached, and turned into Python objects once re-attached.
 
 use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
@@ -28,7 +29,7 @@ fn thread_count(threads: Option<usize>) -> PyResult<usize> {
 }
 
 fn pool_error(message: String) -> PyErr {
-    pyo3::exceptions::PyRuntimeError::new_err(message)
+    PyRuntimeError::new_err(message)
 }
 
 /// One input of `extract_batch`, as read while attached.
@@ -193,7 +194,11 @@ pub fn extract_batch<'py>(
         for (index, slot) in slots.iter().enumerate() {
             let calls = match slot {
                 Slot::Json(text) => {
-                    let line = lines.next().expect("one line per JSON slot");
+                    let Some(line) = lines.next() else {
+                        return Err(PyRuntimeError::new_err(
+                            "internal error in toolwire: a batch result is missing",
+                        ));
+                    };
                     match line.result {
                         Ok(outcomes) => calls_list(py, attach_outcomes(py, outcomes)?, policy)?,
                         Err(error) => bad_input(py, index, text, &error, policy)?,
