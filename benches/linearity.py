@@ -1,5 +1,7 @@
 """Linear time on hostile input: each adversarial input of tests/adversarial.py is timed at
-size n and 2n (best of several runs); a ratio above 2.5 fails loudly (exit status 1).
+size n and 2n (best CPU time of several runs, interleaved, garbage collector paused; n grows
+from the case's base size until one run takes 20 ms, so timer noise does not decide); a
+ratio above 2.5 fails loudly (exit status 1).
 
     python benches/linearity.py [--runs 5] [--scale 1.0] [NAME_SUBSTRING...]
 
@@ -9,6 +11,7 @@ Not part of the pytest run: timings on a shared machine are for a script, not a 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from pathlib import Path
@@ -19,15 +22,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from adversarial import Case, cases, outcome
 
 LIMIT = 2.5
+MIN_SECONDS = 0.02
 
 
-def best_time(case: Case, data: Any, runs: int) -> float:
-    best = float("inf")
+def once(case: Case, data: Any) -> float:
+    """CPU seconds of one run (not wall time: the machine is shared, and a run descheduled
+    for another process's turn is not slower code)."""
+    gc.collect()
+    start = time.process_time()
+    outcome(case.run, data)
+    return time.process_time() - start
+
+
+def ratio_at(case: Case, n: int, runs: int) -> tuple[int, float, float]:
+    """(n, best time at n, best time at 2n), n doubled until a run at n takes 20 ms."""
+    small = case.make(n)
+    while once(case, small) < MIN_SECONDS and n < 64 * case.base:
+        n *= 2
+        small = case.make(n)
+    large = case.make(2 * n)
+    t1 = t2 = float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
-        outcome(case.run, data)
-        best = min(best, time.perf_counter() - start)
-    return best
+        t1 = min(t1, once(case, small))
+        t2 = min(t2, once(case, large))
+    return n, t1, t2
 
 
 def main() -> int:
@@ -40,9 +58,11 @@ def main() -> int:
     failures = []
     print(f"{'input':44} {'n':>11} {'t(n) ms':>9} {'t(2n) ms':>9} {'ratio':>6}")
     for case in selected:
-        n = max(1, int(case.base * args.scale))
-        small, large = case.make(n), case.make(2 * n)
-        t1, t2 = best_time(case, small, args.runs), best_time(case, large, args.runs)
+        gc.disable()
+        try:
+            n, t1, t2 = ratio_at(case, max(1, int(case.base * args.scale)), args.runs)
+        finally:
+            gc.enable()
         ratio = t2 / max(t1, 1e-6)
         flag = "" if ratio <= LIMIT else "  <-- NOT LINEAR"
         print(f"{case.name[:44]:44} {n:>11} {t1 * 1e3:9.2f} {t2 * 1e3:9.2f} {ratio:6.2f}{flag}")

@@ -27,11 +27,13 @@ fi
 mkdir -p rust/fuzz/logs
 
 run_one() {
-    local target=$1
+    local target=$1 start=$SECONDS
     # -timeout: an input taking over 10 s is a hang (inputs are at most 64 KiB).
     cargo +nightly fuzz run -O --fuzz-dir rust/fuzz "$target" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 >"rust/fuzz/logs/$target.log" 2>&1 || true
+    # Wall time, also when a crash stopped the run early.
+    echo $((SECONDS - start)) >"rust/fuzz/logs/$target.seconds"
 }
 
 running=0
@@ -50,7 +52,7 @@ printf '%-20s %12s %8s %8s %s\n' target executions seconds exec/s crashes
 for target in "${targets[@]}"; do
     log=rust/fuzz/logs/$target.log
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$seconds")
+    secs=$(cat "rust/fuzz/logs/$target.seconds")
     speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     crashes=$(ls "rust/fuzz/artifacts/$target" 2>/dev/null | grep -c -E '^(crash|timeout|oom|leak)-' || true)
     printf '%-20s %12s %8s %8s %s\n' "$target" "$runs" "$secs" "$speed" "$crashes"

@@ -112,7 +112,8 @@ def test_bad_lines_are_error_records_with_their_line_number(jobs_1: Any) -> None
 
 
 def test_malformed_calls_of_the_sample_are_error_records(jobs_1: Any) -> None:
-    expected = [json.loads(line) for line in (ROOT / "tests/data/logs_expected.jsonl").open()]
+    lines = (ROOT / "tests/data/logs_expected.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = [json.loads(line) for line in lines]
     malformed = {e["request_id"] for e in expected if e["kind"] == "malformed"}
     out = {r["id"]: r for r in records(jobs_1.stdout) if "id" in r}
     assert len(malformed) > 50
