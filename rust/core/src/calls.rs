@@ -149,19 +149,32 @@ pub fn apply_policy<V>(
 /// Gives every call without an id a generated one, and replaces every repeat of an id within
 /// the response by a generated one (§1).
 pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
-    let mut seen: HashSet<String> = HashSet::new();
-    let several = outcomes.len() > 1;
+    // A response holds a few calls: comparing with the ids before is cheaper than hashing.
+    const SCAN_UP_TO: usize = 16;
+    if outcomes.len() <= SCAN_UP_TO {
+        for i in 0..outcomes.len() {
+            let (before, rest) = outcomes.split_at_mut(i);
+            let Outcome::Call(call) = &mut rest[0] else {
+                continue;
+            };
+            let taken = |id: &str| {
+                before
+                    .iter()
+                    .any(|o| matches!(o, Outcome::Call(c) if c.id.as_deref() == Some(id)))
+            };
+            if call.id.as_deref().is_none_or(taken) {
+                call.id = Some(generate_id());
+            }
+        }
+        return;
+    }
+    let mut seen: HashSet<String> = HashSet::with_capacity(outcomes.len());
     for outcome in outcomes.iter_mut() {
         if let Outcome::Call(call) = outcome {
-            let keep = match &call.id {
-                Some(id) => !several || seen.insert(id.clone()),
-                None => false,
-            };
-            if !keep {
+            let kept = call.id.as_ref().is_some_and(|id| seen.insert(id.clone()));
+            if !kept {
                 let id = generate_id();
-                if several {
-                    seen.insert(id.clone());
-                }
+                seen.insert(id.clone());
                 call.id = Some(id);
             }
         }
@@ -428,6 +441,46 @@ where
     let mut fields = CallFields::default();
     let end = parse_object_with(text, builder, options, &mut fields)?;
     Ok(end.map(|end| (fields, end)))
+}
+
+/// The call fields of each element of the JSON array at the start of `text`, when every
+/// element is a call-like object (the common list form of raw JSON calls); `Ok(None)` for
+/// anything else. Also returns the byte offset just past the array.
+pub fn call_fields_list_from_text<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<Option<(Vec<CallFields<B::Value>>, usize)>, ParseError<B::Error>>
+where
+    B: JsonBuilder,
+{
+    let bytes = text.as_bytes();
+    let skip_space = |mut i: usize| {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
+            i += 1;
+        }
+        i
+    };
+    if bytes.first() != Some(&b'[') {
+        return Ok(None);
+    }
+    let mut list = Vec::new();
+    let mut pos = skip_space(1);
+    loop {
+        let Some((fields, len)) = call_fields_from_text(builder, &text[pos..], options)? else {
+            return Ok(None);
+        };
+        if !fields.is_call_like() {
+            return Ok(None);
+        }
+        list.push(fields);
+        pos = skip_space(pos + len);
+        match bytes.get(pos) {
+            Some(b',') => pos = skip_space(pos + 1),
+            Some(b']') => return Ok(Some((list, pos + 1))),
+            _ => return Ok(None),
+        }
+    }
 }
 
 impl<V> CallFields<V> {
@@ -778,6 +831,60 @@ where
                 None,
             )));
             Ok(false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Value;
+
+    fn calls_with_ids(ids: &[Option<&str>]) -> Vec<Outcome<Value>> {
+        ids.iter()
+            .map(|id| {
+                Outcome::Call(Call {
+                    id: id.map(str::to_owned),
+                    name: "f".to_owned(),
+                    arguments: Value::object([]),
+                })
+            })
+            .collect()
+    }
+
+    fn ids(outcomes: &[Outcome<Value>]) -> Vec<String> {
+        outcomes
+            .iter()
+            .map(|o| match o {
+                Outcome::Call(c) => c.id.clone().unwrap(),
+                Outcome::Invalid(_) => unreachable!(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn assign_ids_keeps_first_of_each_id_and_replaces_repeats_and_gaps() {
+        // Both strategies: a short response (scan) and a long one (hash set).
+        for copies in [1, 10] {
+            let given: Vec<Option<&str>> = [Some("a"), None, Some("a"), Some("b"), Some("")]
+                .iter()
+                .cycle()
+                .take(5 * copies)
+                .copied()
+                .map(|id| id.filter(|s| !s.is_empty()))
+                .collect();
+            let mut outcomes = calls_with_ids(&given);
+            assign_ids(&mut outcomes);
+            let ids = ids(&outcomes);
+            assert_eq!(ids[0], "a");
+            assert_eq!(ids[3], "b");
+            let unique: HashSet<&String> = ids.iter().collect();
+            assert_eq!(unique.len(), ids.len(), "{ids:?}");
+            for (id, given) in ids.iter().zip(&given) {
+                if given.is_none() || (id != "a" && id != "b") {
+                    assert!(id.starts_with("call_") && id.len() == 17, "{id}");
+                }
+            }
         }
     }
 }

@@ -3,9 +3,9 @@
 use memchr::memmem;
 
 use crate::calls::{
-    call_fields_from_text, call_from_fields, call_from_object, push_call, push_calls_of_text,
-    push_calls_of_value, CallFields, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
-    TextCallContext, TextPlace,
+    call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
+    push_call, push_calls_of_text, push_calls_of_value, CallFields, FailureKind, Invalid, Outcome,
+    Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::formats::{extract_formats, FormatOptions, FormatSet, ToolSchemas};
 use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
@@ -246,6 +246,18 @@ where
             let call = call_from_fields(builder, fields, options);
             return push_call(call, &context, outcomes);
         }
+    } else if let Ok(Some((list, end))) = call_fields_list_from_text(builder, body, options) {
+        // A list of well-formed calls; one that fails is reported by the general path.
+        if end == body.len() {
+            let calls: Result<Vec<_>, _> = list
+                .into_iter()
+                .map(|fields| call_from_fields(builder, fields, options))
+                .collect();
+            if let Ok(calls) = calls {
+                outcomes.extend(calls.into_iter().map(Outcome::Call));
+                return Ok(());
+            }
+        }
     }
     let value = match parse(body, builder, options) {
         Ok(value) => value,
@@ -421,6 +433,29 @@ mod tests {
         let raw = "```json\n[{\"name\": \"b\", \"parameters\": {}}]\n```";
         assert_eq!(calls(raw), vec![("b".into(), Value::object([]))]);
         assert!(calls("plain prose").is_empty());
+    }
+
+    #[test]
+    fn raw_json_lists_of_calls_wrappers_and_broken_elements() {
+        let list = r#"[{"name": "a", "arguments": {"x": 1}}, {"name": "b", "parameters": "{}"}]"#;
+        assert_eq!(
+            calls(list),
+            vec![
+                ("a".into(), Value::object([("x", Value::Int(1))])),
+                ("b".into(), Value::object([]))
+            ]
+        );
+        let wrapped =
+            r#"[{"name": "a", "arguments": {}}, {"function": {"name": "b", "arguments": {}}}]"#;
+        assert_eq!(calls(wrapped).len(), 2);
+        assert!(calls(r#"[{"name": "a", "arguments": {}}, {"other": 1}]"#).is_empty());
+        let broken = r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": "[1]"}]"#;
+        let outcomes = extract_text(&mut ValueBuilder, broken, &OPTIONS).unwrap();
+        assert!(matches!(&outcomes[0], Outcome::Call(c) if c.name == "a"));
+        let Outcome::Invalid(invalid) = &outcomes[1] else {
+            panic!("expected the second element to fail")
+        };
+        assert_eq!((invalid.kind, invalid.index), (FailureKind::Arguments, 1));
     }
 
     #[test]

@@ -59,15 +59,7 @@ pub fn py_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, Py
     // results become the pending Python exception.
     unsafe {
         let ptr = if s.is_ascii() {
-            let ptr = ffi::PyUnicode_New(bytes.len() as ffi::Py_ssize_t, 127);
-            if !ptr.is_null() {
-                std::ptr::copy_nonoverlapping(
-                    bytes.as_ptr(),
-                    ffi::PyUnicode_DATA(ptr) as *mut u8,
-                    bytes.len(),
-                );
-            }
-            ptr
+            ascii_str(bytes)
         } else if s.has_surrogates() {
             let code_points: Vec<u32> = s.code_points().collect();
             ffi::PyUnicode_FromKindAndData(
@@ -83,6 +75,34 @@ pub fn py_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, Py
         };
         Bound::from_owned_ptr_or_err(py, ptr)
     }
+}
+
+/// A Python `str` from Rust text (names, ids), without UTF-8 decoding when it is ASCII.
+pub fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
+    if !text.is_ascii() {
+        return Ok(PyString::new(py, text));
+    }
+    // SAFETY: ASCII bytes; the result is a new `str`, or NULL with the exception set.
+    unsafe {
+        Bound::from_owned_ptr_or_err(py, ascii_str(text.as_bytes()))
+            .map(|s| s.cast_into_unchecked())
+    }
+}
+
+/// A new `str` (or NULL with an exception) holding `bytes`, which must be ASCII.
+///
+/// # Safety
+/// `bytes` must be ASCII and the interpreter attached.
+unsafe fn ascii_str(bytes: &[u8]) -> *mut ffi::PyObject {
+    let ptr = ffi::PyUnicode_New(bytes.len() as ffi::Py_ssize_t, 127);
+    if !ptr.is_null() {
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            ffi::PyUnicode_DATA(ptr) as *mut u8,
+            bytes.len(),
+        );
+    }
+    ptr
 }
 
 const KEY_CACHE_SLOTS: usize = 2048;

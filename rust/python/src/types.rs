@@ -8,7 +8,7 @@ use toolwire_core::calls::{Call, Invalid};
 use toolwire_core::ids::generate_id;
 use toolwire_core::json::ParseOptions;
 
-use crate::builder::PyBuilder;
+use crate::builder::{py_text, PyBuilder};
 use crate::errors::arguments_error;
 use crate::view::PyJson;
 
@@ -41,8 +41,8 @@ impl ToolCall {
         Bound::new(
             py,
             ToolCall {
-                id: PyString::new(py, &id).unbind(),
-                name: PyString::new(py, &call.name).unbind(),
+                id: py_text(py, &id)?.unbind(),
+                name: py_text(py, &call.name)?.unbind(),
                 arguments: arguments.unbind(),
             },
         )

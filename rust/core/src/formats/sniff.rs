@@ -8,7 +8,8 @@ use aho_corasick::AhoCorasick;
 
 use super::cursor::automaton;
 use super::{FormatSet, Group};
-use crate::scan::think::think_spans;
+use crate::scan::finders::THINK_CLOSE;
+use crate::scan::think::{think_spans, OPEN};
 
 const MARKERS: [(&str, Group); 12] = [
     ("<tool_call>", Group::ToolCallTag),
@@ -35,12 +36,13 @@ static AUTOMATON: LazyLock<AhoCorasick> =
 /// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for.
 pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
     let mut found: Vec<(usize, Group)> = Vec::new();
-    if let Some((pos, group)) = bare_message(text) {
+    let start = message_start(text);
+    if let Some(group) = bare_message(&text[start..]) {
         if allowed.has_group(group) {
-            found.push((pos, group));
+            found.push((start, group));
         }
     }
-    if is_json_message(&text[message_start(text)..]) {
+    if is_json_message(&text[start..]) {
         return found.into_iter().map(|(_, group)| group).collect();
     }
     let wanted = MARKERS
@@ -66,16 +68,14 @@ pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
     found.into_iter().map(|(_, group)| group).collect()
 }
 
-/// A message that is, after leading think spans and whitespace, a bare JSON object (Llama 3) or
-/// a bare `[name(` list (pythonic).
-fn bare_message(text: &str) -> Option<(usize, Group)> {
-    let start = message_start(text);
-    let rest = &text[start..];
+/// A message (from its start: past leading think spans and whitespace) that is a bare JSON
+/// object (Llama 3) or a bare `[name(` list (pythonic).
+fn bare_message(rest: &str) -> Option<Group> {
     if rest.starts_with('{') {
-        return Some((start, Group::Llama3Json));
+        return Some(Group::Llama3Json);
     }
     if rest.starts_with('[') && super::pythonic::starts_call_list(rest) {
-        return Some((start, Group::Pythonic));
+        return Some(Group::Pythonic);
     }
     None
 }
@@ -93,7 +93,7 @@ fn is_json_message(rest: &str) -> bool {
 pub(crate) fn message_start(text: &str) -> usize {
     let trimmed = |pos: usize| pos + (text[pos..].len() - text[pos..].trim_start().len());
     let mut pos = trimmed(0);
-    if text[pos..].starts_with("<think>") || text.contains("</think>") {
+    if text[pos..].starts_with(OPEN) || THINK_CLOSE.find(text.as_bytes()).is_some() {
         for span in think_spans(text) {
             if span.start > pos {
                 break;

@@ -13,6 +13,10 @@ pub const CLOSE: &str = "</think>";
 pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
+    // Most texts have no tag at all: one byte search settles it.
+    if memchr::memchr(b'<', bytes).is_none() {
+        return spans;
+    }
     let mut pos = 0;
     let first_open = THINK_OPEN.find(bytes);
     if let Some(close) = THINK_CLOSE.find(bytes) {
