@@ -149,7 +149,8 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
     options: ParseOptions,
     visitor: &mut V,
 ) -> Result<Option<usize>, ParseError<B::Error>> {
-    let mut parser = Parser::new(text.as_bytes(), options);
+    let data = text.as_bytes();
+    let mut parser = Parser::new(data, options);
     parser.skip_whitespace();
     if parser.peek() != Some(b'{') {
         return Ok(None);
@@ -163,9 +164,16 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
     }
     loop {
         let key_ref = parser.key()?;
-        let key = key_ref
-            .resolve(parser.data, &parser.scratch)
-            .to_string_lossy();
+        let key: std::borrow::Cow<'_, str> = match key_ref {
+            // SAFETY: a run of the UTF-8 input that `string` stopped at ASCII bytes.
+            StrRef::Input { start, end, .. } => std::borrow::Cow::Borrowed(unsafe {
+                std::str::from_utf8_unchecked(&data[start..end])
+            }),
+            StrRef::Scratch { .. } => key_ref
+                .resolve(parser.data, &parser.scratch)
+                .to_string_lossy()
+                .into(),
+        };
         parser.skip_whitespace();
         match parser.peek() {
             Some(b':') => parser.pos += 1,
