@@ -427,6 +427,9 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
 /// Call fields and the byte offset just past their object.
 pub type FieldsAndEnd<V> = (CallFields<V>, usize);
 
+/// The call fields of a list's elements and the byte offset just past the list.
+pub type FieldsListAndEnd<V> = (Vec<CallFields<V>>, usize);
+
 /// The call fields of the JSON object at the start of `text`, read without building the object
 /// (only its arguments); `Ok(None)` when the value there is not an object. Also returns the
 /// byte offset just past the object.
@@ -450,7 +453,7 @@ pub fn call_fields_list_from_text<B>(
     builder: &mut B,
     text: &str,
     options: ParseOptions,
-) -> Result<Option<(Vec<CallFields<B::Value>>, usize)>, ParseError<B::Error>>
+) -> Result<Option<FieldsListAndEnd<B::Value>>, ParseError<B::Error>>
 where
     B: JsonBuilder,
 {

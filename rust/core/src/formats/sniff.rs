@@ -93,7 +93,9 @@ fn is_json_message(rest: &str) -> bool {
 pub(crate) fn message_start(text: &str) -> usize {
     let trimmed = |pos: usize| pos + (text[pos..].len() - text[pos..].trim_start().len());
     let mut pos = trimmed(0);
-    if text[pos..].starts_with(OPEN) || THINK_CLOSE.find(text.as_bytes()).is_some() {
+    let bytes = text.as_bytes();
+    let has_tag = || memchr::memchr(b'<', bytes).is_some() && THINK_CLOSE.find(bytes).is_some();
+    if text[pos..].starts_with(OPEN) || has_tag() {
         for span in think_spans(text) {
             if span.start > pos {
                 break;
