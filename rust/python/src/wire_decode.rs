@@ -149,10 +149,8 @@ fn anthropic_elements<'py>(body: &Bound<'py, PyDict>) -> Plain<Vec<Bound<'py, Py
             .as_ref()
             .and_then(|k| k.cast::<PyString>().ok()?.to_str().ok())
         {
-            Some("text") => {
-                if !member(object, intern!(py, "text"))?.is_instance_of::<PyString>() {
-                    return None;
-                }
+            Some("text") if !member(object, intern!(py, "text"))?.is_instance_of::<PyString>() => {
+                return None;
             }
             Some("tool_use") => calls.push(block),
             _ => {}
