@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import doctest
 import json
 import random
@@ -13,7 +12,7 @@ import pytest
 import toolwire
 from hypothesis import given
 from hypothesis import strategies as st
-from support import calls_of, cases
+from support import calls_of, cases, mutated, mutation_paths
 from toolwire import (
     PROVIDERS,
     ProviderFormatError,
@@ -558,35 +557,6 @@ def test_on_error_keep_returns_invalid_calls_in_place() -> None:
     assert decode_tool_calls(body, "openai", on_error="skip") == [good]
 
 
-SWAPS: list[Any] = [None, 0, 1.5, True, "x", "", [], {}, [1], {"a": 1}]
-
-
-def _mutations(value: Any, rng: random.Random, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path into `value`."""
-    paths = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            paths.extend(_mutations(item, rng, (*path, key)))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            paths.extend(_mutations(item, rng, (*path, i)))
-    return paths
-
-
-def _mutated(body: Any, path: tuple[Any, ...], rng: random.Random) -> Any:
-    body = copy.deepcopy(body)
-    if not path:
-        return rng.choice(SWAPS)
-    parent = body
-    for key in path[:-1]:
-        parent = parent[key]
-    if rng.random() < 0.5:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = rng.choice(SWAPS)
-    return body
-
-
 def test_mutated_corpus_bodies_give_a_result_or_provider_format_error() -> None:
     rng = random.Random(4)
     checked = 0
@@ -601,11 +571,11 @@ def test_mutated_corpus_bodies_give_a_result_or_provider_format_error() -> None:
                     body, decode = case["wire"][provider], decode_tool_calls
                 else:
                     continue
-                for path in _mutations(body, rng):
-                    mutated = _mutated(body, path, rng)
+                for path in mutation_paths(body):
+                    changed = mutated(body, path, rng)
                     try:
-                        decode(mutated, provider)
-                        convert_message(mutated, provider, "openai")
+                        decode(changed, provider)
+                        convert_message(changed, provider, "openai")
                     except ProviderFormatError:
                         pass
                     checked += 1

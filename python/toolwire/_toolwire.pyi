@@ -14,6 +14,7 @@ __all__ = [
     "ToolCallEnd",
     "ToolCallStart",
     "__version__",
+    "assistant_message",
     "compile_schema",
     "decode_arguments",
     "decode_tool_calls",
@@ -142,6 +143,12 @@ def decode_tool_calls(
     on_error: ErrorPolicy = "raise",
 ) -> list[ToolCall | InvalidToolCall]:
     """The structured calls of a provider body or assistant message (SPEC §7)."""
+
+def assistant_message(
+    calls: object, provider: str, content: object
+) -> dict[str, Any] | None:
+    """The assistant message holding ``calls`` (a list or tuple of :class:`ToolCall`) for
+    ``openai``, ``anthropic`` or ``ollama``; None for other providers or other kinds of calls."""
 
 def dumps_compact(value: Any, /) -> str:
     """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, in Rust."""

@@ -28,7 +28,7 @@ from ._codecs.base import (
     as_result,
     as_tool,
 )
-from ._toolwire import ToolCall, decode_tool_calls
+from ._toolwire import ToolCall, assistant_message, decode_tool_calls
 from ._types import Tool, ToolResult
 
 __all__ = [
@@ -106,6 +106,9 @@ def encode_calls(
     >>> encode_calls([ToolCall("call_1", "f", {"a": 1})], "anthropic")["content"]
     [{'type': 'tool_use', 'id': 'call_1', 'name': 'f', 'input': {'a': 1}}]
     """
+    message = assistant_message(calls, provider, content)  # a list of ToolCall, in one pass
+    if message is not None:
+        return message
     return _codec(provider).encode_calls(
         [as_call(call, i) for i, call in enumerate(calls)], content
     )

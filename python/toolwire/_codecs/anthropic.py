@@ -17,6 +17,7 @@ from .base import (
     entries,
     json_text,
     messages_of,
+    native_message,
     read_function,
     result_content,
 )
@@ -37,12 +38,7 @@ class Anthropic(Codec):
         ]
 
     def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message:
-        blocks: list[Message] = [{"type": "text", "text": content}] if content else []
-        blocks.extend(
-            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-            for call in calls
-        )
-        return {"role": "assistant", "content": blocks}
+        return native_message(calls, self.name, content)
 
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
         if not results:

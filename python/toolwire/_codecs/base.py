@@ -10,7 +10,7 @@ from typing import Any, Literal, TypeAlias
 
 from .. import _shape as shape
 from .._errors import ArgumentsError, ProviderFormatError, ToolCallParseError, ToolDefinitionError
-from .._toolwire import ToolCall, dumps_compact
+from .._toolwire import ToolCall, assistant_message, dumps_compact
 from .._types import Tool, ToolResult
 
 Provider: TypeAlias = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
@@ -63,6 +63,14 @@ def json_text(value: object, what: str) -> str:
     except (TypeError, ValueError) as error:
         message = f"{what} cannot be written as JSON: {error}"
         raise ArgumentsError(message, protocol="native") from None
+
+
+def native_message(calls: list[ToolCall], provider: Provider, content: str | None) -> Message:
+    """The assistant message of an OpenAI Chat, Anthropic or Ollama codec, built in Rust."""
+    message = assistant_message(calls, provider, content)
+    if message is None:  # only for other providers or other kinds of calls
+        raise ValueError(f"no native assistant message for {provider!r}")
+    return message
 
 
 def read_function(obj: Mapping[str, Any], path: str, *schema_keys: str) -> Tool:

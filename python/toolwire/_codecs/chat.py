@@ -16,8 +16,8 @@ from .base import (
     Message,
     Provider,
     entries,
-    json_text,
     messages_of,
+    native_message,
     read_function,
     result_content,
 )
@@ -49,20 +49,7 @@ class OpenAIChat(Codec):
         return tools
 
     def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message:
-        message: Message = {"role": "assistant", "content": content}
-        if calls:  # the API refuses an empty `tool_calls` list
-            message["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": call.name,
-                        "arguments": json_text(call.arguments, f"the arguments of {call.name!r}"),
-                    },
-                }
-                for call in calls
-            ]
-        return message
+        return native_message(calls, self.name, content)
 
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
         messages = []
@@ -112,14 +99,6 @@ class Ollama(OpenAIChat):
     name: Provider = "ollama"
     body_key = "message"
     body_path: tuple[str | int, ...] = ("message",)
-
-    def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message:
-        message: Message = {"role": "assistant", "content": content or ""}
-        if calls:
-            message["tool_calls"] = [
-                {"function": {"name": call.name, "arguments": call.arguments}} for call in calls
-            ]
-        return message
 
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
         messages = []

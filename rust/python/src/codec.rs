@@ -1,5 +1,6 @@
-//! The hot paths of the provider codecs (§7): decoding the structured calls of a body, and
-//! compact JSON for OpenAI `arguments`. The shapes themselves live in `toolwire.codecs`.
+//! The hot paths of the provider codecs (§7): decoding the structured calls of a body (well-formed
+//! bodies in one pass by `wire_decode`, anything else by the core's body rules), and compact
+//! JSON for OpenAI `arguments`. The other shapes live in `toolwire.codecs`.
 
 use std::fmt::Write;
 
@@ -15,6 +16,7 @@ use crate::builder::PyBuilder;
 use crate::errors::provider_format_error;
 use crate::input::{error_policy, guarded};
 use crate::view::PyJson;
+use crate::wire_decode::decode_well_formed;
 
 /// The structured calls of a provider body or assistant message (§7), read as `provider`
 /// ("auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"). Text is not searched.
@@ -38,6 +40,10 @@ pub fn decode_tool_calls<'py>(
                  'anthropic', 'ollama' or 'gemini'"
             ))
         })?;
+        let options = ParseOptions { lenient: repair };
+        if let Some(calls) = decode_well_formed(body, shape, options)? {
+            return Ok(calls);
+        }
         let body = if body.is_instance_of::<PyDict>()
             || body.is_instance_of::<PyList>()
             || body.is_instance_of::<PyTuple>()
@@ -56,12 +62,7 @@ pub fn decode_tool_calls<'py>(
             ));
         };
         let mut builder = PyBuilder::new(py);
-        let decoded = match decode_body_calls(
-            &mut builder,
-            &PyJson(body),
-            shape,
-            ParseOptions { lenient: repair },
-        ) {
+        let decoded = match decode_body_calls(&mut builder, &PyJson(body), shape, options) {
             Ok(decoded) => decoded,
             Err(BodyError::Build(e)) => return Err(e),
             Err(BodyError::Format(e)) => {
@@ -92,11 +93,14 @@ const MAX_DEPTH: usize = 512;
 #[pyfunction]
 #[pyo3(signature = (value, /))]
 pub fn dumps_compact(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    guarded(py, || {
-        let mut out = String::new();
-        write_value(value, &mut out, 0)?;
-        Ok(out)
-    })
+    guarded(py, || compact_json(value))
+}
+
+/// [`dumps_compact`] without the panic guard, for callers that have their own.
+pub fn compact_json(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let mut out = String::new();
+    write_value(value, &mut out, 0)?;
+    Ok(out)
 }
 
 fn write_value(value: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyResult<()> {

@@ -19,6 +19,8 @@ mod schema;
 mod stream;
 mod types;
 mod view;
+mod wire_decode;
+mod wire_encode;
 
 #[pymodule]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -37,6 +39,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::extract, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decode_tool_calls, m)?)?;
     m.add_function(wrap_pyfunction!(codec::dumps_compact, m)?)?;
+    m.add_function(wrap_pyfunction!(wire_encode::assistant_message, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_jsonl_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_arrow_buffers, m)?)?;

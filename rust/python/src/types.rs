@@ -19,14 +19,31 @@ use crate::view::PyJson;
 #[pyclass(frozen, module = "toolwire", name = "ToolCall")]
 pub struct ToolCall {
     #[pyo3(get)]
-    id: Py<PyString>,
+    pub(crate) id: Py<PyString>,
     #[pyo3(get)]
-    name: Py<PyString>,
+    pub(crate) name: Py<PyString>,
     #[pyo3(get)]
-    arguments: Py<PyDict>,
+    pub(crate) arguments: Py<PyDict>,
 }
 
 impl ToolCall {
+    /// A call from values already checked: a non-empty name, an id and the arguments dict.
+    pub fn from_parts<'py>(
+        id: Bound<'py, PyString>,
+        name: Bound<'py, PyString>,
+        arguments: Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, ToolCall>> {
+        let py = id.py();
+        Bound::new(
+            py,
+            ToolCall {
+                id: id.unbind(),
+                name: name.unbind(),
+                arguments: arguments.unbind(),
+            },
+        )
+    }
+
     /// A call from the core's outcome; generates the id if the outcome has none.
     pub fn from_call<'py>(
         py: Python<'py>,
