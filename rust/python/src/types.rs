@@ -27,6 +27,23 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// A call from its parts, already Python objects (batch results).
+    pub fn from_parts<'py>(
+        py: Python<'py>,
+        id: Bound<'py, PyString>,
+        name: Bound<'py, PyString>,
+        arguments: Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, ToolCall>> {
+        Bound::new(
+            py,
+            ToolCall {
+                id: id.unbind(),
+                name: name.unbind(),
+                arguments: arguments.unbind(),
+            },
+        )
+    }
+
     /// A call from the core's outcome; generates the id if the outcome has none.
     pub fn from_call<'py>(
         py: Python<'py>,

@@ -1,7 +1,10 @@
 //! Batch work without the interpreter (§10): one JSON line → the outcomes of the response it
 //! holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
 
+mod ordered;
 mod skim;
+
+pub use ordered::{with_helpers, OrderedLines};
 
 use std::sync::{Arc, Mutex};
 
@@ -386,7 +389,7 @@ mod tests {
     use crate::extract::RawJsonMode;
     use crate::json::ParseOptions;
 
-    fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
+    pub(crate) fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
         LineOptions {
             text: TextOptions {
                 text_tagged: true,

@@ -207,8 +207,8 @@ impl<'t> Skim<'t> {
         // line allows `MAX_DEPTH - depth`. Count brackets (an upper bound) only when it could.
         let allowed = MAX_DEPTH - depth;
         let span = &self.bytes[start..self.pos];
-        let too_deep = span.len() > allowed
-            && span.iter().filter(|&&c| c == b'{' || c == b'[').count() > allowed;
+        let too_deep =
+            span.len() > allowed && memchr::memchr2_iter(b'{', b'[', span).count() > allowed;
         (!too_deep).then_some(value)
     }
 }
