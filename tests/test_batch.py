@@ -141,3 +141,37 @@ def test_extract_options_apply() -> None:
     assert (call.name, call.arguments) == ("f", {"a": 1})
     tagged = json.dumps({"text": '```json\n{"name": "f", "arguments": {}}\n```'})
     assert toolwire.extract_batch([tagged], formats=["text_tagged"]) == [[]]
+
+
+def test_mixed_items_keep_their_places_across_chunks_on_any_thread_count() -> None:
+    """JSON text is extracted in chunks off the interpreter while mappings and bad items are
+    handled in place: every result must land at its item's index."""
+    bodies = sample_bodies()[:300]
+    items: list[Any] = []
+    for i, body in enumerate(bodies):
+        items.append(json.loads(body) if i % 5 == 0 else body)
+        if i % 37 == 0:
+            items.append(BAD_ITEMS[i % len(BAD_ITEMS)])
+    expected = [comparable(toolwire.extract_batch([item], threads=1)[0]) for item in items]
+    for threads in (1, 2, 3):
+        for on_error in ("keep", "skip"):
+            got = toolwire.extract_batch(items, threads=threads, on_error=on_error)
+            want = (
+                expected
+                if on_error == "keep"
+                else [
+                    [c for c in calls if not isinstance(c, toolwire.InvalidToolCall)]
+                    for calls in expected
+                ]
+            )
+            assert [comparable(calls) for calls in got] == want, (threads, on_error)
+
+
+def test_a_late_error_under_raise_stops_the_batch() -> None:
+    """An error many chunks into a batch raises with its index, while other chunks are still
+    being extracted on other threads."""
+    index = 1000
+    items = [b'{"text": "hi"}'] * index + [b"nope"] + [b'{"text": "hi"}'] * 5000
+    for threads in (1, 2, 3):
+        with pytest.raises(toolwire.JSONDecodeError, match=f"item {index}: invalid JSON"):
+            toolwire.extract_batch(items, threads=threads, on_error="raise")

@@ -7,18 +7,19 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::batch::{
-    all_cores, extract_jsonl, extract_lines, Line, LineError, LineErrorKind, LineOptions, Locate,
+    all_cores, extract_jsonl, extract_lines, with_helpers, Line, LineError, LineErrorKind,
+    LineOptions, Locate, OrderedLines,
 };
 use toolwire_core::calls::{Call, ErrorPolicy, Outcome};
 use toolwire_core::columns::{CallColumns, StringColumn};
-use toolwire_core::json::Value;
+use toolwire_core::ids::generate_id;
+use toolwire_core::json::{JsonStr, Value};
 
-use crate::api::{calls_list, extract_any};
-use crate::builder::PyBuilder;
-use crate::errors::{json_decode_error, parse_error, provider_format_error};
+use crate::api::extract_any;
+use crate::builder::{py_text, PyBuilder};
+use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::input::{body_shape, error_policy, extract_text_options, guarded};
-use crate::types::InvalidToolCall;
-use crate::view::PyJson;
+use crate::types::{InvalidToolCall, ToolCall};
 
 fn thread_count(threads: Option<usize>) -> PyResult<usize> {
     match threads {
@@ -79,25 +80,48 @@ fn slot<'a>(item: &'a Bound<'a, PyAny>) -> PyResult<Slot<'a>> {
     }))
 }
 
-/// Outcomes built without the interpreter → the same outcomes over Python objects.
-fn attach_outcomes<'py>(
+/// A call extracted without the interpreter, as a `ToolCall`. Names repeat across a batch,
+/// so they come from the builder's key cache.
+fn tool_call<'py>(
     py: Python<'py>,
-    outcomes: Vec<Outcome<Value>>,
-) -> PyResult<Vec<Outcome<PyJson<'py>>>> {
-    let mut builder = PyBuilder::new(py);
-    outcomes
-        .into_iter()
-        .map(|outcome| {
-            Ok(match outcome {
-                Outcome::Call(call) => Outcome::Call(Call {
-                    id: call.id,
-                    name: call.name,
-                    arguments: call.arguments.build(&mut builder)?,
-                }),
-                Outcome::Invalid(invalid) => Outcome::Invalid(invalid),
-            })
-        })
-        .collect()
+    builder: &mut PyBuilder<'py>,
+    call: &Call<Value>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let id = match &call.id {
+        Some(id) => py_text(py, id)?,
+        None => py_text(py, &generate_id())?,
+    };
+    let name = builder.key(JsonStr::from_utf8(&call.name))?;
+    let arguments = call.arguments.build(builder)?.0;
+    ToolCall::from_parts(
+        id,
+        name.cast_into::<PyString>()?,
+        arguments.cast_into::<PyDict>()?,
+    )
+    .map(Bound::into_any)
+}
+
+/// One line's outcomes as the list `extract` returns under `policy`.
+fn line_calls<'py>(
+    py: Python<'py>,
+    builder: &mut PyBuilder<'py>,
+    outcomes: &[Outcome<Value>],
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut calls = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match (outcome, policy) {
+            (Outcome::Call(call), _) => calls.push(tool_call(py, builder, call)?),
+            (Outcome::Invalid(invalid), ErrorPolicy::Keep) => {
+                calls.push(InvalidToolCall::from_invalid(py, invalid)?.into_any())
+            }
+            (Outcome::Invalid(_), ErrorPolicy::Skip) => {}
+            (Outcome::Invalid(invalid), ErrorPolicy::Raise) => {
+                return Err(invalid_call_error(py, invalid))
+            }
+        }
+    }
+    PyList::new(py, calls)
 }
 
 /// A bad input under the error policy: kept as an `InvalidToolCall`, skipped, or raised as
@@ -186,30 +210,58 @@ pub fn extract_batch<'py>(
                 _ => None,
             })
             .collect();
-        let lines = py
-            .detach(|| extract_lines(&json, &options, threads))
-            .map_err(pool_error)?;
-        let mut lines = lines.into_iter();
-        let results = PyList::empty(py);
-        for (index, slot) in slots.iter().enumerate() {
-            let calls = match slot {
-                Slot::Json(text) => {
-                    let Some(line) = lines.next() else {
-                        return Err(PyRuntimeError::new_err(
-                            "internal error in toolwire: a batch result is missing",
-                        ));
-                    };
-                    match line.result {
-                        Ok(outcomes) => calls_list(py, attach_outcomes(py, outcomes)?, policy)?,
-                        Err(error) => bad_input(py, index, text, &error, policy)?,
+        let work = OrderedLines::new(&json, &options);
+        let results = with_helpers(&work, threads, || {
+            let mut results = Vec::with_capacity(slots.len());
+            let mut chunk = Vec::new().into_iter();
+            let mut next_chunk = 0;
+            // Lines already turned into objects: freed with the interpreter detached.
+            let mut spent: Vec<Line> = Vec::new();
+            let mut builder = PyBuilder::new(py);
+            for (index, slot) in slots.iter().enumerate() {
+                let calls = match slot {
+                    Slot::Json(text) => {
+                        let line = match chunk.next() {
+                            Some(line) => line,
+                            None => {
+                                // The key cache is not held while other threads may run.
+                                drop(builder);
+                                let garbage = std::mem::take(&mut spent);
+                                let lines = py.detach(|| {
+                                    drop(garbage);
+                                    work.take(next_chunk)
+                                });
+                                builder = PyBuilder::new(py);
+                                next_chunk += 1;
+                                chunk = lines.into_iter();
+                                chunk.next().ok_or_else(|| {
+                                    PyRuntimeError::new_err(
+                                        "internal error in toolwire: a batch result is missing",
+                                    )
+                                })?
+                            }
+                        };
+                        let calls = match &line.result {
+                            Ok(outcomes) => line_calls(py, &mut builder, outcomes, policy)?,
+                            Err(error) => bad_input(py, index, text, error, policy)?,
+                        };
+                        spent.push(line);
+                        calls
                     }
-                }
-                Slot::Object(item) => extract_any(py, item, &options.text, options.shape, policy)?,
-                Slot::Bad(error) => bad_input(py, index, b"", error, policy)?,
-            };
-            results.append(calls)?;
-        }
-        Ok(results)
+                    Slot::Object(item) => {
+                        extract_any(py, item, &options.text, options.shape, policy)?
+                    }
+                    Slot::Bad(error) => bad_input(py, index, b"", error, policy)?,
+                };
+                // `calls` may borrow an item's lifetime; the list outlives the items.
+                results.push(calls.unbind().into_bound(py));
+            }
+            drop(builder);
+            py.detach(|| drop(spent));
+            PyResult::Ok(results)
+        })
+        .map_err(pool_error)??;
+        PyList::new(py, results)
     })
 }
 

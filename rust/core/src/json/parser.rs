@@ -243,7 +243,7 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
 }
 
 /// Builds nothing: validates JSON that nobody needs.
-struct SkipBuilder;
+pub(crate) struct SkipBuilder;
 
 impl JsonBuilder for SkipBuilder {
     type Value = ();

@@ -1,6 +1,11 @@
 //! Batch work without the interpreter (§10): one JSON line → the outcomes of the response it
 //! holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
 
+mod ordered;
+mod skim;
+
+pub use ordered::{with_helpers, OrderedLines};
+
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -11,8 +16,7 @@ use crate::calls::Outcome;
 use crate::extract::{extract_text, TextOptions};
 use crate::finish_outcomes;
 use crate::json::{
-    parse, to_compact_json, write_json_string, JsonKind, JsonView, ParseError, ParseOptions, Value,
-    ValueBuilder,
+    to_compact_json, write_json_string, JsonKind, JsonView, ParseError, Value, ValueBuilder,
 };
 use crate::position::CharOffsets;
 use crate::utf8::decode_utf8;
@@ -29,6 +33,15 @@ pub enum Locate {
 }
 
 impl Locate {
+    /// What of a line to build for this place of the response.
+    fn plan(&self) -> skim::Plan<'_> {
+        match self {
+            Locate::Whole => skim::Plan::Body,
+            Locate::LogRecord => skim::Plan::Record,
+            Locate::Field(path) => skim::Plan::Path { path, top: true },
+        }
+    }
+
     /// `None` → [`Locate::LogRecord`]; `"a.b"` → the path `["a", "b"]`.
     pub fn log_field(field: Option<&str>) -> Self {
         match field {
@@ -90,7 +103,7 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
             };
         }
     };
-    let record = match parse(text, &mut ValueBuilder, ParseOptions::default()) {
+    let record = match skim::parse_line(text, options.locate.plan()) {
         Ok(record) => record,
         Err(ParseError::Build(never)) => match never {},
         Err(ParseError::Syntax(e)) => {
@@ -121,7 +134,7 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
     Line { id, result }
 }
 
-fn locate(record: &Value, locate: &Locate) -> Result<Value, LineError> {
+pub(crate) fn locate(record: &Value, locate: &Locate) -> Result<Value, LineError> {
     match locate {
         Locate::Whole => Ok(record.clone()),
         Locate::LogRecord => Ok(record
@@ -374,8 +387,9 @@ pub fn extract_lines(
 mod tests {
     use super::*;
     use crate::extract::RawJsonMode;
+    use crate::json::ParseOptions;
 
-    fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
+    pub(crate) fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
         LineOptions {
             text: TextOptions {
                 text_tagged: true,

@@ -1,0 +1,379 @@
+//! One log line parsed once, building only the members batch extraction reads.
+//!
+//! A logged response is mostly metadata (`usage`, `model`, timings, ids): building values for
+//! it costs more than reading the calls. [`parse_line`] walks the line's top-level objects
+//! (the record, the `--field` path, the body) itself, builds the members a body's shape is read
+//! from, and only checks the syntax of the rest. Skipped members leave one placeholder member,
+//! so the object still counts as non-empty (`{}` is a body shape of its own).
+//!
+//! Whatever the walk does not expect (a syntax error, an escaped key, nesting near the limit)
+//! makes it give up, and the line is parsed in full: errors and unusual lines get exactly the
+//! full parser's result.
+
+use std::convert::Infallible;
+
+use crate::json::{
+    parse, parse_prefix, JsonBuilder, JsonStr, ParseError, ParseOptions, SkipBuilder, Value,
+    ValueBuilder, MAX_DEPTH,
+};
+
+/// The members of a response body that [`crate::body::split_body_as`] reads, for any shape.
+const BODY_KEYS: [&str; 9] = [
+    "choices",
+    "output",
+    "candidates",
+    "content",
+    "message",
+    "text",
+    "tool_calls",
+    "role",
+    "parts",
+];
+
+/// The key of the placeholder for skipped members: it can be neither a body key nor a
+/// component of a dotted `--field` path.
+const SKIPPED: &str = ".";
+
+/// What one object of the line is, for deciding which members to build.
+#[derive(Clone, Copy, Debug)]
+pub enum Plan<'p> {
+    /// A response body.
+    Body,
+    /// A log record: its `response` member is the body (when an object), else the record is.
+    Record,
+    /// The object at a dotted path; `top` for the line itself (which also holds `request_id`).
+    Path { path: &'p [String], top: bool },
+}
+
+enum Member<'p> {
+    Build,
+    Skip,
+    /// An object read with its own plan (anything else there is built).
+    Nested(Plan<'p>),
+}
+
+impl<'p> Plan<'p> {
+    fn member(self, key: &str) -> Member<'p> {
+        let body_key = || BODY_KEYS.contains(&key);
+        match self {
+            Plan::Body if body_key() => Member::Build,
+            Plan::Record if key == "response" => Member::Nested(Plan::Body),
+            Plan::Record if key == "request_id" || body_key() => Member::Build,
+            Plan::Path { top: true, .. } if key == "request_id" => Member::Build,
+            Plan::Path { path, .. } if path.first().is_some_and(|k| k == key) => {
+                Member::Nested(match &path[1..] {
+                    [] => Plan::Body,
+                    rest => Plan::Path {
+                        path: rest,
+                        top: false,
+                    },
+                })
+            }
+            _ => Member::Skip,
+        }
+    }
+}
+
+/// The line as a [`Value`] in which only what `plan` reads is built; the full parse's error
+/// when the line is not JSON.
+pub fn parse_line(text: &str, plan: Plan) -> Result<Value, ParseError<Infallible>> {
+    let mut skim = Skim {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    match skim.line(plan) {
+        Some(value) => Ok(value),
+        None => parse(text, &mut ValueBuilder, ParseOptions::default()),
+    }
+}
+
+struct Skim<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    pos: usize,
+}
+
+impl<'t> Skim<'t> {
+    fn line(&mut self, plan: Plan) -> Option<Value> {
+        self.skip_whitespace();
+        if self.peek()? != b'{' {
+            return None;
+        }
+        let value = self.object(plan, 1)?;
+        self.skip_whitespace();
+        (self.pos == self.bytes.len()).then_some(value)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// The object at `pos` (its `{`), the `depth`-th open container of the line.
+    fn object(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+        let mut builder = ValueBuilder;
+        let Ok(mut members) = builder.new_object();
+        let mut skipped = false;
+        self.pos += 1;
+        self.skip_whitespace();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            let Ok(object) = builder.finish_object(members);
+            return Some(object);
+        }
+        loop {
+            self.skip_whitespace();
+            let key = self.key()?;
+            self.skip_whitespace();
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.pos += 1;
+            self.skip_whitespace();
+            let value = match plan.member(key) {
+                Member::Build => Some(self.value(&mut ValueBuilder, depth)?),
+                Member::Skip => {
+                    self.value(&mut SkipBuilder, depth)?;
+                    skipped = true;
+                    None
+                }
+                Member::Nested(inner) if self.peek()? == b'{' => {
+                    Some(self.object(inner, depth + 1)?)
+                }
+                Member::Nested(_) => Some(self.value(&mut ValueBuilder, depth)?),
+            };
+            if let Some(value) = value {
+                let Ok(()) = builder.object_insert(&mut members, JsonStr::from_utf8(key), value);
+            }
+            if !self.more_members()? {
+                break;
+            }
+        }
+        if skipped {
+            let Ok(()) =
+                builder.object_insert(&mut members, JsonStr::from_utf8(SKIPPED), Value::Null);
+        }
+        let Ok(object) = builder.finish_object(members);
+        Some(object)
+    }
+
+    /// After a member: `true` past a `,`, `false` past the closing `}`.
+    fn more_members(&mut self) -> Option<bool> {
+        self.skip_whitespace();
+        let more = match self.peek()? {
+            b',' => true,
+            b'}' => false,
+            _ => return None,
+        };
+        self.pos += 1;
+        Some(more)
+    }
+
+    /// A key without escapes or control characters (anything else: give up).
+    fn key(&mut self) -> Option<&'t str> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.pos + 1;
+        let length = self.bytes[start..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        let end = start + length;
+        if self.bytes[end] != b'"' {
+            return None;
+        }
+        self.pos = end + 1;
+        // Both ends are ASCII bytes of the `&str`, hence character boundaries.
+        self.text.get(start..end)
+    }
+
+    /// One member value at `pos`, inside `depth` open containers.
+    fn value<B: JsonBuilder<Error = Infallible>>(
+        &mut self,
+        builder: &mut B,
+        depth: usize,
+    ) -> Option<B::Value> {
+        let start = self.pos;
+        let (value, used) =
+            parse_prefix(&self.text[start..], builder, ParseOptions::default()).ok()?;
+        self.pos = start + used;
+        // The value was parsed from depth 0: it may nest `MAX_DEPTH` levels, where the whole
+        // line allows `MAX_DEPTH - depth`. Count brackets (an upper bound) only when it could.
+        let allowed = MAX_DEPTH - depth;
+        let span = &self.bytes[start..self.pos];
+        let too_deep =
+            span.len() > allowed && memchr::memchr2_iter(b'{', b'[', span).count() > allowed;
+        (!too_deep).then_some(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::{locate, Locate};
+    use crate::body::{split_body_as, BodyText, Shape};
+    use crate::json::{to_compact_json, JsonView};
+
+    const SHAPES: [Shape; 6] = [
+        Shape::Auto,
+        Shape::OpenAIChat,
+        Shape::OpenAIResponses,
+        Shape::Anthropic,
+        Shape::Ollama,
+        Shape::Gemini,
+    ];
+
+    /// Everything batch extraction reads of a parsed line, as text: the record's id, then the
+    /// body's text, calls and error paths under every shape.
+    fn reading(record: &Value, place: &Locate) -> String {
+        let id = match place {
+            Locate::Whole => None,
+            _ => record.get("request_id").map(|id| to_compact_json(&id)),
+        };
+        let mut out = format!("id {id:?}\n");
+        let body = match locate(record, place) {
+            Ok(body) => body,
+            Err(e) => return out + &format!("{e:?}"),
+        };
+        if let Some(text) = body.as_str() {
+            out += &format!("text value {text:?}\n");
+        }
+        for shape in SHAPES {
+            match split_body_as(&body, shape) {
+                Ok(parts) => {
+                    let text = match &parts.text {
+                        BodyText::Absent => None,
+                        BodyText::Value(v) => Some(to_compact_json(v)),
+                        BodyText::Joined(s) => Some(s.clone()),
+                    };
+                    let calls: Vec<String> = parts.calls.iter().map(to_compact_json).collect();
+                    out += &format!(
+                        "{shape:?}: {text:?} {calls:?} {} {:?}\n",
+                        parts.calls_at, parts.positions
+                    );
+                }
+                Err(e) => out += &format!("{shape:?}: {e:?}\n"),
+            }
+        }
+        out
+    }
+
+    fn full(line: &str) -> Result<Value, ParseError<Infallible>> {
+        parse(line, &mut ValueBuilder, ParseOptions::default())
+    }
+
+    /// The skimmed line reads exactly like the fully parsed one, or fails with the same error.
+    fn assert_same(line: &str, place: &Locate) {
+        match (parse_line(line, place.plan()), full(line)) {
+            (Ok(skimmed), Ok(whole)) => {
+                assert_eq!(reading(&skimmed, place), reading(&whole, place), "{line}")
+            }
+            (Err(ParseError::Syntax(a)), Err(ParseError::Syntax(b))) => assert_eq!(a, b, "{line}"),
+            (a, b) => panic!("{line}: skimmed {a:?}, full {b:?}"),
+        }
+    }
+
+    fn places() -> [Locate; 4] {
+        [
+            Locate::Whole,
+            Locate::LogRecord,
+            Locate::log_field(Some("response")),
+            Locate::log_field(Some("response.message")),
+        ]
+    }
+
+    #[test]
+    fn every_line_of_the_sample_log_reads_the_same() {
+        let log = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/logs_sample.jsonl"
+        ))
+        .expect("the sample log");
+        for line in log.lines() {
+            for place in places() {
+                assert_same(line, &place);
+            }
+            // The body alone, as `extract_batch` gets it.
+            if let Ok(record) = full(line) {
+                if let Some(body) = record.get("response") {
+                    assert_same(&to_compact_json(&body), &Locate::Whole);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unusual_lines_read_the_same() {
+        let lines = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"usage": {"n": 1}}"#,
+            r#"{"model": "m", "text": "hi"}"#,
+            r#"{"text": "a", "usage": 1, "text": "b"}"#,
+            r#"{"tool_calls": [{"name": "f", "arguments": {}}], "id": 7}"#,
+            r#"{"choices": [{"message": {"content": "x"}}], "choices": 3}"#,
+            r#"{"content": [{"type": "text", "text": "t"}], "stop_reason": null}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "g"}]}}], "usageMetadata": {}}"#,
+            r#"{"output": [], "id": "r"}"#,
+            r#"{"parts": [{"text": "p"}], "id": 1}"#,
+            r#"{"role": "assistant", "id": 1}"#,
+            r#"{"request_id": "r1", "response": {"text": "in", "model": "m"}, "meta": [1, 2]}"#,
+            r#"{"request_id": 5, "response": "just text", "text": "outer"}"#,
+            r#"{"request_id": "r", "response": [1], "message": {"content": "m"}}"#,
+            r#"{"response": {"message": {"content": "c", "role": "assistant"}, "done": true}}"#,
+            r#"{"response": {"message": 5}}"#,
+            r#"{"resp\u006fnse": {"text": "escaped key"}}"#,
+            r#"{"text": "tab\tin key", "a\tb": 1}"#,
+            "{\"text\" : \"spaced\" ,\n\"usage\"\t:\r{ } }",
+            r#"["a", "list"]"#,
+            r#""a string""#,
+            r#"{"text": "x"} trailing"#,
+            r#"{"text": "x",}"#,
+            r#"{"usage": {"n": 1,}}"#,
+            r#"{"usage": tru}"#,
+            r#"{"usage": 1 "text": 2}"#,
+            r#"{"text" "x"}"#,
+            r#"{"text": "x""#,
+            r#"{"usage": 01}"#,
+            r#"{"usage": "\x"}"#,
+            r#"{1: 2}"#,
+            "",
+        ];
+        for line in lines {
+            for place in places() {
+                assert_same(line, &place);
+            }
+        }
+    }
+
+    #[test]
+    fn nesting_limits_are_those_of_the_full_parse() {
+        for depth in [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+            let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            for member in ["usage", "text", "choices"] {
+                let line = format!(r#"{{"{member}": {nested}, "text": "t"}}"#);
+                let record = format!(r#"{{"response": {line}}}"#);
+                for place in places() {
+                    assert_same(&line, &place);
+                    assert_same(&record, &place);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skipped_members_are_not_built() {
+        let line = r#"{"id": "x", "usage": {"a": [1, 2]}, "text": "hi"}"#;
+        let value = parse_line(line, Plan::Body).unwrap();
+        assert_eq!(
+            value,
+            Value::object([("text", Value::str("hi")), (SKIPPED, Value::Null)])
+        );
+    }
+}
