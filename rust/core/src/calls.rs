@@ -12,7 +12,7 @@ use crate::json::{
     parse, parse_object_with, to_compact_json, JsonBuilder, JsonKind, JsonView, MemberAction,
     MemberText, ObjectVisitor, ParseError, ParseOptions, SyntaxError,
 };
-use crate::position::{line_column, CharOffsets};
+use crate::position::{array_item_starts, line_column, CharOffsets, LineColumns};
 
 /// Where a call came from; its name is the `protocol` of an `InvalidToolCall`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -743,7 +743,8 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let items = if value.kind() == JsonKind::Array {
+    let is_array = value.kind() == JsonKind::Array;
+    let items = if is_array {
         value.items()
     } else {
         vec![value]
@@ -759,9 +760,20 @@ where
             None,
         )));
     }
-    for item in items {
-        let call = call_from_object(builder, &item, options);
-        push_call(call, context, outcomes)?;
+    // A failing item of an array is placed at its own start (found once, on the first failure).
+    let mut item_starts: Option<Vec<usize>> = None;
+    let mut lines = LineColumns::new(context.text);
+    for (k, item) in items.iter().enumerate() {
+        let before = outcomes.len();
+        push_call(call_from_object(builder, item, options), context, outcomes)?;
+        if let (true, Some(Outcome::Invalid(invalid))) = (is_array, outcomes.get_mut(before)) {
+            let starts =
+                item_starts.get_or_insert_with(|| array_item_starts(context.text, options.lenient));
+            if let Some(&at) = starts.get(k) {
+                invalid.byte_offset = Some(context.base + at);
+                invalid.line_column = Some(lines.at(at));
+            }
+        }
     }
     Ok(())
 }

@@ -7,9 +7,11 @@
 //!   string-aware pass with a stack; only spans whose keys look like a call are returned, so each
 //!   byte is decoded about once however deep the nesting.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::finders::BACKTICKS;
+use crate::json::MAX_DEPTH;
 use super::think::{outside, think_spans};
 
 fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
@@ -142,10 +144,80 @@ impl Frame {
     }
 }
 
+/// The open brackets of [`balanced_spans`], in bounded memory: the outermost
+/// [`MAX_DEPTH`] frames and the innermost [`MAX_DEPTH`] are kept; brackets in between are
+/// only counted.
+///
+/// A frame with [`MAX_DEPTH`] open brackets above it holds nesting deeper than the JSON
+/// depth limit, so it can never decode: at most it is a broken call (an error). The outer
+/// frames are kept for those errors (the outermost call wins and covers what is inside), the
+/// inner ones for valid calls nested under unbalanced brackets; the uncounted middle can
+/// produce neither a call nor, being inside a kept outer frame or under unbalanced
+/// brackets, a span worth reporting. Its bracket kinds are not kept, so a mismatched closer
+/// there is not noticed.
+#[derive(Default)]
+struct FrameStack {
+    outer: Vec<Frame>,
+    /// Frames between `outer` and `inner`: open, untracked.
+    hidden: usize,
+    inner: VecDeque<Frame>,
+}
+
+impl FrameStack {
+    fn is_empty(&self) -> bool {
+        self.outer.is_empty() && self.hidden == 0 && self.inner.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.outer.clear();
+        self.hidden = 0;
+        self.inner.clear();
+    }
+
+    /// The innermost frame, `None` when it is untracked (or there is none).
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        if self.inner.is_empty() && self.hidden == 0 {
+            self.outer.last_mut()
+        } else {
+            self.inner.back_mut()
+        }
+    }
+
+    fn push(&mut self, frame: Frame) {
+        if self.outer.len() < MAX_DEPTH && self.hidden == 0 && self.inner.is_empty() {
+            self.outer.push(frame);
+            return;
+        }
+        if self.inner.len() == MAX_DEPTH {
+            self.inner.pop_front();
+            self.hidden += 1;
+        }
+        self.inner.push_back(frame);
+    }
+
+    /// Closes the innermost bracket: `Ok(Some(frame))` when it was tracked, `Ok(None)` when
+    /// it was not, `Err(())` when nothing was open.
+    fn pop(&mut self) -> Result<Option<Frame>, ()> {
+        if let Some(frame) = self.inner.pop_back() {
+            return Ok(Some(frame));
+        }
+        if self.hidden > 0 {
+            self.hidden -= 1;
+            return Ok(None);
+        }
+        self.outer.pop().map(Some).ok_or(())
+    }
+
+    /// The outermost frames, outer first.
+    fn outer(&self) -> impl Iterator<Item = &Frame> {
+        self.outer.iter().chain(self.inner.iter())
+    }
+}
+
 /// One string-aware pass over `text` finding every call-like balanced span.
 pub fn balanced_spans(text: &str) -> BalancedScan {
     let bytes = text.as_bytes();
-    let mut stack: Vec<Frame> = Vec::new();
+    let mut stack = FrameStack::default();
     let mut spans = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -177,7 +249,18 @@ pub fn balanced_spans(text: &str) -> BalancedScan {
             }
             b'}' | b']' => {
                 let frame = match stack.pop() {
-                    Some(frame) if frame.is_object == (c == b'}') => frame,
+                    Ok(Some(frame)) if frame.is_object == (c == b'}') => frame,
+                    Ok(None) => {
+                        // An untracked bracket: too deep to be a call; its parent, if
+                        // tracked, holds an item that is not one.
+                        if let Some(parent) = stack.last_mut() {
+                            if !parent.is_object {
+                                parent.all_items_calls = false;
+                            }
+                        }
+                        i += 1;
+                        continue;
+                    }
                     _ => {
                         stack.clear();
                         i += 1;
@@ -240,7 +323,7 @@ pub fn balanced_spans(text: &str) -> BalancedScan {
         }
     }
     let unterminated = stack
-        .iter()
+        .outer()
         .find(|f| f.is_object && f.has_name && f.has_arguments)
         .map(|f| f.start);
     spans.sort_by_key(|s| s.range.start);
@@ -325,6 +408,43 @@ mod tests {
     fn unterminated_call_is_reported() {
         let scan = balanced_spans(r#"call: {"name": "f", "arguments": {"a": 1"#);
         assert_eq!(scan.unterminated, Some(6));
+    }
+
+    #[test]
+    fn deep_nesting_keeps_bounded_frames() {
+        let mut stack = FrameStack::default();
+        for start in 0..1_000_000 {
+            stack.push(Frame {
+                start,
+                ..Frame::default()
+            });
+        }
+        assert_eq!(stack.outer.len() + stack.inner.len(), 2 * MAX_DEPTH);
+        assert_eq!(stack.outer().next().map(|f| f.start), Some(0));
+        for _ in 0..1_000_000 {
+            assert!(stack.pop().is_ok());
+        }
+        assert!(stack.is_empty() && stack.pop().is_err());
+    }
+
+    #[test]
+    fn calls_under_deep_brackets_are_found() {
+        // A call nested under more unbalanced brackets than the depth limit is still a span.
+        let call = r#"{"name":"f","arguments":{}}"#;
+        let text = "[".repeat(3 * MAX_DEPTH) + call;
+        let scan = balanced_spans(&text);
+        let spans: Vec<&str> = scan.spans.iter().map(|s| &text[s.range.clone()]).collect();
+        assert_eq!(spans, vec![call]);
+        // A call whose arguments nest too deep is still one (broken) span, the outermost.
+        let deep = format!(
+            r#"{{"name":"f","arguments":{}{}}}"#,
+            "[".repeat(3 * MAX_DEPTH),
+            "]".repeat(3 * MAX_DEPTH)
+        );
+        let scan = balanced_spans(&deep);
+        assert_eq!(scan.spans.first().map(|s| s.range.clone()), Some(0..deep.len()));
+        let open = format!(r#"x {{"name":"f","arguments":{}"#, "{".repeat(3 * MAX_DEPTH));
+        assert_eq!(balanced_spans(&open).unterminated, Some(2));
     }
 
     #[test]

@@ -162,7 +162,9 @@ impl StreamParser {
         live.live.resize(records.len(), None);
         let first_live = live.live.iter().position(Option::is_some);
         let mut reported = vec![false; records.len()];
-        let mut last_invalid: Option<Invalid> = None;
+        // Where in `out` the last `Invalid` went (cloned only if an announced call needs it:
+        // its `raw` may be the whole text).
+        let mut last_invalid: Option<usize> = None;
         // Looked up once per outcome: a map, not a search (a region may hold 10⁵ calls).
         let mut record_of_item: HashMap<usize, usize> = HashMap::with_capacity(records.len());
         if mapped {
@@ -256,8 +258,8 @@ impl StreamParser {
                     invalid.offset = invalid.byte_offset.map(|byte| {
                         at.chars + char_offsets.char_offset(byte.saturating_sub(at.bytes))
                     });
-                    last_invalid = Some(invalid.clone());
                     self.event(Event::Invalid(invalid), out);
+                    last_invalid = Some(out.len() - 1);
                 }
             }
         }
@@ -268,7 +270,11 @@ impl StreamParser {
             if reported[r] {
                 continue;
             }
-            let mut invalid = last_invalid.clone().unwrap_or_else(|| Invalid {
+            let last = last_invalid.and_then(|k| match &out[k] {
+                Event::Invalid(invalid) => Some(invalid.clone()),
+                _ => None,
+            });
+            let mut invalid = last.unwrap_or_else(|| Invalid {
                 kind: crate::calls::FailureKind::Parse,
                 protocol: Protocol::TextTagged,
                 index: 0,
@@ -329,16 +335,13 @@ impl StreamParser {
                     body.string_fence = Some((line_start, body.body.len(), verdict));
                 }
             }
-            loop {
-                match body.scanner.scan(&body.body) {
-                    Stop::End => break,
-                    Stop::Newline => {
-                        body.line = Some(FenceLine::Indent);
-                        body.line_start = body.scanner.pos;
-                        body.line_in_string = body.scanner.in_string;
-                    }
-                    Stop::TopClosed | Stop::NotJson => {}
-                }
+            while body.scanner.scan(&body.body) != Stop::End {}
+            // Which lines may be fence lines is the batch scanner's rule (`"` strings only,
+            // also with repair, where the call scanner reads `'` strings too).
+            if body.quotes.line_ends(piece.as_bytes()) {
+                body.line = Some(FenceLine::Indent);
+                body.line_start = body.body.len();
+                body.line_in_string = body.quotes.in_string();
             }
             let safe = if body.line.is_some() && (!body.line_in_string || self.strings_run_to_end) {
                 body.line_start

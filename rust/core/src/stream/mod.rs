@@ -83,7 +83,7 @@ use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use formats::RegionBody;
 use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
 use markers::{CodeSpans, Marker, MarkerMatch};
-use scanner::CallScanner;
+use scanner::{CallScanner, DoubleQuotes};
 
 /// What the stream reports.
 #[derive(Clone, Debug, PartialEq)]
@@ -199,6 +199,7 @@ struct FenceBody {
     line: Option<FenceLine>,
     line_start: usize,
     line_in_string: bool,
+    quotes: DoubleQuotes,
     /// The first fence line seen inside a JSON string: (line start, line end, kind).
     string_fence: Option<(usize, usize, FenceKind)>,
     live: LiveCalls,
@@ -771,6 +772,7 @@ impl StreamParser {
                     line: Some(FenceLine::Indent),
                     line_start: 0,
                     line_in_string: false,
+                    quotes: DoubleQuotes::default(),
                     string_fence: None,
                     live: LiveCalls::default(),
                     block: self.blocks - 1,

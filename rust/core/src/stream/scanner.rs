@@ -331,6 +331,9 @@ impl CallScanner {
             return;
         };
         match key {
+            // Once announced, a call keeps its name: a repeated `"name"` key (broken or not)
+            // must not make the name depend on where the chunks were cut.
+            Key::Name if record.ready.is_some() => {}
             Key::Name => {
                 if let Ok(Value::Str(name)) = parse(
                     &text[start..end],
@@ -373,6 +376,45 @@ impl CallScanner {
     }
 }
 
+/// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
+/// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
+/// byte (a newline too). Fed the body one line at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DoubleQuotes {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl DoubleQuotes {
+    /// Takes in the next piece of a line (at most one `\n`, at its end); says whether the
+    /// piece ends a line after which a fence line may begin.
+    pub fn line_ends(&mut self, piece: &[u8]) -> bool {
+        let mut i = 0;
+        loop {
+            if self.escaped {
+                if i == piece.len() {
+                    return false;
+                }
+                self.escaped = false;
+                i += 1;
+            }
+            let Some(found) = memchr::memchr2(b'"', b'\\', &piece[i..]) else {
+                return piece.last() == Some(&b'\n') && i < piece.len();
+            };
+            i += found + 1;
+            if piece[i - 1] == b'"' {
+                self.in_string = !self.in_string;
+            } else if self.in_string {
+                self.escaped = true;
+            }
+        }
+    }
+
+    pub fn in_string(&self) -> bool {
+        self.in_string
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +448,17 @@ mod tests {
         let record = &scan_all(text).records[0];
         assert_eq!(&text[record.args_span().unwrap()], "null");
         assert_eq!(record.ready, Some(Some("c1".to_owned())));
+    }
+
+    #[test]
+    fn a_repeated_name_key_does_not_rename_an_announced_call() {
+        let text = r#"{"name": "a", "arguments": {}, "name": "b"}"#;
+        let mut whole = CallScanner::new(ParseOptions::default(), false);
+        while whole.scan(text) != Stop::End {}
+        assert_eq!(whole.records[0].name.as_deref(), Some("a"));
+        // Before the arguments begin, a later name replaces an earlier one.
+        let text = r#"{"name": "a", "name": "b", "arguments": {}}"#;
+        assert_eq!(scan_all(text).records[0].name.as_deref(), Some("b"));
     }
 
     #[test]

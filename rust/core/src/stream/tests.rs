@@ -104,7 +104,11 @@ fn parsed(text: &str) -> ParsedText<Value> {
 }
 
 fn calls(p: &ParsedText<Value>) -> Vec<(String, Value)> {
-    p.calls
+    good_calls(&p.calls)
+}
+
+fn good_calls(outcomes: &[Outcome<Value>]) -> Vec<(String, Value)> {
+    outcomes
         .iter()
         .filter_map(|o| match o {
             Outcome::Call(c) => Some((c.name.clone(), c.arguments.clone())),
@@ -536,4 +540,43 @@ fn utf8_error_offsets_after_a_split_character() {
         feed_all(&[b"\xf0\x9f", b"\x98", b"\x80z\xe2\x96"]),
         Err(StreamError::Utf8 { offset: 5 })
     );
+}
+
+/// Found by the `stream` fuzz target in repair mode: a `'` in one block opened a string for the
+/// stream (the lenient call scanner) but not for the batch scanner, so the two ended the block
+/// at different lines. Fence lines now follow the batch rule (`"` strings only) in both modes.
+#[test]
+fn repair_mode_fence_lines_agree_with_batch() {
+    let repair = StreamOptions {
+        raw_json: None,
+        formats: FormatSet::NONE,
+        json: ParseOptions { lenient: true },
+        ..options()
+    };
+    let texts = [
+        "~~~tool_call\n'\n~~~\n```'\"\"\n~~~tool_call\n{\"name\":\"f\"\n~~~\n",
+        "~~~tool_call\n{'name': 'f', 'arguments': {'a': 'x\n~~~\n'}}\n~~~\n",
+        "~~~tool_call\n{'name': 'f\\\n~~~\n~~~tool_call\n{'name': 'g'}\n~~~\n",
+        "~~~tool_call\n{'name': 'f', 'arguments': {'a': \"it's\"}}\n~~~\n",
+    ];
+    for text in texts {
+        let events = assert_chunk_invariant(text, repair);
+        let stream = collect(events, false).calls;
+        let batch = parse_text_tagged(&mut ValueBuilder, text, repair.json).unwrap();
+        assert_eq!(good_calls(&stream), good_calls(&batch), "{text:?}");
+    }
+}
+
+/// A broken body that repeats the `"name"` key: the announced name is the one known when the
+/// call was announced, however the text is chunked.
+#[test]
+fn repeated_name_keys_announce_one_name() {
+    for text in [
+        "~~~tool_call\n{\"name\": \"a\", \"arguments\": {}, \"name\": \"b\", oops}\n~~~\n",
+        "~~~tool_call\n{\"name\": \"a\", \"arguments\": {\n}, \"name\": \"b\"\n~~~\n",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {}, \"name\": \"b\" x</tool_call>",
+    ] {
+        let events = assert_chunk_invariant(text, options());
+        assert_eq!(starts(&events), vec![(0, "a".to_owned())], "{text:?}");
+    }
 }
