@@ -5,6 +5,7 @@ linear-time check is benches/linearity.py)."""
 from __future__ import annotations
 
 import json
+import resource
 from typing import Any
 
 import pytest
@@ -55,6 +56,42 @@ def test_deep_nesting_is_an_error_not_a_stack_overflow() -> None:
     assert anywhere(deep) == []
     with pytest.raises(toolwire.ArgumentsError, match="256"):
         toolwire.decode_arguments('{"a": ' + deep + "}")
+
+
+def test_anywhere_memory_is_bounded_by_the_depth_limit() -> None:
+    # One tracked frame per open bracket would be 2.4 GB here: only the outermost and
+    # innermost 256 are kept, so the peak is the input itself.
+    text = "{" * 100_000_000
+    before = peak_rss_mb()
+    assert anywhere(text) == []
+    assert peak_rss_mb() - before < 50
+    # A call under more unbalanced brackets than the depth limit is still found.
+    assert named_calls(anywhere("[" * 1000 + CALLS["raw_json"])) == EXPECTED
+    # A call whose arguments nest too deep is one broken call, not silence.
+    deep = '{"name": "f", "arguments": {"a": ' + "[" * 1000 + "]" * 1000 + "}}"
+    [invalid] = anywhere(deep)
+    assert isinstance(invalid, toolwire.InvalidToolCall) and "256" in invalid.error
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@pytest.mark.parametrize("text", ["\ufeff", "\ufeff \t", "\ufeff\r\n~~~tool_call\n"])
+def test_a_leading_byte_order_mark_pads_the_first_fence_line(text: str) -> None:
+    block = CALLS["text_tagged"]
+    # At the very start, U+FEFF is a byte order mark: the fence line after it opens a block.
+    # Elsewhere it is an ordinary character, so its line is no fence line. One-shot and
+    # stream agree, however the text is chunked.
+    for data, expected in [(text + block, EXPECTED), ("hi\n" + text + block, [])]:
+        assert named_calls(toolwire.extract(data)) == expected, data
+        assert named_calls(toolwire.parse_text(data).calls) == expected, data
+        for size in (1, 2, 3, 7):
+            parser = toolwire.StreamParser()
+            events = [e for i in range(0, len(data), size) for e in parser.feed(data[i : i + size])]
+            events += parser.finish()
+            ends = [e.call for e in events if isinstance(e, toolwire.ToolCallEnd)]
+            assert named_calls(ends) == expected, (data, size)
 
 
 def test_a_hundred_megabyte_argument_is_read_whole() -> None:

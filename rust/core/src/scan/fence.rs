@@ -61,12 +61,17 @@ fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     None
 }
 
+/// A byte order mark (U+FEFF) at the very start of a text: padding before a first fence line,
+/// like spaces (elsewhere U+FEFF is an ordinary character, so a line holding it is no fence).
+pub const LEADING_BOM: &str = "\u{feff}";
+
 fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
     let mut j = i;
     while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') {
         j -= 1;
     }
-    (j == 0 || bytes[j - 1] == b'\n').then_some(j)
+    let after_bom = j == LEADING_BOM.len() && bytes.starts_with(LEADING_BOM.as_bytes());
+    (j == 0 || after_bom || bytes[j - 1] == b'\n').then_some(j)
 }
 
 /// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.

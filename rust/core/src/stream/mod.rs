@@ -79,6 +79,7 @@ use crate::calls::{Call, Invalid, Outcome};
 use crate::extract::RawJsonMode;
 use crate::formats::{Format, FormatSet, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
+use crate::scan::fence::LEADING_BOM;
 
 use formats::RegionBody;
 use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
@@ -659,6 +660,13 @@ impl StreamParser {
                     match b {
                         b' ' | b'\t' => {
                             i += 1;
+                            continue;
+                        }
+                        // A byte order mark at the very start pads the first line, as in
+                        // `scan::fence`.
+                        0xEF if self.pos.bytes + i == 0 && input.starts_with(LEADING_BOM) => {
+                            self.message_started = true;
+                            i += LEADING_BOM.len();
                             continue;
                         }
                         b'~' if self.fences_allowed() => {

@@ -580,3 +580,31 @@ fn repeated_name_keys_announce_one_name() {
         assert_eq!(starts(&events), vec![(0, "a".to_owned())], "{text:?}");
     }
 }
+
+/// A byte order mark at the very start pads the first line (the fence after it opens a block);
+/// elsewhere U+FEFF is an ordinary character and the line holding it is no fence line. The
+/// stream and the batch scanner agree, however the text is chunked.
+#[test]
+fn byte_order_mark_before_a_fence() {
+    let block = "~~~tool_call\n{\"name\": \"f\", \"arguments\": {}}\n~~~\n";
+    let cases = [
+        (format!("\u{feff}{block}"), 1),
+        (format!("\u{feff} \t{block}"), 1),
+        (format!("\u{feff}```\n{block}```\n"), 0),
+        (format!("hi\n\u{feff}{block}"), 0),
+        (format!("\u{feff}\u{feff}{block}"), 0),
+        (format!("x{block}\u{feff}{block}"), 0),
+    ];
+    let tagged_only = StreamOptions {
+        raw_json: None,
+        formats: FormatSet::NONE,
+        ..options()
+    };
+    for (text, expected) in cases {
+        let events = assert_chunk_invariant(&text, tagged_only);
+        let stream = collect(events, false).calls;
+        let batch = parse_text_tagged(&mut ValueBuilder, &text, ParseOptions::default()).unwrap();
+        assert_eq!(good_calls(&stream).len(), expected, "{text:?}");
+        assert_eq!(good_calls(&stream), good_calls(&batch), "{text:?}");
+    }
+}
