@@ -744,11 +744,7 @@ where
     B::Value: JsonView,
 {
     let is_array = value.kind() == JsonKind::Array;
-    let items = if is_array {
-        value.items()
-    } else {
-        vec![value]
-    };
+    let items = if is_array { value.items() } else { vec![value] };
     if items.is_empty() {
         let index = outcomes.len();
         outcomes.push(Outcome::Invalid(context.invalid(

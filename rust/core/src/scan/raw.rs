@@ -11,8 +11,8 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::finders::BACKTICKS;
-use crate::json::MAX_DEPTH;
 use super::think::{outside, think_spans};
+use crate::json::MAX_DEPTH;
 
 fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
     let piece = &text[range.clone()];
@@ -442,8 +442,14 @@ mod tests {
             "]".repeat(3 * MAX_DEPTH)
         );
         let scan = balanced_spans(&deep);
-        assert_eq!(scan.spans.first().map(|s| s.range.clone()), Some(0..deep.len()));
-        let open = format!(r#"x {{"name":"f","arguments":{}"#, "{".repeat(3 * MAX_DEPTH));
+        assert_eq!(
+            scan.spans.first().map(|s| s.range.clone()),
+            Some(0..deep.len())
+        );
+        let open = format!(
+            r#"x {{"name":"f","arguments":{}"#,
+            "{".repeat(3 * MAX_DEPTH)
+        );
         assert_eq!(balanced_spans(&open).unterminated, Some(2));
     }
 
