@@ -260,6 +260,24 @@ impl Machine {
         }
     }
 
+    /// The scanner of the JSON value this machine is reading, when reading it is all the
+    /// machine does next (its `advance` is that scanner's `scan` until the value ends), and its
+    /// position is [`safe`](Self::safe).
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        let json = match self {
+            Machine::Tag(m) if matches!(m.state, TagState::Json) => m.json.as_mut(),
+            Machine::Sectioned(m) if matches!(m.state, SectionState::Args { .. }) => m.args.as_mut(),
+            Machine::Mistral(m) if matches!(m.state, MistralState::Args) && m.pre.is_none() => {
+                m.args.as_mut()
+            }
+            Machine::Llama(m) if matches!(m.state, LlamaState::InObject) => {
+                return Some(&mut m.scanner)
+            }
+            _ => None,
+        };
+        json.map(|json| &mut json.scanner)
+    }
+
     /// Argument bytes before this offset are final.
     fn safe(&self) -> usize {
         match self {
@@ -1355,6 +1373,22 @@ impl RegionBody {
             announce: false,
             in_think: false,
         })
+    }
+
+    /// [`StreamParser::feed_argument_piece`] in a region: takes `chunk` and returns the call's
+    /// index when it only continues an argument string of an announced call.
+    pub(super) fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if !self.announce {
+            return None;
+        }
+        let len = self.text.len();
+        let call = self.live.sending_all(self.machine.records(), len)?;
+        if !self.machine.reading_json()?.skip_string_piece(len, chunk) {
+            return None;
+        }
+        self.text.push_str(chunk);
+        call.sent_to = self.text.len();
+        Some(call.index)
     }
 }
 

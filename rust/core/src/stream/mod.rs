@@ -69,6 +69,8 @@ mod scanner;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_fast_path;
+#[cfg(test)]
 mod tests_formats;
 
 use std::collections::HashSet;
@@ -357,6 +359,27 @@ impl StreamParser {
 
     /// Feeds a chunk of text, appending the events it completes to `out`.
     pub fn feed<B>(
+        &mut self,
+        chunk: &str,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        if let Some(index) = self.feed_argument_piece(chunk) {
+            out.push(Event::CallDelta {
+                index,
+                arguments: chunk.to_owned(),
+            });
+            return Ok(());
+        }
+        self.feed_through_modes(chunk, builder, out)
+    }
+
+    /// [`feed`](Self::feed) without its fast path.
+    fn feed_through_modes<B>(
         &mut self,
         chunk: &str,
         builder: &mut B,
