@@ -1,10 +1,11 @@
 //! Throughput of the stream engine on one call with a 1 MB code-like argument, fed in 1-, 4- and
-//! 64-byte chunks (events built, arguments decoded once at the end): a `~~~tool_call` block, a
-//! hermes `<tool_call>` and a qwen3_coder `<parameter=…>` value.
+//! 64-byte chunks (events built, arguments decoded once at the end), against the one-shot
+//! `parse_text` of the same text (the same engine fed the whole text at once): a `~~~tool_call`
+//! block, a hermes `<tool_call>` and a qwen3_coder `<parameter=…>` value.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use toolwire_core::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
-use toolwire_core::stream::{Event, StreamOptions, StreamParser};
+use toolwire_core::stream::{parse_text, Event, StreamOptions, StreamParser};
 
 /// A builder that builds nothing (so the one call ends as invalid: it has no readable name):
 /// the bench measures the scanner and the final parse, not value construction.
@@ -114,6 +115,12 @@ fn stream(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.sample_size(10);
+        group.bench_function("one-shot", |b| {
+            b.iter(|| {
+                let parsed = parse_text(&mut UnitBuilder, &text, StreamOptions::default()).unwrap();
+                assert_eq!(parsed.calls.len(), 1);
+            })
+        });
         for chunk in [1usize, 4, 64] {
             group.bench_with_input(BenchmarkId::from_parameter(chunk), &chunk, |b, &chunk| {
                 b.iter(|| {

@@ -155,7 +155,9 @@ fn event_list<'py>(
 /// the same events under another lifetime), so a stream's feeds share one events buffer.
 fn recycled<T, U>(mut vec: Vec<T>) -> Vec<U> {
     vec.clear();
-    vec.into_iter().map(|_| unreachable!("the vector is empty")).collect()
+    vec.into_iter()
+        .map(|_| unreachable!("the vector is empty"))
+        .collect()
 }
 
 fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
@@ -269,10 +271,11 @@ impl StreamParser {
                         .map(|object| (text, object));
                     // The usual chunk of a long call is its next argument delta, whole.
                     if let Some(index) = engine.feed_argument_piece(text) {
-                        let delta = ToolCallDelta {
-                            index,
-                            arguments: text_object(py, text, shared),
+                        let arguments = match shared {
+                            Some((_, object)) => object.clone().unbind(),
+                            None => PyString::new(py, text).unbind(),
                         };
+                        let delta = ToolCallDelta { index, arguments };
                         return PyList::new(py, [Bound::new(py, delta)?]);
                     }
                     engine.feed(text, &mut builder, &mut events)?;

@@ -12,6 +12,7 @@ use crate::ids::generate_id;
 use crate::json::{to_compact_json, JsonBuilder, JsonView, ParseOptions};
 use crate::position::CharOffsets;
 
+use super::find::find1;
 use super::lines::{json_fence_close, FenceKind, FenceLine, Step};
 use super::scanner::{CallRecord, CallScanner, Stop};
 use super::{Event, FenceBody, Live, LiveCalls, Mode, Out, Pos, RawBody, RawKind, StreamParser};
@@ -47,7 +48,7 @@ impl RawBody {
 
 /// The next line of `input` (its `\n` included), or all of it.
 fn next_line(input: &str) -> &str {
-    let end = memchr::memchr(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
+    let end = find1(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
     &input[..end]
 }
 
@@ -60,10 +61,17 @@ fn trimmed(text: &str, end: usize) -> std::ops::Range<usize> {
 impl LiveCalls {
     /// The announced call whose argument bytes are being sent, when all of a text of `len`
     /// bytes is sent: that of the last record, open, with its arguments begun and not ended.
-    pub(super) fn sending_all<'a>(&'a mut self, records: &[CallRecord], len: usize) -> Option<&'a mut Live> {
+    pub(super) fn sending_all<'a>(
+        &'a mut self,
+        records: &[CallRecord],
+        len: usize,
+    ) -> Option<&'a mut Live> {
         let r = records.len().checked_sub(1)?;
         let record = &records[r];
-        if r < self.from || record.closed || record.args_start.is_none() || record.args_end.is_some()
+        if r < self.from
+            || record.closed
+            || record.args_start.is_none()
+            || record.args_end.is_some()
         {
             return None;
         }
@@ -100,7 +108,7 @@ impl StreamParser {
     /// send it whole as the call's next `CallDelta`. Returns that call's index, or `None` having
     /// done nothing.
     pub fn feed_argument_piece(&mut self, chunk: &str) -> Option<usize> {
-        if chunk.is_empty() || !self.utf8_pending.is_empty() || !self.run.is_empty() {
+        if chunk.is_empty() || !self.run.is_empty() {
             return None;
         }
         let index = match &mut self.mode {

@@ -62,6 +62,7 @@
 //! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
 
 mod body;
+mod find;
 mod formats;
 mod lines;
 mod markers;
@@ -82,6 +83,7 @@ use crate::extract::RawJsonMode;
 use crate::formats::{Format, FormatSet, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 
+use find::{find2, find3};
 use formats::RegionBody;
 use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
 use markers::{CodeSpans, Marker, MarkerMatch};
@@ -585,9 +587,9 @@ impl StreamParser {
     /// The next byte of `bytes` where a marker may begin after the line start.
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
         if self.options.formats.contains(Format::Mistral) {
-            memchr::memchr3(b'\n', b'<', b'[', bytes)
+            find3(b'\n', b'<', b'[', bytes)
         } else {
-            memchr::memchr2(b'\n', b'<', bytes)
+            find2(b'\n', b'<', bytes)
         }
     }
 

@@ -12,6 +12,8 @@ use std::ops::Range;
 use crate::calls::id_of;
 use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
+use super::find::find3;
+
 /// What the scan knows about one call-level object.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CallRecord {
@@ -181,7 +183,7 @@ impl CallScanner {
                 i += 1;
                 continue;
             }
-            match memchr::memchr3(self.quote, b'\\', b'\n', &bytes[i..]) {
+            match find3(self.quote, b'\\', b'\n', &bytes[i..]) {
                 None => break,
                 Some(k) if bytes[i + k] == b'\\' => {
                     escaped = true;
@@ -207,7 +209,7 @@ impl CallScanner {
                     self.pos += 1;
                     continue;
                 }
-                let Some(found) = memchr::memchr3(self.quote, b'\\', b'\n', &bytes[i..]) else {
+                let Some(found) = find3(self.quote, b'\\', b'\n', &bytes[i..]) else {
                     self.pos = bytes.len();
                     break;
                 };

@@ -35,7 +35,8 @@ fn assert_same_events(text: &str, options: StreamOptions) {
     }
 }
 
-const LONG: &str = r#"def f(s):\n    return s.replace(\"~~~\", '</tool_call>') + \"é—🚀\"\t\\ \u00e9"#;
+const LONG: &str =
+    r#"def f(s):\n    return s.replace(\"~~~\", '</tool_call>') + \"é—🚀\"\t\\ \u00e9"#;
 
 /// One call of each format whose arguments are JSON, with a long code-like argument string.
 fn long_calls() -> Vec<String> {
@@ -63,7 +64,8 @@ fn fast_path_events_equal_the_full_path() {
     }
     // Arguments before the name: sent once the name is known.
     let code = LONG.repeat(4);
-    let text = format!("~~~tool_call\n{{\"arguments\": {{\"s\": \"{code}\"}}, \"name\": \"f\"}}\n~~~");
+    let text =
+        format!("~~~tool_call\n{{\"arguments\": {{\"s\": \"{code}\"}}, \"name\": \"f\"}}\n~~~");
     assert_same_events(&text, StreamOptions::default());
     for case in corpus() {
         let Value::Str(text) = field(&case, "text") else {
@@ -106,7 +108,11 @@ fn fast_path_takes_the_chunks_of_long_argument_strings() {
         }
         // Most chunks lie inside the argument strings (not those of a held raw JSON message).
         if !text.starts_with('{') {
-            assert!(fast * 10 > chunks.len() * 7, "{fast} of {} in {text:?}", chunks.len());
+            assert!(
+                fast * 10 > chunks.len() * 7,
+                "{fast} of {} in {text:?}",
+                chunks.len()
+            );
         } else {
             assert_eq!(fast, 0);
         }
