@@ -278,7 +278,7 @@ impl StreamParser {
                         let delta = ToolCallDelta { index, arguments };
                         return PyList::new(py, [Bound::new(py, delta)?]);
                     }
-                    engine.feed(text, &mut builder, &mut events)?;
+                    engine.feed_full(text, &mut builder, &mut events)?;
                     event_list(py, &mut events, policy, shared)
                 })
             } else {

@@ -377,11 +377,12 @@ impl StreamParser {
             });
             return Ok(());
         }
-        self.feed_through_modes(chunk, builder, out)
+        self.feed_full(chunk, builder, out)
     }
 
-    /// [`feed`](Self::feed) without its fast path.
-    fn feed_through_modes<B>(
+    /// [`feed`](Self::feed) without its fast path, for a caller that has just tried
+    /// [`feed_argument_piece`](Self::feed_argument_piece) on this chunk.
+    pub fn feed_full<B>(
         &mut self,
         chunk: &str,
         builder: &mut B,

@@ -16,7 +16,7 @@ fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
             parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
         } else {
             parser
-                .feed_through_modes(chunk, &mut ValueBuilder, &mut events)
+                .feed_full(chunk, &mut ValueBuilder, &mut events)
                 .unwrap();
         }
     }
