@@ -43,3 +43,24 @@ def write_file_call(size: int) -> tuple[str, str, dict[str, Any]]:
     arguments_text = json.dumps(arguments, ensure_ascii=False)
     body = f'{{"name": "write_file", "arguments": {arguments_text}}}'
     return f"Writing the file.\n~~~tool_call\n{body}\n~~~\n", arguments_text, arguments
+
+
+def write_file_call_in(format: str, size: int) -> tuple[str, str, dict[str, Any]]:
+    """The call of `write_file_call` written in a §6 format (`hermes` or `qwen3_coder`):
+    (message text, the arguments text its deltas concatenate to, the decoded arguments).
+    qwen3_coder values are raw text, so its deltas are the compact JSON of the arguments."""
+    _, arguments_text, arguments = write_file_call(size)
+    if format == "hermes":
+        body = f'{{"name": "write_file", "arguments": {arguments_text}}}'
+        return f"Writing the file.\n<tool_call>\n{body}\n</tool_call>\n", arguments_text, arguments
+    if format == "qwen3_coder":
+        parameters = "".join(
+            f"<parameter={name}>\n{value}\n</parameter>\n" for name, value in arguments.items()
+        )
+        text = (
+            "Writing the file.\n<tool_call>\n<function=write_file>\n"
+            f"{parameters}</function>\n</tool_call>\n"
+        )
+        compact = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+        return text, compact, arguments
+    raise ValueError(f"no rendering for {format!r}")

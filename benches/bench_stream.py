@@ -9,6 +9,9 @@
 
 Targets: toolwire's time is linear in the size (doubling it costs at most 2.3x), >= 100x
 faster than jiter-per-chunk at 64 KB, and 1 MB in 4-character chunks costs <= 3x `parse_text`.
+The same 1 MB call is also streamed in the hermes and qwen3_coder formats against `parse_text`,
+and `python_floor` is the floor of any Python-facing streamer: a loop handing each chunk to a
+builtin and collecting one object per chunk (the part of the 3x that no parser can remove).
 The baselines re-parse the growing buffer per chunk (quadratic): partial_json_parser runs up to
 8 KB (64 KB would take about ten minutes a round), jiter up to 64 KB. With benchmarks disabled
 (the test suite) the baselines run at 1 KB only. Every run checks its result.
@@ -24,7 +27,7 @@ import jiter
 import partial_json_parser
 import pytest
 import toolwire
-from bench_data import write_file_call
+from bench_data import write_file_call, write_file_call_in
 
 KB = 1024
 SIZES = {
@@ -45,13 +48,18 @@ def chunks_of(text: str, width: int = 4) -> list[str]:
     return [text[i : i + width] for i in range(0, len(text), width)]
 
 
-def toolwire_stream(chunks: list[str]) -> tuple[str, Any]:
-    """The arguments text (joined deltas) and the final arguments."""
+def toolwire_stream(chunks: list[str]) -> list[Any]:
+    """The events (what a server forwards as they come: the time a stream costs)."""
     parser = toolwire.StreamParser()
     events: list[Any] = []
     for chunk in chunks:
         events.extend(parser.feed(chunk))
     events.extend(parser.finish())
+    return events
+
+
+def toolwire_result(events: list[Any]) -> tuple[str, Any]:
+    """The arguments text (joined deltas) and the final arguments, checked after the timing."""
     deltas = "".join(e.arguments for e in events if isinstance(e, toolwire.ToolCallDelta))
     [end] = [e for e in events if isinstance(e, toolwire.ToolCallEnd)]
     return deltas, end.call.arguments
@@ -117,7 +125,7 @@ def jiter_stream(chunks: list[str]) -> tuple[str, Any]:
     return json.dumps(call["arguments"], ensure_ascii=False), call["arguments"]
 
 
-STREAMERS: dict[str, Callable[[list[str]], tuple[str, Any]]] = {
+STREAMERS: dict[str, Callable[[list[str]], Any]] = {
     "toolwire_stream": toolwire_stream,
     "partial_json_parser": partial_json_parser_stream,
     "jiter_parse_only": jiter_stream,
@@ -134,9 +142,10 @@ def test_stream_one_big_call(benchmark: Any, streamer: str, size: str) -> None:
     chunks = chunks_of(text)
     benchmark.group = f"stream one call, {size} argument, 4-char chunks"
     benchmark.extra_info["bytes"] = len(text.encode())
-    deltas, decoded = benchmark.pedantic(
+    result = benchmark.pedantic(
         STREAMERS[streamer], (chunks,), rounds=5 if SIZES[size] >= 64 * KB else 10, iterations=1
     )
+    deltas, decoded = toolwire_result(result) if streamer == "toolwire_stream" else result
     assert decoded == arguments
     # toolwire's deltas are the model's own text; the baselines' are re-serialised.
     assert deltas == (
@@ -152,3 +161,38 @@ def test_toolwire_parse_text_one_big_call(benchmark: Any, size: str) -> None:
     benchmark.group = f"stream one call, {size} argument, 4-char chunks"
     parsed = benchmark(toolwire.parse_text, text)
     assert [(c.name, c.arguments) for c in parsed.calls] == [("write_file", arguments)]
+
+
+@pytest.mark.parametrize("size", ["1MB"])
+def test_python_floor_one_big_call(benchmark: Any, size: str) -> None:
+    """Per chunk: a builtin call and one object collected, no parsing at all."""
+    text, _, _ = write_file_call(SIZES[size])
+    chunks = chunks_of(text)
+    benchmark.group = f"stream one call, {size} argument, 4-char chunks"
+
+    def floor(chunks: list[str]) -> list[Any]:
+        collected: list[Any] = []
+        for chunk in chunks:
+            collected.extend((len(chunk),))
+        return collected
+
+    assert len(benchmark(floor, chunks)) == len(chunks)
+
+
+@pytest.mark.parametrize("how", ["toolwire_stream", "toolwire_parse_text"])
+@pytest.mark.parametrize("format", ["hermes", "qwen3_coder"])
+def test_format_one_big_call(benchmark: Any, format: str, how: str) -> None:
+    """1 MB (1 KB with benchmarks off) in a §6 format: streamed in 4-character chunks, or
+    parsed whole."""
+    size = KB if benchmark.disabled else KB * KB
+    text, deltas_text, arguments = write_file_call_in(format, size)
+    benchmark.group = f"stream one {format} call, {size // KB}KB argument, 4-char chunks"
+    if how == "toolwire_parse_text":
+        parsed = benchmark(toolwire.parse_text, text)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("write_file", arguments)]
+        return
+    chunks = chunks_of(text)
+    events = benchmark.pedantic(toolwire_stream, (chunks,), rounds=5, iterations=1)
+    deltas, decoded = toolwire_result(events)
+    assert decoded == arguments
+    assert deltas == deltas_text

@@ -336,6 +336,45 @@ def test_arguments_stream_as_they_arrive() -> None:
     assert end.call.arguments == {"code": "def f():\n  pass"}
 
 
+@pytest.mark.parametrize(
+    ("head", "tail"),
+    [
+        ('~~~tool_call\n{"name": "write", "arguments": {"code": "', '"}}\n~~~\n'),
+        ('<tool_call>\n{"name": "write", "arguments": {"code": "', '"}}\n</tool_call>'),
+        (
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0"
+            '<|tool_call_argument_begin|>{"code": "',
+            '"}<|tool_call_end|><|tool_calls_section_end|>',
+        ),
+        ('[TOOL_CALLS]write[ARGS]{"code": "', '"}'),
+        ('<|python_tag|>{"name": "write", "parameters": {"code": "', '"}}'),
+    ],
+)
+def test_each_chunk_inside_an_argument_string_is_its_own_delta(head: str, tail: str) -> None:
+    """A chunk inside a live argument string is sent at once, whole and alone (escapes split
+    across chunks, non-ASCII, bytes and str subclasses included), in every JSON format."""
+
+    class Text(str):
+        pass
+
+    parser = StreamParser()
+    events = parser.feed(head)
+    assert [e.kind for e in events][-2:] == ["tool_call_start", "tool_call_delta"]
+    sent = [events[-1].arguments]
+    for piece in ["def f", "():\\n", "  x\\", '"y', " é🚀 ", "\\\\", "\\", "u00e9"]:
+        assert parser.feed(piece) == [ToolCallDelta(0, piece)]
+        sent.append(piece)
+    assert parser.feed("ü!".encode()) == [ToolCallDelta(0, "ü!")]
+    [delta] = parser.feed(Text("end"))
+    assert type(delta.arguments) is str and delta == ToolCallDelta(0, "end")
+    sent += ["ü!", "end"]
+    events = parser.feed(tail) + parser.finish()
+    sent += [e.arguments for e in events if isinstance(e, ToolCallDelta)]
+    [end] = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert json.loads("".join(sent)) == end.call.arguments
+    assert end.call.arguments == {"code": 'def f():\n  x"y é🚀 \\éü!end'}
+
+
 # ----- bytes, options, policy, lifecycle ----------------------------------------------------
 
 

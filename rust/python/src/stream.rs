@@ -4,6 +4,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use std::mem;
 use std::sync::Arc;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::RawJsonMode;
@@ -63,65 +64,100 @@ fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<Py
     }
 }
 
-/// The engine's events as Python objects, under the error policy: invalid calls are kept as
-/// `InvalidToolCall`, dropped, or raised (the first one).
+/// One engine event as its Python object.
+fn event_object<'py>(
+    py: Python<'py>,
+    event: Event<PyJson<'py>>,
+    chunk: Chunk<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match event {
+        Event::Text(text) => Bound::new(
+            py,
+            TextDelta {
+                text: text_object(py, &text, chunk),
+            },
+        )?
+        .into_any(),
+        Event::Reasoning(text) => Bound::new(
+            py,
+            ReasoningDelta {
+                text: text_object(py, &text, chunk),
+            },
+        )?
+        .into_any(),
+        Event::CallStart { index, id, name } => Bound::new(
+            py,
+            ToolCallStart {
+                index,
+                id: PyString::new(py, &id).unbind(),
+                name: PyString::new(py, &name).unbind(),
+            },
+        )?
+        .into_any(),
+        Event::CallDelta { index, arguments } => Bound::new(
+            py,
+            ToolCallDelta {
+                index,
+                arguments: text_object(py, &arguments, chunk),
+            },
+        )?
+        .into_any(),
+        Event::CallEnd { index, call } => Bound::new(
+            py,
+            ToolCallEnd {
+                index,
+                call: ToolCall::from_call(py, call)?.unbind(),
+            },
+        )?
+        .into_any(),
+        Event::Invalid(invalid) => InvalidToolCall::from_invalid(py, &invalid)?.into_any(),
+    })
+}
+
+/// The engine's events (drained) as a Python list, under the error policy: invalid calls are
+/// kept as `InvalidToolCall`, dropped, or raised (the first one). The list is made at its final
+/// size (a chunk usually completes one event).
 fn event_list<'py>(
     py: Python<'py>,
-    events: Vec<Event<PyJson<'py>>>,
+    events: &mut Vec<Event<PyJson<'py>>>,
     policy: ErrorPolicy,
     chunk: Chunk<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for event in events {
-        let object = match event {
-            Event::Text(text) => Bound::new(
-                py,
-                TextDelta {
-                    text: text_object(py, &text, chunk),
-                },
-            )?
-            .into_any(),
-            Event::Reasoning(text) => Bound::new(
-                py,
-                ReasoningDelta {
-                    text: text_object(py, &text, chunk),
-                },
-            )?
-            .into_any(),
-            Event::CallStart { index, id, name } => Bound::new(
-                py,
-                ToolCallStart {
-                    index,
-                    id: PyString::new(py, &id).unbind(),
-                    name: PyString::new(py, &name).unbind(),
-                },
-            )?
-            .into_any(),
-            Event::CallDelta { index, arguments } => Bound::new(
-                py,
-                ToolCallDelta {
-                    index,
-                    arguments: text_object(py, &arguments, chunk),
-                },
-            )?
-            .into_any(),
-            Event::CallEnd { index, call } => Bound::new(
-                py,
-                ToolCallEnd {
-                    index,
-                    call: ToolCall::from_call(py, call)?.unbind(),
-                },
-            )?
-            .into_any(),
-            Event::Invalid(invalid) => match policy {
-                ErrorPolicy::Keep => InvalidToolCall::from_invalid(py, &invalid)?.into_any(),
-                ErrorPolicy::Skip => continue,
-                ErrorPolicy::Raise => return Err(invalid_call_error(py, &invalid)),
-            },
-        };
-        list.append(object)?;
+    let is_invalid = |event: &Event<PyJson<'py>>| matches!(event, Event::Invalid(_));
+    match policy {
+        ErrorPolicy::Keep => {}
+        ErrorPolicy::Skip => events.retain(|event| !is_invalid(event)),
+        ErrorPolicy::Raise => {
+            if let Some(Event::Invalid(invalid)) = events.iter().find(|event| is_invalid(event)) {
+                return Err(invalid_call_error(py, invalid));
+            }
+        }
     }
-    Ok(list)
+    let mut failure = None;
+    let objects = events
+        .drain(..)
+        .map(|event| match event_object(py, event, chunk) {
+            Ok(object) => object,
+            Err(error) => {
+                failure.get_or_insert(error);
+                py.None().into_bound(py)
+            }
+        });
+    let list = PyList::new(py, objects)?;
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(list),
+    }
+}
+
+/// An empty vector of another element type that reuses `vec`'s allocation: the standard library
+/// collects a `vec::IntoIter` in place when both types have the same size and alignment (here
+/// the same events under another lifetime), so a stream's feeds share one events buffer.
+fn recycled<T, U>(mut vec: Vec<T>) -> Vec<U> {
+    vec.clear();
+    vec.into_iter()
+        .map(|_| unreachable!("the vector is empty"))
+        .collect()
 }
 
 fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
@@ -150,6 +186,8 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
 pub struct StreamParser {
     engine: CoreStreamParser,
     policy: ErrorPolicy,
+    /// The events buffer, empty between calls: kept so that a feed allocates no vector.
+    spare: Vec<Event<Py<PyAny>>>,
     #[pyo3(get)]
     tools: Option<Py<PyAny>>,
 }
@@ -188,6 +226,7 @@ impl StreamParser {
         Ok(Self {
             engine: CoreStreamParser::with_tools(options, schemas),
             policy: error_policy(on_error)?,
+            spare: Vec::new(),
             tools,
         })
     }
@@ -208,24 +247,13 @@ impl StreamParser {
                 ));
             }
             let mut builder = PyBuilder::new(py);
-            let mut events = Vec::new();
-            let bytes_result = if let Ok(b) = chunk.cast::<PyBytes>() {
-                Some(
-                    this.engine
-                        .feed_bytes(b.as_bytes(), &mut builder, &mut events),
-                )
-            } else if let Ok(b) = chunk.cast::<PyByteArray>() {
-                let owned = b.to_vec();
-                Some(this.engine.feed_bytes(&owned, &mut builder, &mut events))
-            } else {
-                None
-            };
-            match bytes_result {
-                Some(Ok(())) => event_list(py, events, this.policy, None),
-                Some(Err(StreamError::Build(e))) => Err(e),
-                Some(Err(StreamError::Utf8 { offset })) => Err(utf8_error(py, offset)),
-                None => with_text(chunk, "a chunk", |text| {
-                    if this.engine.holds_partial_utf8() {
+            let mut events = recycled(mem::take(&mut this.spare));
+            let policy = this.policy;
+            let engine = &mut this.engine;
+            // `str` first: the usual chunk, and the cheapest type checks.
+            let list = if chunk.is_instance_of::<PyString>() {
+                with_text(chunk, "a chunk", |text| {
+                    if engine.holds_partial_utf8() {
                         return Err(parse_error(
                             py,
                             "a str chunk came while bytes fed before it end inside a UTF-8 \
@@ -236,15 +264,42 @@ impl StreamParser {
                             "",
                         ));
                     }
-                    this.engine.feed(text, &mut builder, &mut events)?;
                     // Only an exact `str` is shared (a subclass must not leak into events).
                     let shared = chunk
                         .cast_exact::<PyString>()
                         .ok()
                         .map(|object| (text, object));
-                    event_list(py, events, this.policy, shared)
-                }),
-            }
+                    // The usual chunk of a long call is its next argument delta, whole.
+                    if let Some(index) = engine.feed_argument_piece(text) {
+                        let arguments = match shared {
+                            Some((_, object)) => object.clone().unbind(),
+                            None => PyString::new(py, text).unbind(),
+                        };
+                        let delta = ToolCallDelta { index, arguments };
+                        return PyList::new(py, [Bound::new(py, delta)?]);
+                    }
+                    engine.feed_full(text, &mut builder, &mut events)?;
+                    event_list(py, &mut events, policy, shared)
+                })
+            } else {
+                let fed = if let Ok(b) = chunk.cast::<PyBytes>() {
+                    engine.feed_bytes(b.as_bytes(), &mut builder, &mut events)
+                } else if let Ok(b) = chunk.cast::<PyByteArray>() {
+                    // A copy: a bytearray may be resized by Python code while borrowed.
+                    let owned = b.to_vec();
+                    engine.feed_bytes(&owned, &mut builder, &mut events)
+                } else {
+                    // Neither text nor bytes: `with_text` names the type in its error.
+                    return with_text(chunk, "a chunk", |_| Ok(PyList::empty(py)));
+                };
+                match fed {
+                    Ok(()) => event_list(py, &mut events, policy, None),
+                    Err(StreamError::Build(e)) => Err(e),
+                    Err(StreamError::Utf8 { offset }) => Err(utf8_error(py, offset)),
+                }
+            };
+            this.spare = recycled(events);
+            list
         })
     }
 
@@ -261,7 +316,7 @@ impl StreamParser {
                 Err(StreamError::Build(e)) => return Err(e),
                 Err(StreamError::Utf8 { offset }) => return Err(utf8_error(py, offset)),
             }
-            event_list(py, events, this.policy, None)
+            event_list(py, &mut events, this.policy, None)
         })
     }
 

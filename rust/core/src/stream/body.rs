@@ -12,6 +12,7 @@ use crate::ids::generate_id;
 use crate::json::{to_compact_json, JsonBuilder, JsonView, ParseOptions};
 use crate::position::CharOffsets;
 
+use super::find::find1;
 use super::lines::{json_fence_close, FenceKind, FenceLine, Step};
 use super::scanner::{CallRecord, CallScanner, Stop};
 use super::{Event, FenceBody, Live, LiveCalls, Mode, Out, Pos, RawBody, RawKind, StreamParser};
@@ -47,7 +48,7 @@ impl RawBody {
 
 /// The next line of `input` (its `\n` included), or all of it.
 fn next_line(input: &str) -> &str {
-    let end = memchr::memchr(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
+    let end = find1(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
     &input[..end]
 }
 
@@ -57,7 +58,68 @@ fn trimmed(text: &str, end: usize) -> std::ops::Range<usize> {
     start..piece.trim_end().len().max(start)
 }
 
+impl LiveCalls {
+    /// The announced call whose argument bytes are being sent, when all of a text of `len`
+    /// bytes is sent: that of the last record, open, with its arguments begun and not ended.
+    pub(super) fn sending_all<'a>(
+        &'a mut self,
+        records: &[CallRecord],
+        len: usize,
+    ) -> Option<&'a mut Live> {
+        let r = records.len().checked_sub(1)?;
+        let record = &records[r];
+        if r < self.from
+            || record.closed
+            || record.args_start.is_none()
+            || record.args_end.is_some()
+        {
+            return None;
+        }
+        self.live
+            .get_mut(r)?
+            .as_mut()
+            .filter(|call| call.sent_to == len)
+    }
+}
+
+impl FenceBody {
+    /// [`StreamParser::feed_argument_piece`] in a block (not at the start of a line, which may
+    /// be a fence line).
+    fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if self.line.is_some() {
+            return None;
+        }
+        let len = self.body.len();
+        let call = self.live.sending_all(&self.scanner.records, len)?;
+        if !self.scanner.skip_string_piece(len, chunk) {
+            return None;
+        }
+        self.body.push_str(chunk);
+        call.sent_to = self.body.len();
+        Some(call.index)
+    }
+}
+
 impl StreamParser {
+    /// The fast path of [`feed`](Self::feed) for the usual chunk of a long call: one inside a
+    /// JSON string in the arguments of an announced call whose bytes have all been sent, that
+    /// does not close the string and holds no newline, so that it cannot end the call or the
+    /// region. Taking it is all the full path would do: append it, move the scanner past it and
+    /// send it whole as the call's next `CallDelta`. Returns that call's index, or `None` having
+    /// done nothing.
+    pub fn feed_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if chunk.is_empty() || !self.run.is_empty() {
+            return None;
+        }
+        let index = match &mut self.mode {
+            Mode::Fence(body) => body.take_argument_piece(chunk)?,
+            Mode::Region(body) => body.take_argument_piece(chunk)?,
+            _ => return None,
+        };
+        self.bytes_fed += chunk.len();
+        Some(index)
+    }
+
     fn claim_id(&mut self, id: Option<String>) -> String {
         if let Some(id) = id {
             if self.seen_ids.insert(id.clone()) {
@@ -83,7 +145,9 @@ impl StreamParser {
         safe: usize,
         out: &mut Vec<Event<V>>,
     ) {
-        live.live.resize(records.len(), None);
+        if live.live.len() < records.len() {
+            live.live.resize(records.len(), None);
+        }
         for (r, record) in records.iter().enumerate().skip(live.from) {
             if live.live[r].is_none() {
                 let Some(id) = record.ready.clone() else {

@@ -26,6 +26,7 @@ use crate::formats::{deepseek, kimi_k2, parse_markup, pythonic, Format, FormatOp
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 
 use super::body::Closing;
+use super::find::{find2, find3};
 use super::markers::Marker;
 use super::scanner::{CallRecord, CallScanner, Stop};
 use super::{Mode, Out, Pos, RawBody, RawKind, StreamParser};
@@ -93,7 +94,7 @@ impl Seek {
         }
         let mut pos = self.from.min(buf.len());
         loop {
-            let Some(i) = memchr::memchr3(firsts[0], firsts[1], firsts[2], &buf[pos..]) else {
+            let Some(i) = find3(firsts[0], firsts[1], firsts[2], &buf[pos..]) else {
                 self.from = buf.len();
                 return None;
             };
@@ -120,7 +121,7 @@ impl Seek {
     /// The first `a` or `b` byte at or after `self.from`.
     fn byte(&mut self, buf: &[u8], a: u8, b: u8) -> Option<usize> {
         let from = self.from.min(buf.len());
-        match memchr::memchr2(a, b, &buf[from..]) {
+        match find2(a, b, &buf[from..]) {
             Some(i) => Some(from + i),
             None => {
                 self.from = buf.len();
@@ -258,6 +259,26 @@ impl Machine {
             Machine::Pythonic(m) => &m.records,
             Machine::Harmony(m) => &m.records,
         }
+    }
+
+    /// The scanner of the JSON value this machine is reading, when reading it is all the
+    /// machine does next (its `advance` is that scanner's `scan` until the value ends), and its
+    /// position is [`safe`](Self::safe).
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        let json = match self {
+            Machine::Tag(m) if matches!(m.state, TagState::Json) => m.json.as_mut(),
+            Machine::Sectioned(m) if matches!(m.state, SectionState::Args { .. }) => {
+                m.args.as_mut()
+            }
+            Machine::Mistral(m) if matches!(m.state, MistralState::Args) && m.pre.is_none() => {
+                m.args.as_mut()
+            }
+            Machine::Llama(m) if matches!(m.state, LlamaState::InObject) => {
+                return Some(&mut m.scanner)
+            }
+            _ => None,
+        };
+        json.map(|json| &mut json.scanner)
     }
 
     /// Argument bytes before this offset are final.
@@ -1092,7 +1113,7 @@ impl PythonicCall {
                     self.pos += 1;
                     continue;
                 }
-                let Some(found) = memchr::memchr3(quote, b'\\', b'\n', &b[i..]) else {
+                let Some(found) = find3(quote, b'\\', b'\n', &b[i..]) else {
                     self.pos = b.len();
                     break;
                 };
@@ -1355,6 +1376,22 @@ impl RegionBody {
             announce: false,
             in_think: false,
         })
+    }
+
+    /// [`StreamParser::feed_argument_piece`] in a region: takes `chunk` and returns the call's
+    /// index when it only continues an argument string of an announced call.
+    pub(super) fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if !self.announce {
+            return None;
+        }
+        let len = self.text.len();
+        let call = self.live.sending_all(self.machine.records(), len)?;
+        if !self.machine.reading_json()?.skip_string_piece(len, chunk) {
+            return None;
+        }
+        self.text.push_str(chunk);
+        call.sent_to = self.text.len();
+        Some(call.index)
     }
 }
 

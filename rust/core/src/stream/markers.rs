@@ -4,6 +4,7 @@
 
 use crate::formats::{Format, FormatSet};
 
+use super::find::find2;
 use super::lines::Step;
 
 /// Every marker text mode may see. No marker is a prefix of another, so the first one that
@@ -161,7 +162,7 @@ impl CodeSpans {
     pub fn feed(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let mut pos = 0;
-        while let Some(i) = memchr::memchr2(b'`', b'\n', &bytes[pos..]) {
+        while let Some(i) = find2(b'`', b'\n', &bytes[pos..]) {
             let at = pos + i;
             if at > pos {
                 self.end_run();

@@ -62,12 +62,15 @@
 //! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
 
 mod body;
+mod find;
 mod formats;
 mod lines;
 mod markers;
 mod scanner;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fast_path;
 #[cfg(test)]
 mod tests_formats;
 
@@ -81,6 +84,7 @@ use crate::formats::{Format, FormatSet, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::scan::fence::LEADING_BOM;
 
+use find::{find2, find3};
 use formats::RegionBody;
 use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
 use markers::{CodeSpans, Marker, MarkerMatch};
@@ -368,6 +372,28 @@ impl StreamParser {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        if let Some(index) = self.feed_argument_piece(chunk) {
+            out.push(Event::CallDelta {
+                index,
+                arguments: chunk.to_owned(),
+            });
+            return Ok(());
+        }
+        self.feed_full(chunk, builder, out)
+    }
+
+    /// [`feed`](Self::feed) without its fast path, for a caller that has just tried
+    /// [`feed_argument_piece`](Self::feed_argument_piece) on this chunk.
+    pub fn feed_full<B>(
+        &mut self,
+        chunk: &str,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
         self.bytes_fed += chunk.len();
         self.push(chunk, builder, out)?;
         self.flush(out);
@@ -564,9 +590,9 @@ impl StreamParser {
     /// The next byte of `bytes` where a marker may begin after the line start.
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
         if self.options.formats.contains(Format::Mistral) {
-            memchr::memchr3(b'\n', b'<', b'[', bytes)
+            find3(b'\n', b'<', b'[', bytes)
         } else {
-            memchr::memchr2(b'\n', b'<', bytes)
+            find2(b'\n', b'<', bytes)
         }
     }
 

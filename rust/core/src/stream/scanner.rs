@@ -12,6 +12,8 @@ use std::ops::Range;
 use crate::calls::id_of;
 use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
+use super::find::find3;
+
 /// What the scan knows about one call-level object.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CallRecord {
@@ -162,6 +164,39 @@ impl CallScanner {
         self.call_depth != 0
     }
 
+    /// Moves past `piece`, appended to a text of `len` bytes scanned to its end, when that is
+    /// all [`scan`](Self::scan) would do: inside a string that `piece` does not close, with no
+    /// newline in `piece`. Returns whether it did.
+    pub fn skip_string_piece(&mut self, len: usize, piece: &str) -> bool {
+        if !self.in_string || self.pos != len {
+            return false;
+        }
+        let bytes = piece.as_bytes();
+        let mut escaped = self.escaped;
+        let mut i = 0;
+        while i < bytes.len() {
+            if escaped {
+                if bytes[i] == b'\n' {
+                    return false;
+                }
+                escaped = false;
+                i += 1;
+                continue;
+            }
+            match find3(self.quote, b'\\', b'\n', &bytes[i..]) {
+                None => break,
+                Some(k) if bytes[i + k] == b'\\' => {
+                    escaped = true;
+                    i += k + 1;
+                }
+                Some(_) => return false,
+            }
+        }
+        self.escaped = escaped;
+        self.pos += bytes.len();
+        true
+    }
+
     /// Scans `text[self.pos..]` (`text` only ever grows between calls), returning at the end or
     /// at one of the [`Stop`] points.
     pub fn scan(&mut self, text: &str) -> Stop {
@@ -174,7 +209,7 @@ impl CallScanner {
                     self.pos += 1;
                     continue;
                 }
-                let Some(found) = memchr::memchr3(self.quote, b'\\', b'\n', &bytes[i..]) else {
+                let Some(found) = find3(self.quote, b'\\', b'\n', &bytes[i..]) else {
                     self.pos = bytes.len();
                     break;
                 };

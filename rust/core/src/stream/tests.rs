@@ -20,6 +20,11 @@ pub(super) fn stream_chunks(chunks: &[&str], options: StreamOptions) -> Vec<Ev> 
 
 /// Coalesced events with generated ids replaced by their order of appearance.
 pub(super) fn normalized(events: Vec<Ev>) -> Vec<Ev> {
+    renamed(coalesce(events))
+}
+
+/// Events with generated ids replaced by their order of appearance.
+pub(super) fn renamed(events: Vec<Ev>) -> Vec<Ev> {
     let mut ids: Vec<String> = Vec::new();
     let mut rename = |id: &str| -> String {
         if !id.starts_with("call_") || id.len() != 17 {
@@ -31,7 +36,7 @@ pub(super) fn normalized(events: Vec<Ev>) -> Vec<Ev> {
         });
         format!("generated{k}")
     };
-    coalesce(events)
+    events
         .into_iter()
         .map(|event| match event {
             Event::CallStart { index, id, name } => Event::CallStart {

@@ -1,0 +1,120 @@
+//! The fast path of `feed` (a chunk inside an argument string of a live call) gives exactly the
+//! events of the full path, event by event, and is taken for the chunks of a long argument.
+
+use super::tests::{chars_split, corpus, field, renamed};
+use super::*;
+use crate::json::{parse, Value, ValueBuilder};
+
+type Ev = Event<Value>;
+
+/// Every chunk through `feed` (fast path included), or through the modes only.
+fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
+    let mut parser = StreamParser::new(options);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        if fast {
+            parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+        } else {
+            parser
+                .feed_full(chunk, &mut ValueBuilder, &mut events)
+                .unwrap();
+        }
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    renamed(events)
+}
+
+fn assert_same_events(text: &str, options: StreamOptions) {
+    for size in 1..=6 {
+        let chunks = chars_split(text, size);
+        assert_eq!(
+            stream(&chunks, options, true),
+            stream(&chunks, options, false),
+            "{size}-character chunks of {text:?}"
+        );
+    }
+}
+
+const LONG: &str =
+    r#"def f(s):\n    return s.replace(\"~~~\", '</tool_call>') + \"é—🚀\"\t\\ \u00e9"#;
+
+/// One call of each format whose arguments are JSON, with a long code-like argument string.
+fn long_calls() -> Vec<String> {
+    let code = LONG.repeat(8);
+    let args = format!(r#"{{"path": "a.py", "content": "{code}", "n": [1, "x{code}"]}}"#);
+    vec![
+        format!("Writing.\n~~~tool_call\n{{\"name\": \"write\", \"arguments\": {args}}}\n~~~\nDone."),
+        format!("~~~tool_call\n[{{\"name\": \"a\", \"arguments\": {args}}}, {{\"name\": \"b\", \"arguments\": \"{code}\"}}]\n~~~"),
+        format!("<tool_call>\n{{\"name\": \"write\", \"arguments\": {args}}}\n</tool_call>"),
+        format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
+        format!("[TOOL_CALLS]write[ARGS]{args}"),
+        format!("<|python_tag|>{{\"name\": \"write\", \"parameters\": {args}}}"),
+        format!("{{\"name\": \"write\", \"arguments\": {args}}}"),
+        // Unterminated: the call is announced, then invalid at the end.
+        format!("~~~tool_call\n{{\"name\": \"write\", \"arguments\": {args}"),
+        format!("<tool_call>\n{{\"name\": \"write\", \"arguments\": {{\"s\": \"{code}"),
+    ]
+}
+
+#[test]
+fn fast_path_events_equal_the_full_path() {
+    for text in long_calls() {
+        assert_same_events(&text, StreamOptions::default());
+    }
+    // Arguments before the name: sent once the name is known.
+    let code = LONG.repeat(4);
+    let text =
+        format!("~~~tool_call\n{{\"arguments\": {{\"s\": \"{code}\"}}, \"name\": \"f\"}}\n~~~");
+    assert_same_events(&text, StreamOptions::default());
+    for case in corpus() {
+        let Value::Str(text) = field(&case, "text") else {
+            panic!()
+        };
+        assert_same_events(text, StreamOptions::default());
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/cases.jsonl");
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let case = parse(line, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        let Value::Object(renderings) = field(&case, "wire") else {
+            panic!()
+        };
+        for (_, rendering) in renderings.iter() {
+            if let Value::Str(text) = rendering {
+                let chunks = chars_split(text.as_ref(), 3);
+                let options = StreamOptions::default();
+                assert_eq!(
+                    stream(&chunks, options, true),
+                    stream(&chunks, options, false),
+                    "3-character chunks of {text:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_path_takes_the_chunks_of_long_argument_strings() {
+    for text in long_calls() {
+        let mut parser = StreamParser::new(StreamOptions::default());
+        let mut events = Vec::new();
+        let chunks = chars_split(&text, 4);
+        let mut fast = 0;
+        for chunk in &chunks {
+            match parser.feed_argument_piece(chunk) {
+                Some(_) => fast += 1,
+                None => parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap(),
+            }
+        }
+        // Most chunks lie inside the argument strings (not those of a held raw JSON message).
+        if !text.starts_with('{') {
+            assert!(
+                fast * 10 > chunks.len() * 7,
+                "{fast} of {} in {text:?}",
+                chunks.len()
+            );
+        } else {
+            assert_eq!(fast, 0);
+        }
+    }
+}
