@@ -96,6 +96,9 @@ impl FenceBody {
         }
         self.body.push_str(chunk);
         call.sent_to = self.body.len();
+        // The fence-line rule's own string tracking sees every byte, as on the full path (no
+        // newline here, so no line can end).
+        self.quotes.line_ends(chunk.as_bytes());
         Some(call.index)
     }
 }
