@@ -1,16 +1,12 @@
-//! Which formats occur in a text: one Aho–Corasick pass over the fixed marker set, plus a look
-//! at the first character of the message for the two formats that may have no marker at all
-//! (`llama3_json` as bare `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list).
+//! Which formats occur in a text: one pass over the fixed marker set, plus a look at the first
+//! character of the message for the two formats that may have no marker at all (`llama3_json`
+//! as bare `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list).
 
-use std::sync::LazyLock;
-
-use aho_corasick::AhoCorasick;
-
-use super::cursor::automaton;
 use super::{FormatSet, Group};
 use crate::scan::finders::THINK_CLOSE;
 use crate::scan::think::{think_spans, OPEN};
 
+/// Every marker starts with `<` or `[` (the scan below relies on it).
 const MARKERS: [(&str, Group); 12] = [
     ("<tool_call>", Group::ToolCallTag),
     ("<function=", Group::ToolCallTag),
@@ -26,8 +22,15 @@ const MARKERS: [(&str, Group); 12] = [
     ("<|message|>", Group::Harmony),
 ];
 
-static AUTOMATON: LazyLock<AhoCorasick> =
-    LazyLock::new(|| automaton(&MARKERS.map(|(marker, _)| marker)));
+/// The marker that starts `rest`, if any. The second byte is compared first: it tells most
+/// markers apart, so a `<` or `[` that starts no marker costs a few byte comparisons.
+fn marker_at(rest: &[u8]) -> Option<(usize, Group)> {
+    let second = *rest.get(1)?;
+    MARKERS.iter().find_map(|&(marker, group)| {
+        let marker = marker.as_bytes();
+        (marker[1] == second && rest.starts_with(marker)).then_some((marker.len(), group))
+    })
+}
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
 /// occurrence.
@@ -45,20 +48,24 @@ pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
     if is_json_message(&text[start..]) {
         return found.into_iter().map(|(_, group)| group).collect();
     }
-    let wanted = MARKERS
-        .iter()
-        .filter(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
-        .count();
-    if wanted > 0 {
-        for m in AUTOMATON.find_iter(text) {
-            let group = MARKERS[m.pattern().as_usize()].1;
+    let wanted = |found: &[(usize, Group)]| {
+        MARKERS
+            .iter()
+            .any(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
+    };
+    if wanted(&found) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while let Some(i) = memchr::memchr2(b'<', b'[', &bytes[pos..]) {
+            let at = pos + i;
+            pos = at + 1;
+            let Some((len, group)) = marker_at(&bytes[at..]) else {
+                continue;
+            };
+            pos = at + len;
             if allowed.has_group(group) && !found.iter().any(|(_, g)| *g == group) {
-                found.push((m.start(), group));
-                let groups_left = MARKERS
-                    .iter()
-                    .filter(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
-                    .count();
-                if groups_left == 0 {
+                found.push((at, group));
+                if !wanted(&found) {
                     break;
                 }
             }
@@ -110,6 +117,17 @@ pub(crate) fn message_start(text: &str) -> usize {
 mod tests {
     use super::*;
     use crate::formats::Format;
+
+    #[test]
+    fn every_marker_is_found_after_near_misses() {
+        for (marker, group) in MARKERS {
+            assert!(marker.starts_with(['<', '[']), "{marker}");
+            // Prefixes of the marker (and of the others) before it do not hide it.
+            let cut = &marker[..marker.len() - 1];
+            let text = format!("a [b] <c {cut} <| [T <｜ {marker} z");
+            assert_eq!(sniff(&text, FormatSet::ALL), vec![group], "{text}");
+        }
+    }
 
     #[test]
     fn sniffs_in_order_of_first_marker() {
