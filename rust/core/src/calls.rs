@@ -491,6 +491,16 @@ impl<V> CallFields<V> {
     pub fn is_call_like(&self) -> bool {
         self.name.is_some() && (self.arguments[0].is_some() || self.arguments[1].is_some())
     }
+
+    /// Whether the object has a `"name"` member (of any type).
+    pub fn has_name(&self) -> bool {
+        self.name.is_some()
+    }
+
+    /// Whether the object has a `"parameters"` member (Llama 3's spelling of the arguments).
+    pub fn has_parameters(&self) -> bool {
+        self.arguments[1].is_some()
+    }
 }
 
 /// Reads `{"name", "arguments" | "parameters" | "input" | "args"?, "id"?}` (a call as text

@@ -2,6 +2,8 @@
 //! markers. Both keep every parse linear: no byte is searched twice as long as the positions
 //! asked for only grow.
 
+use std::sync::OnceLock;
+
 use aho_corasick::{AhoCorasick, Input};
 use memchr::memmem;
 
@@ -105,12 +107,31 @@ impl<'t> ProseCursor<'t> {
     }
 }
 
-/// A search for one closing marker that remembers its last answer. The searcher is built on
-/// first use: most closers of a parse are never searched for.
+/// A marker searched for with [`Seek`], and its searcher, built on first use and kept for the
+/// process: building a `memmem` searcher costs more than searching a typical message.
+pub(crate) struct Needle {
+    pub text: &'static str,
+    finder: OnceLock<memmem::Finder<'static>>,
+}
+
+impl Needle {
+    pub const fn new(text: &'static str) -> Self {
+        Self {
+            text,
+            finder: OnceLock::new(),
+        }
+    }
+
+    fn finder(&self) -> &memmem::Finder<'static> {
+        self.finder
+            .get_or_init(|| memmem::Finder::new(self.text.as_bytes()))
+    }
+}
+
+/// A forward search for one marker that remembers its last answer.
 pub(crate) struct Seek<'t> {
     haystack: &'t [u8],
-    needle: &'static str,
-    finder: Option<memmem::Finder<'static>>,
+    needle: &'static Needle,
     /// The last search started here and found `found`: answers for `from` in between.
     searched_from: usize,
     found: Option<usize>,
@@ -120,11 +141,10 @@ pub(crate) struct Seek<'t> {
 
 impl<'t> Seek<'t> {
     /// Searches `text[..end]` for `needle`.
-    pub fn new(text: &'t str, end: usize, needle: &'static str) -> Self {
+    pub fn new(text: &'t str, end: usize, needle: &'static Needle) -> Self {
         Self {
             haystack: &text.as_bytes()[..end],
             needle,
-            finder: None,
             searched_from: 0,
             found: None,
             exhausted_from: None,
@@ -142,11 +162,7 @@ impl<'t> Seek<'t> {
         if self.exhausted_from.is_some_and(|e| from >= e) || from > self.haystack.len() {
             return None;
         }
-        let needle = self.needle;
-        let finder = self
-            .finder
-            .get_or_insert_with(|| memmem::Finder::new(needle.as_bytes()));
-        match finder.find(&self.haystack[from..]) {
+        match self.needle.finder().find(&self.haystack[from..]) {
             Some(i) => {
                 self.searched_from = from;
                 self.found = Some(from + i);
@@ -160,7 +176,7 @@ impl<'t> Seek<'t> {
     }
 
     pub fn needle_len(&self) -> usize {
-        self.needle.len()
+        self.needle.text.len()
     }
 
     /// The end of the first occurrence at or after `from`, or `otherwise`.
@@ -207,8 +223,9 @@ mod tests {
 
     #[test]
     fn seek_caches_and_stops() {
+        static CLOSE: Needle = Needle::new("</c>");
         let text = "a</c>b</c>";
-        let mut seek = Seek::new(text, text.len(), "</c>");
+        let mut seek = Seek::new(text, text.len(), &CLOSE);
         assert_eq!(seek.find(0), Some(1));
         assert_eq!(seek.find(1), Some(1));
         assert_eq!(seek.find(2), Some(6));

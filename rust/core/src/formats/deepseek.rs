@@ -12,18 +12,18 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::cursor::automaton;
+use super::cursor::{automaton, Needle};
 use super::sectioned::{self, Body, Tokens};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
-pub(crate) const TOKENS: Tokens = Tokens {
+pub(crate) static TOKENS: Tokens = Tokens {
     formats: &[Format::DeepseekV31, Format::DeepseekV3],
     section_begin: "<｜tool▁calls▁begin｜>",
     section_end: "<｜tool▁calls▁end｜>",
     call_begin: "<｜tool▁call▁begin｜>",
-    sep: "<｜tool▁sep｜>",
-    call_end: "<｜tool▁call▁end｜>",
+    sep: Needle::new("<｜tool▁sep｜>"),
+    call_end: Needle::new("<｜tool▁call▁end｜>"),
 };
 
 const FENCE: &str = "```";

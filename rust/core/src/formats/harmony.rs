@@ -11,13 +11,14 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, Input};
 
-use super::cursor::{automaton, ProseCursor, Seek};
+use super::cursor::{automaton, Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
 pub(crate) const MESSAGE: &str = "<|message|>";
+static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
 static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[START, CHANNEL]));
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
@@ -73,7 +74,7 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut messages = Seek::new(text, end, MESSAGE);
+    let mut messages = Seek::new(text, end, &MESSAGE_NEEDLE);
     let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {

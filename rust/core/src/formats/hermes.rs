@@ -21,6 +21,12 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
+    if let Some((calls, json_end)) = cx.read_calls(body, end)? {
+        if let Some(markup_end) = close_tag(text, json_end, end) {
+            cx.push_read(Format::Hermes, open..markup_end, calls)?;
+            return Ok(markup_end);
+        }
+    }
     match cx.json_at(body, end)? {
         Ok((value, json_end)) => match close_tag(text, json_end, end) {
             Some(markup_end) => {

@@ -8,18 +8,18 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::cursor::automaton;
+use super::cursor::{automaton, Needle};
 use super::sectioned::{self, Body, Tokens};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
-pub(crate) const TOKENS: Tokens = Tokens {
+pub(crate) static TOKENS: Tokens = Tokens {
     formats: &[Format::KimiK2],
     section_begin: "<|tool_calls_section_begin|>",
     section_end: "<|tool_calls_section_end|>",
     call_begin: "<|tool_call_begin|>",
-    sep: "<|tool_call_argument_begin|>",
-    call_end: "<|tool_call_end|>",
+    sep: Needle::new("<|tool_call_argument_begin|>"),
+    call_end: Needle::new("<|tool_call_end|>"),
 };
 
 static MARKERS: LazyLock<AhoCorasick> =

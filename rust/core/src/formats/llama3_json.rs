@@ -13,7 +13,7 @@ use aho_corasick::AhoCorasick;
 
 use super::cursor::{automaton, ProseCursor};
 use super::sniff::message_start;
-use super::{skip_ws, Cx, Failure, Format};
+use super::{skip_ws, Cx, Failure, Format, ReadCalls};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 
@@ -77,46 +77,74 @@ where
     let mut first = true;
     loop {
         let object_start = skip_ws(text, pos, end);
-        match cx.json_at(object_start, end)? {
-            Ok((value, json_end)) => {
-                let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
-                if first && !committed && !(is_call && value.get("parameters").is_some()) {
-                    return Ok(None);
-                }
-                if is_call {
-                    let context = cx.context(Format::Llama3Json, object_start..json_end);
-                    let options = cx.options.json;
-                    push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
-                } else {
-                    let failure = Failure::parse(
-                        "expected a call object {\"name\": …, \"parameters\": …}",
-                        object_start,
-                        None,
-                    );
-                    cx.fail(Format::Llama3Json, object_start..json_end, failure);
-                }
-                pos = json_end;
+        let tentative = first && !committed;
+        // A call object read field by field (the common case); an object without a name takes
+        // the general path, which reports it.
+        let read = match cx.read_calls(object_start, end)? {
+            Some((ReadCalls::Object(fields), json_end)) if fields.has_name() || tentative => {
+                Some((fields, json_end))
             }
-            Err(error) => {
-                if first && !committed {
-                    return Ok(None);
+            _ => None,
+        };
+        if let Some((fields, json_end)) = read {
+            if tentative && !(fields.has_name() && fields.has_parameters()) {
+                return Ok(None);
+            }
+            let calls = ReadCalls::Object(fields);
+            cx.push_read(Format::Llama3Json, object_start..json_end, calls)?;
+            pos = json_end;
+        } else {
+            match cx.json_at(object_start, end)? {
+                Ok((value, json_end)) => {
+                    let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
+                    if tentative && !(is_call && value.get("parameters").is_some()) {
+                        return Ok(None);
+                    }
+                    if is_call {
+                        let context = cx.context(Format::Llama3Json, object_start..json_end);
+                        let options = cx.options.json;
+                        push_calls_of_value(
+                            cx.builder,
+                            value,
+                            &context,
+                            options,
+                            &mut cx.outcomes,
+                        )?;
+                    } else {
+                        let failure = Failure::parse(
+                            "expected a call object {\"name\": …, \"parameters\": …}",
+                            object_start,
+                            None,
+                        );
+                        cx.fail(Format::Llama3Json, object_start..json_end, failure);
+                    }
+                    pos = json_end;
                 }
-                cx.fail(
-                    Format::Llama3Json,
-                    object_start..end,
-                    Failure::json(error, None),
-                );
-                return Ok(Some(end));
+                Err(error) => {
+                    if tentative {
+                        return Ok(None);
+                    }
+                    cx.fail(
+                        Format::Llama3Json,
+                        object_start..end,
+                        Failure::json(error, None),
+                    );
+                    return Ok(Some(end));
+                }
             }
         }
         first = false;
-        let after = skip_ws(text, pos, end);
-        if text[after..end].starts_with(';')
-            && text[skip_ws(text, after + 1, end)..end].starts_with('{')
-        {
-            pos = after + 1;
-        } else {
-            return Ok(Some(pos));
+        match next_object(text, pos, end) {
+            Some(next) => pos = next,
+            None => return Ok(Some(pos)),
         }
     }
+}
+
+/// Past the `;` before the next call object, when one follows the object that ends at `pos`.
+fn next_object(text: &str, pos: usize, end: usize) -> Option<usize> {
+    let after = skip_ws(text, pos, end);
+    let joined = text[after..end].starts_with(';')
+        && text[skip_ws(text, after + 1, end)..end].starts_with('{');
+    joined.then_some(after + 1)
 }

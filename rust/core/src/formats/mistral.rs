@@ -7,12 +7,13 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::cursor::{automaton, ProseCursor, Seek};
+use super::cursor::{automaton, Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
+static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 
@@ -25,7 +26,7 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut next_marker = Seek::new(text, end, TOOL_CALLS);
+    let mut next_marker = Seek::new(text, end, &TOOL_CALLS_NEEDLE);
     let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
@@ -33,7 +34,16 @@ where
         let body = skip_ws(text, marker.end, end);
         // A failed call's markup runs to the next [TOOL_CALLS] or the end.
         let recover = |next_marker: &mut Seek<'_>| next_marker.find(body).unwrap_or(end);
-        pos = if text[body..end].starts_with(['[', '{']) {
+        let json_body = text[body..end].starts_with(['[', '{']);
+        let read = if json_body {
+            cx.read_calls(body, end)?
+        } else {
+            None
+        };
+        pos = if let Some((calls, json_end)) = read {
+            cx.push_read(Format::Mistral, marker.start..json_end, calls)?;
+            json_end
+        } else if json_body {
             match cx.json_at(body, end)? {
                 Ok((value, json_end)) => {
                     let context = cx.context(Format::Mistral, marker.start..json_end);

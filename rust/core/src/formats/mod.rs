@@ -40,7 +40,9 @@ mod tests;
 use std::ops::Range;
 
 use crate::calls::{
-    normalize_arguments, Call, FailureKind, Outcome, Protocol, TextCallContext, TextPlace,
+    call_fields_from_text, call_fields_list_from_text, call_from_fields, normalize_arguments,
+    push_call, Call, CallFields, FailureKind, Outcome, Protocol, ShapeFailure, TextCallContext,
+    TextPlace,
 };
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, ParseOptions, SyntaxError};
 use crate::scan::think::{self, think_spans};
@@ -396,6 +398,67 @@ where
         }
     }
 
+    /// Reads the JSON at `start` (before `end`) when it is a call object, or a list of call
+    /// objects that all read cleanly, without building the objects themselves: the common
+    /// shapes, on the hot path. Also returns the offset just past the JSON. `None` for anything
+    /// else (other values, broken JSON, a list with a failing call): the caller then takes its
+    /// general path, which decides and reports with the same rules.
+    pub fn read_calls(
+        &mut self,
+        start: usize,
+        end: usize,
+    ) -> Result<Option<(ReadCalls<B::Value>, usize)>, B::Error> {
+        let text = &self.text[start..end];
+        let options = self.options.json;
+        let built = |e: ParseError<B::Error>| match e {
+            ParseError::Build(e) => Err(e),
+            ParseError::Syntax(_) => Ok(None),
+        };
+        if text.starts_with('{') {
+            return match call_fields_from_text(self.builder, text, options) {
+                Ok(found) => {
+                    Ok(found.map(|(fields, len)| (ReadCalls::Object(fields), start + len)))
+                }
+                Err(e) => built(e),
+            };
+        }
+        let (list, len) = match call_fields_list_from_text(self.builder, text, options) {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(None),
+            Err(e) => return built(e),
+        };
+        let mut calls = Vec::with_capacity(list.len());
+        for fields in list {
+            match call_from_fields(self.builder, fields, options) {
+                Ok(call) => calls.push(call),
+                Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(Some((ReadCalls::List(calls), start + len)))
+    }
+
+    /// Records calls found by [`Cx::read_calls`] in the markup at `range` (a call object that
+    /// does not read as a call is recorded as a failure, as the general path does).
+    pub fn push_read(
+        &mut self,
+        format: Format,
+        range: Range<usize>,
+        calls: ReadCalls<B::Value>,
+    ) -> Result<(), B::Error> {
+        match calls {
+            ReadCalls::Object(fields) => {
+                let context = self.context(format, range);
+                let call = call_from_fields(self.builder, fields, self.options.json);
+                push_call(call, &context, &mut self.outcomes)
+            }
+            ReadCalls::List(calls) => {
+                self.outcomes.extend(calls.into_iter().map(Outcome::Call));
+                Ok(())
+            }
+        }
+    }
+
     /// The context of the call markup at `range`, for error reports.
     pub fn context(&self, format: Format, range: Range<usize>) -> TextCallContext<'t> {
         TextCallContext {
@@ -464,6 +527,14 @@ where
             },
         }
     }
+}
+
+/// Calls read straight from JSON text by [`Cx::read_calls`].
+pub(crate) enum ReadCalls<V> {
+    /// One call object's members.
+    Object(CallFields<V>),
+    /// A list of call objects, each read cleanly.
+    List(Vec<Call<V>>),
 }
 
 /// A JSON value and the offset just past it, or a syntax error at an absolute offset.

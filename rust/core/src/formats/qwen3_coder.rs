@@ -4,6 +4,7 @@
 //! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
 //! of the text.
 
+use super::cursor::Needle;
 use super::schema::{typed_value, Types};
 use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
 use super::{Cx, Failure, Format};
@@ -11,8 +12,10 @@ use crate::json::{JsonBuilder, JsonStr, JsonView};
 
 pub(crate) const FUNCTION: &str = "<function=";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";
+pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
 const PARAMETER: &str = "<parameter=";
 pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
+pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
 
 /// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
 /// on the same line, and the position after the `>`.

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use aho_corasick::AhoCorasick;
 
-use super::cursor::{ProseCursor, Seek};
+use super::cursor::{Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -17,8 +17,8 @@ pub(crate) struct Tokens {
     pub section_begin: &'static str,
     pub section_end: &'static str,
     pub call_begin: &'static str,
-    pub sep: &'static str,
-    pub call_end: &'static str,
+    pub sep: Needle,
+    pub call_end: Needle,
 }
 
 /// What a format read from one call's header and body.
@@ -47,7 +47,7 @@ pub(crate) type ReadBody<B> =
 pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
     range: Range<usize>,
-    tokens: &Tokens,
+    tokens: &'static Tokens,
     markers: &AhoCorasick,
     read: ReadBody<B>,
 ) -> Result<(), B::Error>
@@ -57,8 +57,8 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut seps = Seek::new(text, end, tokens.sep);
-    let mut call_ends = Seek::new(text, end, tokens.call_end);
+    let mut seps = Seek::new(text, end, &tokens.sep);
+    let mut call_ends = Seek::new(text, end, &tokens.call_end);
     let mut cursor = ProseCursor::new(text, markers, range.start);
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
@@ -113,8 +113,8 @@ where
         .find(header_start)
         .filter(|&s| call_end.is_none_or(|e| s < e));
     let Some(sep) = sep else {
-        let markup_end = call_end.map_or(end, |e| e + tokens.call_end.len());
-        let failure = Failure::parse(format!("missing {}", tokens.sep), header_start, None);
+        let markup_end = call_end.map_or(end, |e| e + tokens.call_end.text.len());
+        let failure = Failure::parse(format!("missing {}", tokens.sep.text), header_start, None);
         let format = tokens
             .formats
             .iter()
@@ -124,7 +124,7 @@ where
         cx.fail(format, at..markup_end, failure);
         return Ok(markup_end);
     };
-    let body = sep + tokens.sep.len();
+    let body = sep + tokens.sep.text.len();
     match read(cx, header_start..sep, body, end)? {
         Body::Call {
             format,
@@ -134,13 +134,13 @@ where
             end: body_end,
         } => {
             let after = skip_ws(text, body_end, end);
-            let markup_end = if text[after..end].starts_with(tokens.call_end) {
-                after + tokens.call_end.len()
+            let markup_end = if text[after..end].starts_with(tokens.call_end.text) {
+                after + tokens.call_end.text.len()
             } else if after == end {
                 end
             } else {
                 let markup_end = call_ends.end_of_next(body_end, end);
-                let detail = format!("expected {} after the arguments", tokens.call_end);
+                let detail = format!("expected {} after the arguments", tokens.call_end.text);
                 cx.fail(
                     format,
                     at..markup_end,

@@ -7,12 +7,13 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::cursor::{automaton, ProseCursor, Seek};
+use super::cursor::{automaton, Needle, ProseCursor, Seek};
 use super::{glm45, hermes, qwen3_coder, skip_ws, Cx, Format};
 use crate::json::{JsonBuilder, JsonView};
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
+static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
 
 static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[OPEN, qwen3_coder::FUNCTION]));
 
@@ -33,11 +34,11 @@ where
     let text = cx.text;
     let end = range.end;
     let mut closers = Closers {
-        tool_call: Seek::new(text, end, CLOSE),
-        parameter: Seek::new(text, end, qwen3_coder::PARAMETER_CLOSE),
-        function: Seek::new(text, end, qwen3_coder::FUNCTION_CLOSE),
-        arg_key: Seek::new(text, end, glm45::KEY_CLOSE),
-        arg_value: Seek::new(text, end, glm45::VALUE_CLOSE),
+        tool_call: Seek::new(text, end, &CLOSE_NEEDLE),
+        parameter: Seek::new(text, end, &qwen3_coder::PARAMETER_CLOSE_NEEDLE),
+        function: Seek::new(text, end, &qwen3_coder::FUNCTION_CLOSE_NEEDLE),
+        arg_key: Seek::new(text, end, &glm45::KEY_CLOSE_NEEDLE),
+        arg_value: Seek::new(text, end, &glm45::VALUE_CLOSE_NEEDLE),
     };
     let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
     let mut pos = range.start;

@@ -639,20 +639,22 @@ impl SectionCall {
                         Ok(None) => return Verdict::End(q),
                     }
                 }
-                SectionState::Header(h) => match self.seek.find(b, &[t.sep, t.call_end]) {
-                    None => return Verdict::More,
-                    Some((at, 0)) => {
-                        self.state = SectionState::Body {
-                            body: at + t.sep.len(),
-                            header: (h, at),
-                        };
-                    }
-                    Some((at, _)) => {
-                        if let Some(verdict) = self.next(at + t.call_end.len()) {
-                            return verdict;
+                SectionState::Header(h) => {
+                    match self.seek.find(b, &[t.sep.text, t.call_end.text]) {
+                        None => return Verdict::More,
+                        Some((at, 0)) => {
+                            self.state = SectionState::Body {
+                                body: at + t.sep.text.len(),
+                                header: (h, at),
+                            };
+                        }
+                        Some((at, _)) => {
+                            if let Some(verdict) = self.next(at + t.call_end.text.len()) {
+                                return verdict;
+                            }
                         }
                     }
-                },
+                }
                 SectionState::Body { body, header } => {
                     let q = ws(b, body);
                     if q == b.len() {
@@ -768,23 +770,23 @@ impl SectionCall {
                 }
                 SectionState::AfterArgs(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, t.call_end) {
+                    match starts(b, q, t.call_end.text) {
                         None => {
                             self.state = SectionState::AfterArgs(q);
                             return Verdict::More;
                         }
                         Some(true) => {
-                            if let Some(verdict) = self.next(q + t.call_end.len()) {
+                            if let Some(verdict) = self.next(q + t.call_end.text.len()) {
                                 return verdict;
                             }
                         }
                         Some(false) => self.fail(p),
                     }
                 }
-                SectionState::SeekEnd => match self.seek.find(b, &[t.call_end]) {
+                SectionState::SeekEnd => match self.seek.find(b, &[t.call_end.text]) {
                     None => return Verdict::More,
                     Some((at, _)) => {
-                        if let Some(verdict) = self.next(at + t.call_end.len()) {
+                        if let Some(verdict) = self.next(at + t.call_end.text.len()) {
                             return verdict;
                         }
                     }
