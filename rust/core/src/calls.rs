@@ -741,11 +741,14 @@ impl TextCallContext<'_> {
     }
 }
 
-/// Adds the calls of one decoded JSON value (`{call}` or `[{call}, …]`) to `outcomes`.
+/// Adds the calls of one decoded JSON value (`{call}` or `[{call}, …]`) to `outcomes`. The
+/// JSON starts at byte `json_at` of `context.text` (after a format's marker, say): a failing
+/// item of an array is placed at its own start.
 pub fn push_calls_of_value<B>(
     builder: &mut B,
     value: B::Value,
     context: &TextCallContext<'_>,
+    json_at: usize,
     options: ParseOptions,
     outcomes: &mut Vec<Outcome<B::Value>>,
 ) -> Result<(), B::Error>
@@ -766,16 +769,17 @@ where
             None,
         )));
     }
-    // A failing item of an array is placed at its own start (found once, on the first failure).
+    // Item starts are found once, on the first failure.
     let mut item_starts: Option<Vec<usize>> = None;
     let mut lines = LineColumns::new(context.text);
     for (k, item) in items.iter().enumerate() {
         let before = outcomes.len();
         push_call(call_from_object(builder, item, options), context, outcomes)?;
         if let (true, Some(Outcome::Invalid(invalid))) = (is_array, outcomes.get_mut(before)) {
-            let starts =
-                item_starts.get_or_insert_with(|| array_item_starts(context.text, options.lenient));
-            if let Some(&at) = starts.get(k) {
+            let starts = item_starts.get_or_insert_with(|| {
+                array_item_starts(&context.text[json_at..], options.lenient)
+            });
+            if let Some(at) = starts.get(k).map(|start| json_at + start) {
                 invalid.byte_offset = Some(context.base + at);
                 invalid.line_column = Some(lines.at(at));
             }
@@ -839,7 +843,9 @@ where
     B::Value: JsonView,
 {
     match parse(context.text, builder, options) {
-        Ok(value) => push_calls_of_value(builder, value, context, options, outcomes).map(|()| true),
+        Ok(value) => {
+            push_calls_of_value(builder, value, context, 0, options, outcomes).map(|()| true)
+        }
         Err(ParseError::Build(e)) => Err(e),
         Err(ParseError::Syntax(error)) => {
             let index = outcomes.len();

@@ -111,7 +111,7 @@ where
                 push_call(call, &context, &mut outcomes)?
             }
             Some((_, Decoded::Value(value))) => {
-                push_calls_of_value(builder, value, &context, options, &mut outcomes)?
+                push_calls_of_value(builder, value, &context, 0, options, &mut outcomes)?
             }
             None => push_calls_of_text(builder, &context, options, &mut outcomes)?,
         }

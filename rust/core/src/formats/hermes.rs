@@ -31,8 +31,15 @@ where
         Ok((value, json_end)) => match close_tag(text, json_end, end) {
             Some(markup_end) => {
                 let context = cx.context(Format::Hermes, open..markup_end);
-                let options = cx.options.json;
-                push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
+                let (options, json_at) = (cx.options.json, body - open);
+                push_calls_of_value(
+                    cx.builder,
+                    value,
+                    &context,
+                    json_at,
+                    options,
+                    &mut cx.outcomes,
+                )?;
                 Ok(markup_end)
             }
             None => {

@@ -107,6 +107,7 @@ where
                             cx.builder,
                             value,
                             &context,
+                            0,
                             options,
                             &mut cx.outcomes,
                         )?;

@@ -47,8 +47,9 @@ where
             match cx.json_at(body, end)? {
                 Ok((value, json_end)) => {
                     let context = cx.context(Format::Mistral, marker.start..json_end);
-                    let options = cx.options.json;
-                    push_calls_of_value(cx.builder, value, &context, options, &mut cx.outcomes)?;
+                    let (options, json_at) = (cx.options.json, body - marker.start);
+                    let outcomes = &mut cx.outcomes;
+                    push_calls_of_value(cx.builder, value, &context, json_at, options, outcomes)?;
                     json_end
                 }
                 Err(error) => {

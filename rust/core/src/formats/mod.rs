@@ -407,7 +407,7 @@ where
         &mut self,
         start: usize,
         end: usize,
-    ) -> Result<Option<(ReadCalls<B::Value>, usize)>, B::Error> {
+    ) -> Result<Option<ReadCallsAndEnd<B::Value>>, B::Error> {
         let text = &self.text[start..end];
         let options = self.options.json;
         let built = |e: ParseError<B::Error>| match e {
@@ -536,6 +536,9 @@ pub(crate) enum ReadCalls<V> {
     /// A list of call objects, each read cleanly.
     List(Vec<Call<V>>),
 }
+
+/// Calls read by [`Cx::read_calls`] and the offset just past their JSON.
+pub(crate) type ReadCallsAndEnd<V> = (ReadCalls<V>, usize);
 
 /// A JSON value and the offset just past it, or a syntax error at an absolute offset.
 pub(crate) type JsonAt<V> = Result<(V, usize), SyntaxError>;

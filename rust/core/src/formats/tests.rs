@@ -123,6 +123,46 @@ fn hermes_errors_have_offsets_and_do_not_stop_the_parse() {
     assert!(matches!(&p.outcomes[2], Outcome::Call(c) if c.name == "h"));
 }
 
+#[test]
+fn call_objects_read_field_by_field_agree_with_the_general_path() {
+    use Format::{Hermes, Llama3Json, Mistral};
+    // Duplicate keys: the last wins, as in the decoded object.
+    let dup = r#"<tool_call>{"name": "x", "name": "f", "arguments": {"a": 1}}</tool_call>"#;
+    assert_eq!(calls(Hermes, dup), [F_A1]);
+    // A list with a failing element: the general path reports it at the element.
+    let list = r#"<tool_call>[{"name": "f", "arguments": {"a": 1}}, {"name": 5, "arguments": {}}]</tool_call>"#;
+    let p = parsed(Hermes, list);
+    assert_eq!(shown(&p.outcomes)[0], F_A1);
+    let Outcome::Invalid(bad) = &p.outcomes[1] else {
+        panic!("{:?}", shown(&p.outcomes))
+    };
+    assert_eq!(bad.byte_offset, Some(list.find(r#"{"name": 5"#).unwrap()));
+    // Text after the object, and an object without a name.
+    let junk = r#"<tool_call>{"name": "f", "arguments": {}} x</tool_call>"#;
+    assert!(calls(Hermes, junk)[0].contains("expected </tool_call> after the JSON"));
+    let nameless = r#"<tool_call>{"arguments": {}}</tool_call>"#;
+    assert!(calls(Hermes, nameless)[0].contains("missing tool name"));
+    let tagged = r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"nome": "g"}"#;
+    let shown_tagged = calls(Llama3Json, tagged);
+    assert_eq!(shown_tagged[0], F_A1);
+    assert!(
+        shown_tagged[1].contains("expected a call object"),
+        "{shown_tagged:?}"
+    );
+    let bad_args =
+        r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": "{bad"}]"#;
+    let p = parsed(Mistral, bad_args);
+    assert_eq!(shown(&p.outcomes)[0], F_A1);
+    let Outcome::Invalid(bad) = &p.outcomes[1] else {
+        panic!("{:?}", shown(&p.outcomes))
+    };
+    assert_eq!(bad.name.as_deref(), Some("g"));
+    assert_eq!(
+        bad.byte_offset,
+        Some(bad_args.find(r#"{"name": "g""#).unwrap())
+    );
+}
+
 // --- code-span rule -----------------------------------------------------------------------
 
 #[test]
