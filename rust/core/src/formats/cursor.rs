@@ -4,7 +4,6 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, Input};
 use memchr::memmem;
 
 /// A start marker found in prose.
@@ -12,7 +11,7 @@ use memchr::memmem;
 pub(crate) struct Marker {
     pub start: usize,
     pub end: usize,
-    /// Index of the pattern in the automaton.
+    /// Index of the pattern in its [`Markers`].
     pub pattern: usize,
 }
 
@@ -20,7 +19,7 @@ pub(crate) struct Marker {
 /// documentation of `formats`).
 pub(crate) struct ProseCursor<'t> {
     text: &'t str,
-    markers: &'t AhoCorasick,
+    markers: &'t Markers,
     /// Backtick state is known up to here.
     scanned: usize,
     /// Length of the backtick run that opened the current code span.
@@ -32,7 +31,7 @@ pub(crate) struct ProseCursor<'t> {
 }
 
 impl<'t> ProseCursor<'t> {
-    pub fn new(text: &'t str, markers: &'t AhoCorasick, start: usize) -> Self {
+    pub fn new(text: &'t str, markers: &'t Markers, start: usize) -> Self {
         Self {
             text,
             markers,
@@ -51,16 +50,13 @@ impl<'t> ProseCursor<'t> {
             self.open_run = None;
             self.line_start = None;
         }
-        let input = Input::new(self.text).range(from..end);
-        for found in self.markers.find_iter(input) {
-            self.advance(found.start());
+        let mut from = from;
+        while let Some(found) = self.markers.find(self.text, from, end) {
+            self.advance(found.start);
             if self.open_run.is_none() && !self.json_fence {
-                return Some(Marker {
-                    start: found.start(),
-                    end: found.end(),
-                    pattern: found.pattern().as_usize(),
-                });
+                return Some(found);
             }
+            from = found.end;
         }
         None
     }
@@ -188,12 +184,60 @@ impl<'t> Seek<'t> {
     }
 }
 
-/// Builds an automaton over fixed markers (leftmost-first: earlier patterns win ties).
-pub(crate) fn automaton(patterns: &[&str]) -> AhoCorasick {
-    AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(patterns)
-        .expect("fixed marker patterns always build")
+/// A small set of fixed markers that all start with one of at most two bytes (`<` and `[` in
+/// every format): a `memchr2` scan stops only at those bytes and compares the markers there.
+/// Linear: each stop costs at most one comparison per marker.
+pub(crate) struct Markers {
+    patterns: &'static [&'static str],
+    first_bytes: [u8; 2],
+}
+
+impl Markers {
+    /// Panics (at compile time, in a `static`) when the markers start with more than two
+    /// distinct bytes or one is empty.
+    pub const fn new(patterns: &'static [&'static str]) -> Self {
+        let first = patterns[0].as_bytes()[0];
+        let mut other = first;
+        let mut i = 0;
+        while i < patterns.len() {
+            let byte = patterns[i].as_bytes()[0];
+            if byte != first {
+                assert!(other == first || other == byte, "at most two first bytes");
+                other = byte;
+            }
+            i += 1;
+        }
+        Self {
+            patterns,
+            first_bytes: [first, other],
+        }
+    }
+
+    /// The leftmost marker that lies within `text[from..end]` (the first listed wins at one
+    /// position).
+    pub fn find(&self, text: &str, from: usize, end: usize) -> Option<Marker> {
+        let bytes = &text.as_bytes()[..end];
+        let [a, b] = self.first_bytes;
+        let mut pos = from;
+        while let Some(i) = memchr::memchr2(a, b, &bytes[pos..]) {
+            let start = pos + i;
+            let rest = &bytes[start..];
+            let found = self
+                .patterns
+                .iter()
+                .position(|p| rest.starts_with(p.as_bytes()));
+            if let Some(pattern) = found {
+                let end = start + self.patterns[pattern].len();
+                return Some(Marker {
+                    start,
+                    end,
+                    pattern,
+                });
+            }
+            pos = start + 1;
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -202,9 +246,9 @@ mod tests {
 
     #[test]
     fn markers_in_code_spans_are_prose() {
-        let ac = automaton(&["<x>"]);
+        static MARKERS: Markers = Markers::new(&["<x>"]);
         let text = "say `<x>` or ``a ` <x>`` then <x>\n`open <x>\n<x>";
-        let mut cursor = ProseCursor::new(text, &ac, 0);
+        let mut cursor = ProseCursor::new(text, &MARKERS, 0);
         let first = cursor.next(0, text.len()).unwrap();
         assert_eq!(first.start, text.find(" then <x>").unwrap() + 6);
         let second = cursor.next(first.end, text.len()).unwrap();
@@ -214,11 +258,27 @@ mod tests {
 
     #[test]
     fn markers_in_json_fences_are_prose() {
-        let ac = automaton(&["<x>"]);
+        static MARKERS: Markers = Markers::new(&["<x>"]);
         let text = "a\n```json\n{\"s\": \"<x>\"}\n```\n```xml\n<x>\n```";
-        let mut cursor = ProseCursor::new(text, &ac, 0);
+        let mut cursor = ProseCursor::new(text, &MARKERS, 0);
         let found = cursor.next(0, text.len()).unwrap();
         assert_eq!(found.start, text.rfind("<x>").unwrap());
+    }
+
+    #[test]
+    fn markers_find_the_leftmost_within_the_range() {
+        static TWO: Markers = Markers::new(&["<ab>", "[c]", "<a"]);
+        let text = "x <a [c] <ab> [d";
+        let at = |from, end| {
+            TWO.find(text, from, end)
+                .map(|m| (m.start, m.end, m.pattern))
+        };
+        assert_eq!(at(0, text.len()), Some((2, 4, 2)));
+        assert_eq!(at(3, text.len()), Some((5, 8, 1)));
+        assert_eq!(at(6, text.len()), Some((9, 13, 0)));
+        // A marker must end within the range; the first listed wins at one position.
+        assert_eq!(at(6, 12), Some((9, 11, 2)));
+        assert_eq!(at(10, text.len()), None);
     }
 
     #[test]

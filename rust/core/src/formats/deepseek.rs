@@ -8,11 +8,8 @@
 //! body does not start with `{`.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, Needle};
+use super::cursor::{Markers, Needle};
 use super::sectioned::{self, Body, Tokens};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
@@ -28,8 +25,7 @@ pub(crate) static TOKENS: Tokens = Tokens {
 
 const FENCE: &str = "```";
 
-static MARKERS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| automaton(&[TOKENS.section_begin, TOKENS.call_begin]));
+static MARKERS: Markers = Markers::new(&[TOKENS.section_begin, TOKENS.call_begin]);
 
 pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where

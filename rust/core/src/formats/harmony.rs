@@ -7,11 +7,8 @@
 //! too.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, Input};
-
-use super::cursor::{automaton, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -20,10 +17,10 @@ const CHANNEL: &str = "<|channel|>";
 pub(crate) const MESSAGE: &str = "<|message|>";
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
-static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[START, CHANNEL]));
+static MARKERS: Markers = Markers::new(&[START, CHANNEL]);
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
 pub(crate) const ENDS: [&str; 4] = ["<|end|>", "<|call|>", "<|return|>", START];
-static TERMINATORS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&ENDS));
+static TERMINATORS: Markers = Markers::new(&ENDS);
 
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
@@ -85,10 +82,9 @@ where
         let header = &text[marker.end..message];
         let kind = classify(header, marker.pattern == 0);
         let body = message + MESSAGE.len();
-        let terminator = TERMINATORS.find(Input::new(text).range(body..end));
-        let (body_end, markup_end) = match terminator {
-            Some(t) if t.pattern().as_usize() == 3 => (t.start(), t.start()),
-            Some(t) => (t.start(), t.end()),
+        let (body_end, markup_end) = match TERMINATORS.find(text, body, end) {
+            Some(t) if t.pattern == 3 => (t.start, t.start),
+            Some(t) => (t.start, t.end),
             None => (end, end),
         };
         match kind {

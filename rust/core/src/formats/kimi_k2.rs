@@ -4,11 +4,8 @@
 //! without `functions.` and `:IDX`.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, Needle};
+use super::cursor::{Markers, Needle};
 use super::sectioned::{self, Body, Tokens};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
@@ -22,8 +19,7 @@ pub(crate) static TOKENS: Tokens = Tokens {
     call_end: Needle::new("<|tool_call_end|>"),
 };
 
-static MARKERS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| automaton(&[TOKENS.section_begin, TOKENS.call_begin]));
+static MARKERS: Markers = Markers::new(&[TOKENS.section_begin, TOKENS.call_begin]);
 
 pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where

@@ -7,11 +7,8 @@
 //! a message that starts with other JSON is left to the raw-JSON tier.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, ProseCursor};
+use super::cursor::{Markers, ProseCursor};
 use super::sniff::message_start;
 use super::{skip_ws, Cx, Failure, Format, ReadCalls};
 use crate::calls::push_calls_of_value;
@@ -19,7 +16,7 @@ use crate::json::{JsonBuilder, JsonKind, JsonView};
 
 const PYTHON_TAG: &str = "<|python_tag|>";
 
-static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[PYTHON_TAG]));
+static MARKERS: Markers = Markers::new(&[PYTHON_TAG]);
 
 pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where

@@ -3,11 +3,8 @@
 //! model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
@@ -17,7 +14,7 @@ static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 
-static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[TOOL_CALLS]));
+static MARKERS: Markers = Markers::new(&[TOOL_CALLS]);
 
 pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where

@@ -6,11 +6,8 @@
 //! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, ProseCursor};
+use super::cursor::{Markers, ProseCursor};
 use super::literal::{LitErr, Literals};
 use super::sniff::message_start;
 use super::{skip_ws, Cx, Failure, Format};
@@ -19,7 +16,7 @@ use crate::json::{JsonBuilder, JsonStr, JsonView};
 const PYTHON_START: &str = "<|python_start|>";
 const PYTHON_END: &str = "<|python_end|>";
 
-static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[PYTHON_START]));
+static MARKERS: Markers = Markers::new(&[PYTHON_START]);
 
 /// Whether `text` starts with `[`, a (dotted) name and `(`.
 pub(crate) fn starts_call_list(text: &str) -> bool {

@@ -4,9 +4,7 @@
 
 use std::ops::Range;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{Needle, ProseCursor, Seek};
+use super::cursor::{Markers, Needle, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -48,7 +46,7 @@ pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
     range: Range<usize>,
     tokens: &'static Tokens,
-    markers: &AhoCorasick,
+    markers: &Markers,
     read: ReadBody<B>,
 ) -> Result<(), B::Error>
 where

@@ -3,11 +3,8 @@
 //! allowed formats.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
-
-use super::cursor::{automaton, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, Needle, ProseCursor, Seek};
 use super::{glm45, hermes, qwen3_coder, skip_ws, Cx, Format};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -15,7 +12,7 @@ pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
 static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
 
-static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(&[OPEN, qwen3_coder::FUNCTION]));
+static MARKERS: Markers = Markers::new(&[OPEN, qwen3_coder::FUNCTION]);
 
 /// Closing markers of one region, searched forward once.
 pub(crate) struct Closers<'t> {
