@@ -99,7 +99,7 @@ impl Format {
     }
 
     /// The parser that handles this format (formats sharing markers share a parser).
-    pub(crate) fn group(self) -> Group {
+    pub(crate) const fn group(self) -> Group {
         match self {
             Format::Hermes | Format::Qwen3Coder | Format::Glm45 => Group::ToolCallTag,
             Format::Mistral => Group::Mistral,
@@ -137,9 +137,7 @@ impl FormatSet {
     }
 
     pub(crate) fn has_group(self, group: Group) -> bool {
-        Format::ALL
-            .into_iter()
-            .any(|f| f.group() == group && self.contains(f))
+        self.0 & group.formats().0 != 0
     }
 }
 
@@ -157,6 +155,29 @@ pub enum Group {
 }
 
 impl Group {
+    pub(crate) const ALL: [Group; 7] = [
+        Group::ToolCallTag,
+        Group::Mistral,
+        Group::Llama3Json,
+        Group::Pythonic,
+        Group::Deepseek,
+        Group::KimiK2,
+        Group::Harmony,
+    ];
+
+    /// The formats this group parses.
+    const fn formats(self) -> FormatSet {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < Format::ALL.len() {
+            if Format::ALL[i].group() as u8 == self as u8 {
+                bits |= 1 << Format::ALL[i] as u16;
+            }
+            i += 1;
+        }
+        FormatSet(bits)
+    }
+
     pub(crate) fn parse_region<B>(
         self,
         cx: &mut Cx<'_, '_, B>,

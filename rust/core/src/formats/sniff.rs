@@ -37,42 +37,44 @@ fn marker_at(rest: &[u8]) -> Option<(usize, Group)> {
 ///
 /// A message that is JSON (it starts with `{`, or `[` and a JSON value) is a raw-JSON or bare
 /// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for.
-pub fn sniff(text: &str, allowed: FormatSet) -> Vec<Group> {
-    let mut found: Vec<(usize, Group)> = Vec::new();
+pub fn sniff(text: &str, allowed: FormatSet) -> impl Iterator<Item = Group> {
+    // At most one entry per group, on the stack: this runs for every text `extract` sees.
+    let mut found = [(0, Group::ToolCallTag); Group::ALL.len()];
+    let mut count = 0;
+    let bit = |group: Group| 1u8 << group as u8;
+    let mut left = Group::ALL
+        .iter()
+        .filter(|&&g| allowed.has_group(g))
+        .fold(0u8, |bits, &g| bits | bit(g));
     let start = message_start(text);
     if let Some(group) = bare_message(&text[start..]) {
-        if allowed.has_group(group) {
-            found.push((start, group));
+        if left & bit(group) != 0 {
+            found[0] = (start, group);
+            count = 1;
+            left &= !bit(group);
         }
     }
-    if is_json_message(&text[start..]) {
-        return found.into_iter().map(|(_, group)| group).collect();
-    }
-    let wanted = |found: &[(usize, Group)]| {
-        MARKERS
-            .iter()
-            .any(|(_, g)| allowed.has_group(*g) && !found.iter().any(|(_, f)| f == g))
-    };
-    if wanted(&found) {
+    if !is_json_message(&text[start..]) {
         let bytes = text.as_bytes();
         let mut pos = 0;
-        while let Some(i) = memchr::memchr2(b'<', b'[', &bytes[pos..]) {
+        while left != 0 {
+            let Some(i) = memchr::memchr2(b'<', b'[', &bytes[pos..]) else {
+                break;
+            };
             let at = pos + i;
             pos = at + 1;
-            let Some((len, group)) = marker_at(&bytes[at..]) else {
-                continue;
-            };
-            pos = at + len;
-            if allowed.has_group(group) && !found.iter().any(|(_, g)| *g == group) {
-                found.push((at, group));
-                if !wanted(&found) {
-                    break;
+            if let Some((len, group)) = marker_at(&bytes[at..]) {
+                pos = at + len;
+                if left & bit(group) != 0 {
+                    found[count] = (at, group);
+                    count += 1;
+                    left &= !bit(group);
                 }
             }
         }
     }
-    found.sort_by_key(|&(pos, _)| pos);
-    found.into_iter().map(|(_, group)| group).collect()
+    found[..count].sort_by_key(|&(pos, _)| pos);
+    found.into_iter().take(count).map(|(_, group)| group)
 }
 
 /// A message (from its start: past leading think spans and whitespace) that is a bare JSON
@@ -118,6 +120,10 @@ mod tests {
     use super::*;
     use crate::formats::Format;
 
+    fn sniffed(text: &str, allowed: FormatSet) -> Vec<Group> {
+        sniff(text, allowed).collect()
+    }
+
     #[test]
     fn every_marker_is_found_after_near_misses() {
         for (marker, group) in MARKERS {
@@ -125,7 +131,7 @@ mod tests {
             // Prefixes of the marker (and of the others) before it do not hide it.
             let cut = &marker[..marker.len() - 1];
             let text = format!("a [b] <c {cut} <| [T <｜ {marker} z");
-            assert_eq!(sniff(&text, FormatSet::ALL), vec![group], "{text}");
+            assert_eq!(sniffed(&text, FormatSet::ALL), vec![group], "{text}");
         }
     }
 
@@ -133,27 +139,27 @@ mod tests {
     fn sniffs_in_order_of_first_marker() {
         let text = "x [TOOL_CALLS]f[ARGS]{} then <tool_call>{}</tool_call>";
         assert_eq!(
-            sniff(text, FormatSet::ALL),
+            sniffed(text, FormatSet::ALL),
             vec![Group::Mistral, Group::ToolCallTag]
         );
         assert_eq!(
-            sniff(text, FormatSet::only(Format::Hermes)),
+            sniffed(text, FormatSet::only(Format::Hermes)),
             vec![Group::ToolCallTag]
         );
-        assert!(sniff("plain prose, no markers", FormatSet::ALL).is_empty());
+        assert!(sniffed("plain prose, no markers", FormatSet::ALL).is_empty());
         assert_eq!(
-            sniff("<think>a</think>\n[f(a=1)]", FormatSet::ALL),
+            sniffed("<think>a</think>\n[f(a=1)]", FormatSet::ALL),
             vec![Group::Pythonic]
         );
         assert_eq!(
-            sniff(" {\"name\": \"f\"}", FormatSet::ALL),
+            sniffed(" {\"name\": \"f\"}", FormatSet::ALL),
             vec![Group::Llama3Json]
         );
-        assert!(sniff("[link](x)", FormatSet::ALL).is_empty());
+        assert!(sniffed("[link](x)", FormatSet::ALL).is_empty());
         // Markers inside the strings of a JSON message are not markup.
         let json = r#"[{"name": "f", "arguments": {"s": "<tool_call>"}}]"#;
-        assert!(sniff(json, FormatSet::ALL).is_empty());
+        assert!(sniffed(json, FormatSet::ALL).is_empty());
         let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
-        assert_eq!(sniff(object, FormatSet::ALL), vec![Group::Llama3Json]);
+        assert_eq!(sniffed(object, FormatSet::ALL), vec![Group::Llama3Json]);
     }
 }

@@ -17,22 +17,21 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     if memchr::memchr(b'<', bytes).is_none() {
         return spans;
     }
-    let mut pos = 0;
-    let first_open = THINK_OPEN.find(bytes);
+    // The first `<think>` is searched for once: the tags cannot overlap, so a leading
+    // `</think>` ends before it.
+    let mut next_open = THINK_OPEN.find(bytes);
     if let Some(close) = THINK_CLOSE.find(bytes) {
-        if first_open.is_none_or(|open| close < open) {
+        if next_open.is_none_or(|open| close < open) {
             spans.push(0..close + CLOSE.len());
-            pos = close + CLOSE.len();
         }
     }
-    while let Some(found) = THINK_OPEN.find(&bytes[pos..]) {
-        let start = pos + found;
+    while let Some(start) = next_open {
         let inner = start + OPEN.len();
         match THINK_CLOSE.find(&bytes[inner..]) {
             Some(close) => {
                 let end = inner + close + CLOSE.len();
                 spans.push(start..end);
-                pos = end;
+                next_open = THINK_OPEN.find(&bytes[end..]).map(|found| end + found);
             }
             None => {
                 spans.push(start..bytes.len());
@@ -70,5 +69,8 @@ mod tests {
         assert_eq!(outside(text, &think_spans(text)), vec![(16, "b")]);
         assert_eq!(think_spans("plan</think>{}"), vec![0..12]);
         assert!(think_spans("none").is_empty());
+        let text = "a</think>b<think>c</think>d<think>e";
+        assert_eq!(think_spans(text), vec![0..9, 10..26, 27..35]);
+        assert!(think_spans("<b>no tags</b>").is_empty());
     }
 }
