@@ -71,12 +71,17 @@ fn format_error(path: &str, message: String) -> FormatError {
     }
 }
 
-fn expect_kind<V: JsonView>(value: &V, kind: JsonKind, path: &str) -> Result<(), FormatError> {
+/// `path` is written out only on failure (callers pass `format_args!`).
+fn expect_kind<V: JsonView>(
+    value: &V,
+    kind: JsonKind,
+    path: impl std::fmt::Display,
+) -> Result<(), FormatError> {
     if value.kind() == kind {
         Ok(())
     } else {
         Err(format_error(
-            path,
+            &path.to_string(),
             format!("expected {}, got {}", kind.name(), value.kind().name()),
         ))
     }
@@ -105,7 +110,7 @@ fn text_parts<V: JsonView>(parts: &V, path: &str) -> Result<Vec<String>, FormatE
                     "missing text".to_owned(),
                 ));
             };
-            expect_kind(&text, JsonKind::String, &format!("{path}[{i}].text"))?;
+            expect_kind(&text, JsonKind::String, format_args!("{path}[{i}].text"))?;
             texts.push(text.string_lossy().unwrap_or_default());
         }
     }
@@ -160,7 +165,7 @@ fn content_blocks<V: JsonView>(blocks: &V, path: &str) -> Result<BodyParts<V>, F
     let mut calls = Vec::new();
     let mut positions = Vec::new();
     for (i, block) in blocks.items().into_iter().enumerate() {
-        expect_kind(&block, JsonKind::Object, &format!("{path}[{i}]"))?;
+        expect_kind(&block, JsonKind::Object, format_args!("{path}[{i}]"))?;
         let kind = block.get("type");
         match kind.as_ref().and_then(|k| k.as_str()) {
             Some("text") => {
@@ -170,7 +175,7 @@ fn content_blocks<V: JsonView>(blocks: &V, path: &str) -> Result<BodyParts<V>, F
                         "missing text".to_owned(),
                     ));
                 };
-                expect_kind(&text, JsonKind::String, &format!("{path}[{i}].text"))?;
+                expect_kind(&text, JsonKind::String, format_args!("{path}[{i}].text"))?;
                 texts.push(text.string_lossy().unwrap_or_default());
             }
             Some("tool_use") => {
@@ -194,7 +199,7 @@ fn response_items<V: JsonView>(items: &V, path: &str) -> Result<BodyParts<V>, Fo
     let mut calls = Vec::new();
     let mut positions = Vec::new();
     for (i, item) in items.items().into_iter().enumerate() {
-        expect_kind(&item, JsonKind::Object, &format!("{path}[{i}]"))?;
+        expect_kind(&item, JsonKind::Object, format_args!("{path}[{i}]"))?;
         let kind = item.get("type");
         match kind.as_ref().and_then(|k| k.as_str()) {
             Some("function_call") => {
@@ -203,7 +208,11 @@ fn response_items<V: JsonView>(items: &V, path: &str) -> Result<BodyParts<V>, Fo
             }
             Some("message") => {
                 if let Some(content) = item.get("content") {
-                    expect_kind(&content, JsonKind::Array, &format!("{path}[{i}].content"))?;
+                    expect_kind(
+                        &content,
+                        JsonKind::Array,
+                        format_args!("{path}[{i}].content"),
+                    )?;
                     texts.extend(text_parts(&content, &format!("{path}[{i}].content"))?);
                 }
             }

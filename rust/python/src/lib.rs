@@ -6,7 +6,9 @@ use pyo3::prelude::*;
 /// Batch work builds a small tree per line on every core; mimalloc's per-thread heaps make
 /// those allocations several times cheaper than the system allocator's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
+
+mod allocator;
 
 mod api;
 mod batch;

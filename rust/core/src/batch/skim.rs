@@ -17,18 +17,22 @@ use crate::json::{
     ValueBuilder, MAX_DEPTH,
 };
 
-/// The members of a response body that [`crate::body::split_body_as`] reads, for any shape.
-const BODY_KEYS: [&str; 9] = [
-    "choices",
-    "output",
-    "candidates",
-    "content",
-    "message",
-    "text",
-    "tool_calls",
-    "role",
-    "parts",
-];
+/// Whether `key` is a member of a response body that [`crate::body::split_body_as`] reads,
+/// for any shape.
+fn is_body_key(key: &str) -> bool {
+    matches!(
+        key,
+        "choices"
+            | "output"
+            | "candidates"
+            | "content"
+            | "message"
+            | "text"
+            | "tool_calls"
+            | "role"
+            | "parts"
+    )
+}
 
 /// The key of the placeholder for skipped members: it can be neither a body key nor a
 /// component of a dotted `--field` path.
@@ -43,6 +47,10 @@ pub enum Plan<'p> {
     Record,
     /// The object at a dotted path; `top` for the line itself (which also holds `request_id`).
     Path { path: &'p [String], top: bool },
+    /// An element of a body's `choices` list (OpenAI Chat): only its `message` is read.
+    Choice,
+    /// A chat message (`choices[i].message`, Ollama's `message`): its text and calls.
+    Message,
 }
 
 enum Member<'p> {
@@ -50,15 +58,17 @@ enum Member<'p> {
     Skip,
     /// An object read with its own plan (anything else there is built).
     Nested(Plan<'p>),
+    /// A list whose object elements are read with this plan (anything else there is built).
+    Elements(Plan<'p>),
 }
 
 impl<'p> Plan<'p> {
     fn member(self, key: &str) -> Member<'p> {
-        let body_key = || BODY_KEYS.contains(&key);
         match self {
-            Plan::Body if body_key() => Member::Build,
+            Plan::Body => body_member(key),
             Plan::Record if key == "response" => Member::Nested(Plan::Body),
-            Plan::Record if key == "request_id" || body_key() => Member::Build,
+            Plan::Record if key == "request_id" => Member::Build,
+            Plan::Record => body_member(key),
             Plan::Path { top: true, .. } if key == "request_id" => Member::Build,
             Plan::Path { path, .. } if path.first().is_some_and(|k| k == key) => {
                 Member::Nested(match &path[1..] {
@@ -69,8 +79,20 @@ impl<'p> Plan<'p> {
                     },
                 })
             }
+            Plan::Choice if key == "message" => Member::Nested(Plan::Message),
+            Plan::Message if matches!(key, "content" | "text" | "tool_calls") => Member::Build,
             _ => Member::Skip,
         }
+    }
+}
+
+/// A body's member: chat choices and messages are read part by part, other body keys built.
+fn body_member<'p>(key: &str) -> Member<'p> {
+    match key {
+        "choices" => Member::Elements(Plan::Choice),
+        "message" => Member::Nested(Plan::Message),
+        _ if is_body_key(key) => Member::Build,
+        _ => Member::Skip,
     }
 }
 
@@ -146,7 +168,12 @@ impl<'t> Skim<'t> {
                 Member::Nested(inner) if self.peek()? == b'{' => {
                     Some(self.object(inner, depth + 1)?)
                 }
-                Member::Nested(_) => Some(self.value(&mut ValueBuilder, depth)?),
+                Member::Elements(inner) if self.peek()? == b'[' => {
+                    Some(self.elements(inner, depth + 1)?)
+                }
+                Member::Nested(_) | Member::Elements(_) => {
+                    Some(self.value(&mut ValueBuilder, depth)?)
+                }
             };
             if let Some(value) = value {
                 let Ok(()) = builder.object_insert(&mut members, JsonStr::from_utf8(key), value);
@@ -161,6 +188,40 @@ impl<'t> Skim<'t> {
         }
         let Ok(object) = builder.finish_object(members);
         Some(object)
+    }
+
+    /// The list at `pos` (its `[`), the `depth`-th open container of the line: object
+    /// elements read with `plan`, others built.
+    fn elements(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+        let mut builder = ValueBuilder;
+        let Ok(mut items) = builder.new_array();
+        self.pos += 1;
+        self.skip_whitespace();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            let Ok(array) = builder.finish_array(items);
+            return Some(array);
+        }
+        loop {
+            self.skip_whitespace();
+            let item = if self.peek()? == b'{' {
+                self.object(plan, depth + 1)?
+            } else {
+                self.value(&mut ValueBuilder, depth)?
+            };
+            let Ok(()) = builder.array_push(&mut items, item);
+            self.skip_whitespace();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        let Ok(array) = builder.finish_array(items);
+        Some(array)
     }
 
     /// After a member: `true` past a `,`, `false` past the closing `}`.
@@ -181,11 +242,11 @@ impl<'t> Skim<'t> {
             return None;
         }
         let start = self.pos + 1;
-        let length = self.bytes[start..]
+        let end = start + memchr::memchr(b'"', &self.bytes[start..])?;
+        if self.bytes[start..end]
             .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        let end = start + length;
-        if self.bytes[end] != b'"' {
+            .any(|&c| c == b'\\' || c < 0x20)
+        {
             return None;
         }
         self.pos = end + 1;
@@ -328,6 +389,28 @@ mod tests {
             r#"{"request_id": "r", "response": [1], "message": {"content": "m"}}"#,
             r#"{"response": {"message": {"content": "c", "role": "assistant"}, "done": true}}"#,
             r#"{"response": {"message": 5}}"#,
+            r#"{"choices": [], "id": 1}"#,
+            r#"{"choices": [ ] }"#,
+            r#"{"choices": 7}"#,
+            r#"{"choices": [1, "x", null, {"message": {"content": "m"}}]}"#,
+            r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "a", "refusal": null}, "logprobs": null}, {"message": {"content": "second"}}]}"#,
+            r#"{"choices": [{"message": 3, "finish_reason": "stop"}]}"#,
+            r#"{"choices": [{"finish_reason": "stop"}]}"#,
+            r#"{"choices": [{"message": {"role": "assistant"}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}], "annotations": []}}]}"#,
+            r#"{"choices": [{"message": {"content": [{"type": "text", "text": "p"}], "audio": {}}}]}"#,
+            r#"{"choices": [{"message": {"content": "a"}, "message": {"text": "b"}}]}"#,
+            r#"{"choices": [{"message": {"content": "x"}},]}"#,
+            r#"{"choices": [{"message": {"content": "x"}} {"message": {}}]}"#,
+            r#"{"choices": [{"logprobs": {"a": [1,]}, "message": {"content": "x"}}]}"#,
+            r#"{"choices": [{"mess\u0061ge": {"content": "escaped"}}]}"#,
+            r#"{"choices": [{"message": {"cont\u0065nt": "escaped"}}]}"#,
+            r#"{"choices": [{"message": {"content": "x"}}"#,
+            r#"{"message": {"role": "user", "content": "ollama", "images": null}, "done": true}"#,
+            r#"{"message": {"content": "x", "tool_calls": null, "thinking": "t"}}"#,
+            r#"{"message": {}}"#,
+            r#"{"message": {"role": "a"}}"#,
+            r#"{"request_id": "r", "response": "t", "choices": [{"message": {"content": "c"}}]}"#,
             r#"{"resp\u006fnse": {"text": "escaped key"}}"#,
             r#"{"text": "tab\tin key", "a\tb": 1}"#,
             "{\"text\" : \"spaced\" ,\n\"usage\"\t:\r{ } }",
@@ -356,11 +439,18 @@ mod tests {
     fn nesting_limits_are_those_of_the_full_parse() {
         for depth in [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
             let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-            for member in ["usage", "text", "choices"] {
-                let line = format!(r#"{{"{member}": {nested}, "text": "t"}}"#);
+            let members = ["usage", "text", "choices"]
+                .map(|member| format!(r#"{{"{member}": {nested}, "text": "t"}}"#));
+            let in_a_choice = [
+                format!(r#"{{"choices": [{nested}]}}"#),
+                format!(r#"{{"choices": [{{"logprobs": {nested}, "message": {{}}}}]}}"#),
+                format!(r#"{{"choices": [{{"message": {{"content": {nested}}}}}]}}"#),
+                format!(r#"{{"choices": [{{"message": {{"audio": {nested}}}}}]}}"#),
+            ];
+            for line in members.iter().chain(&in_a_choice) {
                 let record = format!(r#"{{"response": {line}}}"#);
                 for place in places() {
-                    assert_same(&line, &place);
+                    assert_same(line, &place);
                     assert_same(&record, &place);
                 }
             }
@@ -374,6 +464,14 @@ mod tests {
         assert_eq!(
             value,
             Value::object([("text", Value::str("hi")), (SKIPPED, Value::Null)])
+        );
+        let line =
+            r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "c"}}]}"#;
+        let message = Value::object([("content", Value::str("c")), (SKIPPED, Value::Null)]);
+        let choice = Value::object([("message", message), (SKIPPED, Value::Null)]);
+        assert_eq!(
+            parse_line(line, Plan::Body).unwrap(),
+            Value::object([("choices", Value::array(vec![choice]))])
         );
     }
 }

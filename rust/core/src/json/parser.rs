@@ -670,9 +670,11 @@ impl<'a> Parser<'a> {
                     return Err(self.error(SyntaxErrorKind::ControlCharacterInString));
                 }
                 _ => {
-                    high_bits |= c;
-                    self.scratch.push(c);
-                    i += 1;
+                    // The run up to the next escape is copied whole, as the fast path reads it.
+                    let (end, high) = plain_run(data, i + 1, quote);
+                    high_bits |= c | high;
+                    self.scratch.extend_from_slice(&data[i..end]);
+                    i = end;
                 }
             }
         }

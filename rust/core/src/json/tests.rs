@@ -57,6 +57,31 @@ fn strings_and_escapes() {
 }
 
 #[test]
+fn text_between_escapes_is_copied_whole() {
+    let long = "a longer run of plain text, é and 😀 included,";
+    assert_eq!(
+        strict(&format!(r#""\"{long}\" {long}\\{long}\u00e9x""#)).unwrap(),
+        Value::str(&format!("\"{long}\" {long}\\{long}éx"))
+    );
+    let tab_after_escape = "\"\\n some text\tmore\"";
+    let error = strict(tab_after_escape).unwrap_err();
+    assert_eq!(
+        (error.kind, error.offset),
+        (SyntaxErrorKind::ControlCharacterInString, 13)
+    );
+    assert_eq!(
+        lenient(tab_after_escape).unwrap(),
+        Value::str("\n some text\tmore")
+    );
+    assert_eq!(
+        strict(r#""\n unterminated after an escape"#)
+            .unwrap_err()
+            .kind,
+        SyntaxErrorKind::UnterminatedString
+    );
+}
+
+#[test]
 fn duplicate_keys_keep_first_position_and_last_value() {
     assert_eq!(
         strict(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap(),

@@ -108,7 +108,9 @@ impl JsonBuilder for ValueBuilder {
         })
     }
     fn new_object(&mut self) -> Result<Self::Object, Self::Error> {
-        Ok(Vec::new())
+        // Sized for the common object up front: growing from empty costs a call through the
+        // generic growth path on the first member.
+        Ok(Vec::with_capacity(4))
     }
     fn object_insert(
         &mut self,
