@@ -2,9 +2,7 @@
 //! markers. Both keep every parse linear: no byte is searched twice as long as the positions
 //! asked for only grow.
 
-use std::sync::OnceLock;
-
-use memchr::memmem;
+use crate::scan::finders::Needle;
 
 /// A start marker found in prose.
 #[derive(Clone, Copy, Debug)]
@@ -103,27 +101,6 @@ impl<'t> ProseCursor<'t> {
     }
 }
 
-/// A marker searched for with [`Seek`], and its searcher, built on first use and kept for the
-/// process: building a `memmem` searcher costs more than searching a typical message.
-pub(crate) struct Needle {
-    pub text: &'static str,
-    finder: OnceLock<memmem::Finder<'static>>,
-}
-
-impl Needle {
-    pub const fn new(text: &'static str) -> Self {
-        Self {
-            text,
-            finder: OnceLock::new(),
-        }
-    }
-
-    fn finder(&self) -> &memmem::Finder<'static> {
-        self.finder
-            .get_or_init(|| memmem::Finder::new(self.text.as_bytes()))
-    }
-}
-
 /// A forward search for one marker that remembers its last answer.
 pub(crate) struct Seek<'t> {
     haystack: &'t [u8],
@@ -158,7 +135,7 @@ impl<'t> Seek<'t> {
         if self.exhausted_from.is_some_and(|e| from >= e) || from > self.haystack.len() {
             return None;
         }
-        match self.needle.finder().find(&self.haystack[from..]) {
+        match self.needle.find(&self.haystack[from..]) {
             Some(i) => {
                 self.searched_from = from;
                 self.found = Some(from + i);
@@ -182,6 +159,22 @@ impl<'t> Seek<'t> {
             None => otherwise,
         }
     }
+}
+
+/// The first occurrence of a short fixed `needle` in `haystack`: a `memchr` for its first byte
+/// and a comparison where it stops. For the few bytes of a header, where building a `memmem`
+/// or two-way searcher costs more than the search; linear, as the needle is a constant.
+pub(crate) fn find_short(haystack: &str, needle: &str) -> Option<usize> {
+    let (bytes, needle) = (haystack.as_bytes(), needle.as_bytes());
+    let mut pos = 0;
+    while let Some(i) = memchr::memchr(needle[0], &bytes[pos..]) {
+        let at = pos + i;
+        if bytes[at..].starts_with(needle) {
+            return Some(at);
+        }
+        pos = at + 1;
+    }
+    None
 }
 
 /// A small set of fixed markers that all start with one of at most two bytes (`<` and `[` in
@@ -279,6 +272,14 @@ mod tests {
         // A marker must end within the range; the first listed wins at one position.
         assert_eq!(at(6, 12), Some((9, 11, 2)));
         assert_eq!(at(10, text.len()), None);
+    }
+
+    #[test]
+    fn find_short_finds_the_first_occurrence() {
+        assert_eq!(find_short("a to to= to=x", "to="), Some(5));
+        assert_eq!(find_short("tto=", "to="), Some(1));
+        assert_eq!(find_short("to", "to="), None);
+        assert_eq!(find_short("", "to="), None);
     }
 
     #[test]

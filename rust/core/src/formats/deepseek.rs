@@ -9,10 +9,11 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle};
+use super::cursor::Markers;
 use super::sectioned::{self, Body, Tokens};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 pub(crate) static TOKENS: Tokens = Tokens {
     formats: &[Format::DeepseekV31, Format::DeepseekV3],

@@ -2,11 +2,11 @@
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
 //! typed as in qwen3_coder.
 
-use super::cursor::Needle;
 use super::schema::{typed_value, Types};
 use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::scan::finders::Needle;
 
 const KEY: &str = "<arg_key>";
 pub(crate) const KEY_CLOSE: &str = "</arg_key>";

@@ -8,9 +8,10 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle, ProseCursor, Seek};
+use super::cursor::{find_short, Markers, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -24,7 +25,7 @@ static TERMINATORS: Markers = Markers::new(&ENDS);
 
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
-    let at = header.find("to=")?;
+    let at = find_short(header, "to=")?;
     let rest = &header[at + 3..];
     let len = rest
         .find(|c: char| c.is_whitespace() || c == '<')
@@ -43,7 +44,7 @@ pub(crate) enum Message {
 /// Reads a header that follows `<|start|>` (`after_start`) or `<|channel|>`.
 pub(crate) fn classify(header: &str, after_start: bool) -> Message {
     let (role, channel) = if after_start {
-        match header.find(CHANNEL) {
+        match find_short(header, CHANNEL) {
             Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
             None => (header, ""),
         }

@@ -5,10 +5,11 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle};
+use super::cursor::Markers;
 use super::sectioned::{self, Body, Tokens};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 pub(crate) static TOKENS: Tokens = Tokens {
     formats: &[Format::KimiK2],

@@ -13,8 +13,11 @@ use super::sniff::message_start;
 use super::{skip_ws, Cx, Failure, Format, ReadCalls};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
+use crate::scan::finders::Needle;
 
 const PYTHON_TAG: &str = "<|python_tag|>";
+static PYTHON_TAG_NEEDLE: Needle = Needle::new(PYTHON_TAG);
+static PARAMETERS_KEY: Needle = Needle::new("\"parameters\"");
 
 static MARKERS: Markers = Markers::new(&[PYTHON_TAG]);
 
@@ -31,7 +34,8 @@ where
     if bare.starts_with('{') {
         // Without `"parameters"` or a tag anywhere this cannot hold Llama 3 calls: leaving it
         // to the raw-JSON tier at once spares decoding every raw-JSON message twice.
-        if !bare.contains("\"parameters\"") && !bare.contains(PYTHON_TAG) {
+        let bytes = bare.as_bytes();
+        if PARAMETERS_KEY.find(bytes).is_none() && PYTHON_TAG_NEEDLE.find(bytes).is_none() {
             cx.prose(range);
             return Ok(());
         }

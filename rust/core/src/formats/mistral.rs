@@ -4,10 +4,11 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);

@@ -4,11 +4,11 @@
 //! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
 //! of the text.
 
-use super::cursor::Needle;
 use super::schema::{typed_value, Types};
 use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::scan::finders::Needle;
 
 pub(crate) const FUNCTION: &str = "<function=";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";

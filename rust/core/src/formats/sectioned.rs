@@ -4,9 +4,10 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 pub(crate) struct Tokens {
     /// The formats using these tokens; a call that fails before its format is known is

@@ -4,9 +4,10 @@
 
 use std::ops::Range;
 
-use super::cursor::{Markers, Needle, ProseCursor, Seek};
+use super::cursor::{Markers, ProseCursor, Seek};
 use super::{glm45, hermes, qwen3_coder, skip_ws, Cx, Format};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::finders::Needle;
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
