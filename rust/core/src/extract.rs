@@ -7,7 +7,7 @@ use crate::calls::{
     push_call, push_calls_of_text, push_calls_of_value, CallFields, FailureKind, Invalid, Outcome,
     Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
-use crate::formats::{extract_formats, FormatOptions, FormatSet, ToolSchemas};
+use crate::formats::{extract_formats, FormatOptions, FormatSet, ParamTypes};
 use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
 use crate::scan::fence::{closing_fence_after, find_blocks_with};
@@ -41,7 +41,7 @@ pub struct TextOptions<'a> {
     pub raw_json: Option<RawJsonMode>,
     pub json: ParseOptions,
     /// Tool definitions, to type qwen3_coder and glm45 values.
-    pub tools: Option<&'a ToolSchemas>,
+    pub tools: Option<&'a dyn ParamTypes>,
 }
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;

@@ -6,7 +6,7 @@ use toolwire_core::body::{extract_body_as, BodyError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
-use toolwire_core::formats::FormatSet;
+use toolwire_core::formats::{FormatSet, ParamTypes};
 use toolwire_core::json::{parse, ParseError, ParseOptions};
 use toolwire_core::position::CharOffsets;
 
@@ -15,7 +15,7 @@ use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
 use crate::input::{
-    error_policy, extract_text_options, guarded, raw_json_mode, tool_schemas, with_text,
+    error_policy, extract_text_options, guarded, raw_json_mode, with_text, ToolDefs,
 };
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
@@ -221,8 +221,9 @@ pub fn extract<'py>(
     let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let schemas = tool_schemas(tools)?;
-        let options = extract_text_options(formats, raw_json, repair, schemas.as_ref())?;
+        let tools = ToolDefs::read(tools)?;
+        let tools = tools.as_ref().map(|t| t as &dyn ParamTypes);
+        let options = extract_text_options(formats, raw_json, repair, tools)?;
         extract_any(py, response, &options, Shape::Auto, policy)
     })
 }

@@ -8,7 +8,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
-use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
+use toolwire_core::formats::{types_in, Format, FormatSet, ParamTypes, ToolSchemas, Types};
 use toolwire_core::json::ParseOptions;
 use toolwire_core::utf8::decode_utf8;
 
@@ -99,24 +99,53 @@ pub const FORMAT_NAMES: &[&str] = &[
     "glm45",
 ];
 
-/// `tools=` (any tool shape `Tool.from_dict` accepts, or `Tool` objects) → parameter types
-/// for qwen3_coder and glm45 values.
-pub fn tool_schemas(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ToolSchemas>> {
-    let Some(tools) = tools.filter(|t| !t.is_none()) else {
-        return Ok(None);
-    };
-    let mut views = Vec::new();
-    for tool in tools.try_iter()? {
-        let tool = tool?;
-        // Dicts first: `hasattr` on a dict raises (and discards) an AttributeError.
-        let tool = if !tool.is_instance_of::<PyDict>() && tool.hasattr("to_dict")? {
-            tool.call_method0("to_dict")?
-        } else {
-            tool
+/// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
+/// for the parameters a qwen3_coder or glm45 call names (see `types_in`), so a call passing
+/// many tools pays only for what its text calls.
+#[derive(Debug)]
+pub struct ToolDefs(Vec<Py<PyAny>>);
+
+impl ToolDefs {
+    /// `tools=`, or `None` when absent.
+    pub fn read(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Self>> {
+        let Some(tools) = tools.filter(|t| !t.is_none()) else {
+            return Ok(None);
         };
-        views.push(PyJson(tool));
+        let mut defs = Vec::new();
+        for tool in tools.try_iter()? {
+            let tool = tool?;
+            // Dicts first: `hasattr` on a dict raises (and discards) an AttributeError.
+            let tool = if !tool.is_instance_of::<PyDict>() && tool.hasattr("to_dict")? {
+                tool.call_method0("to_dict")?
+            } else {
+                tool
+            };
+            defs.push(tool.unbind());
+        }
+        Ok(Some(Self(defs)))
     }
-    Ok(Some(ToolSchemas::from_tools(&views)))
+
+    fn views<'a, 'py>(
+        &'a self,
+        py: Python<'py>,
+    ) -> impl DoubleEndedIterator<Item = PyJson<'py>> + 'a
+    where
+        'py: 'a,
+    {
+        self.0.iter().map(move |tool| PyJson(tool.bind(py).clone()))
+    }
+
+    /// The parameter types of every tool, read at once (for a stream, which asks for them
+    /// chunk after chunk).
+    pub fn schemas(&self, py: Python<'_>) -> ToolSchemas {
+        ToolSchemas::from_tools(&self.views(py).collect::<Vec<_>>())
+    }
+}
+
+impl ParamTypes for ToolDefs {
+    fn types(&self, tool: &str, parameter: &str) -> Types {
+        Python::attach(|py| types_in(self.views(py), tool, parameter))
+    }
 }
 
 /// The names `formats=` lists, or `None` for `"auto"`. `one_name` also accepts a single name
@@ -156,7 +185,7 @@ pub fn text_options<'a>(
     formats: &Bound<'_, PyAny>,
     raw_json: &str,
     repair: bool,
-    tools: Option<&'a ToolSchemas>,
+    tools: Option<&'a dyn ParamTypes>,
 ) -> PyResult<TextOptions<'a>> {
     let mode = raw_json_mode(raw_json)?;
     let json = ParseOptions { lenient: repair };
@@ -187,7 +216,7 @@ pub fn extract_text_options<'a>(
     formats: Option<&Bound<'_, PyAny>>,
     raw_json: &str,
     repair: bool,
-    tools: Option<&'a ToolSchemas>,
+    tools: Option<&'a dyn ParamTypes>,
 ) -> PyResult<TextOptions<'a>> {
     match formats {
         Some(formats) => text_options(formats, raw_json, repair, tools),

@@ -19,7 +19,7 @@ use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
-use crate::input::{error_policy, format_names, guarded, tool_schemas, with_text};
+use crate::input::{error_policy, format_names, guarded, with_text, ToolDefs};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
@@ -50,7 +50,11 @@ fn stream_options(
 
 /// `tools=` → the schemas that type qwen3_coder and glm45 values.
 fn stream_tools(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<ToolSchemas>>> {
-    Ok(tool_schemas(tools)?.map(Arc::new))
+    let Some(tools) = tools else {
+        return Ok(None);
+    };
+    let defs = ToolDefs::read(Some(tools))?;
+    Ok(defs.map(|defs| Arc::new(defs.schemas(tools.py()))))
 }
 
 /// The `str` chunk just fed, when events may reuse it: an event whose text is the whole chunk

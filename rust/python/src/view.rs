@@ -8,7 +8,7 @@ use toolwire_core::json::{JsonKind, JsonView};
 
 /// The keys the core's shape rules look up, interned once: a lookup then costs no allocation
 /// and the `str` hash is already known.
-const KNOWN_KEYS: [&str; 23] = [
+const KNOWN_KEYS: [&str; 28] = [
     "name",
     "arguments",
     "parameters",
@@ -32,6 +32,12 @@ const KNOWN_KEYS: [&str; 23] = [
     "index",
     "partial_json",
     "role",
+    // Tool definitions, read per typed qwen3_coder / glm45 parameter.
+    "properties",
+    "input_schema",
+    "schema",
+    "anyOf",
+    "oneOf",
 ];
 
 fn known_key_index(key: &str) -> Option<usize> {
@@ -59,6 +65,11 @@ fn known_key_index(key: &str) -> Option<usize> {
         "index" => 20,
         "partial_json" => 21,
         "role" => 22,
+        "properties" => 23,
+        "input_schema" => 24,
+        "schema" => 25,
+        "anyOf" => 26,
+        "oneOf" => 27,
         _ => return None,
     })
 }

@@ -47,7 +47,7 @@ use crate::calls::{
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, ParseOptions, SyntaxError};
 use crate::scan::think::{self, think_spans};
 
-pub use schema::ToolSchemas;
+pub use schema::{types_in, ParamTypes, ToolSchemas, Types};
 pub use sniff::sniff;
 
 /// A format of §6.
@@ -203,7 +203,7 @@ impl Group {
 pub struct FormatOptions<'a> {
     pub json: ParseOptions,
     /// Tool definitions, to type qwen3_coder and glm45 parameter values.
-    pub tools: Option<&'a ToolSchemas>,
+    pub tools: Option<&'a dyn ParamTypes>,
     /// Parse calls written inside think spans (§6).
     pub calls_in_reasoning: bool,
 }

@@ -80,7 +80,30 @@ impl Types {
     }
 }
 
-/// Parameter types per tool, read once from the tool definitions.
+/// Parameter types by tool and parameter name, as the format parsers ask for them (`Sync`:
+/// batch extraction shares its options between threads).
+pub trait ParamTypes: std::fmt::Debug + Sync {
+    /// The types of a parameter (empty when unknown).
+    fn types(&self, tool: &str, parameter: &str) -> Types;
+}
+
+/// A tool definition's function object: OpenAI/Ollama wrap it in `function`.
+fn definition<V: JsonView>(tool: &V) -> V {
+    tool.get("function")
+        .filter(|f| f.kind() == JsonKind::Object)
+        .unwrap_or_else(|| tool.clone())
+}
+
+/// The `properties` of a definition's parameter schema, under any key `Tool.from_dict` reads.
+fn properties<V: JsonView>(definition: &V) -> Option<V> {
+    ["parameters", "input_schema", "schema"]
+        .into_iter()
+        .find_map(|key| definition.get(key))
+        .and_then(|schema| schema.get("properties"))
+}
+
+/// Parameter types per tool, read once from the tool definitions (for a stream, which asks
+/// for them chunk after chunk).
 #[derive(Clone, Debug, Default)]
 pub struct ToolSchemas {
     tools: HashMap<String, HashMap<String, Types>>,
@@ -93,18 +116,12 @@ impl ToolSchemas {
     pub fn from_tools<V: JsonView>(tools: &[V]) -> Self {
         let mut schemas = ToolSchemas::default();
         for tool in tools {
-            let tool = tool
-                .get("function")
-                .filter(|f| f.kind() == JsonKind::Object)
-                .unwrap_or_else(|| tool.clone());
+            let tool = definition(tool);
             let Some(name) = tool.get("name").and_then(|n| n.as_str().map(str::to_owned)) else {
                 continue;
             };
-            let schema = ["parameters", "input_schema", "schema"]
-                .into_iter()
-                .find_map(|key| tool.get(key));
             let mut params = HashMap::new();
-            if let Some(properties) = schema.and_then(|s| s.get("properties")) {
+            if let Some(properties) = properties(&tool) {
                 for (key, property) in properties.entries() {
                     params.insert(key, Types::of_schema(&property, 0));
                 }
@@ -113,15 +130,45 @@ impl ToolSchemas {
         }
         schemas
     }
+}
 
-    /// The types of a parameter (empty when unknown).
-    pub fn types(&self, tool: &str, parameter: &str) -> Types {
+impl ParamTypes for ToolSchemas {
+    fn types(&self, tool: &str, parameter: &str) -> Types {
         self.tools
             .get(tool)
             .and_then(|params| params.get(parameter))
             .copied()
             .unwrap_or_default()
     }
+}
+
+/// The types of `tool`'s `parameter` read on demand from tool definitions in any shape
+/// [`ToolSchemas::from_tools`] reads, with the same result: only the called tool's called
+/// parameter is read, so a parse costs the same however many tools and properties are passed
+/// (a binding implements [`ParamTypes`] with it, reading the user's definitions as they are).
+/// The last definition of a name wins; a property key is matched by `get`, else as its text
+/// (`entries`).
+pub fn types_in<V: JsonView>(
+    tools: impl DoubleEndedIterator<Item = V>,
+    tool: &str,
+    parameter: &str,
+) -> Types {
+    let Some(definition) = tools
+        .rev()
+        .map(|t| definition(&t))
+        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))
+    else {
+        return Types::default();
+    };
+    properties(&definition)
+        .and_then(|properties| {
+            properties.get(parameter).or_else(|| {
+                let mut entries = properties.entries();
+                let at = entries.iter().rposition(|(key, _)| key == parameter)?;
+                Some(entries.swap_remove(at).1)
+            })
+        })
+        .map_or(Types::default(), |property| Types::of_schema(&property, 0))
 }
 
 /// The value of a raw-text parameter, typed as the module documentation says.
@@ -215,5 +262,50 @@ mod tests {
         assert_eq!(typed("5", "{}"), Value::Int(5));
         assert_eq!(typed("null", "{}"), Value::Null);
         assert_eq!(typed("hello world", "{}"), Value::str("hello world"));
+    }
+
+    /// Tool definitions read on demand, as a binding would read the user's list.
+    #[derive(Debug)]
+    struct OnDemand(Vec<Value>);
+
+    impl ParamTypes for OnDemand {
+        fn types(&self, tool: &str, parameter: &str) -> Types {
+            types_in(self.0.iter().cloned(), tool, parameter)
+        }
+    }
+
+    #[test]
+    fn on_demand_agrees_with_read_at_once() {
+        let tools = r#"[
+            {"type": "function", "function": {"name": "f", "parameters": {"properties": {
+                "a": {"type": "integer"}, "b": {"type": ["string", "null"]}}}}},
+            {"name": "g", "input_schema": {"properties": {"a": {"anyOf": [{"type": "number"}]}}}},
+            {"name": "h", "schema": {"properties": {"o": {"type": "object"}}}},
+            {"name": "f", "parameters": {"properties": {"a": {"type": "boolean"}}}},
+            {"name": 5, "parameters": {"properties": {"a": {"type": "string"}}}},
+            {"name": "p", "parameters": {"properties": []}},
+            {"function": "not an object", "name": "q", "parameters": {"properties": {"x": {}}}},
+            "not a tool"
+        ]"#;
+        let Value::Array(items) = parse(tools, &mut ValueBuilder, ParseOptions::default()).unwrap()
+        else {
+            panic!("an array")
+        };
+        let at_once = ToolSchemas::from_tools(&items);
+        let on_demand = OnDemand(items.to_vec());
+        for tool in ["f", "g", "h", "p", "q", "5", "missing"] {
+            for parameter in ["a", "b", "o", "x", "missing"] {
+                assert_eq!(
+                    on_demand.types(tool, parameter),
+                    at_once.types(tool, parameter),
+                    "{tool}.{parameter}"
+                );
+            }
+        }
+        // The later "f" wins; a wrapped definition is read through `function`.
+        assert_eq!(on_demand.types("f", "a").0, Types::BOOLEAN);
+        assert_eq!(on_demand.types("f", "b").0, 0);
+        assert_eq!(on_demand.types("g", "a").0, Types::NUMBER);
+        assert_eq!(on_demand.types("h", "o").0, Types::OBJECT);
     }
 }

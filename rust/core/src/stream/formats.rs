@@ -22,7 +22,9 @@ use std::mem;
 
 use crate::formats::harmony::{self, Message};
 use crate::formats::sectioned::Tokens;
-use crate::formats::{deepseek, kimi_k2, parse_markup, pythonic, Format, FormatOptions, Group};
+use crate::formats::{
+    deepseek, kimi_k2, parse_markup, pythonic, Format, FormatOptions, Group, ParamTypes,
+};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 
 use super::body::Closing;
@@ -1582,7 +1584,7 @@ impl StreamParser {
         let first_index = live.live.iter().flatten().map(|l| l.index).min();
         let options = FormatOptions {
             json: self.options.json,
-            tools: self.tools.as_deref(),
+            tools: self.tools.as_deref().map(|t| t as &dyn ParamTypes),
             calls_in_reasoning: self.options.calls_in_reasoning,
         };
         let decoded = parse_markup(

@@ -8,7 +8,7 @@ use super::tests::{
     args_text, assert_chunk_invariant, chars_split, corpus, field, normalized, stream_chunks,
 };
 use super::*;
-use crate::formats::{parse_format, Format, FormatOptions, ToolSchemas};
+use crate::formats::{parse_format, Format, FormatOptions, ParamTypes, ToolSchemas};
 use crate::json::{parse, to_compact_json, Value, ValueBuilder};
 
 type Ev = Event<Value>;
@@ -83,7 +83,7 @@ fn check(
         text,
         format,
         FormatOptions {
-            tools: tools.as_deref(),
+            tools: tools.as_deref().map(|t| t as &dyn ParamTypes),
             ..FormatOptions::default()
         },
     )
