@@ -1,6 +1,7 @@
 //! Reading the arguments of the API functions: text inputs and options.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, PoisonError};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -8,7 +9,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
-use toolwire_core::formats::{types_in, Format, FormatSet, ParamTypes, ToolSchemas, Types};
+use toolwire_core::formats::{
+    property_types, tool_properties, Format, FormatSet, ParamTypes, ToolSchemas, Types,
+};
 use toolwire_core::json::ParseOptions;
 use toolwire_core::utf8::decode_utf8;
 
@@ -100,10 +103,15 @@ pub const FORMAT_NAMES: &[&str] = &[
 ];
 
 /// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
-/// for the parameters a qwen3_coder or glm45 call names (see `types_in`), so a call passing
+/// for the parameters a qwen3_coder or glm45 call names (see `tool_properties`), so a call passing
 /// many tools pays only for what its text calls.
 #[derive(Debug)]
-pub struct ToolDefs(Vec<Py<PyAny>>);
+pub struct ToolDefs {
+    tools: Vec<Py<PyAny>>,
+    /// The last tool looked up and its `properties`: a call's parameters are looked up one
+    /// after another. Lives for one parse only, so a later change to the list is always seen.
+    last: Mutex<Option<(String, Option<Py<PyAny>>)>>,
+}
 
 impl ToolDefs {
     /// `tools=`, or `None` when absent.
@@ -122,7 +130,10 @@ impl ToolDefs {
             };
             defs.push(tool.unbind());
         }
-        Ok(Some(Self(defs)))
+        Ok(Some(Self {
+            tools: defs,
+            last: Mutex::new(None),
+        }))
     }
 
     fn views<'a, 'py>(
@@ -132,7 +143,9 @@ impl ToolDefs {
     where
         'py: 'a,
     {
-        self.0.iter().map(move |tool| PyJson(tool.bind(py).clone()))
+        self.tools
+            .iter()
+            .map(move |tool| PyJson(tool.bind(py).clone()))
     }
 
     /// The parameter types of every tool, read at once (for a stream, which asks for them
@@ -144,7 +157,21 @@ impl ToolDefs {
 
 impl ParamTypes for ToolDefs {
     fn types(&self, tool: &str, parameter: &str) -> Types {
-        Python::attach(|py| types_in(self.views(py), tool, parameter))
+        Python::attach(|py| {
+            let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+            let properties = match &*last {
+                Some((name, properties)) if name == tool => {
+                    properties.as_ref().map(|p| PyJson(p.bind(py).clone()))
+                }
+                _ => {
+                    let properties = tool_properties(self.views(py), tool);
+                    let kept = properties.as_ref().map(|p| p.0.clone().unbind());
+                    *last = Some((tool.to_owned(), kept));
+                    properties
+                }
+            };
+            properties.map_or(Types::default(), |p| property_types(&p, parameter))
+        })
     }
 }
 

@@ -47,7 +47,7 @@ use crate::calls::{
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, ParseOptions, SyntaxError};
 use crate::scan::think::{self, think_spans};
 
-pub use schema::{types_in, ParamTypes, ToolSchemas, Types};
+pub use schema::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
 pub use sniff::sniff;
 
 /// A format of §6.

@@ -148,25 +148,28 @@ impl ParamTypes for ToolSchemas {
 /// (a binding implements [`ParamTypes`] with it, reading the user's definitions as they are).
 /// The last definition of a name wins; a property key is matched by `get`, else as its text
 /// (`entries`).
-pub fn types_in<V: JsonView>(
+///
+/// This half: the `properties` of the last definition named `tool` (a caller reading several
+/// parameters of one call looks the tool up once).
+pub fn tool_properties<V: JsonView>(
     tools: impl DoubleEndedIterator<Item = V>,
     tool: &str,
-    parameter: &str,
-) -> Types {
-    let Some(definition) = tools
+) -> Option<V> {
+    let definition = tools
         .rev()
         .map(|t| definition(&t))
-        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))
-    else {
-        return Types::default();
-    };
+        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))?;
     properties(&definition)
-        .and_then(|properties| {
-            properties.get(parameter).or_else(|| {
-                let mut entries = properties.entries();
-                let at = entries.iter().rposition(|(key, _)| key == parameter)?;
-                Some(entries.swap_remove(at).1)
-            })
+}
+
+/// The types of `parameter` in a tool's `properties` (the second half of [`tool_properties`]).
+pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
+    properties
+        .get(parameter)
+        .or_else(|| {
+            let mut entries = properties.entries();
+            let at = entries.iter().rposition(|(key, _)| key == parameter)?;
+            Some(entries.swap_remove(at).1)
         })
         .map_or(Types::default(), |property| Types::of_schema(&property, 0))
 }
@@ -270,7 +273,8 @@ mod tests {
 
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
-            types_in(self.0.iter().cloned(), tool, parameter)
+            tool_properties(self.0.iter().cloned(), tool)
+                .map_or(Types::default(), |p| property_types(&p, parameter))
         }
     }
 
