@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use toolwire_core::formats::{
-    extract_formats, parse_format, Format, FormatOptions, FormatSet, ToolSchemas,
+    extract_formats, parse_format, Format, FormatOptions, FormatSet, ParamTypes, ToolSchemas,
 };
 use toolwire_core::json::{parse, JsonView, ParseOptions, ValueBuilder};
 use toolwire_fuzz::{check_outcomes, json_options, text_of};
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     });
     let options = FormatOptions {
         json: json_options(control),
-        tools: schemas.as_ref(),
+        tools: schemas.as_ref().map(|s| s as &dyn ParamTypes),
         calls_in_reasoning: control & 0x40 != 0,
     };
     match Format::ALL.get(usize::from(control & 0x0F)) {
