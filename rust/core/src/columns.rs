@@ -132,23 +132,11 @@ impl CallColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::{extract_line, LineOptions, Locate};
-    use crate::extract::{RawJsonMode, TextOptions};
-    use crate::json::ParseOptions;
+    use crate::batch::{extract_line, Locate};
 
     #[test]
     fn rows_become_lists_of_call_entries() {
-        let options = LineOptions {
-            text: TextOptions {
-                text_tagged: true,
-                formats: crate::formats::FormatSet::ALL,
-                raw_json: Some(RawJsonMode::Fenced),
-                json: ParseOptions::default(),
-                tools: None,
-            },
-            shape: crate::body::Shape::Auto,
-            locate: Locate::Whole,
-        };
+        let options = crate::batch::tests::options(Locate::Whole, crate::body::Shape::Auto);
         let lines: Vec<&[u8]> = vec![
             br#"{"tool_calls": [{"id": "a", "name": "f", "arguments": {"x": 1}}, {"name": 3}]}"#,
             b"nope",

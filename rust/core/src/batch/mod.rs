@@ -384,7 +384,7 @@ pub fn extract_lines(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::extract::RawJsonMode;
     use crate::json::ParseOptions;
