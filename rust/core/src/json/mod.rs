@@ -2,6 +2,7 @@
 
 mod builder;
 mod parser;
+mod plain_run;
 mod value;
 mod view;
 mod write;

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::builder::{JsonBuilder, JsonStr};
+use super::plain_run::plain_run;
 use super::view::JsonKind;
 
 /// Deepest nesting of arrays and objects accepted; deeper input is an error, not a stack overflow.
@@ -299,55 +300,6 @@ fn syntax_only<T, E>(
     })
 }
 
-/// Whether `c` ends the fast run of a string opened by `quote`: the quote, a backslash, or a
-/// control character.
-fn ends_plain_run(c: u8, quote: u8) -> bool {
-    c < 0x20 || c == quote || c == b'\\'
-}
-
-/// The end of the run of plain string bytes ([`ends_plain_run`]) that starts at `start`, and the OR of its bytes (to tell ASCII runs). Eight bytes at a time: a run
-/// is most of a JSON document.
-fn plain_run(data: &[u8], start: usize, quote: u8) -> (usize, u8) {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // High bit set in each byte of `word` that is below `n` (n <= 0x80). Borrows only carry
-    // towards higher bytes, so the lowest flagged byte is always a real one.
-    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS;
-    let mut i = start;
-    let mut high_bits = 0u64;
-    while let Some(chunk) = data.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let stops = below(word, 0x20)
-            | below(word ^ (ONES * u64::from(quote)), 1)
-            | below(word ^ (ONES * u64::from(b'\\')), 1);
-        if stops != 0 {
-            let run = (stops.trailing_zeros() / 8) as usize;
-            high_bits |= word & ((1u64 << (8 * run)) - 1);
-            return (i + run, ascii_flag(high_bits));
-        }
-        high_bits |= word;
-        i += 8;
-    }
-    let mut high_byte = ascii_flag(high_bits);
-    while let Some(&c) = data.get(i) {
-        if ends_plain_run(c, quote) {
-            break;
-        }
-        high_byte |= c;
-        i += 1;
-    }
-    (i, high_byte)
-}
-
-/// 0x80 if any byte of `word` has its high bit set, else 0.
-fn ascii_flag(word: u64) -> u8 {
-    if word & u64::from_ne_bytes([0x80; 8]) == 0 {
-        0
-    } else {
-        0x80
-    }
-}
-
 struct Parser<'a> {
     /// The UTF-8 bytes of a `&str`.
     data: &'a [u8],
@@ -632,14 +584,14 @@ impl<'a> Parser<'a> {
         let data = self.data;
         let start = self.pos;
         // Fast path: a run with no escape is borrowed from the input.
-        let (mut i, mut high_bits) = plain_run(data, start, quote);
+        let (mut i, mut ascii) = plain_run(data, start, quote);
         match data.get(i) {
             Some(&c) if c == quote => {
                 self.pos = i + 1;
                 return Ok(StrRef::Input {
                     start,
                     end: i,
-                    ascii: high_bits < 0x80,
+                    ascii,
                 });
             }
             None => {
@@ -671,15 +623,15 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     // The run up to the next escape is copied whole, as the fast path reads it.
-                    let (end, high) = plain_run(data, i + 1, quote);
-                    high_bits |= c | high;
+                    let (end, run_ascii) = plain_run(data, i + 1, quote);
+                    ascii &= c.is_ascii() && run_ascii;
                     self.scratch.extend_from_slice(&data[i..end]);
                     i = end;
                 }
             }
         }
         Ok(StrRef::Scratch {
-            ascii: high_bits < 0x80 && self.scratch.is_ascii(),
+            ascii: ascii && self.scratch.is_ascii(),
             surrogates: has_surrogates,
         })
     }
@@ -838,43 +790,6 @@ fn push_code_point(out: &mut Vec<u8>, code: u32, has_surrogates: &mut bool) {
                 0x80 | ((code >> 6) & 0x3F) as u8,
                 0x80 | (code & 0x3F) as u8,
             ]);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The byte-at-a-time definition `plain_run` must agree with.
-    fn plain_run_bytewise(data: &[u8], start: usize, quote: u8) -> (usize, bool) {
-        let end = data[start..]
-            .iter()
-            .position(|&c| ends_plain_run(c, quote))
-            .map_or(data.len(), |n| start + n);
-        (end, data[start..end].is_ascii())
-    }
-
-    #[test]
-    fn plain_run_stops_at_every_stop_byte_in_every_lane() {
-        let fillers: [&[u8]; 3] = [b"a", "é".as_bytes(), b"\x7f"];
-        for stop in [b'"', b'\'', b'\\', 0x00, 0x1F, b'\n'] {
-            for quote in [b'"', b'\''] {
-                for filler in fillers {
-                    for len in 0..24 {
-                        let mut data = filler.repeat(len);
-                        let stop_at = data.len();
-                        data.push(stop);
-                        data.extend_from_slice(&filler.repeat(9));
-                        for start in 0..=stop_at.min(3) {
-                            let (end, high) = plain_run(&data, start, quote);
-                            let (want_end, want_ascii) = plain_run_bytewise(&data, start, quote);
-                            assert_eq!(end, want_end, "stop {stop:#x} len {len} start {start}");
-                            assert_eq!(high < 0x80, want_ascii || end == start);
-                        }
-                    }
-                }
-            }
         }
     }
 }
