@@ -16,18 +16,15 @@ pub(super) fn ends_plain_run(c: u8, quote: u8) -> bool {
 /// the run is ASCII.
 #[inline]
 pub(super) fn plain_run(data: &[u8], start: usize, quote: u8) -> (usize, bool) {
-    let mut i = start;
-    let mut ascii = true;
     #[cfg(target_arch = "x86_64")]
-    {
-        let (end, run_ascii, stopped) = sse2::plain_run(data, i, quote);
-        if stopped {
-            return (end, run_ascii);
-        }
-        (i, ascii) = (end, run_ascii);
-    }
-    let (end, run_ascii) = swar_plain_run(data, i, quote);
-    (end, ascii && run_ascii)
+    let (start, ascii) = match sse2::plain_run(data, start, quote) {
+        (end, ascii, true) => return (end, ascii),
+        (end, ascii, false) => (end, ascii),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let ascii = true;
+    let (end, tail_ascii) = swar_plain_run(data, start, quote);
+    (end, ascii && tail_ascii)
 }
 
 /// Eight bytes at a time in a `u64`, then byte by byte.
