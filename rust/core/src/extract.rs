@@ -1,6 +1,7 @@
 //! The text tiers of `extract` (§4.2, §4.3, §4.4): locate, decode, and shape-check calls.
 
 use memchr::memmem;
+use smallvec::SmallVec;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
@@ -68,7 +69,7 @@ where
     // ends, so the closing fence is found without a second, string-aware pass. A single call
     // object is read field by field, without building the object itself. (Strict JSON only:
     // lenient JSON may hide a fence line in a single-quoted string.)
-    let mut decoded: Vec<(usize, Decoded<B::Value>)> = Vec::new();
+    let mut decoded: SmallVec<[(usize, Decoded<B::Value>); 2]> = SmallVec::new();
     let blocks = find_blocks_with(text, |body_start| {
         if options.lenient {
             return None;
@@ -86,7 +87,7 @@ where
         Some(close)
     });
     let mut decoded = decoded.into_iter().peekable();
-    let mut outcomes = Vec::new();
+    let mut outcomes = Vec::with_capacity(blocks.len());
     for (block_index, block) in blocks.into_iter().enumerate() {
         let what = TextPlace::FenceBlock(block_index);
         if !block.terminated {

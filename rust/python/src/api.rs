@@ -20,18 +20,20 @@ use crate::input::{
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
-/// Outcomes → the Python list the API returns, under the error policy.
+/// Outcomes → the Python list the API returns, under the error policy. Call names come from
+/// the builder's key cache: a response's tool names repeat across responses.
 pub(crate) fn calls_list<'py>(
-    py: Python<'py>,
+    builder: &mut PyBuilder<'py>,
     outcomes: Vec<Outcome<PyJson<'py>>>,
     policy: ErrorPolicy,
 ) -> PyResult<Bound<'py, PyList>> {
+    let py = builder.py();
     let outcomes =
         apply_policy(outcomes, policy).map_err(|invalid| invalid_call_error(py, &invalid))?;
     let list = PyList::empty(py);
     for outcome in outcomes {
         match outcome {
-            Outcome::Call(call) => list.append(ToolCall::from_call(py, call)?)?,
+            Outcome::Call(call) => list.append(ToolCall::from_call(builder, call)?)?,
             Outcome::Invalid(invalid) => {
                 list.append(InvalidToolCall::from_invalid(py, &invalid)?)?
             }
@@ -50,7 +52,7 @@ fn text_calls<'py>(
     let mut builder = PyBuilder::new(py);
     let mut outcomes = extract_text(&mut builder, text, options)?;
     finish_outcomes(text, &mut outcomes);
-    calls_list(py, outcomes, policy)
+    calls_list(&mut builder, outcomes, policy)
 }
 
 /// A fresh call id (§1): `call_` and 12 URL-safe base64 characters of OS randomness.
@@ -149,7 +151,7 @@ pub fn parse_native<'py>(
         let mut outcomes =
             core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
         finish_outcomes("", &mut outcomes);
-        calls_list(py, outcomes, policy)
+        calls_list(&mut builder, outcomes, policy)
     })
 }
 
@@ -252,7 +254,7 @@ pub fn extract_any<'py>(
         let mut builder = PyBuilder::new(py);
         let mut outcomes = core_parse_native(&mut builder, &elements, options.json)?;
         finish_outcomes("", &mut outcomes);
-        return calls_list(py, outcomes, policy);
+        return calls_list(&mut builder, outcomes, policy);
     }
     if shape != Shape::Auto || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
         let body = if response.is_instance_of::<PyDict>() || !response.hasattr("keys")? {
@@ -262,7 +264,7 @@ pub fn extract_any<'py>(
         };
         let mut builder = PyBuilder::new(py);
         return match extract_body_as(&mut builder, &PyJson(body), options, shape) {
-            Ok(outcomes) => calls_list(py, outcomes, policy),
+            Ok(outcomes) => calls_list(&mut builder, outcomes, policy),
             Err(BodyError::Build(e)) => Err(e),
             Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
         };

@@ -33,6 +33,10 @@ impl<'py> PyBuilder<'py> {
         }
     }
 
+    pub fn py(&self) -> Python<'py> {
+        self.py
+    }
+
     /// The `str` for an object key, from the cache when it is available.
     pub fn key(&mut self, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
         if !self.locked {
@@ -105,13 +109,27 @@ unsafe fn ascii_str(bytes: &[u8]) -> *mut ffi::PyObject {
     ptr
 }
 
-const KEY_CACHE_SLOTS: usize = 2048;
+const KEY_CACHE_SLOTS: usize = 4096;
 const KEY_CACHE_MAX_LEN: usize = 64;
 
+/// A cached key: an ASCII `str` (so its characters are its UTF-8 bytes, compared in place).
 struct CachedKey {
     hash: u64,
-    bytes: Box<[u8]>,
     string: Py<PyString>,
+}
+
+impl CachedKey {
+    fn bytes(&self) -> &[u8] {
+        let ptr = self.string.as_ptr();
+        // SAFETY: only ASCII `str`s made by `ascii_str` are cached: compact, one byte per
+        // character, kept alive (and immutable) by `self.string`.
+        unsafe {
+            std::slice::from_raw_parts(
+                ffi::PyUnicode_DATA(ptr) as *const u8,
+                ffi::PyUnicode_GET_LENGTH(ptr) as usize,
+            )
+        }
+    }
 }
 
 /// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
@@ -141,7 +159,7 @@ fn key_hash(bytes: &[u8]) -> u64 {
 impl KeyCache {
     fn get<'py>(&mut self, py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
         let bytes = key.bytes();
-        if bytes.len() > KEY_CACHE_MAX_LEN || key.has_surrogates() {
+        if bytes.len() > KEY_CACHE_MAX_LEN || !key.is_ascii() {
             return py_string(py, key);
         }
         if self.slots.is_empty() {
@@ -150,18 +168,18 @@ impl KeyCache {
         let hash = key_hash(bytes);
         let slot = &mut self.slots[(hash as usize) % KEY_CACHE_SLOTS];
         if let Some(entry) = slot {
-            if entry.hash == hash && &*entry.bytes == bytes {
+            if entry.hash == hash && entry.bytes() == bytes {
                 return Ok(entry.string.bind(py).clone().into_any());
             }
         }
-        let string = py_string(py, key)?;
-        let py_str = string.cast::<PyString>().map_err(PyErr::from)?.clone();
+        // SAFETY: `bytes` is ASCII (checked above); NULL becomes the pending exception.
+        let string: Bound<'py, PyString> =
+            unsafe { Bound::from_owned_ptr_or_err(py, ascii_str(bytes))?.cast_into_unchecked() };
         *slot = Some(CachedKey {
             hash,
-            bytes: bytes.into(),
-            string: py_str.unbind(),
+            string: string.clone().unbind(),
         });
-        Ok(string)
+        Ok(string.into_any())
     }
 }
 

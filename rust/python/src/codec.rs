@@ -78,7 +78,7 @@ pub fn decode_tool_calls<'py>(
                 return Err(provider_format_error(py, &invalid.message(), path));
             }
         }
-        calls_list(py, decoded.outcomes, policy)
+        calls_list(&mut builder, decoded.outcomes, policy)
     })
 }
 

@@ -110,7 +110,7 @@ fn event_object<'py>(
             py,
             ToolCallEnd {
                 index,
-                call: ToolCall::from_call(py, call)?.unbind(),
+                call: ToolCall::from_call(&mut PyBuilder::new(py), call)?.unbind(),
             },
         )?
         .into_any(),
@@ -350,7 +350,7 @@ pub fn parse_text_parts<'py>(
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
             let parsed = parse_text_with_tools(&mut builder, text, options, schemas)?;
-            let calls = calls_list(py, parsed.calls, policy)?;
+            let calls = calls_list(&mut builder, parsed.calls, policy)?;
             (parsed.content, calls, parsed.reasoning).into_pyobject(py)
         })
     })

@@ -6,7 +6,7 @@ use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use toolwire_core::calls::{Call, Invalid};
 use toolwire_core::ids::generate_id;
-use toolwire_core::json::ParseOptions;
+use toolwire_core::json::{JsonStr, ParseOptions};
 
 use crate::builder::{py_text, PyBuilder};
 use crate::errors::arguments_error;
@@ -44,22 +44,25 @@ impl ToolCall {
         )
     }
 
-    /// A call from the core's outcome; generates the id if the outcome has none.
+    /// A call from the core's outcome; generates the id if the outcome has none. The name
+    /// comes from the builder's key cache.
     pub fn from_call<'py>(
-        py: Python<'py>,
+        builder: &mut PyBuilder<'py>,
         call: Call<PyJson<'py>>,
     ) -> PyResult<Bound<'py, ToolCall>> {
+        let py = builder.py();
         let id = call.id.unwrap_or_else(generate_id);
         let arguments = call
             .arguments
             .0
             .cast_into::<PyDict>()
             .map_err(PyErr::from)?;
+        let name = builder.key(JsonStr::from_utf8(&call.name))?;
         Bound::new(
             py,
             ToolCall {
                 id: py_text(py, &id)?.unbind(),
-                name: py_text(py, &call.name)?.unbind(),
+                name: name.cast_into::<PyString>()?.unbind(),
                 arguments: arguments.unbind(),
             },
         )

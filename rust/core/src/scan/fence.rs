@@ -7,6 +7,8 @@
 
 use std::ops::Range;
 
+use smallvec::SmallVec;
+
 use super::finders::{BACKTICKS, TILDES, TOOL_CALL_FENCE};
 
 pub const OPEN_MARKER: &str = "~~~tool_call";
@@ -122,8 +124,11 @@ enum BodyEnd {
     EndOfText,
 }
 
+/// The blocks of a text: almost always one or two, kept without a heap allocation.
+pub type Blocks = SmallVec<[FenceBlock; 2]>;
+
 /// Finds every `~~~tool_call` block of `text`, in order.
-pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
+pub fn find_blocks(text: &str) -> Blocks {
     find_blocks_with(text, |_| None)
 }
 
@@ -133,10 +138,10 @@ pub fn find_blocks(text: &str) -> Vec<FenceBlock> {
 pub fn find_blocks_with(
     text: &str,
     mut known_close: impl FnMut(usize) -> Option<(usize, usize)>,
-) -> Vec<FenceBlock> {
+) -> Blocks {
     let bytes = text.as_bytes();
     let mut code_blocks = CodeBlocks::new(bytes);
-    let mut blocks = Vec::new();
+    let mut blocks = Blocks::new();
     let mut pos = 0;
     // Set once a body scan has run to the end of the text inside a string: any later scan that
     // reaches a fence line inside a string is then in the same state there and would also run
