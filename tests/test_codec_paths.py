@@ -204,6 +204,15 @@ def test_repeated_and_missing_ids_are_generated() -> None:
     assert GENERATED_ID.match(call.id)
 
 
+def test_ids_stay_unique_past_the_few_compared_one_by_one() -> None:
+    # 40 calls, each of 20 ids twice: the fast path compares the first 16 ids one by one,
+    # then keeps a set.
+    calls = [{**CALL_BODY, "id": f"call_{i % 20}"} for i in range(40)]
+    ids = [call.id for call in decode_tool_calls(openai_message(*calls), "openai")]
+    assert ids[:20] == [f"call_{i}" for i in range(20)]
+    assert all(GENERATED_ID.match(i) for i in ids[20:]) and len(set(ids)) == 40
+
+
 def test_subclassed_strings_and_dicts_give_plain_calls() -> None:
     class Name(str):
         pass

@@ -8,7 +8,6 @@
 //! lone surrogates) this path gives up (`None`) and the general path decides, so every error,
 //! message and path is the general path's.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use pyo3::intern;
@@ -246,23 +245,39 @@ fn plain_id(value: Option<Bound<'_, PyAny>>) -> Plain<Option<Bound<'_, PyString>
 
 /// `calls::assign_ids`: a generated id for each call without one and for each repeat.
 fn assigned_ids<'py>(py: Python<'py>, calls: &[Decoded<'py>]) -> Vec<Bound<'py, PyString>> {
-    let several = calls.len() > 1;
-    let mut seen: HashSet<Cow<'_, str>> = HashSet::new();
-    calls
-        .iter()
-        .map(|call| {
-            if let Some(id) = &call.id {
-                let text = id.to_str().unwrap_or_default();
-                if !several || seen.insert(Cow::Borrowed(text)) {
-                    return id.clone();
+    let mut ids: Vec<Bound<'py, PyString>> = Vec::with_capacity(calls.len());
+    // Ids are compared as text: a response holds a few calls, so looking back through the
+    // ids before is cheaper than hashing, up to a point.
+    let mut seen: Option<HashSet<String>> = None;
+    for call in calls {
+        let given = call.id.as_ref().filter(|id| {
+            let text = id.to_str().unwrap_or_default();
+            match &mut seen {
+                Some(seen) => seen.insert(text.to_owned()),
+                None => !ids.iter().any(|before| before.to_str().ok() == Some(text)),
+            }
+        });
+        let id = match given {
+            Some(id) => id.clone(),
+            None => {
+                let id = generate_id();
+                if let Some(seen) = &mut seen {
+                    seen.insert(id.clone());
                 }
+                PyString::new(py, &id)
             }
-            let id = generate_id();
-            let string = PyString::new(py, &id);
-            if several {
-                seen.insert(Cow::Owned(id));
-            }
-            string
-        })
-        .collect()
+        };
+        ids.push(id);
+        if seen.is_none() && ids.len() == SCAN_UP_TO {
+            seen = Some(
+                ids.iter()
+                    .filter_map(|id| Some(id.to_str().ok()?.to_owned()))
+                    .collect(),
+            );
+        }
+    }
+    ids
 }
+
+/// Past this many calls, ids seen are looked up in a set rather than scanned.
+const SCAN_UP_TO: usize = 16;
