@@ -175,3 +175,22 @@ def test_a_late_error_under_raise_stops_the_batch() -> None:
     for threads in (1, 2, 3):
         with pytest.raises(toolwire.JSONDecodeError, match=f"item {index}: invalid JSON"):
             toolwire.extract_batch(items, threads=threads, on_error="raise")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_first_failing_item_in_input_order_raises(threads: int) -> None:
+    """Chunks are turned into objects in the order threads finish them, and mappings before
+    any text: the error raised is still the first item's in input order."""
+    good = b'{"text": "hi"}'
+    items: list[Any] = [good] * 3000
+    items[2500] = b"nope"
+    items[1700] = {"unknown": 1}
+    items[40] = b"[1, 2"
+    with pytest.raises(toolwire.JSONDecodeError, match="item 40: invalid JSON"):
+        toolwire.extract_batch(items, threads=threads, on_error="raise")
+    items[40] = good
+    with pytest.raises(toolwire.ProviderFormatError, match="unrecognised response shape"):
+        toolwire.extract_batch(items, threads=threads, on_error="raise")
+    items[1700] = good
+    with pytest.raises(toolwire.JSONDecodeError, match="item 2500: invalid JSON"):
+        toolwire.extract_batch(items, threads=threads, on_error="raise")
