@@ -34,11 +34,9 @@ fn line_end(bytes: &[u8], start: usize) -> usize {
     memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1)
 }
 
-fn only_line_padding(rest: &[u8]) -> bool {
-    rest.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
-}
-
-/// Classifies the line starting at `start` as a fence line, returning its end.
+/// Classifies the line starting at `start` as a fence line, returning its end (after its
+/// `\n`). Read forward from the tildes: a fence line is short, and a line that merely holds
+/// `~~~` stops at its first other character.
 fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     let mut i = start;
     while let Some(b' ' | b'\t') = bytes.get(i) {
@@ -47,20 +45,21 @@ fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     if !bytes[i..].starts_with(b"~~~") {
         return None;
     }
-    let end = line_end(bytes, start);
-    let content_end = if end > start && bytes[end - 1] == b'\n' {
-        end - 1
+    i += 3;
+    let kind = if bytes[i..].starts_with(b"tool_call") {
+        i += "tool_call".len();
+        FenceLine::Open
     } else {
-        end
+        FenceLine::Close
     };
-    let after = &bytes[i + 3..content_end];
-    if only_line_padding(after) {
-        return Some((FenceLine::Close, end));
+    while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
+        i += 1;
     }
-    if after.starts_with(b"tool_call") && only_line_padding(&after[9..]) {
-        return Some((FenceLine::Open, end));
+    match bytes.get(i) {
+        None => Some((kind, i)),
+        Some(b'\n') => Some((kind, i + 1)),
+        Some(_) => None,
     }
-    None
 }
 
 /// A byte order mark (U+FEFF) at the very start of a text: padding before a first fence line,
@@ -313,6 +312,51 @@ mod tests {
             .into_iter()
             .map(|b| (&text[b.body], b.terminated))
             .collect()
+    }
+
+    /// A fence line as the contract words it: optional indent, `~~~` or `~~~tool_call`, then
+    /// nothing but spaces, tabs and `\r` up to the line's end.
+    fn fence_line_by_definition(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
+        let end = line_end(bytes, start);
+        let line = bytes[start..end]
+            .strip_suffix(b"\n")
+            .unwrap_or(&bytes[start..end]);
+        let text = std::str::from_utf8(line).ok()?;
+        let rest = text.trim_start_matches([' ', '\t']).strip_prefix("~~~")?;
+        let padding = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+        if padding(rest) {
+            return Some((FenceLine::Close, end));
+        }
+        let after = rest.strip_prefix("tool_call")?;
+        padding(after).then_some((FenceLine::Open, end))
+    }
+
+    #[test]
+    fn fence_lines_are_read_as_defined() {
+        let parts = [
+            "",
+            " ",
+            "\t",
+            "~~~",
+            "~",
+            "tool_call",
+            "tool_calls",
+            "\r",
+            "x",
+            "\n",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let line = format!("{a}{b}{c}{d}");
+                        let got = fence_line(line.as_bytes(), 0);
+                        let want = fence_line_by_definition(line.as_bytes(), 0);
+                        assert_eq!(got, want, "{line:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
