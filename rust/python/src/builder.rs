@@ -142,18 +142,29 @@ pub struct KeyCache {
 /// Only touched while attached to the interpreter.
 static KEY_CACHE: Mutex<KeyCache> = Mutex::new(KeyCache { slots: Vec::new() });
 
-/// A fast hash for short keys: length and first/last 8 bytes, mixed.
+/// A fast hash for short keys: length and first/last 8 bytes, mixed. Read with fixed-size
+/// loads (overlapping when the key is short), not copies of variable length.
 fn key_hash(bytes: &[u8]) -> u64 {
-    let word = |chunk: &[u8]| {
-        let mut buf = [0u8; 8];
-        buf[..chunk.len()].copy_from_slice(chunk);
-        u64::from_le_bytes(buf)
+    let n = bytes.len();
+    let (head, tail) = match n {
+        8.. => (load::<8>(bytes, 0), load::<8>(bytes, n - 8)),
+        4..8 => (load::<4>(bytes, 0), load::<4>(bytes, n - 4)),
+        1..4 => (
+            u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8,
+            u64::from(bytes[n - 1]),
+        ),
+        0 => (0, 0),
     };
-    let head = word(&bytes[..bytes.len().min(8)]);
-    let tail = word(&bytes[bytes.len().saturating_sub(8)..]);
-    let mixed = (head ^ tail.rotate_left(29) ^ (bytes.len() as u64).wrapping_mul(0x9E37_79B9))
+    let mixed = (head ^ tail.rotate_left(29) ^ (n as u64).wrapping_mul(0x9E37_79B9))
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
     mixed ^ (mixed >> 32)
+}
+
+/// The `N` (4 or 8) bytes of `bytes` at `at` as a little-endian number.
+fn load<const N: usize>(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word[..N].copy_from_slice(&bytes[at..at + N]);
+    u64::from_le_bytes(word)
 }
 
 impl KeyCache {
