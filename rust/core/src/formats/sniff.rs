@@ -22,13 +22,31 @@ const MARKERS: [(&str, Group); 12] = [
     ("<|message|>", Group::Harmony),
 ];
 
-/// The marker that starts `rest`, if any. The second byte is compared first: it tells most
-/// markers apart, so a `<` or `[` that starts no marker costs a few byte comparisons.
+/// The bytes that follow the first in some marker: most `<` and `[` in a text are followed by
+/// none of them, and are passed over with one table lookup.
+static SECOND_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < MARKERS.len() {
+        table[MARKERS[i].0.as_bytes()[1] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// The marker that starts `rest`, if any. The second and third bytes are compared first: they
+/// tell the markers apart, so at most one or two are compared whole.
 fn marker_at(rest: &[u8]) -> Option<(usize, Group)> {
-    let second = *rest.get(1)?;
+    let [_, second, third, ..] = *rest else {
+        return None;
+    };
+    if !SECOND_BYTES[second as usize] {
+        return None;
+    }
     MARKERS.iter().find_map(|&(marker, group)| {
         let marker = marker.as_bytes();
-        (marker[1] == second && rest.starts_with(marker)).then_some((marker.len(), group))
+        (marker[1] == second && marker[2] == third && rest.starts_with(marker))
+            .then_some((marker.len(), group))
     })
 }
 
