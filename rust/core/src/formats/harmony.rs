@@ -33,13 +33,16 @@ fn recipient(header: &str) -> Option<&str> {
 /// The length of the word that starts `text`: up to whitespace (as `char::is_whitespace`
 /// defines it) or `<`. Bytes are compared while they are ASCII, characters after that.
 fn word_len(text: &str) -> usize {
-    let ends = |c: char| c.is_whitespace() || c == '<';
     for (i, &byte) in text.as_bytes().iter().enumerate() {
-        if !byte.is_ascii() {
-            return i + text[i..].find(ends).unwrap_or(text.len() - i);
-        }
-        if ends(byte as char) {
-            return i;
+        match byte {
+            // The ASCII characters `char::is_whitespace` accepts, and `<`.
+            b'\t'..=b'\r' | b' ' | b'<' => return i,
+            0x80.. => {
+                let rest = &text[i..];
+                let len = rest.find(|c: char| c.is_whitespace() || c == '<');
+                return i + len.unwrap_or(rest.len());
+            }
+            _ => {}
         }
     }
     text.len()
