@@ -3,7 +3,8 @@ and for that format's pure-Python detector (`formats_python.py`), counted by cal
 under load, unlike wall clock on a shared machine).
 
 A count is the difference between a 3-pass and a 1-pass loop over the texts, halved and divided
-by the number of texts, so start-up and loading the corpus cancel out. GC is off in the loop.
+by the number of texts, so start-up and loading the corpus cancel out. GC is off in the loop, and
+the hash seed is fixed (with a random one, counts of one build moved by ~1k per text).
 
     python benches/format_instructions.py                      # every format, both sides
     python benches/format_instructions.py qwen3_coder hermes   # some formats
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import re
 import subprocess
 import sys
@@ -47,7 +49,8 @@ def instructions(name: str, passes: int, impl: str) -> int:
         str(passes),
         impl,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
         raise RuntimeError(f"no callgrind total in:\n{done.stderr}")
