@@ -68,3 +68,31 @@ def test_last_definition_of_a_name_wins_in_every_shape() -> None:
 def test_glm45_values_are_typed_the_same_way() -> None:
     assert arguments(GLM, [tool("f", n="string")]) == [{"n": "10"}]
     assert arguments(GLM, [tool("g", n="string")]) == [{"n": 10}]
+
+
+class Key(str):
+    """A `str` subclass as a property key (compared by value, like a plain `str`)."""
+
+
+def test_property_keys_other_than_plain_str_match_by_their_text() -> None:
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=5>\n10\n</parameter>\n"
+        "<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
+    )
+    shapes: list[dict[Any, Any]] = [
+        {5: {"type": "string"}, "n": {"type": "string"}},
+        {"5": {"type": "string"}, Key("n"): {"type": "string"}},
+        {Key("5"): {"type": "string"}, "x": {"type": "integer"}},
+    ]
+    expected = [{"5": "10", "n": "7"}, {"5": "10", "n": "7"}, {"5": "10", "n": 7}]
+    for properties, want in zip(shapes, expected, strict=True):
+        tools = [{"name": "f", "parameters": {"properties": properties}}]
+        assert arguments(text, tools) == [want], properties
+        assert streamed(text, tools) == [want], properties
+
+
+def test_property_keys_beyond_ascii_match_by_their_text() -> None:
+    text = "<tool_call>\n<function=f>\n<parameter=größe>\n10\n</parameter>\n</function>"
+    for ty, want in [("string", "10"), ("integer", 10)]:
+        tools = [tool("f", n="string", größe=ty)]
+        assert arguments(text, tools) == [{"größe": want}]

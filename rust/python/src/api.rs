@@ -14,9 +14,8 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
-use crate::input::{
-    error_policy, extract_text_options, guarded, raw_json_mode, with_text, ToolDefs,
-};
+use crate::input::{error_policy, extract_text_options, guarded, raw_json_mode, with_text};
+use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 

@@ -1,22 +1,18 @@
 //! Reading the arguments of the API functions: text inputs and options.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, PoisonError};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyString};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
-use toolwire_core::formats::{
-    property_types, tool_properties, Format, FormatSet, ParamTypes, ToolSchemas, Types,
-};
+use toolwire_core::formats::{Format, FormatSet, ParamTypes};
 use toolwire_core::json::ParseOptions;
 use toolwire_core::utf8::decode_utf8;
 
 use crate::errors::parse_error;
-use crate::view::PyJson;
 
 /// Text given as `str`, `bytes` or `bytearray` (which must be UTF-8), borrowed, not copied.
 pub fn with_text<R>(
@@ -101,79 +97,6 @@ pub const FORMAT_NAMES: &[&str] = &[
     "harmony",
     "glm45",
 ];
-
-/// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
-/// for the parameters a qwen3_coder or glm45 call names (see `tool_properties`), so a call passing
-/// many tools pays only for what its text calls.
-#[derive(Debug)]
-pub struct ToolDefs {
-    tools: Vec<Py<PyAny>>,
-    /// The last tool looked up and its `properties`: a call's parameters are looked up one
-    /// after another. Lives for one parse only, so a later change to the list is always seen.
-    last: Mutex<Option<(String, Option<Py<PyAny>>)>>,
-}
-
-impl ToolDefs {
-    /// `tools=`, or `None` when absent.
-    pub fn read(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Self>> {
-        let Some(tools) = tools.filter(|t| !t.is_none()) else {
-            return Ok(None);
-        };
-        let mut defs = Vec::new();
-        for tool in tools.try_iter()? {
-            let tool = tool?;
-            // Dicts first: `hasattr` on a dict raises (and discards) an AttributeError.
-            let tool = if !tool.is_instance_of::<PyDict>() && tool.hasattr("to_dict")? {
-                tool.call_method0("to_dict")?
-            } else {
-                tool
-            };
-            defs.push(tool.unbind());
-        }
-        Ok(Some(Self {
-            tools: defs,
-            last: Mutex::new(None),
-        }))
-    }
-
-    fn views<'a, 'py>(
-        &'a self,
-        py: Python<'py>,
-    ) -> impl DoubleEndedIterator<Item = PyJson<'py>> + 'a
-    where
-        'py: 'a,
-    {
-        self.tools
-            .iter()
-            .map(move |tool| PyJson(tool.bind(py).clone()))
-    }
-
-    /// The parameter types of every tool, read at once (for a stream, which asks for them
-    /// chunk after chunk).
-    pub fn schemas(&self, py: Python<'_>) -> ToolSchemas {
-        ToolSchemas::from_tools(&self.views(py).collect::<Vec<_>>())
-    }
-}
-
-impl ParamTypes for ToolDefs {
-    fn types(&self, tool: &str, parameter: &str) -> Types {
-        Python::attach(|py| {
-            let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            let properties = match &*last {
-                Some((name, properties)) if name == tool => {
-                    properties.as_ref().map(|p| PyJson(p.bind(py).clone()))
-                }
-                _ => {
-                    let properties = tool_properties(self.views(py), tool);
-                    let kept = properties.as_ref().map(|p| p.0.clone().unbind());
-                    *last = Some((tool.to_owned(), kept));
-                    properties
-                }
-            };
-            properties.map_or(Types::default(), |p| property_types(&p, parameter))
-        })
-    }
-}
 
 /// The names `formats=` lists, or `None` for `"auto"`. `one_name` also accepts a single name
 /// as a string (the `format=` of `parse_text`).

@@ -19,6 +19,7 @@ mod events;
 mod input;
 mod schema;
 mod stream;
+mod tool_defs;
 mod types;
 mod view;
 mod wire_decode;

@@ -19,7 +19,8 @@ use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
-use crate::input::{error_policy, format_names, guarded, with_text, ToolDefs};
+use crate::input::{error_policy, format_names, guarded, with_text};
+use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 

@@ -27,10 +27,25 @@ static TERMINATORS: Markers = Markers::new(&ENDS);
 fn recipient(header: &str) -> Option<&str> {
     let at = find_short(header, "to=")?;
     let rest = &header[at + 3..];
-    let len = rest
-        .find(|c: char| c.is_whitespace() || c == '<')
-        .unwrap_or(rest.len());
-    Some(&rest[..len]).filter(|r| !r.is_empty())
+    Some(&rest[..word_len(rest)]).filter(|r| !r.is_empty())
+}
+
+/// The length of the word that starts `text`: up to whitespace (as `char::is_whitespace`
+/// defines it) or `<`. Bytes are compared while they are ASCII, characters after that.
+fn word_len(text: &str) -> usize {
+    for (i, &byte) in text.as_bytes().iter().enumerate() {
+        match byte {
+            // The ASCII characters `char::is_whitespace` accepts, and `<`.
+            b'\t'..=b'\r' | b' ' | b'<' => return i,
+            0x80.. => {
+                let rest = &text[i..];
+                let len = rest.find(|c: char| c.is_whitespace() || c == '<');
+                return i + len.unwrap_or(rest.len());
+            }
+            _ => {}
+        }
+    }
+    text.len()
 }
 
 /// What a message is, by its header (the text between its start marker and `<|message|>`).
@@ -51,11 +66,8 @@ pub(crate) fn classify(header: &str, after_start: bool) -> Message {
     } else {
         ("", header)
     };
-    let channel_name = channel
-        .trim_start()
-        .split(|c: char| c.is_whitespace() || c == '<')
-        .next()
-        .unwrap_or_default();
+    let channel = channel.trim_start();
+    let channel_name = &channel[..word_len(channel)];
     match recipient(role).or_else(|| recipient(channel)) {
         Some(to) if !matches!(to, "assistant" | "user" | "system" | "developer") => {
             Message::Call(to.strip_prefix("functions.").unwrap_or(to).to_owned())
@@ -136,6 +148,32 @@ where
         Err(error) => {
             cx.fail(Format::Harmony, markup, Failure::json(error, Some(name)));
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_len_agrees_with_the_char_definition() {
+        let ends = |c: char| c.is_whitespace() || c == '<';
+        for text in [
+            "",
+            "functions.f",
+            "functions.f <|constrain|>json",
+            "f<|call|>",
+            "f\u{0B}g",
+            "f\u{1C}g",
+            "fünf x",
+            "f\u{A0}g",
+            "f\u{3000}g",
+            "日本\u{2028}",
+            "a\tb",
+        ] {
+            let expected = text.find(ends).unwrap_or(text.len());
+            assert_eq!(word_len(text), expected, "{text:?}");
         }
     }
 }

@@ -238,7 +238,7 @@ where
     B::Value: JsonView,
 {
     let mut cx = Cx::new(builder, text, options, FormatSet::only(format), true);
-    run(&mut cx, format.group())?;
+    run(&mut cx, format.group(), &think_spans(text))?;
     Ok(cx.finish())
 }
 
@@ -285,9 +285,10 @@ where
     if allowed.is_empty() {
         return Ok(Vec::new());
     }
-    for group in sniff(text, allowed) {
+    let think = think_spans(text);
+    for group in sniff(text, allowed, &think) {
         let mut cx = Cx::new(&mut *builder, text, options, allowed, false);
-        run(&mut cx, group)?;
+        run(&mut cx, group, &think)?;
         if !cx.outcomes.is_empty() {
             return Ok(cx.outcomes);
         }
@@ -295,15 +296,15 @@ where
     Ok(Vec::new())
 }
 
-/// Splits the text at think spans and parses each piece with `group`.
-fn run<B>(cx: &mut Cx<'_, '_, B>, group: Group) -> Result<(), B::Error>
+/// Splits the text at its think spans (`think`) and parses each piece with `group`.
+fn run<B>(cx: &mut Cx<'_, '_, B>, group: Group, think: &[Range<usize>]) -> Result<(), B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
     let text = cx.text;
     let mut pos = 0;
-    for span in think_spans(text) {
+    for span in think.iter().cloned() {
         group.parse_region(cx, pos..span.start)?;
         let inner_start = if text[span.start..].starts_with(think::OPEN) {
             span.start + think::OPEN.len()

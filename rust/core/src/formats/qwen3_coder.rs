@@ -21,7 +21,11 @@ pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
 /// on the same line, and the position after the `>`.
 pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
     let bytes = &text.as_bytes()[start..end];
-    let gt = memchr::memchr2(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
+    // A byte loop: names are short, shorter than a `memchr2` call costs to start.
+    let gt = bytes
+        .iter()
+        .position(|&b| b == b'>' || b == b'\n')
+        .filter(|&i| bytes[i] == b'>')?;
     let name = text[start..start + gt].trim();
     (!name.is_empty()).then_some((name, start + gt + 1))
 }

@@ -2,6 +2,8 @@
 //! character of the message for the two formats that may have no marker at all (`llama3_json`
 //! as bare `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list).
 
+use std::ops::Range;
+
 use super::{FormatSet, Group};
 use crate::scan::finders::THINK_CLOSE;
 use crate::scan::think::{think_spans, OPEN};
@@ -22,54 +24,100 @@ const MARKERS: [(&str, Group); 12] = [
     ("<|message|>", Group::Harmony),
 ];
 
-/// The marker that starts `rest`, if any. The second byte is compared first: it tells most
-/// markers apart, so a `<` or `[` that starts no marker costs a few byte comparisons.
-fn marker_at(rest: &[u8]) -> Option<(usize, Group)> {
-    let second = *rest.get(1)?;
-    MARKERS.iter().find_map(|&(marker, group)| {
-        let marker = marker.as_bytes();
-        (marker[1] == second && rest.starts_with(marker)).then_some((marker.len(), group))
-    })
+/// For each byte value, the markers (bit `i`: `MARKERS[i]`) whose byte at `at` it is.
+const fn markers_by_byte(at: usize) -> [u16; 256] {
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < MARKERS.len() {
+        table[MARKERS[i].0.as_bytes()[at] as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+}
+
+static BY_SECOND_BYTE: [u16; 256] = markers_by_byte(1);
+static BY_THIRD_BYTE: [u16; 256] = markers_by_byte(2);
+
+/// The bit of a group in a set of groups.
+fn group_bit(group: Group) -> u8 {
+    1 << group as u8
+}
+
+/// For each group, its markers (bit `i`: `MARKERS[i]`).
+static GROUP_MARKERS: [u16; Group::ALL.len()] = {
+    let mut table = [0u16; Group::ALL.len()];
+    let mut i = 0;
+    while i < MARKERS.len() {
+        table[MARKERS[i].1 as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+};
+
+/// The marker of `live` (a set of markers) that starts `rest`, if any. Two table lookups leave
+/// the markers with the same second and third bytes (most `<` and `[` in a text start none),
+/// and only those are compared whole, in list order.
+fn marker_at(rest: &[u8], live: u16) -> Option<(usize, Group)> {
+    let [_, second, third, ..] = *rest else {
+        return None;
+    };
+    let mut candidates = BY_SECOND_BYTE[second as usize] & BY_THIRD_BYTE[third as usize] & live;
+    while candidates != 0 {
+        let (marker, group) = MARKERS[candidates.trailing_zeros() as usize];
+        if rest.starts_with(marker.as_bytes()) {
+            return Some((marker.len(), group));
+        }
+        candidates &= candidates - 1;
+    }
+    None
 }
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
 /// occurrence.
 ///
 /// A message that is JSON (it starts with `{`, or `[` and a JSON value) is a raw-JSON or bare
-/// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for.
-pub fn sniff(text: &str, allowed: FormatSet) -> impl Iterator<Item = Group> {
+/// Llama 3 candidate: markers inside it sit in JSON strings and are not looked for. `think`
+/// holds the text's think spans (`think_spans(text)`, which the caller needs too).
+pub fn sniff(
+    text: &str,
+    allowed: FormatSet,
+    think: &[Range<usize>],
+) -> impl Iterator<Item = Group> {
     // At most one entry per group, on the stack: this runs for every text `extract` sees.
     let mut found = [(0, Group::ToolCallTag); Group::ALL.len()];
     let mut count = 0;
-    let bit = |group: Group| 1u8 << group as u8;
     let mut left = Group::ALL
         .iter()
         .filter(|&&g| allowed.has_group(g))
-        .fold(0u8, |bits, &g| bits | bit(g));
-    let start = message_start(text);
+        .fold(0u8, |bits, &g| bits | group_bit(g));
+    let start = start_after(text, think);
     if let Some(group) = bare_message(&text[start..]) {
-        if left & bit(group) != 0 {
+        if left & group_bit(group) != 0 {
             found[0] = (start, group);
             count = 1;
-            left &= !bit(group);
+            left &= !group_bit(group);
         }
     }
     if !is_json_message(&text[start..]) {
         let bytes = text.as_bytes();
         let mut pos = 0;
-        while left != 0 {
+        // Only the markers of groups not found yet are compared (no marker holds a `<` or `[`
+        // past its first byte, so passing over a found group's marker byte by byte is safe).
+        let mut live = Group::ALL
+            .iter()
+            .filter(|&&g| left & group_bit(g) != 0)
+            .fold(0, |bits, &g| bits | GROUP_MARKERS[g as usize]);
+        while live != 0 {
             let Some(i) = memchr::memchr2(b'<', b'[', &bytes[pos..]) else {
                 break;
             };
             let at = pos + i;
             pos = at + 1;
-            if let Some((len, group)) = marker_at(&bytes[at..]) {
+            if let Some((len, group)) = marker_at(&bytes[at..], live) {
                 pos = at + len;
-                if left & bit(group) != 0 {
-                    found[count] = (at, group);
-                    count += 1;
-                    left &= !bit(group);
-                }
+                found[count] = (at, group);
+                count += 1;
+                live &= !GROUP_MARKERS[group as usize];
             }
         }
     }
@@ -100,19 +148,31 @@ fn is_json_message(rest: &str) -> bool {
 
 /// Where the message proper starts: past leading whitespace and think spans.
 pub(crate) fn message_start(text: &str) -> usize {
-    let trimmed = |pos: usize| pos + (text[pos..].len() - text[pos..].trim_start().len());
-    let mut pos = trimmed(0);
+    let trimmed = trim_start(text, 0);
     let bytes = text.as_bytes();
     let has_tag = || memchr::memchr(b'<', bytes).is_some() && THINK_CLOSE.find(bytes).is_some();
-    if text[pos..].starts_with(OPEN) || has_tag() {
-        for span in think_spans(text) {
-            if span.start > pos {
-                break;
-            }
-            pos = trimmed(span.end.max(pos));
+    if text[trimmed..].starts_with(OPEN) || has_tag() {
+        start_after(text, &think_spans(text))
+    } else {
+        trimmed
+    }
+}
+
+/// [`message_start`] for a text whose think spans are known.
+fn start_after(text: &str, think: &[Range<usize>]) -> usize {
+    let mut pos = trim_start(text, 0);
+    for span in think {
+        if span.start > pos {
+            break;
         }
+        pos = trim_start(text, span.end.max(pos));
     }
     pos
+}
+
+/// `pos` moved past whitespace.
+fn trim_start(text: &str, pos: usize) -> usize {
+    pos + (text[pos..].len() - text[pos..].trim_start().len())
 }
 
 #[cfg(test)]
@@ -121,13 +181,14 @@ mod tests {
     use crate::formats::Format;
 
     fn sniffed(text: &str, allowed: FormatSet) -> Vec<Group> {
-        sniff(text, allowed).collect()
+        sniff(text, allowed, &think_spans(text)).collect()
     }
 
     #[test]
     fn every_marker_is_found_after_near_misses() {
         for (marker, group) in MARKERS {
             assert!(marker.starts_with(['<', '[']), "{marker}");
+            assert!(!marker[1..].contains(['<', '[']), "{marker}");
             // Prefixes of the marker (and of the others) before it do not hide it.
             let cut = &marker[..marker.len() - 1];
             let text = format!("a [b] <c {cut} <| [T <｜ {marker} z");
