@@ -146,12 +146,14 @@ pub fn apply_policy<V>(
     }
 }
 
+/// Up to this many calls, a call's id is checked against the ids before it one by one: a
+/// response holds a few calls, and comparing is cheaper than hashing. Past it, a set is kept.
+pub const IDS_COMPARED_ONE_BY_ONE: usize = 16;
+
 /// Gives every call without an id a generated one, and replaces every repeat of an id within
 /// the response by a generated one (§1).
 pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
-    // A response holds a few calls: comparing with the ids before is cheaper than hashing.
-    const SCAN_UP_TO: usize = 16;
-    if outcomes.len() <= SCAN_UP_TO {
+    if outcomes.len() <= IDS_COMPARED_ONE_BY_ONE {
         for i in 0..outcomes.len() {
             let (before, rest) = outcomes.split_at_mut(i);
             let Outcome::Call(call) = &mut rest[0] else {

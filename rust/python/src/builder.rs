@@ -183,9 +183,7 @@ impl KeyCache {
                 return Ok(entry.string.bind(py).clone().into_any());
             }
         }
-        // SAFETY: `bytes` is ASCII (checked above); NULL becomes the pending exception.
-        let string: Bound<'py, PyString> =
-            unsafe { Bound::from_owned_ptr_or_err(py, ascii_str(bytes))?.cast_into_unchecked() };
+        let string = py_string(py, key)?.cast_into::<PyString>()?;
         *slot = Some(CachedKey {
             hash,
             string: string.clone().unbind(),

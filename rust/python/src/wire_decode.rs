@@ -14,7 +14,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use toolwire_core::body::Shape;
-use toolwire_core::calls::decode_arguments_text;
+use toolwire_core::calls::{decode_arguments_text, IDS_COMPARED_ONE_BY_ONE};
 use toolwire_core::ids::generate_id;
 use toolwire_core::json::ParseOptions;
 
@@ -246,8 +246,7 @@ fn plain_id(value: Option<Bound<'_, PyAny>>) -> Plain<Option<Bound<'_, PyString>
 /// `calls::assign_ids`: a generated id for each call without one and for each repeat.
 fn assigned_ids<'py>(py: Python<'py>, calls: &[Decoded<'py>]) -> Vec<Bound<'py, PyString>> {
     let mut ids: Vec<Bound<'py, PyString>> = Vec::with_capacity(calls.len());
-    // Ids are compared as text: a response holds a few calls, so looking back through the
-    // ids before is cheaper than hashing, up to a point.
+    // Ids are compared as text, one by one and then through a set, as `calls::assign_ids` does.
     let mut seen: Option<HashSet<String>> = None;
     for call in calls {
         let given = call.id.as_ref().filter(|id| {
@@ -268,7 +267,7 @@ fn assigned_ids<'py>(py: Python<'py>, calls: &[Decoded<'py>]) -> Vec<Bound<'py, 
             }
         };
         ids.push(id);
-        if seen.is_none() && ids.len() == SCAN_UP_TO {
+        if seen.is_none() && ids.len() == IDS_COMPARED_ONE_BY_ONE {
             seen = Some(
                 ids.iter()
                     .filter_map(|id| Some(id.to_str().ok()?.to_owned()))
@@ -278,6 +277,3 @@ fn assigned_ids<'py>(py: Python<'py>, calls: &[Decoded<'py>]) -> Vec<Bound<'py, 
     }
     ids
 }
-
-/// Past this many calls, ids seen are looked up in a set rather than scanned.
-const SCAN_UP_TO: usize = 16;
