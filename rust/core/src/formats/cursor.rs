@@ -2,7 +2,7 @@
 //! markers. Both keep every parse linear: no byte is searched twice as long as the positions
 //! asked for only grow.
 
-use crate::scan::finders::Needle;
+use crate::scan::finders::{find_byte, find_either, Needle};
 
 /// A start marker found in prose.
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +63,7 @@ impl<'t> ProseCursor<'t> {
     fn advance(&mut self, to: usize) {
         let bytes = self.text.as_bytes();
         let mut pos = self.scanned;
-        while let Some(i) = memchr::memchr2(b'`', b'\n', &bytes[pos..to]) {
+        while let Some(i) = find_either(b'`', b'\n', &bytes[pos..to]) {
             pos += i;
             if bytes[pos] == b'\n' {
                 self.open_run = None;
@@ -81,7 +81,7 @@ impl<'t> ProseCursor<'t> {
                     .line_start
                     .is_some_and(|l| bytes[l..run_start].iter().all(|&b| b == b' ' || b == b'\t'));
             if fence_line {
-                let line_end = memchr::memchr(b'\n', &bytes[pos..to]).map_or(to, |i| pos + i);
+                let line_end = find_byte(b'\n', &bytes[pos..to]).map_or(to, |i| pos + i);
                 let info = self.text[pos..line_end].trim();
                 if self.json_fence {
                     self.json_fence = !info.is_empty();
@@ -167,7 +167,7 @@ impl<'t> Seek<'t> {
 pub(crate) fn find_short(haystack: &str, needle: &str) -> Option<usize> {
     let (bytes, needle) = (haystack.as_bytes(), needle.as_bytes());
     let mut pos = 0;
-    while let Some(i) = memchr::memchr(needle[0], &bytes[pos..]) {
+    while let Some(i) = find_byte(needle[0], &bytes[pos..]) {
         let at = pos + i;
         if bytes[at..].starts_with(needle) {
             return Some(at);
@@ -212,7 +212,7 @@ impl Markers {
         let bytes = &text.as_bytes()[..end];
         let [a, b] = self.first_bytes;
         let mut pos = from;
-        while let Some(i) = memchr::memchr2(a, b, &bytes[pos..]) {
+        while let Some(i) = find_either(a, b, &bytes[pos..]) {
             let start = pos + i;
             let rest = &bytes[start..];
             let found = self

@@ -13,7 +13,7 @@ use super::cursor::Markers;
 use super::sectioned::{self, Body, Tokens};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::Needle;
+use crate::scan::finders::{find_byte, Needle};
 
 pub(crate) static TOKENS: Tokens = Tokens {
     formats: &[Format::DeepseekV31, Format::DeepseekV3],
@@ -78,7 +78,7 @@ where
         });
     }
     // V3: the name on the rest of the line, then a ```json fence.
-    let line_end = memchr::memchr(b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let line_end = find_byte(b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
     let name = text[body..line_end].trim().to_owned();
     if name.is_empty() {
         return Ok(Body::Fail(

@@ -6,7 +6,7 @@ use super::schema::{typed_value, Types};
 use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
-use crate::scan::finders::Needle;
+use crate::scan::finders::{find_either, Needle};
 
 const KEY: &str = "<arg_key>";
 pub(crate) const KEY_CLOSE: &str = "</arg_key>";
@@ -34,8 +34,7 @@ where
         cx.fail(Format::Glm45, open..markup_end, failure);
         markup_end
     };
-    let name_end =
-        memchr::memchr2(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let name_end = find_either(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
     let name = text[body..name_end].trim();
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Ok(fail(

@@ -8,7 +8,7 @@ use super::cursor::{Markers, ProseCursor, Seek};
 use super::{skip_ws, Cx, Failure, Format};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::Needle;
+use crate::scan::finders::{find_byte, Needle};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
@@ -87,7 +87,7 @@ where
 {
     let text = cx.text;
     let bytes = text.as_bytes();
-    let bracket = |from: usize| memchr::memchr(b'[', &bytes[from..end]).map(|i| from + i);
+    let bracket = |from: usize| find_byte(b'[', &bytes[from..end]).map(|i| from + i);
     let Some(name_end) = bracket(body) else {
         return Ok(Err(Failure::parse("expected NAME[ARGS]", body, None)));
     };

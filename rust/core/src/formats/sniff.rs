@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::{FormatSet, Group};
-use crate::scan::finders::THINK_CLOSE;
+use crate::scan::finders::{find_byte, find_either, THINK_CLOSE};
 use crate::scan::think::{think_spans, OPEN};
 
 /// Every marker starts with `<` or `[` (the scan below relies on it).
@@ -57,7 +57,7 @@ static GROUP_MARKERS: [u16; Group::ALL.len()] = {
 /// The marker of `live` (a set of markers) that starts `rest`, if any. Two table lookups leave
 /// the markers with the same second and third bytes (most `<` and `[` in a text start none),
 /// and only those are compared whole, in list order.
-fn marker_at(rest: &[u8], live: u16) -> Option<(usize, Group)> {
+fn marker_at(rest: &[u8], live: u16) -> Option<Group> {
     let [_, second, third, ..] = *rest else {
         return None;
     };
@@ -65,7 +65,7 @@ fn marker_at(rest: &[u8], live: u16) -> Option<(usize, Group)> {
     while candidates != 0 {
         let (marker, group) = MARKERS[candidates.trailing_zeros() as usize];
         if rest.starts_with(marker.as_bytes()) {
-            return Some((marker.len(), group));
+            return Some(group);
         }
         candidates &= candidates - 1;
     }
@@ -100,21 +100,20 @@ pub fn sniff(
     }
     if !is_json_message(&text[start..]) {
         let bytes = text.as_bytes();
-        let mut pos = 0;
         // Only the markers of groups not found yet are compared (no marker holds a `<` or `[`
-        // past its first byte, so passing over a found group's marker byte by byte is safe).
+        // past its first byte, so the stops inside a found marker compare nothing).
         let mut live = Group::ALL
             .iter()
             .filter(|&&g| left & group_bit(g) != 0)
             .fold(0, |bits, &g| bits | GROUP_MARKERS[g as usize]);
+        let mut pos = 0;
         while live != 0 {
-            let Some(i) = memchr::memchr2(b'<', b'[', &bytes[pos..]) else {
+            let Some(i) = find_either(b'<', b'[', &bytes[pos..]) else {
                 break;
             };
             let at = pos + i;
             pos = at + 1;
-            if let Some((len, group)) = marker_at(&bytes[at..], live) {
-                pos = at + len;
+            if let Some(group) = marker_at(&bytes[at..], live) {
                 found[count] = (at, group);
                 count += 1;
                 live &= !GROUP_MARKERS[group as usize];
@@ -150,7 +149,7 @@ fn is_json_message(rest: &str) -> bool {
 pub(crate) fn message_start(text: &str) -> usize {
     let trimmed = trim_start(text, 0);
     let bytes = text.as_bytes();
-    let has_tag = || memchr::memchr(b'<', bytes).is_some() && THINK_CLOSE.find(bytes).is_some();
+    let has_tag = || find_byte(b'<', bytes).is_some() && THINK_CLOSE.find(bytes).is_some();
     if text[trimmed..].starts_with(OPEN) || has_tag() {
         start_after(text, &think_spans(text))
     } else {

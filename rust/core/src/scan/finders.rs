@@ -1,34 +1,149 @@
-//! Substring finders for fixed markers, built once: building a SIMD finder costs more than
-//! searching a typical model reply.
+//! Searches for fixed bytes and markers, tuned for model replies: most are a few hundred bytes.
+//!
+//! memchr's top-level searchers pick AVX2 at run time through a function pointer and set up per
+//! call, ~100–150 instructions a call: more than scanning a typical reply takes. Haystacks
+//! shorter than [`LONG`] therefore use memchr's SSE2 routines (SSE2 is part of x86-64, so they
+//! inline), and longer ones the dispatched searchers, whose wider steps then pay off.
 
 use std::sync::OnceLock;
 
-use memchr::memmem::Finder;
+use memchr::memmem;
 
-/// A fixed marker and its `memmem` searcher, built on first use and kept for the process.
+/// From this length on, a haystack goes to memchr's dispatched (AVX2) searchers.
+const LONG: usize = 512;
+
+/// The first `a` in `haystack`.
+#[inline]
+pub(crate) fn find_byte(a: u8, haystack: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if haystack.len() < LONG {
+        if let Some(one) = memchr::arch::x86_64::sse2::memchr::One::new(a) {
+            return one.find(haystack);
+        }
+    }
+    memchr::memchr(a, haystack)
+}
+
+/// The first `a` or `b` in `haystack`.
+#[inline]
+pub(crate) fn find_either(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if haystack.len() < LONG {
+        if let Some(two) = memchr::arch::x86_64::sse2::memchr::Two::new(a, b) {
+            return two.find(haystack);
+        }
+    }
+    memchr::memchr2(a, b, haystack)
+}
+
+/// A fixed marker and its searchers, built on first use and kept for the process (building
+/// one costs more than searching a typical reply).
 pub(crate) struct Needle {
     pub text: &'static str,
-    finder: OnceLock<Finder<'static>>,
+    finders: OnceLock<Finders>,
+}
+
+struct Finders {
+    long: memmem::Finder<'static>,
+    #[cfg(target_arch = "x86_64")]
+    short: Option<memchr::arch::x86_64::sse2::packedpair::Finder>,
 }
 
 impl Needle {
     pub const fn new(text: &'static str) -> Self {
         Self {
             text,
-            finder: OnceLock::new(),
+            finders: OnceLock::new(),
         }
     }
 
     /// The offset of the first occurrence in `haystack`.
+    #[inline]
     pub fn find(&self, haystack: &[u8]) -> Option<usize> {
-        self.finder
-            .get_or_init(|| Finder::new(self.text.as_bytes()))
-            .find(haystack)
+        let needle = self.text.as_bytes();
+        let finders = self.finders.get_or_init(|| Finders {
+            long: memmem::Finder::new(needle),
+            #[cfg(target_arch = "x86_64")]
+            short: memchr::arch::x86_64::sse2::packedpair::Finder::new(needle),
+        });
+        #[cfg(target_arch = "x86_64")]
+        if haystack.len() < LONG {
+            if let Some(short) = &finders.short {
+                return if haystack.len() >= short.min_haystack_len() {
+                    short.find(haystack, needle)
+                } else {
+                    find_bytewise(haystack, needle)
+                };
+            }
+        }
+        finders.long.find(haystack)
     }
+}
+
+/// The first occurrence of `needle` in a haystack too short for a vector search: a comparison
+/// at each position holding the needle's first byte.
+fn find_bytewise(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let first = *needle.first()?;
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    (0..=last_start).find(|&at| haystack[at] == first && haystack[at..].starts_with(needle))
 }
 
 pub(crate) static TOOL_CALL_FENCE: Needle = Needle::new(super::fence::OPEN_MARKER);
 pub(crate) static TILDES: Needle = Needle::new("~~~");
 pub(crate) static BACKTICKS: Needle = Needle::new("```");
-pub(crate) static THINK_OPEN: Needle = Needle::new(super::think::OPEN);
 pub(crate) static THINK_CLOSE: Needle = Needle::new(super::think::CLOSE);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static NEEDLES: [Needle; 4] = [
+        Needle::new("</tool_call>"),
+        Needle::new("~~~"),
+        Needle::new("<｜tool▁sep｜>"),
+        Needle::new("ab"),
+    ];
+
+    /// Haystacks of every length around the vector sizes and [`LONG`], with the needle (or a
+    /// near miss) at every position.
+    fn haystacks(needle: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
+        let lens = (0..80).chain(LONG - 40..LONG + 40);
+        let near_miss = [&needle[..needle.len() - 1], b"x"].concat();
+        lens.flat_map(move |len| {
+            let near_miss = near_miss.clone();
+            (0..=len)
+                .step_by(if len > 100 { 7 } else { 1 })
+                .flat_map(move |at| {
+                    [needle.to_vec(), near_miss.clone()].map(|piece| {
+                        let mut hay = vec![b'.'; len];
+                        hay.splice(at..at, piece);
+                        hay.truncate(len);
+                        hay
+                    })
+                })
+        })
+    }
+
+    #[test]
+    fn needles_are_found_as_the_naive_search_finds_them() {
+        for needle in &NEEDLES {
+            let bytes = needle.text.as_bytes();
+            for hay in haystacks(bytes) {
+                let want = hay.windows(bytes.len()).position(|w| w == bytes);
+                assert_eq!(needle.find(&hay), want, "{:?} in {hay:?}", needle.text);
+            }
+        }
+    }
+
+    #[test]
+    fn either_byte_is_found_as_the_naive_search_finds_it() {
+        for hay in haystacks(b"<[") {
+            for (a, b) in [(b'<', b'['), (b'[', b'['), (b'x', b'<')] {
+                let want = hay.iter().position(|&c| c == a || c == b);
+                assert_eq!(find_either(a, b, &hay), want, "{hay:?}");
+                let want = hay.iter().position(|&c| c == a);
+                assert_eq!(find_byte(a, &hay), want, "{hay:?}");
+            }
+        }
+    }
+}

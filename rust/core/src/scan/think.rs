@@ -2,42 +2,47 @@
 
 use std::ops::Range;
 
-use super::finders::{THINK_CLOSE, THINK_OPEN};
+use super::finders::find_byte;
 
 pub const OPEN: &str = "<think>";
 pub const CLOSE: &str = "</think>";
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
 /// a `</think>` with no opening tag before it closes a span that began at the start of the
-/// text (chat templates often put the opening tag in the prompt).
+/// text (chat templates often put the opening tag in the prompt); later unopened `</think>`
+/// tags, and `<think>` inside a span, are prose.
 pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
-    // Most texts have no tag at all: one byte search settles it.
-    if memchr::memchr(b'<', bytes).is_none() {
-        return spans;
-    }
-    // The first `<think>` is searched for once: the tags cannot overlap, so a leading
-    // `</think>` ends before it.
-    let mut next_open = THINK_OPEN.find(bytes);
-    if let Some(close) = THINK_CLOSE.find(bytes) {
-        if next_open.is_none_or(|open| close < open) {
-            spans.push(0..close + CLOSE.len());
+    // One pass over the `<` bytes (a few in a typical reply; neither tag holds a second `<`,
+    // so tags cannot overlap), rather than a substring search per tag.
+    let mut open = None;
+    let mut leading_close_allowed = true;
+    let mut pos = 0;
+    while let Some(i) = find_byte(b'<', &bytes[pos..]) {
+        let at = pos + i;
+        let rest = &bytes[at..];
+        pos = at + 1;
+        match open {
+            None if rest.starts_with(OPEN.as_bytes()) => {
+                open = Some(at);
+                leading_close_allowed = false;
+            }
+            None if rest.starts_with(CLOSE.as_bytes()) => {
+                if leading_close_allowed {
+                    spans.push(0..at + CLOSE.len());
+                }
+                leading_close_allowed = false;
+            }
+            Some(start) if rest.starts_with(CLOSE.as_bytes()) => {
+                spans.push(start..at + CLOSE.len());
+                open = None;
+            }
+            _ => {}
         }
     }
-    while let Some(start) = next_open {
-        let inner = start + OPEN.len();
-        match THINK_CLOSE.find(&bytes[inner..]) {
-            Some(close) => {
-                let end = inner + close + CLOSE.len();
-                spans.push(start..end);
-                next_open = THINK_OPEN.find(&bytes[end..]).map(|found| end + found);
-            }
-            None => {
-                spans.push(start..bytes.len());
-                break;
-            }
-        }
+    if let Some(start) = open {
+        spans.push(start..bytes.len());
     }
     spans
 }
@@ -72,5 +77,46 @@ mod tests {
         let text = "a</think>b<think>c</think>d<think>e";
         assert_eq!(think_spans(text), vec![0..9, 10..26, 27..35]);
         assert!(think_spans("<b>no tags</b>").is_empty());
+    }
+
+    /// The rule of [`think_spans`] with one substring search per tag.
+    fn think_spans_by_search(text: &str) -> Vec<Range<usize>> {
+        let find = |tag: &str, from: usize| text[from..].find(tag).map(|i| from + i);
+        let mut spans = Vec::new();
+        let mut next_open = find(OPEN, 0);
+        if let Some(close) = find(CLOSE, 0) {
+            if next_open.is_none_or(|open| close < open) {
+                spans.push(0..close + CLOSE.len());
+            }
+        }
+        while let Some(start) = next_open {
+            match find(CLOSE, start + OPEN.len()) {
+                Some(close) => {
+                    let end = close + CLOSE.len();
+                    spans.push(start..end);
+                    next_open = find(OPEN, end);
+                }
+                None => {
+                    spans.push(start..text.len());
+                    break;
+                }
+            }
+        }
+        spans
+    }
+
+    #[test]
+    fn spans_agree_with_one_search_per_tag() {
+        let pieces = ["<think>", "</think>", "<", "a", "<thin", "</", "\n"];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            texts = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            for text in &texts {
+                assert_eq!(think_spans(text), think_spans_by_search(text), "{text:?}");
+            }
+        }
     }
 }
