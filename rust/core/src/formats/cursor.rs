@@ -2,7 +2,7 @@
 //! markers. Both keep every parse linear: no byte is searched twice as long as the positions
 //! asked for only grow.
 
-use crate::scan::finders::{find_byte, find_either, Needle};
+use crate::scan::finders::{self, find_byte, find_either, Needle};
 
 /// A start marker found in prose.
 #[derive(Clone, Copy, Debug)]
@@ -161,20 +161,9 @@ impl<'t> Seek<'t> {
     }
 }
 
-/// The first occurrence of a short fixed `needle` in `haystack`: a `memchr` for its first byte
-/// and a comparison where it stops. For the few bytes of a header, where building a `memmem`
-/// or two-way searcher costs more than the search; linear, as the needle is a constant.
+/// [`finders::find_short`] on text: the byte offset of the first `needle` in `haystack`.
 pub(crate) fn find_short(haystack: &str, needle: &str) -> Option<usize> {
-    let (bytes, needle) = (haystack.as_bytes(), needle.as_bytes());
-    let mut pos = 0;
-    while let Some(i) = find_byte(needle[0], &bytes[pos..]) {
-        let at = pos + i;
-        if bytes[at..].starts_with(needle) {
-            return Some(at);
-        }
-        pos = at + 1;
-    }
-    None
+    finders::find_short(haystack.as_bytes(), needle.as_bytes())
 }
 
 /// A small set of fixed markers that all start with one of at most two bytes (`<` and `[` in

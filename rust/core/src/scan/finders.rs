@@ -72,7 +72,7 @@ impl Needle {
                 return if haystack.len() >= short.min_haystack_len() {
                     short.find(haystack, needle)
                 } else {
-                    find_bytewise(haystack, needle)
+                    find_short(haystack, needle)
                 };
             }
         }
@@ -80,12 +80,21 @@ impl Needle {
     }
 }
 
-/// The first occurrence of `needle` in a haystack too short for a vector search: a comparison
-/// at each position holding the needle's first byte.
-fn find_bytewise(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+/// The first occurrence of a short fixed `needle` in `haystack`: a search for its first byte
+/// and a comparison where it stops. For haystacks too short for a vector search and for the
+/// few bytes of a header, where building a `memmem` searcher costs more than the search;
+/// linear, as the needle is a constant.
+pub(crate) fn find_short(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let first = *needle.first()?;
-    let last_start = haystack.len().checked_sub(needle.len())?;
-    (0..=last_start).find(|&at| haystack[at] == first && haystack[at..].starts_with(needle))
+    let mut pos = 0;
+    while let Some(i) = find_byte(first, &haystack[pos..]) {
+        let at = pos + i;
+        if haystack[at..].starts_with(needle) {
+            return Some(at);
+        }
+        pos = at + 1;
+    }
+    None
 }
 
 pub(crate) static TOOL_CALL_FENCE: Needle = Needle::new(super::fence::OPEN_MARKER);
