@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,20 @@ def corpus_cases() -> tuple[dict[str, Any], ...]:
 
 def as_pairs(calls: list[Any]) -> list[tuple[str, Any]]:
     return [(c.name, c.arguments) for c in calls]
+
+
+def arguments_floor(
+    calls_per_text: list[list[tuple[str, Any]]],
+) -> Callable[[], list[list[Any]]]:
+    """The floor under any parser that returns arguments as dicts: each call's arguments,
+    already cut out of its text as JSON, decoded by orjson (the fastest JSON-to-Python decoder
+    on PyPI), and nothing else: no scanning, no names, no call objects, no ids. A parser
+    cannot be more times faster than a baseline than this floor is."""
+    import orjson
+
+    loads = orjson.loads
+    pieces = [[json.dumps(arguments) for _, arguments in calls] for calls in calls_per_text]
+    return lambda: [[loads(p) for p in text_pieces] for text_pieces in pieces]
 
 
 _CODE = (

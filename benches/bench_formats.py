@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import toolwire
+from bench_data import arguments_floor
 
 sys.path.insert(0, str(Path(__file__).parent))
 import formats_python
@@ -67,7 +68,18 @@ def python_runner(name: str) -> Callable[[list[Item]], list[Any]]:
 def test_formats(benchmark: Any, name: str, impl: str) -> None:
     items = renderings(name)
     run = toolwire_runner(name) if impl == "toolwire" else python_runner(name)
+    benchmark.group = f"formats {name}"
     results = benchmark(run, items)
     for result, (_, _, expected) in zip(results, items, strict=True):
         got = [(c.name, c.arguments) for c in result] if impl == "toolwire" else result
         assert got == expected
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_formats_arguments_floor(benchmark: Any, name: str) -> None:
+    """Only the arguments, pre-cut and decoded by orjson: how much faster than the Python
+    detector any parser returning dicts can be (see `bench_data.arguments_floor`)."""
+    calls = [expected for _, _, expected in renderings(name)]
+    benchmark.group = f"formats {name}"
+    decoded = benchmark(arguments_floor(calls))
+    assert decoded == [[arguments for _, arguments in text_calls] for text_calls in calls]
