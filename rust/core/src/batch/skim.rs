@@ -13,8 +13,8 @@
 use std::convert::Infallible;
 
 use crate::json::{
-    parse, parse_prefix, JsonBuilder, JsonStr, ParseError, ParseOptions, SkipBuilder, Value,
-    ValueBuilder, MAX_DEPTH,
+    parse, parse_prefix, plain_run, JsonBuilder, JsonStr, ParseError, ParseOptions, SkipBuilder,
+    Value, ValueBuilder, MAX_DEPTH,
 };
 
 /// Whether `key` is a member of a response body that [`crate::body::split_body_as`] reads,
@@ -128,7 +128,11 @@ impl<'t> Skim<'t> {
     }
 
     fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+        self.peek_at(self.pos)
+    }
+
+    fn peek_at(&self, pos: usize) -> Option<u8> {
+        self.bytes.get(pos).copied()
     }
 
     fn skip_whitespace(&mut self) {
@@ -242,11 +246,10 @@ impl<'t> Skim<'t> {
             return None;
         }
         let start = self.pos + 1;
-        let end = start + memchr::memchr(b'"', &self.bytes[start..])?;
-        if self.bytes[start..end]
-            .iter()
-            .any(|&c| c == b'\\' || c < 0x20)
-        {
+        // The string parser's scan: 16 bytes a step up to the first quote, backslash or
+        // control character; the key is plain when that is its closing quote.
+        let (end, _) = plain_run(self.bytes, start, b'"');
+        if self.peek_at(end)? != b'"' {
             return None;
         }
         self.pos = end + 1;
@@ -413,6 +416,11 @@ mod tests {
             r#"{"request_id": "r", "response": "t", "choices": [{"message": {"content": "c"}}]}"#,
             r#"{"resp\u006fnse": {"text": "escaped key"}}"#,
             r#"{"text": "tab\tin key", "a\tb": 1}"#,
+            "{\"te\u{1}xt\": 1, \"text\": \"raw control character in a key\"}",
+            r#"{"clé": 1, "text": "é", "usage_tokens_of_a_long_key": {"clé": "ü"}}"#,
+            r#"{"a_key_longer_than_sixteen_bytes\"x": 1, "text": "t"}"#,
+            r#"{"a_key_longer_than_sixteen_bytes"#,
+            r#"{"text"#,
             "{\"text\" : \"spaced\" ,\n\"usage\"\t:\r{ } }",
             r#"["a", "list"]"#,
             r#""a string""#,
