@@ -3,8 +3,8 @@
 //! A logged response is mostly metadata (`usage`, `model`, timings, ids): building values for
 //! it costs more than reading the calls. [`parse_line`] walks the line's top-level objects
 //! (the record, the `--field` path, the body) itself, builds the members a body's shape is read
-//! from, and only checks the syntax of the rest. Skipped members leave one placeholder member,
-//! so the object still counts as non-empty (`{}` is a body shape of its own).
+//! from, and only checks the syntax of the rest. An object whose members were all skipped keeps
+//! one placeholder member, so it still counts as non-empty (`{}` is a body shape of its own).
 //!
 //! Whatever the walk does not expect (a syntax error, an escaped key, nesting near the limit)
 //! makes it give up, and the line is parsed in full: errors and unusual lines get exactly the
@@ -186,7 +186,8 @@ impl<'t> Skim<'t> {
                 break;
             }
         }
-        if skipped {
+        // Only emptiness is read of a whole object (`{}` is a body shape of its own).
+        if skipped && members.is_empty() {
             let Ok(()) =
                 builder.object_insert(&mut members, JsonStr::from_utf8(SKIPPED), Value::Null);
         }
@@ -469,14 +470,14 @@ mod tests {
     fn skipped_members_are_not_built() {
         let line = r#"{"id": "x", "usage": {"a": [1, 2]}, "text": "hi"}"#;
         let value = parse_line(line, Plan::Body).unwrap();
-        assert_eq!(
-            value,
-            Value::object([("text", Value::str("hi")), (SKIPPED, Value::Null)])
-        );
+        assert_eq!(value, Value::object([("text", Value::str("hi"))]));
+        let line = r#"{"id": "x", "usage": {"a": [1, 2]}}"#;
+        let value = parse_line(line, Plan::Body).unwrap();
+        assert_eq!(value, Value::object([(SKIPPED, Value::Null)]));
         let line =
             r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "c"}}]}"#;
-        let message = Value::object([("content", Value::str("c")), (SKIPPED, Value::Null)]);
-        let choice = Value::object([("message", message), (SKIPPED, Value::Null)]);
+        let message = Value::object([("content", Value::str("c"))]);
+        let choice = Value::object([("message", message)]);
         assert_eq!(
             parse_line(line, Plan::Body).unwrap(),
             Value::object([("choices", Value::array(vec![choice]))])
