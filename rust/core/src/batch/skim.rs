@@ -281,7 +281,7 @@ impl<'t> Skim<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::{locate, Locate};
+    use crate::batch::{extract_line, locate, read_record, write_record, Locate};
     use crate::body::{split_body_as, BodyText, Shape};
     use crate::json::{to_compact_json, JsonView};
 
@@ -329,6 +329,48 @@ mod tests {
         out
     }
 
+    /// `extract_line` gives the same records (calls, errors with their raw text) as a full
+    /// parse of the line would, for every place of the response and every shape.
+    fn assert_same_line(line: &str, place: &Locate) {
+        let Ok(whole) = full(line) else { return };
+        for shape in SHAPES {
+            let options = crate::batch::tests::options(place.clone(), shape);
+            let mut got = String::new();
+            write_record(
+                &mut got,
+                1,
+                line.as_bytes(),
+                &extract_line(line.as_bytes(), &options),
+            );
+            let mut want = String::new();
+            write_record(
+                &mut want,
+                1,
+                line.as_bytes(),
+                &read_record(&whole, &options),
+            );
+            assert_eq!(
+                without_generated_ids(&got),
+                without_generated_ids(&want),
+                "{line} as {shape:?}"
+            );
+        }
+    }
+
+    /// A record with each generated call id (`call_` and 12 random characters) masked.
+    fn without_generated_ids(record: &str) -> String {
+        let mut parts = record.split("\"id\":\"call_");
+        let mut out = parts.next().unwrap_or_default().to_owned();
+        for part in parts {
+            out += "\"id\":\"call_";
+            match part.find('"') {
+                Some(12) => out += &format!("<generated>{}", &part[12..]),
+                _ => out += part,
+            }
+        }
+        out
+    }
+
     fn full(line: &str) -> Result<Value, ParseError<Infallible>> {
         parse(line, &mut ValueBuilder, ParseOptions::default())
     }
@@ -337,7 +379,8 @@ mod tests {
     fn assert_same(line: &str, place: &Locate) {
         match (parse_line(line, place.plan()), full(line)) {
             (Ok(skimmed), Ok(whole)) => {
-                assert_eq!(reading(&skimmed, place), reading(&whole, place), "{line}")
+                assert_eq!(reading(&skimmed, place), reading(&whole, place), "{line}");
+                assert_same_line(line, place);
             }
             (Err(ParseError::Syntax(a)), Err(ParseError::Syntax(b))) => assert_eq!(a, b, "{line}"),
             (a, b) => panic!("{line}: skimmed {a:?}, full {b:?}"),
@@ -403,6 +446,23 @@ mod tests {
             r#"{"choices": [{"message": {"role": "assistant"}}]}"#,
             r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}], "annotations": []}}]}"#,
             r#"{"choices": [{"message": {"content": [{"type": "text", "text": "p"}], "audio": {}}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function", "index": 0, "extra": [1], "function": {"name": "f", "arguments": "{\"a\": [1, {\"b\": null}]}", "strict": true}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": 7, "type": "function", "function": {"name": "f", "arguments": {"a": 1}, "id": "inner"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}", "arguments": "{\"b\": 2}"}, "type": "other"}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "argum\u0065nts": "{\"a\": 1}"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"typ\u0065": "function_call", "name": "f", "arguments": "{}", "call_id": "k"}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [1, "x", null, [], {"function": {"name": "f", "arguments": "{}"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function", "function": {"arguments": "{\"a\": 1}"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function", "function": "f"}, {"id": "d", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "[1, 2]"}}, {"function": {"name": "g", "arguments": "null"}}, {"function": {"name": "h", "arguments": " "}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "\"{\\\"a\\\": 1}\""}}, {"function": {"name": "g", "arguments": "{\"s\": \"\\ud800\"}"}}, {"function": {"name": "h", "arguments": "\ud800"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "{'a': 1,}"}}, {"function": {"name": "g", "arguments": "{\"a\": True}"}}]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": [{"type": "function_call", "name": "f", "arguments": "{}", "call_id": "k", "id": "item"}, {"type": 3, "name": "g"}]}}]}"#,
+            r#"{"message": {"tool_calls": [{"type": "function", "name": "f", "input": {"x": 1}}, {"functionCall": {"name": "g", "args": {}}}]}}"#,
+            r#"{"message": {"tool_calls": [{"type": "tool"}], "content": "no call here"}}"#,
+            r#"{"message": {"tool_calls": {"function": {"name": "f"}}}}"#,
+            r#"{"tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}], "text": "seed"}"#,
             r#"{"choices": [{"message": {"content": "a"}, "message": {"text": "b"}}]}"#,
             r#"{"choices": [{"message": {"content": "x"}},]}"#,
             r#"{"choices": [{"message": {"content": "x"}} {"message": {}}]}"#,
