@@ -8,7 +8,6 @@ mod view;
 mod write;
 
 pub use builder::{JsonBuilder, JsonStr};
-pub(crate) use parser::SkipBuilder;
 pub use parser::{
     parse, parse_object_with, parse_prefix, MemberAction, MemberText, ObjectVisitor, ParseError,
     ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
