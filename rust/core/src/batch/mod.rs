@@ -119,11 +119,16 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
             };
         }
     };
+    read_record(&record, options)
+}
+
+/// The outcomes of a parsed line.
+fn read_record(record: &Value, options: &LineOptions) -> Line {
     let id = match options.locate {
         Locate::Whole => None,
         _ => record.get("request_id"),
     };
-    let result = locate(&record, &options.locate).and_then(|response| {
+    let result = locate(record, &options.locate).and_then(|response| {
         extract_response(&response, options).map_err(|e| LineError {
             kind: LineErrorKind::Format,
             message: e.message,

@@ -8,11 +8,11 @@ mod view;
 mod write;
 
 pub use builder::{JsonBuilder, JsonStr};
-pub(crate) use parser::SkipBuilder;
 pub use parser::{
     parse, parse_object_with, parse_prefix, MemberAction, MemberText, ObjectVisitor, ParseError,
     ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
 };
+pub(crate) use plain_run::plain_run;
 pub use value::{Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};
 pub use write::{python_float_repr, to_compact_json, write_json_string};

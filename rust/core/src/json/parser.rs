@@ -12,6 +12,9 @@ use super::builder::{JsonBuilder, JsonStr};
 use super::plain_run::plain_run;
 use super::view::JsonKind;
 
+/// Bytes reserved for the first string with escapes a parser decodes (at most what is left).
+const SCRATCH_START: usize = 256;
+
 /// Deepest nesting of arrays and objects accepted; deeper input is an error, not a stack overflow.
 pub const MAX_DEPTH: usize = 256;
 
@@ -601,6 +604,10 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         self.scratch.clear();
+        // Room for the common escaped string up front (arguments, texts with quotes): grown
+        // piece by piece, it is reallocated at every doubling.
+        self.scratch
+            .reserve((data.len() - start).min(SCRATCH_START));
         self.scratch.extend_from_slice(&data[start..i]);
         let mut has_surrogates = false;
         loop {

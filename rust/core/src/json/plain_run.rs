@@ -15,7 +15,7 @@ pub(super) fn ends_plain_run(c: u8, quote: u8) -> bool {
 /// The end of the run of plain bytes ([`ends_plain_run`]) that starts at `start`, and whether
 /// the run is ASCII.
 #[inline]
-pub(super) fn plain_run(data: &[u8], start: usize, quote: u8) -> (usize, bool) {
+pub(crate) fn plain_run(data: &[u8], start: usize, quote: u8) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
     let (start, ascii) = match sse2::plain_run(data, start, quote) {
         (end, ascii, true) => return (end, ascii),
