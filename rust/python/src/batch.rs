@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::batch::{
-    all_cores, extract_jsonl, extract_lines, with_helpers, Line, LineError, LineErrorKind,
+    all_cores, extract_jsonl, extract_lines, with_helpers, Chunk, Line, LineError, LineErrorKind,
     LineOptions, Locate, OrderedLines,
 };
 use toolwire_core::calls::{Call, ErrorPolicy, Outcome};
@@ -213,40 +213,35 @@ pub fn extract_batch<'py>(
         let work = OrderedLines::new(&json, &options);
         let results = with_helpers(&work, threads, || {
             let mut results = Vec::with_capacity(slots.len());
-            let mut chunk = Vec::new().into_iter();
+            let mut chunk = Chunk::default();
+            let mut in_chunk = 0;
             let mut next_chunk = 0;
-            // Lines already turned into objects: freed with the interpreter detached.
-            let mut spent: Vec<Line> = Vec::new();
             let mut builder = PyBuilder::new(py);
             for (index, slot) in slots.iter().enumerate() {
                 let calls = match slot {
                     Slot::Json(text) => {
-                        let line = match chunk.next() {
-                            Some(line) => line,
-                            None => {
-                                // The key cache is not held while other threads may run.
-                                drop(builder);
-                                let garbage = std::mem::take(&mut spent);
-                                let lines = py.detach(|| {
-                                    drop(garbage);
-                                    work.take(next_chunk)
-                                });
-                                builder = PyBuilder::new(py);
-                                next_chunk += 1;
-                                chunk = lines.into_iter();
-                                chunk.next().ok_or_else(|| {
-                                    PyRuntimeError::new_err(
-                                        "internal error in toolwire: a batch result is missing",
-                                    )
-                                })?
-                            }
-                        };
-                        let calls = match &line.result {
+                        if in_chunk == chunk.lines.len() {
+                            // The key cache is not held while other threads may run.
+                            drop(builder);
+                            let spent = std::mem::take(&mut chunk);
+                            chunk = py.detach(|| {
+                                work.recycle(spent);
+                                work.take(next_chunk)
+                            });
+                            builder = PyBuilder::new(py);
+                            next_chunk += 1;
+                            in_chunk = 0;
+                        }
+                        let line = chunk.lines.get(in_chunk).ok_or_else(|| {
+                            PyRuntimeError::new_err(
+                                "internal error in toolwire: a batch result is missing",
+                            )
+                        })?;
+                        in_chunk += 1;
+                        match &line.result {
                             Ok(outcomes) => line_calls(py, &mut builder, outcomes, policy)?,
                             Err(error) => bad_input(py, index, text, error, policy)?,
-                        };
-                        spent.push(line);
-                        calls
+                        }
                     }
                     Slot::Object(item) => {
                         extract_any(py, item, &options.text, options.shape, policy)?
@@ -257,7 +252,7 @@ pub fn extract_batch<'py>(
                 results.push(calls.unbind().into_bound(py));
             }
             drop(builder);
-            py.detach(|| drop(spent));
+            py.detach(|| work.recycle(chunk));
             PyResult::Ok(results)
         })
         .map_err(pool_error)??;

@@ -4,7 +4,7 @@
 mod ordered;
 mod skim;
 
-pub use ordered::{with_helpers, OrderedLines};
+pub use ordered::{with_helpers, Chunk, OrderedLines};
 
 use std::sync::{Arc, Mutex};
 

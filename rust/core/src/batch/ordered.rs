@@ -5,8 +5,13 @@
 //! into Python objects while the pool's threads extract the next ones, and extracts chunks
 //! itself (detached) whenever the next one in order is not done. `threads` is the number of
 //! threads at work, the consumer's included, so one thread means no pool at all.
+//!
+//! Lines a helper extracted are also freed by a helper: the consumer hands each chunk back
+//! once it is done with it ([`OrderedLines::recycle`]). Freeing memory another thread
+//! allocated goes through mimalloc's cross-thread free lists, which made the batch's parse
+//! cost about 40% more CPU on two threads than on one.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::{extract_line, pool, Line, LineOptions};
@@ -20,9 +25,21 @@ pub struct OrderedLines<'a> {
     options: &'a LineOptions<'a>,
     /// The first chunk no thread has claimed.
     next: AtomicUsize,
-    /// Each chunk's lines once extracted, until the consumer takes them.
-    done: Mutex<Vec<Option<Vec<Line>>>>,
+    /// Each chunk once extracted, until the consumer takes it.
+    done: Mutex<Vec<Option<Chunk>>>,
     finished: Condvar,
+    /// Chunks helpers extracted that the consumer is done with, for a helper to free.
+    spent: Mutex<Vec<Chunk>>,
+    /// Signalled when a chunk is handed back or the consumer has finished.
+    handed_back: Condvar,
+    consumer_finished: AtomicBool,
+}
+
+/// One chunk's extracted lines, and whether a helper (not the consumer) extracted them.
+#[derive(Default)]
+pub struct Chunk {
+    pub lines: Vec<Line>,
+    by_helper: bool,
 }
 
 impl<'a> OrderedLines<'a> {
@@ -34,6 +51,9 @@ impl<'a> OrderedLines<'a> {
             next: AtomicUsize::new(0),
             done: Mutex::new((0..chunks).map(|_| None).collect()),
             finished: Condvar::new(),
+            spent: Mutex::new(Vec::new()),
+            handed_back: Condvar::new(),
+            consumer_finished: AtomicBool::new(false),
         }
     }
 
@@ -41,40 +61,63 @@ impl<'a> OrderedLines<'a> {
         self.lines.len().div_ceil(LINES_PER_CHUNK)
     }
 
-    fn slots(&self) -> MutexGuard<'_, Vec<Option<Vec<Line>>>> {
+    fn slots(&self) -> MutexGuard<'_, Vec<Option<Chunk>>> {
         self.done.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn spent(&self) -> MutexGuard<'_, Vec<Chunk>> {
+        self.spent.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Claims and extracts the first unclaimed chunk; `false` when none is left.
-    fn work_once(&self) -> bool {
+    fn work_once(&self, by_helper: bool) -> bool {
         let chunk = self.next.fetch_add(1, Ordering::Relaxed);
         let start = chunk.saturating_mul(LINES_PER_CHUNK);
         if start >= self.lines.len() {
             return false;
         }
         let lines = &self.lines[start..self.lines.len().min(start + LINES_PER_CHUNK)];
-        let extracted = lines
+        let lines = lines
             .iter()
             .map(|line| extract_line(line, self.options))
             .collect();
-        self.slots()[chunk] = Some(extracted);
+        self.slots()[chunk] = Some(Chunk { lines, by_helper });
         self.finished.notify_all();
         true
     }
 
-    /// A helper thread's loop: chunks until none is left.
+    /// A helper thread's loop: chunks until none is left, freeing the chunks handed back
+    /// between them; then the rest handed back, until the consumer has finished.
     fn help(&self) {
-        while self.work_once() {}
+        while self.work_once(true) {
+            drop(std::mem::take(&mut *self.spent()));
+        }
+        let mut spent = self.spent();
+        loop {
+            if !spent.is_empty() {
+                let chunks = std::mem::take(&mut *spent);
+                drop(spent);
+                drop(chunks);
+                spent = self.spent();
+            } else if self.consumer_finished.load(Ordering::Acquire) {
+                return;
+            } else {
+                spent = self
+                    .handed_back
+                    .wait(spent)
+                    .unwrap_or_else(|e| e.into_inner());
+            }
+        }
     }
 
-    /// Chunk `chunk`'s lines (each chunk is taken once, by the consumer): extracts other
-    /// chunks while it is not done, then waits for the thread working on it.
-    pub fn take(&self, chunk: usize) -> Vec<Line> {
+    /// Chunk `chunk` (each chunk is taken once, by the consumer): extracts other chunks while
+    /// it is not done, then waits for the thread working on it.
+    pub fn take(&self, chunk: usize) -> Chunk {
         loop {
-            if let Some(lines) = self.slots().get_mut(chunk).and_then(Option::take) {
-                return lines;
+            if let Some(done) = self.slots().get_mut(chunk).and_then(Option::take) {
+                return done;
             }
-            if !self.work_once() {
+            if !self.work_once(false) {
                 break;
             }
         }
@@ -83,15 +126,29 @@ impl<'a> OrderedLines<'a> {
             match slots.get_mut(chunk) {
                 Some(slot @ Some(_)) => return slot.take().unwrap_or_default(),
                 // Past the end: nothing to wait for.
-                None => return Vec::new(),
+                None => return Chunk::default(),
                 Some(None) => slots = self.finished.wait(slots).unwrap_or_else(|e| e.into_inner()),
             }
         }
     }
 
-    /// Lets the helpers stop after their current chunk (the consumer gave up).
-    pub fn cancel(&self) {
+    /// Frees a chunk the consumer is done with: here if the consumer extracted it, else on a
+    /// helper, where it was allocated.
+    pub fn recycle(&self, chunk: Chunk) {
+        if chunk.by_helper && !self.consumer_finished.load(Ordering::Acquire) {
+            self.spent().push(chunk);
+            self.handed_back.notify_one();
+        }
+    }
+
+    /// The consumer has finished (or given up): helpers stop after their current chunk and
+    /// free what was handed back.
+    fn finish(&self) {
         self.next.fetch_max(self.chunks(), Ordering::Relaxed);
+        // Set under the lock, so a helper cannot miss the wake-up between its check and wait.
+        let _spent = self.spent();
+        self.consumer_finished.store(true, Ordering::Release);
+        self.handed_back.notify_all();
     }
 }
 
@@ -111,7 +168,7 @@ pub fn with_helpers<R>(
             scope.spawn(|_| work.help());
         }
         let result = consume();
-        work.cancel();
+        work.finish();
         result
     }))
 }
@@ -161,7 +218,7 @@ mod tests {
             let work = OrderedLines::new(&lines, &opts);
             let got = with_helpers(&work, threads, || {
                 (0..work.chunks())
-                    .flat_map(|chunk| names(&work.take(chunk)))
+                    .flat_map(|chunk| names(&work.take(chunk).lines))
                     .collect::<Vec<_>>()
             })
             .unwrap();
@@ -174,9 +231,35 @@ mod tests {
         let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
-        let first = with_helpers(&work, 2, || work.take(0).len()).unwrap();
+        let first = with_helpers(&work, 2, || work.take(0).lines.len()).unwrap();
         assert_eq!(first, LINES_PER_CHUNK);
-        assert!(work.take(work.chunks()).is_empty());
+        assert!(work.take(work.chunks()).lines.is_empty());
+    }
+
+    #[test]
+    fn chunks_handed_back_are_all_freed_by_the_time_the_helpers_stop() {
+        let texts = vec![r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#.as_bytes(); 2000];
+        let opts = options(Locate::Whole, Shape::Auto);
+        for (threads, give_up_after) in [(2, usize::MAX), (3, usize::MAX), (2, 5), (8, 1)] {
+            let work = OrderedLines::new(&texts, &opts);
+            let taken = with_helpers(&work, threads, || {
+                let mut taken = 0;
+                for chunk in 0..work.chunks().min(give_up_after) {
+                    let chunk = work.take(chunk);
+                    taken += chunk.lines.len();
+                    work.recycle(chunk);
+                }
+                taken
+            })
+            .unwrap();
+            assert_eq!(
+                taken,
+                texts
+                    .len()
+                    .min(give_up_after.saturating_mul(LINES_PER_CHUNK))
+            );
+            assert!(work.spent().is_empty(), "threads={threads}");
+        }
     }
 
     #[test]
