@@ -2,9 +2,9 @@
 //! consumer thread that also takes part in the work.
 //!
 //! This is how `extract_batch` keeps the interpreter busy: its thread turns each finished chunk
-//! into Python objects while the pool's threads extract the next ones, and extracts chunks
+//! into Python objects while helper threads extract the next ones, and extracts chunks
 //! itself (detached) whenever the next one in order is not done. `threads` is the number of
-//! threads at work, the consumer's included, so one thread means no pool at all.
+//! threads at work, the consumer's included, so one thread means no helper at all.
 //!
 //! Lines a helper extracted are also freed by a helper: the consumer hands each chunk back
 //! once it is done with it ([`OrderedLines::recycle`]). Freeing memory another thread
@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use super::{extract_line, pool, Line, LineOptions};
+use super::{extract_line, Line, LineOptions};
 
 /// Lines per chunk: enough to amortise a hand-over, few enough that the consumer starts early.
 const LINES_PER_CHUNK: usize = 32;
@@ -152,25 +152,46 @@ impl<'a> OrderedLines<'a> {
     }
 }
 
-/// Runs `consume` on this thread while `threads - 1` pool threads help with `work`; returns
-/// when `consume` has returned and the helpers have stopped.
+/// Runs `consume` on this thread while `threads - 1` helper threads extract `work`; returns
+/// when `consume` has returned (or panicked) and the helpers have stopped.
+///
+/// The helpers are threads of this call, not of a shared pool: a helper stays until its
+/// consumer has finished, to free the chunks handed back, and a pool thread kept that way
+/// would stall other calls' jobs queued behind it (with the interpreter held by a caller
+/// waiting for them, a deadlock). Starting a thread costs tens of microseconds; a batch small
+/// enough to be one chunk starts none.
 pub fn with_helpers<R>(
     work: &OrderedLines<'_>,
     threads: usize,
     consume: impl FnOnce() -> R,
 ) -> Result<R, String> {
-    let helpers = threads.saturating_sub(1).min(work.chunks());
+    let helpers = threads
+        .saturating_sub(1)
+        .min(work.chunks().saturating_sub(1));
     if helpers == 0 {
         return Ok(consume());
     }
-    Ok(pool(helpers)?.in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| work.help());
+    std::thread::scope(|scope| {
+        // Whatever happens here (a thread that cannot start, a panic in `consume`), the
+        // helpers are told to stop before the scope waits for them.
+        let _finish = Finish(work);
+        for i in 0..helpers {
+            std::thread::Builder::new()
+                .name(format!("toolwire-{i}"))
+                .spawn_scoped(scope, || work.help())
+                .map_err(|e| format!("cannot start {helpers} threads: {e}"))?;
         }
-        let result = consume();
-        work.finish();
-        result
-    }))
+        Ok(consume())
+    })
+}
+
+/// Calls [`OrderedLines::finish`] when dropped.
+struct Finish<'w, 'a>(&'w OrderedLines<'a>);
+
+impl Drop for Finish<'_, '_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
 }
 
 #[cfg(test)]
@@ -260,6 +281,21 @@ mod tests {
             );
             assert!(work.spent().is_empty(), "threads={threads}");
         }
+    }
+
+    #[test]
+    fn a_consumer_that_panics_leaves_no_helper_waiting() {
+        let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
+        let opts = options(Locate::Whole, Shape::Auto);
+        let work = OrderedLines::new(&texts, &opts);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_helpers(&work, 3, || {
+                work.recycle(work.take(0));
+                panic!("the consumer fails");
+            })
+        }));
+        assert!(outcome.is_err());
+        assert!(work.spent().is_empty());
     }
 
     #[test]
