@@ -1,5 +1,5 @@
-//! Batch extraction (§10): inputs are borrowed (or copied) while attached, parsed on a thread
-//! pool with the interpreter detached, and turned into Python objects once re-attached.
+//! Batch extraction (§10): inputs are borrowed (or copied) while attached, parsed on several
+//! threads with the interpreter detached, and turned into Python objects once re-attached.
 
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyRuntimeError;
@@ -29,13 +29,14 @@ fn thread_count(threads: Option<usize>) -> PyResult<usize> {
     }
 }
 
-fn pool_error(message: String) -> PyErr {
+/// A thread that could not start (the message names how many were asked for).
+fn thread_error(message: String) -> PyErr {
     PyRuntimeError::new_err(message)
 }
 
 /// One input of `extract_batch`, as read while attached.
 enum Slot<'a> {
-    /// JSON text, parsed on the pool (borrowed from a `bytes`/`str`, or a copy).
+    /// JSON text, parsed off the interpreter (borrowed from a `bytes`/`str`, or a copy).
     Json(std::borrow::Cow<'a, [u8]>),
     /// A Python mapping or list: extracted while attached, as `extract` would.
     Object(&'a Bound<'a, PyAny>),
@@ -59,7 +60,7 @@ fn slot<'a>(item: &'a Bound<'a, PyAny>) -> PyResult<Slot<'a>> {
         });
     }
     if let Ok(array) = item.cast::<PyByteArray>() {
-        // A copy: Python code may resize a bytearray while the pool reads it.
+        // A copy: Python code may resize a bytearray while other threads read it.
         return Ok(Slot::Json(array.to_vec().into()));
     }
     if item.is_instance_of::<PyDict>()
@@ -255,7 +256,7 @@ pub fn extract_batch<'py>(
             py.detach(|| work.recycle(chunk));
             PyResult::Ok(results)
         })
-        .map_err(pool_error)??;
+        .map_err(thread_error)??;
         PyList::new(py, results)
     })
 }
@@ -291,7 +292,7 @@ pub fn extract_jsonl_chunk<'py>(
         let chunk = chunk.as_bytes();
         let (output, tally) = py
             .detach(|| extract_jsonl(chunk, first_line, &options, threads))
-            .map_err(pool_error)?;
+            .map_err(thread_error)?;
         Ok((
             PyBytes::new(py, &output),
             tally.lines,
