@@ -8,7 +8,7 @@ use super::schema::{typed_value, Types};
 use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
 use super::{Cx, Failure, Format};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
-use crate::scan::finders::Needle;
+use crate::scan::finders::{find_either, Needle};
 
 pub(crate) const FUNCTION: &str = "<function=";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";
@@ -21,11 +21,7 @@ pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
 /// on the same line, and the position after the `>`.
 pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
     let bytes = &text.as_bytes()[start..end];
-    // A byte loop: names are short, shorter than a `memchr2` call costs to start.
-    let gt = bytes
-        .iter()
-        .position(|&b| b == b'>' || b == b'\n')
-        .filter(|&i| bytes[i] == b'>')?;
+    let gt = find_either(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
     let name = text[start..start + gt].trim();
     (!name.is_empty()).then_some((name, start + gt + 1))
 }
