@@ -90,7 +90,9 @@ impl<'a> OrderedLines<'a> {
     /// between them; then the rest handed back, until the consumer has finished.
     fn help(&self) {
         while self.work_once(true) {
-            drop(std::mem::take(&mut *self.spent()));
+            // Taken under the lock, freed after it (a `let` ends the guard's life).
+            let spent = std::mem::take(&mut *self.spent());
+            drop(spent);
         }
         let mut spent = self.spent();
         loop {
