@@ -13,8 +13,8 @@
 use std::convert::Infallible;
 
 use crate::json::{
-    parse, parse_prefix, plain_run, JsonBuilder, JsonStr, ParseError, ParseOptions, Value,
-    ValueBuilder, MAX_DEPTH,
+    parse, parse_prefix, plain_run, skip_value, JsonBuilder, JsonStr, ParseError, ParseOptions,
+    Value, ValueBuilder, MAX_DEPTH,
 };
 
 /// Whether `key` is a member of a response body that [`crate::body::split_body_as`] reads,
@@ -165,7 +165,7 @@ impl<'t> Skim<'t> {
             let value = match plan.member(key) {
                 Member::Build => Some(self.value(&mut ValueBuilder, depth)?),
                 Member::Skip => {
-                    self.skip_value(depth)?;
+                    self.pos = skip_value(self.bytes, self.pos, depth)?;
                     skipped = true;
                     None
                 }
@@ -227,126 +227,6 @@ impl<'t> Skim<'t> {
         }
         let Ok(array) = builder.finish_array(items);
         Some(array)
-    }
-
-    /// Checks the value at `pos`, inside `depth` open containers, without building it:
-    /// `None` at whatever the full parse should judge (a syntax error, deep nesting).
-    fn skip_value(&mut self, depth: usize) -> Option<()> {
-        match self.peek()? {
-            b'"' => self.skip_string(),
-            b'{' => self.skip_container(depth + 1, b'}'),
-            b'[' => self.skip_container(depth + 1, b']'),
-            b't' => self.skip_literal(b"true"),
-            b'f' => self.skip_literal(b"false"),
-            b'n' => self.skip_literal(b"null"),
-            b'-' | b'0'..=b'9' => self.skip_number(),
-            _ => None,
-        }
-    }
-
-    /// The object or list at `pos` (its opening bracket), the `depth`-th open container.
-    fn skip_container(&mut self, depth: usize, close: u8) -> Option<()> {
-        if depth >= MAX_DEPTH {
-            return None;
-        }
-        self.pos += 1;
-        self.skip_whitespace();
-        if self.peek()? == close {
-            self.pos += 1;
-            return Some(());
-        }
-        loop {
-            self.skip_whitespace();
-            if close == b'}' {
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                self.skip_string()?;
-                self.skip_whitespace();
-                if self.peek()? != b':' {
-                    return None;
-                }
-                self.pos += 1;
-                self.skip_whitespace();
-            }
-            self.skip_value(depth)?;
-            self.skip_whitespace();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                c if c == close => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// The string at `pos` (its opening quote): runs of plain bytes, checked escapes.
-    fn skip_string(&mut self) -> Option<()> {
-        let mut at = self.pos + 1;
-        loop {
-            let (end, _) = plain_run(self.bytes, at, b'"');
-            match self.peek_at(end)? {
-                b'"' => {
-                    self.pos = end + 1;
-                    return Some(());
-                }
-                b'\\' => {
-                    at = match self.peek_at(end + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => end + 2,
-                        b'u' if self
-                            .bytes
-                            .get(end + 2..end + 6)?
-                            .iter()
-                            .all(u8::is_ascii_hexdigit) =>
-                        {
-                            end + 6
-                        }
-                        _ => return None,
-                    }
-                }
-                // A control character.
-                _ => return None,
-            }
-        }
-    }
-
-    fn skip_literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.pos + word.len();
-        (self.bytes.get(self.pos..end)? == word).then(|| self.pos = end)
-    }
-
-    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    fn skip_number(&mut self) -> Option<()> {
-        if self.peek()? == b'-' {
-            self.pos += 1;
-        }
-        match self.peek()? {
-            b'0' => self.pos += 1,
-            b'1'..=b'9' => self.skip_digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            self.peek().filter(u8::is_ascii_digit)?;
-            self.skip_digits();
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            self.peek().filter(u8::is_ascii_digit)?;
-            self.skip_digits();
-        }
-        Some(())
-    }
-
-    fn skip_digits(&mut self) {
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.pos += 1;
-        }
     }
 
     /// After a member: `true` past a `,`, `false` past the closing `}`.

@@ -3,6 +3,7 @@
 mod builder;
 mod parser;
 mod plain_run;
+mod skip;
 mod value;
 mod view;
 mod write;
@@ -13,6 +14,7 @@ pub use parser::{
     ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
 };
 pub(crate) use plain_run::plain_run;
+pub(crate) use skip::skip_value;
 pub use value::{Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};
 pub use write::{python_float_repr, to_compact_json, write_json_string};

@@ -10,6 +10,7 @@ use std::fmt;
 
 use super::builder::{JsonBuilder, JsonStr};
 use super::plain_run::plain_run;
+use super::skip::skip_value;
 use super::view::JsonKind;
 
 /// Bytes reserved for the first string with escapes a parser decodes (at most what is left).
@@ -223,7 +224,13 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
                 };
                 visitor.text(&key, value);
             }
-            MemberAction::Skip => syntax_only(parser.value(&mut SkipBuilder))?,
+            MemberAction::Skip => {
+                parser.skip_whitespace();
+                match skip_value(data, parser.pos, parser.depth) {
+                    Some(end) => parser.pos = end,
+                    None => syntax_only(parser.value(&mut SkipBuilder))?,
+                }
+            }
         }
         parser.skip_whitespace();
         match parser.peek() {

@@ -1,0 +1,215 @@
+//! Checking JSON without building or decoding it: the strict grammar of the parser, without
+//! its error reports. Where the skipper gives up (`None`: a syntax error, or nesting near the
+//! limit) the caller lets the parser judge, so errors and their offsets are the parser's.
+//! Whatever the skipper accepts, the parser accepts too, ending at the same byte.
+
+use super::{plain_run, MAX_DEPTH};
+
+/// The end of the JSON value at `pos` (no whitespace before it), inside `depth` open
+/// containers, or `None` for the parser to judge.
+pub(crate) fn skip_value(bytes: &[u8], pos: usize, depth: usize) -> Option<usize> {
+    let mut skipper = Skipper { bytes, pos };
+    skipper.value(depth)?;
+    Some(skipper.pos)
+}
+
+struct Skipper<'b> {
+    bytes: &'b [u8],
+    pos: usize,
+}
+
+impl Skipper<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.peek_at(self.pos)
+    }
+
+    fn peek_at(&self, pos: usize) -> Option<u8> {
+        self.bytes.get(pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string(),
+            b'{' => self.container(depth + 1, b'}'),
+            b'[' => self.container(depth + 1, b']'),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    /// The object or list at `pos` (its opening bracket), the `depth`-th open container.
+    fn container(&mut self, depth: usize, close: u8) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        self.skip_whitespace();
+        if self.peek()? == close {
+            self.pos += 1;
+            return Some(());
+        }
+        loop {
+            self.skip_whitespace();
+            if close == b'}' {
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                self.string()?;
+                self.skip_whitespace();
+                if self.peek()? != b':' {
+                    return None;
+                }
+                self.pos += 1;
+                self.skip_whitespace();
+            }
+            self.value(depth)?;
+            self.skip_whitespace();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                c if c == close => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The string at `pos` (its opening quote): runs of plain bytes, checked escapes.
+    fn string(&mut self) -> Option<()> {
+        let mut at = self.pos + 1;
+        loop {
+            let (end, _) = plain_run(self.bytes, at, b'"');
+            match self.peek_at(end)? {
+                b'"' => {
+                    self.pos = end + 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    at = match self.peek_at(end + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => end + 2,
+                        b'u' if self
+                            .bytes
+                            .get(end + 2..end + 6)?
+                            .iter()
+                            .all(u8::is_ascii_hexdigit) =>
+                        {
+                            end + 6
+                        }
+                        _ => return None,
+                    }
+                }
+                // A control character.
+                _ => return None,
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.pos + word.len();
+        (self.bytes.get(self.pos..end)? == word).then(|| self.pos = end)
+    }
+
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Option<()> {
+        if self.peek()? == b'-' {
+            self.pos += 1;
+        }
+        match self.peek()? {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            self.peek().filter(u8::is_ascii_digit)?;
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            self.peek().filter(u8::is_ascii_digit)?;
+            self.digits();
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse_prefix, ParseOptions, ValueBuilder};
+
+    /// Away from the nesting limit the skipper accepts exactly what the strict parser accepts,
+    /// ending at the same byte, whatever follows the value.
+    #[test]
+    fn accepts_what_the_parser_accepts_and_ends_where_it_ends() {
+        let values = [
+            r#""""#,
+            r#""a\"b\\c\/\b\f\n\r\t\u00e9\ud800""#,
+            r#""é ✓ 🚀""#,
+            "\"a\u{1}\"",
+            r#""\x""#,
+            r#""\u12g4""#,
+            r#""open"#,
+            "0",
+            "-0",
+            "-",
+            "01",
+            "1.",
+            "1.5",
+            "1e",
+            "1e+9",
+            "-2.5E-3",
+            "12345678901234567890123",
+            "true",
+            "tru",
+            "false",
+            "null",
+            "nul",
+            "True",
+            "{}",
+            "[]",
+            "[1, 2 ,3]",
+            "[1,]",
+            r#"{"a": [1, {"b": null}], "c": "d"}"#,
+            r#"{"a" 1}"#,
+            r#"{"a": 1,}"#,
+            "{1: 2}",
+            "[1 2]",
+            "[",
+            "'x'",
+            "",
+        ];
+        for value in values {
+            for text in [value.to_owned(), format!("{value}, 7"), format!("{value}]")] {
+                let skipped = skip_value(text.as_bytes(), 0, 0);
+                let parsed = parse_prefix(&text, &mut ValueBuilder, ParseOptions::default());
+                assert_eq!(skipped, parsed.map(|(_, end)| end).ok(), "{text}");
+            }
+        }
+        assert_eq!(
+            skip_value(b"[[[]]]", 0, MAX_DEPTH - 3),
+            None,
+            "near the limit"
+        );
+        assert_eq!(skip_value(b"[[[]]]", 0, MAX_DEPTH - 4), Some(6));
+    }
+}
