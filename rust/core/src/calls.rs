@@ -9,8 +9,8 @@ use std::fmt;
 
 use crate::ids::generate_id;
 use crate::json::{
-    parse, parse_object_with, to_compact_json, JsonBuilder, JsonKind, JsonView, MemberAction,
-    MemberText, ObjectVisitor, ParseError, ParseOptions, SyntaxError,
+    deferrable_object, parse, parse_object_with, to_compact_json, JsonBuilder, JsonKind, JsonView,
+    MemberAction, MemberText, ObjectVisitor, ParseError, ParseOptions, SyntaxError,
 };
 use crate::position::{array_item_starts, line_column, CharOffsets, LineColumns};
 
@@ -229,12 +229,6 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let build_failure = |e| DecodeFailure {
-        kind: FailureKind::Arguments,
-        detail: String::new(),
-        byte_offset: None,
-        build: Some(e),
-    };
     let Some(arguments) = arguments else {
         return builder.empty_object().map_err(build_failure);
     };
@@ -254,6 +248,16 @@ where
     }
 }
 
+/// The builder's own failure while building arguments.
+fn build_failure<E>(e: E) -> DecodeFailure<E> {
+    DecodeFailure {
+        kind: FailureKind::Arguments,
+        detail: String::new(),
+        byte_offset: None,
+        build: Some(e),
+    }
+}
+
 fn arguments_failure<E>(detail: &str) -> DecodeFailure<E> {
     DecodeFailure {
         kind: FailureKind::Arguments,
@@ -262,6 +266,8 @@ fn arguments_failure<E>(detail: &str) -> DecodeFailure<E> {
         build: None,
     }
 }
+
+const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
 /// §3 for arguments given as JSON text (a string value, or a double-encoded one).
 pub fn decode_arguments_text<B>(
@@ -273,24 +279,22 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
-        return builder.empty_object().map_err(|e| DecodeFailure {
-            kind: FailureKind::Arguments,
-            detail: String::new(),
-            byte_offset: None,
-            build: Some(e),
-        });
+    if text.trim_matches(JSON_WHITESPACE).is_empty() {
+        return builder.empty_object().map_err(build_failure);
+    }
+    let start = text.len() - text.trim_start_matches(JSON_WHITESPACE).len();
+    if let Some(end) = deferrable_object(builder, text, start, 0) {
+        if text[end..].trim_start_matches(JSON_WHITESPACE).is_empty() {
+            return builder
+                .checked_object(&text[start..end])
+                .map_err(build_failure);
+        }
     }
     let value = parse(text, builder, options)
         .map_err(|e| syntax_failure(FailureKind::Arguments, "invalid JSON in arguments: ", e))?;
     match value.kind() {
         JsonKind::Object => Ok(value),
-        JsonKind::Null => builder.empty_object().map_err(|e| DecodeFailure {
-            kind: FailureKind::Arguments,
-            detail: String::new(),
-            byte_offset: None,
-            build: Some(e),
-        }),
+        JsonKind::Null => builder.empty_object().map_err(build_failure),
         JsonKind::String => {
             // Double-encoded: decode once more, no further.
             let inner = value.as_str().unwrap_or_default();
@@ -302,12 +306,7 @@ where
             })?;
             match decoded.kind() {
                 JsonKind::Object => Ok(decoded),
-                JsonKind::Null => builder.empty_object().map_err(|e| DecodeFailure {
-                    kind: FailureKind::Arguments,
-                    detail: String::new(),
-                    byte_offset: None,
-                    build: Some(e),
-                }),
+                JsonKind::Null => builder.empty_object().map_err(build_failure),
                 other => Err(arguments_failure(&format!(
                     "arguments must be a JSON object, got {} (double-encoded)",
                     other.name()
@@ -365,7 +364,7 @@ impl<E> ShapeFailure<E> {
 }
 
 /// The keys a call's arguments may be under, in order of preference.
-const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
+pub(crate) const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 
 /// The members of a call object that its rules read: from a decoded object
 /// ([`CallFields::of_object`]) or straight from JSON text without building the object
@@ -867,7 +866,52 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Value;
+    use crate::json::{DeferringBuilder, Value, ValueBuilder};
+
+    /// What decoding gave, comparable across builders: the value, or the failure's text.
+    fn decoded(result: Result<Value, DecodeFailure<std::convert::Infallible>>) -> String {
+        match result {
+            Ok(value) => format!("ok {}", to_compact_json(&value)),
+            Err(f) => format!("{:?} {} {:?}", f.kind, f.detail, f.byte_offset),
+        }
+    }
+
+    #[test]
+    fn deferred_arguments_decode_like_built_ones() {
+        let texts = [
+            "",
+            "  ",
+            "{}",
+            r#" {"a": 1} "#,
+            r#"{"a": [1, {"b": "é"}], "a": 2}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": 1}{}"#,
+            r#"{"a": 1,}"#,
+            r#"{'a': 1}"#,
+            "null",
+            "[1]",
+            "7",
+            r#""{\"a\": 1}""#,
+            r#""[1]""#,
+            r#"{"a": "\ud800"}"#,
+        ];
+        for lenient in [false, true] {
+            let options = ParseOptions { lenient };
+            for text in texts {
+                let want = decode_arguments_text(&mut ValueBuilder, text, options);
+                let got = decode_arguments_text(&mut DeferringBuilder, text, options);
+                let deferred = matches!(got, Ok(Value::Deferred(_)));
+                assert_eq!(decoded(got), decoded(want), "{text:?} lenient={lenient}");
+                let clean_object = text.trim().starts_with('{') && strict_object(text);
+                assert_eq!(deferred, clean_object, "{text:?}");
+            }
+        }
+    }
+
+    fn strict_object(text: &str) -> bool {
+        parse(text, &mut ValueBuilder, ParseOptions::default())
+            .is_ok_and(|v| v.kind() == JsonKind::Object)
+    }
 
     fn calls_with_ids(ids: &[Option<&str>]) -> Vec<Outcome<Value>> {
         ids.iter()

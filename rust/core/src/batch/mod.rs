@@ -16,7 +16,7 @@ use crate::calls::Outcome;
 use crate::extract::{extract_text, TextOptions};
 use crate::finish_outcomes;
 use crate::json::{
-    to_compact_json, write_json_string, JsonKind, JsonView, ParseError, Value, ValueBuilder,
+    to_compact_json, write_json_string, DeferringBuilder, JsonKind, JsonView, ParseError, Value,
 };
 use crate::position::CharOffsets;
 use crate::utf8::decode_utf8;
@@ -167,7 +167,7 @@ fn extract_response(
     response: &Value,
     options: &LineOptions,
 ) -> Result<Vec<Outcome<Value>>, crate::body::FormatError> {
-    let builder = &mut ValueBuilder;
+    let builder = &mut DeferringBuilder;
     let text = response.as_str().filter(|_| options.shape == Shape::Auto);
     if let Some(text) = text {
         let Ok(mut outcomes) = extract_text(builder, text, &options.text);

@@ -12,6 +12,7 @@
 
 use std::convert::Infallible;
 
+use crate::calls::ARGUMENT_KEYS;
 use crate::json::{
     parse, parse_prefix, plain_run, skip_value, JsonBuilder, JsonStr, ParseError, ParseOptions,
     Value, ValueBuilder, MAX_DEPTH,
@@ -51,11 +52,17 @@ pub enum Plan<'p> {
     Choice,
     /// A chat message (`choices[i].message`, Ollama's `message`): its text and calls.
     Message,
+    /// Anything that may be a call (an element of `tool_calls` or of Anthropic's `content`, a
+    /// call's `function`): built whole, but for its arguments.
+    Call,
 }
 
 enum Member<'p> {
     Build,
     Skip,
+    /// Built, but an object is only checked and kept as text ([`Value::Deferred`]): call
+    /// arguments, built once when the calls are.
+    Defer,
     /// An object read with its own plan (anything else there is built).
     Nested(Plan<'p>),
     /// A list whose object elements are read with this plan (anything else there is built).
@@ -80,17 +87,23 @@ impl<'p> Plan<'p> {
                 })
             }
             Plan::Choice if key == "message" => Member::Nested(Plan::Message),
-            Plan::Message if matches!(key, "content" | "text" | "tool_calls") => Member::Build,
+            Plan::Message if key == "tool_calls" => Member::Elements(Plan::Call),
+            Plan::Message if matches!(key, "content" | "text") => Member::Build,
+            Plan::Call if matches!(key, "function" | "functionCall") => Member::Nested(Plan::Call),
+            Plan::Call if ARGUMENT_KEYS.contains(&key) => Member::Defer,
+            Plan::Call => Member::Build,
             _ => Member::Skip,
         }
     }
 }
 
-/// A body's member: chat choices and messages are read part by part, other body keys built.
+/// A body's member: chat choices, messages and calls are read part by part, other body keys
+/// built.
 fn body_member<'p>(key: &str) -> Member<'p> {
     match key {
         "choices" => Member::Elements(Plan::Choice),
         "message" => Member::Nested(Plan::Message),
+        "content" | "tool_calls" => Member::Elements(Plan::Call),
         _ if is_body_key(key) => Member::Build,
         _ => Member::Skip,
     }
@@ -169,6 +182,12 @@ impl<'t> Skim<'t> {
                     skipped = true;
                     None
                 }
+                Member::Defer if self.peek()? == b'{' => {
+                    let start = self.pos;
+                    self.pos = skip_value(self.bytes, start, depth)?;
+                    Some(Value::Deferred(self.text[start..self.pos].into()))
+                }
+                Member::Defer => Some(self.value(&mut ValueBuilder, depth)?),
                 Member::Nested(inner) if self.peek()? == b'{' => {
                     Some(self.object(inner, depth + 1)?)
                 }
@@ -646,6 +665,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn call_arguments_objects_are_kept_as_checked_text() {
+        let deferred = |value: Option<Value>| matches!(value, Some(Value::Deferred(_)));
+        let line = r#"{"message": {"tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}, {"function": {"name": "g", "arguments": "{}"}}]}}"#;
+        let calls = parse_line(line, Plan::Body)
+            .unwrap()
+            .get("message")
+            .unwrap()
+            .get("tool_calls")
+            .unwrap()
+            .items();
+        let [ollama, openai] = &calls[..] else {
+            panic!("{calls:?}")
+        };
+        assert!(deferred(ollama.get("function").unwrap().get("arguments")));
+        assert!(!deferred(openai.get("function").unwrap().get("arguments")));
+        let line = r#"{"content": [{"type": "tool_use", "id": "t", "name": "f", "input": {"a": [1]}}, {"type": "text", "text": "x"}]}"#;
+        let blocks = parse_line(line, Plan::Body)
+            .unwrap()
+            .get("content")
+            .unwrap()
+            .items();
+        assert!(deferred(blocks[0].get("input")));
+        assert_eq!(
+            blocks[0].get("input").unwrap(),
+            full(r#"{"a": [1]}"#).unwrap()
+        );
+        assert_eq!(blocks[1].get("text"), Some(Value::str("x")));
     }
 
     #[test]

@@ -148,4 +148,26 @@ pub trait JsonBuilder {
         let object = self.new_object()?;
         self.finish_object(object)
     }
+
+    /// Whether this builder takes objects as checked JSON text
+    /// ([`JsonBuilder::checked_object`]): callers that can check an object cheaply (call
+    /// arguments) then hand it over unbuilt, see [`deferrable_object`](super::deferrable_object).
+    fn defers_objects(&self) -> bool {
+        false
+    }
+
+    /// The object spelled by `json`, strict JSON text the skipper accepted. Only builders that
+    /// [defer objects](JsonBuilder::defers_objects) are handed objects this way; this default
+    /// builds it.
+    fn checked_object(&mut self, json: &str) -> Result<Self::Value, Self::Error>
+    where
+        Self: Sized,
+    {
+        match super::parse(json, self, super::ParseOptions::default()) {
+            Ok(object) => Ok(object),
+            Err(super::ParseError::Build(e)) => Err(e),
+            // Not reached for checked text: the parser accepts all the skipper accepts.
+            Err(super::ParseError::Syntax(_)) => self.empty_object(),
+        }
+    }
 }

@@ -14,8 +14,9 @@ pub use parser::{
     ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
 };
 pub(crate) use plain_run::plain_run;
+pub use skip::deferrable_object;
 pub(crate) use skip::skip_value;
-pub use value::{Value, ValueBuilder};
+pub use value::{DeferringBuilder, Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};
 pub use write::{python_float_repr, to_compact_json, write_json_string};
 

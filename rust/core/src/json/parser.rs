@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::builder::{JsonBuilder, JsonStr};
 use super::plain_run::plain_run;
-use super::skip::skip_value;
+use super::skip::{deferrable_object, skip_value};
 use super::view::JsonKind;
 
 /// Bytes reserved for the first string with escapes a parser decodes (at most what is left).
@@ -187,7 +187,15 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
         }
         match visitor.action(&key) {
             MemberAction::Build => {
-                let value = parser.value(builder)?;
+                parser.skip_whitespace();
+                let value = match deferrable_object(builder, text, parser.pos, parser.depth) {
+                    Some(end) => {
+                        let json = &text[parser.pos..end];
+                        parser.pos = end;
+                        builder.checked_object(json).map_err(ParseError::Build)?
+                    }
+                    None => parser.value(builder)?,
+                };
                 visitor.built(&key, value);
             }
             MemberAction::Text => {

@@ -3,7 +3,7 @@
 //! limit) the caller lets the parser judge, so errors and their offsets are the parser's.
 //! Whatever the skipper accepts, the parser accepts too, ending at the same byte.
 
-use super::{plain_run, MAX_DEPTH};
+use super::{plain_run, JsonBuilder, MAX_DEPTH};
 
 /// The end of the JSON value at `pos` (no whitespace before it), inside `depth` open
 /// containers, or `None` for the parser to judge.
@@ -11,6 +11,21 @@ pub(crate) fn skip_value(bytes: &[u8], pos: usize, depth: usize) -> Option<usize
     let mut skipper = Skipper { bytes, pos };
     skipper.value(depth)?;
     Some(skipper.pos)
+}
+
+/// Where the object at `pos` of `text` (its `{`, inside `depth` open containers) ends, when
+/// `builder` takes objects as checked text and the skipper accepts this one; `None` when the
+/// caller should build it as usual.
+pub fn deferrable_object<B: JsonBuilder>(
+    builder: &B,
+    text: &str,
+    pos: usize,
+    depth: usize,
+) -> Option<usize> {
+    if !builder.defers_objects() || text.as_bytes().get(pos) != Some(&b'{') {
+        return None;
+    }
+    skip_value(text.as_bytes(), pos, depth)
 }
 
 struct Skipper<'b> {

@@ -185,3 +185,105 @@ fn values_rebuild_exactly_with_any_builder() {
     assert_eq!(rebuilt, value);
     assert_eq!(to_compact_json(&rebuilt), to_compact_json(&value));
 }
+
+/// Builders that defer objects get them as checked text where a caller can check them, and
+/// every read of the result is that of the built object.
+mod deferred {
+    use super::*;
+
+    #[derive(Default)]
+    struct Fields(Vec<(String, Value)>);
+
+    impl ObjectVisitor<DeferringBuilder> for Fields {
+        fn action(&mut self, key: &str) -> MemberAction {
+            if key == "skip" {
+                MemberAction::Skip
+            } else {
+                MemberAction::Build
+            }
+        }
+        fn built(&mut self, key: &str, value: Value) {
+            self.0.push((key.to_owned(), value));
+        }
+        fn text(&mut self, _: &str, _: MemberText) {}
+    }
+
+    const OBJECTS: [&str; 6] = [
+        "{}",
+        r#"{"a": 1}"#,
+        r#"{"a": [1, {"b": null}], "c": "é\n", "d": 1.5e3, "e": 123456789012345678901234567890}"#,
+        r#"{"k": 1, "k": 2}"#,
+        r#"{"s": "\ud800"}"#,
+        r#"{ "spaced" : { } }"#,
+    ];
+
+    #[test]
+    fn a_deferred_object_reads_and_compares_as_the_built_one() {
+        for json in OBJECTS {
+            let built = strict(json).unwrap();
+            let deferred = DeferringBuilder.checked_object(json).unwrap();
+            assert!(matches!(deferred, Value::Deferred(_)), "{json}");
+            assert_eq!(deferred, built, "{json}");
+            assert_eq!(built, deferred, "{json}");
+            assert_eq!(deferred.kind(), JsonKind::Object);
+            assert_eq!(deferred.entries(), built.entries(), "{json}");
+            assert_eq!(deferred.get("a"), built.get("a"), "{json}");
+            assert_eq!(
+                to_compact_json(&deferred),
+                to_compact_json(&built),
+                "{json}"
+            );
+            assert_eq!(deferred.build(&mut ValueBuilder).unwrap(), built);
+        }
+        let one = DeferringBuilder.checked_object(r#"{"a": 1}"#).unwrap();
+        let other = DeferringBuilder.checked_object(r#"{"a": 2}"#).unwrap();
+        assert_ne!(one, other);
+        assert_ne!(one, Value::Null);
+    }
+
+    #[test]
+    fn only_checked_objects_are_deferred() {
+        let text = r#"{"x": {"a": 1}, "y": [1], "z": "{}", "skip": {}, "w": {"a": 1,}}"#;
+        assert!(parse_object_with(
+            text,
+            &mut DeferringBuilder,
+            ParseOptions::default(),
+            &mut Fields::default()
+        )
+        .is_err());
+        let text = r#"{"x": {"a": 1}, "y": [1], "z": "{}", "skip": {}}"#;
+        let mut fields = Fields::default();
+        let end = parse_object_with(
+            text,
+            &mut DeferringBuilder,
+            ParseOptions::default(),
+            &mut fields,
+        );
+        assert_eq!(end.unwrap(), Some(text.len()));
+        let kinds: Vec<(&str, bool)> = fields
+            .0
+            .iter()
+            .map(|(k, v)| (k.as_str(), matches!(v, Value::Deferred(_))))
+            .collect();
+        assert_eq!(kinds, [("x", true), ("y", false), ("z", false)]);
+        assert_eq!(fields.0[0].1, strict(r#"{"a": 1}"#).unwrap());
+        // A builder that does not defer builds, and is never offered checked text.
+        let offset = deferrable_object(&ValueBuilder, text, 6, 1);
+        assert_eq!(offset, None);
+        assert_eq!(deferrable_object(&DeferringBuilder, text, 6, 1), Some(14));
+        assert_eq!(
+            deferrable_object(&DeferringBuilder, text, 0, MAX_DEPTH - 1),
+            None
+        );
+    }
+
+    #[test]
+    fn the_default_checked_object_builds() {
+        for json in OBJECTS {
+            assert_eq!(
+                ValueBuilder.checked_object(json).unwrap(),
+                strict(json).unwrap()
+            );
+        }
+    }
+}

@@ -2,13 +2,15 @@
 //! GIL-free batch work). Strings and containers are shared (`Arc`), so a value is a cheap
 //! handle like a Python object reference, and can cross threads.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::builder::{JsonBuilder, JsonStr};
+use super::parser::{parse, ParseError, ParseOptions};
 use super::view::{JsonKind, JsonView};
 use super::write::python_float_repr;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Value {
     Null,
     Bool(bool),
@@ -22,6 +24,10 @@ pub enum Value {
     Array(Arc<Vec<Value>>),
     /// Members in first-seen order; a repeated key keeps its first position and last value.
     Object(Arc<Vec<(String, Value)>>),
+    /// An object kept as its JSON text, which the strict skipper accepted: built in one pass
+    /// by whichever builder finally needs it (see [`DeferringBuilder`]). Reads through
+    /// [`JsonView`] build it first.
+    Deferred(Arc<str>),
 }
 
 impl Value {
@@ -40,6 +46,18 @@ impl Value {
 
     pub fn str(s: &str) -> Self {
         Value::Str(s.into())
+    }
+
+    /// This value with a deferred object built.
+    fn expanded(&self) -> Cow<'_, Value> {
+        match self {
+            Value::Deferred(json) => Cow::Owned(
+                Value::Deferred(json.clone())
+                    .build(&mut ValueBuilder)
+                    .unwrap_or_else(|never| match never {}),
+            ),
+            other => Cow::Borrowed(other),
+        }
     }
 
     /// Rebuilds this value with another builder (as Python objects, once a batch parsed with
@@ -72,6 +90,35 @@ impl Value {
                 }
                 builder.finish_object(object)
             }
+            Value::Deferred(json) => match parse(json, builder, ParseOptions::default()) {
+                Ok(object) => Ok(object),
+                Err(ParseError::Build(e)) => Err(e),
+                // Not reached: only text the strict skipper accepted is deferred, and the
+                // parser accepts all of it (`json::skip`'s tests hold the two together).
+                Err(ParseError::Syntax(_)) => builder.empty_object(),
+            },
+        }
+    }
+}
+
+/// Equal when the JSON is: a deferred object equals the object its text spells.
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::BigInt(a), Value::BigInt(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::WtfStr(a), Value::WtfStr(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            (Value::Deferred(a), Value::Deferred(b)) if a == b => true,
+            (Value::Deferred(_), _) | (_, Value::Deferred(_)) => {
+                *self.expanded() == *other.expanded()
+            }
+            _ => false,
         }
     }
 }
@@ -137,6 +184,67 @@ impl JsonBuilder for ValueBuilder {
     }
 }
 
+/// Builds [`Value`]s like [`ValueBuilder`], but keeps the objects it is handed as checked text
+/// ([`Value::Deferred`]). Batch extraction parses with it off the interpreter: call arguments
+/// then cost one copy of their text there, and are built once, as Python objects, from it.
+#[derive(Default)]
+pub struct DeferringBuilder;
+
+impl JsonBuilder for DeferringBuilder {
+    type Value = Value;
+    type Object = Vec<(String, Value)>;
+    type Array = Vec<Value>;
+    type Error = std::convert::Infallible;
+
+    fn null(&mut self) -> Result<Value, Self::Error> {
+        ValueBuilder.null()
+    }
+    fn boolean(&mut self, value: bool) -> Result<Value, Self::Error> {
+        ValueBuilder.boolean(value)
+    }
+    fn int(&mut self, value: i64) -> Result<Value, Self::Error> {
+        ValueBuilder.int(value)
+    }
+    fn big_int(&mut self, digits: &str) -> Result<Value, Self::Error> {
+        ValueBuilder.big_int(digits)
+    }
+    fn float(&mut self, value: f64) -> Result<Value, Self::Error> {
+        ValueBuilder.float(value)
+    }
+    fn string(&mut self, value: JsonStr<'_>) -> Result<Value, Self::Error> {
+        ValueBuilder.string(value)
+    }
+    fn new_object(&mut self) -> Result<Self::Object, Self::Error> {
+        ValueBuilder.new_object()
+    }
+    fn object_insert(
+        &mut self,
+        object: &mut Self::Object,
+        key: JsonStr<'_>,
+        value: Value,
+    ) -> Result<(), Self::Error> {
+        ValueBuilder.object_insert(object, key, value)
+    }
+    fn finish_object(&mut self, object: Self::Object) -> Result<Value, Self::Error> {
+        ValueBuilder.finish_object(object)
+    }
+    fn new_array(&mut self) -> Result<Self::Array, Self::Error> {
+        ValueBuilder.new_array()
+    }
+    fn array_push(&mut self, array: &mut Self::Array, value: Value) -> Result<(), Self::Error> {
+        ValueBuilder.array_push(array, value)
+    }
+    fn finish_array(&mut self, array: Self::Array) -> Result<Value, Self::Error> {
+        ValueBuilder.finish_array(array)
+    }
+    fn defers_objects(&self) -> bool {
+        true
+    }
+    fn checked_object(&mut self, json: &str) -> Result<Value, Self::Error> {
+        Ok(Value::Deferred(json.into()))
+    }
+}
+
 /// Applies "last value wins, first position kept" to repeated keys, in linear time.
 fn dedupe_keys(members: &mut Vec<(String, Value)>) {
     let len = members.len();
@@ -168,11 +276,12 @@ impl JsonView for Value {
             Value::Int(_) | Value::BigInt(_) | Value::Float(_) => JsonKind::Number,
             Value::Str(_) | Value::WtfStr(_) => JsonKind::String,
             Value::Array(_) => JsonKind::Array,
-            Value::Object(_) => JsonKind::Object,
+            Value::Object(_) | Value::Deferred(_) => JsonKind::Object,
         }
     }
     fn get(&self, key: &str) -> Option<Self> {
         match self {
+            Value::Deferred(_) => self.expanded().get(key),
             Value::Object(members) => members
                 .iter()
                 .rev() // duplicates are merged, so any order finds the one entry
@@ -202,6 +311,7 @@ impl JsonView for Value {
     fn entries(&self) -> Vec<(String, Self)> {
         match self {
             Value::Object(members) => members.to_vec(),
+            Value::Deferred(_) => self.expanded().entries(),
             _ => Vec::new(),
         }
     }
