@@ -69,7 +69,7 @@ fn same(a: &Value, b: &serde_json::Value) -> bool {
             members.len() == map.len()
                 && members
                     .iter()
-                    .all(|(k, v)| map.get(k).is_some_and(|w| same(v, w)))
+                    .all(|(k, v)| map.get(k.as_ref()).is_some_and(|w| same(v, w)))
         }
         _ => false,
     }

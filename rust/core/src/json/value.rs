@@ -10,6 +10,45 @@ use super::parser::{parse, ParseError, ParseOptions};
 use super::view::{JsonKind, JsonView};
 use super::write::python_float_repr;
 
+/// An object member's key. The keys that response and call readers look up are static text:
+/// most members of a parsed response are built without allocating their key.
+pub type Key = Cow<'static, str>;
+
+/// The [`Key`] of decoded key text.
+fn object_key(key: JsonStr<'_>) -> Key {
+    let Some(text) = key.as_str() else {
+        return Cow::Owned(key.to_string_lossy());
+    };
+    Cow::Borrowed(match text {
+        "id" => "id",
+        "type" => "type",
+        "name" => "name",
+        "function" => "function",
+        "arguments" => "arguments",
+        "parameters" => "parameters",
+        "input" => "input",
+        "args" => "args",
+        "call_id" => "call_id",
+        "functionCall" => "functionCall",
+        "index" => "index",
+        "text" => "text",
+        "content" => "content",
+        "role" => "role",
+        "message" => "message",
+        "tool_calls" => "tool_calls",
+        "choices" => "choices",
+        "parts" => "parts",
+        "output" => "output",
+        "candidates" => "candidates",
+        "response" => "response",
+        "request_id" => "request_id",
+        "properties" => "properties",
+        "required" => "required",
+        "items" => "items",
+        _ => return Cow::Owned(text.to_owned()),
+    })
+}
+
 #[derive(Clone, Debug)]
 pub enum Value {
     Null,
@@ -23,7 +62,7 @@ pub enum Value {
     WtfStr(Arc<[u8]>),
     Array(Arc<Vec<Value>>),
     /// Members in first-seen order; a repeated key keeps its first position and last value.
-    Object(Arc<Vec<(String, Value)>>),
+    Object(Arc<Vec<(Key, Value)>>),
     /// An object kept as its JSON text, which the strict skipper accepted: built in one pass
     /// by whichever builder finally needs it (see [`DeferringBuilder`]). Reads through
     /// [`JsonView`] build it first.
@@ -35,7 +74,7 @@ impl Value {
         Value::Object(Arc::new(
             members
                 .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
+                .map(|(k, v)| (object_key(JsonStr::from_utf8(k)), v))
                 .collect(),
         ))
     }
@@ -129,7 +168,7 @@ pub struct ValueBuilder;
 
 impl JsonBuilder for ValueBuilder {
     type Value = Value;
-    type Object = Vec<(String, Value)>;
+    type Object = Vec<(Key, Value)>;
     type Array = Vec<Value>;
     type Error = std::convert::Infallible;
 
@@ -165,7 +204,7 @@ impl JsonBuilder for ValueBuilder {
         key: JsonStr<'_>,
         value: Value,
     ) -> Result<(), Self::Error> {
-        object.push((key.to_string_lossy(), value));
+        object.push((object_key(key), value));
         Ok(())
     }
     fn finish_object(&mut self, mut object: Self::Object) -> Result<Value, Self::Error> {
@@ -192,7 +231,7 @@ pub struct DeferringBuilder;
 
 impl JsonBuilder for DeferringBuilder {
     type Value = Value;
-    type Object = Vec<(String, Value)>;
+    type Object = Vec<(Key, Value)>;
     type Array = Vec<Value>;
     type Error = std::convert::Infallible;
 
@@ -246,7 +285,7 @@ impl JsonBuilder for DeferringBuilder {
 }
 
 /// Applies "last value wins, first position kept" to repeated keys, in linear time.
-fn dedupe_keys(members: &mut Vec<(String, Value)>) {
+fn dedupe_keys(members: &mut Vec<(Key, Value)>) {
     let len = members.len();
     // Most objects are small and have no repeats: check pairwise without hashing.
     if len < 2
@@ -255,7 +294,7 @@ fn dedupe_keys(members: &mut Vec<(String, Value)>) {
         return;
     }
     let mut first_index = std::collections::HashMap::with_capacity(members.len());
-    let mut kept: Vec<(String, Value)> = Vec::with_capacity(members.len());
+    let mut kept: Vec<(Key, Value)> = Vec::with_capacity(members.len());
     for (key, value) in members.drain(..) {
         match first_index.get(&key) {
             Some(&i) => kept[i] = (key, value),
@@ -310,7 +349,10 @@ impl JsonView for Value {
     }
     fn entries(&self) -> Vec<(String, Self)> {
         match self {
-            Value::Object(members) => members.to_vec(),
+            Value::Object(members) => members
+                .iter()
+                .map(|(key, value)| (key.to_string(), value.clone()))
+                .collect(),
             Value::Deferred(_) => self.expanded().entries(),
             _ => Vec::new(),
         }
@@ -332,5 +374,29 @@ impl JsonView for Value {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, ParseOptions};
+
+    #[test]
+    fn keys_that_readers_look_up_are_static_and_read_like_any_other() {
+        assert!(matches!(
+            object_key(JsonStr::from_utf8("arguments")),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            object_key(JsonStr::from_utf8("usage")),
+            Cow::Owned(_)
+        ));
+        let json = r#"{"id": 1, "usage": 2, "i\u0064": 3, "\ud800": 4}"#;
+        let value = parse(json, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        assert_eq!(value.get("id"), Some(Value::Int(3)));
+        assert_eq!(value.get("usage"), Some(Value::Int(2)));
+        let keys: Vec<String> = value.entries().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["id", "usage", "\u{fffd}"]);
     }
 }
