@@ -318,6 +318,21 @@ fn syntax_only<T, E>(
     })
 }
 
+/// Appends `data[start..end]` to `out`. Runs between escapes are mostly a few bytes: one that
+/// fits in 16 is copied as a whole 16-byte block, which compiles to two vector moves instead
+/// of a call to `memcpy`, and the bytes past `end` are cut off again.
+#[inline]
+fn push_run(out: &mut Vec<u8>, data: &[u8], start: usize, end: usize) {
+    let kept = out.len() + (end - start);
+    match data[start..].first_chunk::<16>() {
+        Some(block) if end - start <= 16 => {
+            out.extend_from_slice(block);
+            out.truncate(kept);
+        }
+        _ => out.extend_from_slice(&data[start..end]),
+    }
+}
+
 struct Parser<'a> {
     /// The UTF-8 bytes of a `&str`.
     data: &'a [u8],
@@ -647,7 +662,7 @@ impl<'a> Parser<'a> {
                     // The run up to the next escape is copied whole, as the fast path reads it.
                     let (end, run_ascii) = plain_run(data, i + 1, quote);
                     ascii &= c.is_ascii() && run_ascii;
-                    self.scratch.extend_from_slice(&data[i..end]);
+                    push_run(&mut self.scratch, data, i, end);
                     i = end;
                 }
             }

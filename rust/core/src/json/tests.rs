@@ -287,3 +287,22 @@ mod deferred {
         }
     }
 }
+
+/// Runs of every length between escapes, ending anywhere near the end of the input (where no
+/// whole 16-byte block is left to copy), decode as serde_json decodes them.
+#[test]
+fn runs_between_escapes_of_every_length() {
+    for run in 0..40 {
+        for escapes in 1..4 {
+            let piece = format!("{}\\n{}é", "a".repeat(run), "\\\"".repeat(escapes));
+            for repeats in 1..3 {
+                let json = format!("\"{}{}\"", piece.repeat(repeats), "b".repeat(run % 7));
+                let want: String = serde_json::from_str(&json).unwrap();
+                assert_eq!(strict(&json).unwrap(), Value::str(&want), "{json}");
+                let padded = format!("[{json}, 1]");
+                let want = Value::array(vec![Value::str(&want), Value::Int(1)]);
+                assert_eq!(strict(&padded).unwrap(), want, "{padded}");
+            }
+        }
+    }
+}
