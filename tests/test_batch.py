@@ -194,3 +194,20 @@ def test_the_first_failing_item_in_input_order_raises(threads: int) -> None:
     items[1700] = good
     with pytest.raises(toolwire.JSONDecodeError, match="item 2500: invalid JSON"):
         toolwire.extract_batch(items, threads=threads, on_error="raise")
+
+
+@pytest.mark.parametrize("depth", [10, 250, 260, 100_000])
+def test_calls_nested_in_functions_read_like_extract_at_any_depth(depth: int) -> None:
+    # A call's `function` is read as a call, so the skim nests with it: past the nesting
+    # limit the line is a JSON error, as for `loads`, never a crash.
+    call = '{"name": "f", "arguments": {"a": [1]}}'
+    line = '{"tool_calls": [' + '{"function": ' * depth + call + "}" * depth + "]}"
+    [got] = toolwire.extract_batch([line], threads=1)
+    try:
+        want = toolwire.extract(toolwire.loads(line), on_error="keep")
+    except toolwire.JSONDecodeError:
+        assert got[0].protocol == "body" and got[0].error.startswith("invalid JSON"), got
+        return
+    assert [(c.name, getattr(c, "arguments", None)) for c in got] == [
+        (c.name, getattr(c, "arguments", None)) for c in want
+    ]

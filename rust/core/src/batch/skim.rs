@@ -14,8 +14,8 @@ use std::convert::Infallible;
 
 use crate::calls::ARGUMENT_KEYS;
 use crate::json::{
-    parse, parse_prefix, plain_run, skip_value, JsonBuilder, JsonStr, ParseError, ParseOptions,
-    Value, ValueBuilder, MAX_DEPTH,
+    parse, parse_prefix, plain_run, skip_value, DeferringBuilder, JsonBuilder, JsonStr, ParseError,
+    ParseOptions, Value, ValueBuilder, MAX_DEPTH,
 };
 
 /// Whether `key` is a member of a response body that [`crate::body::split_body_as`] reads,
@@ -156,6 +156,11 @@ impl<'t> Skim<'t> {
 
     /// The object at `pos` (its `{`), the `depth`-th open container of the line.
     fn object(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+        // Plans can nest (a call's `function` is read as a call): near the limit the full
+        // parse judges.
+        if depth >= MAX_DEPTH - 1 {
+            return None;
+        }
         let mut builder = ValueBuilder;
         let Ok(mut members) = builder.new_object();
         let mut skipped = false;
@@ -185,7 +190,9 @@ impl<'t> Skim<'t> {
                 Member::Defer if self.peek()? == b'{' => {
                     let start = self.pos;
                     self.pos = skip_value(self.bytes, start, depth)?;
-                    Some(Value::Deferred(self.text[start..self.pos].into()))
+                    let Ok(arguments) =
+                        DeferringBuilder.checked_object(&self.text[start..self.pos]);
+                    Some(arguments)
                 }
                 Member::Defer => Some(self.value(&mut ValueBuilder, depth)?),
                 Member::Nested(inner) if self.peek()? == b'{' => {
@@ -217,6 +224,9 @@ impl<'t> Skim<'t> {
     /// The list at `pos` (its `[`), the `depth`-th open container of the line: object
     /// elements read with `plan`, others built.
     fn elements(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+        if depth >= MAX_DEPTH - 1 {
+            return None;
+        }
         let mut builder = ValueBuilder;
         let Ok(mut items) = builder.new_array();
         self.pos += 1;
@@ -289,7 +299,7 @@ impl<'t> Skim<'t> {
         self.pos = start + used;
         // The value was parsed from depth 0: it may nest `MAX_DEPTH` levels, where the whole
         // line allows `MAX_DEPTH - depth`. Count brackets (an upper bound) only when it could.
-        let allowed = MAX_DEPTH - depth;
+        let allowed = MAX_DEPTH.saturating_sub(depth);
         let span = &self.bytes[start..self.pos];
         let too_deep =
             span.len() > allowed && memchr::memchr2_iter(b'{', b'[', span).count() > allowed;
@@ -640,6 +650,22 @@ mod tests {
                     for place in [Locate::Whole, Locate::LogRecord] {
                         assert_same_parse(changed, &place);
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn calls_nested_in_functions_stop_at_the_nesting_limit() {
+        for depth in [MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, 5000] {
+            for inner in [r#"{}"#, r#"{"name": "f", "arguments": {"a": 1}}"#] {
+                let line = format!(
+                    r#"{{"tool_calls": [{}{inner}{}]}}"#,
+                    r#"{"function": "#.repeat(depth),
+                    "}".repeat(depth)
+                );
+                for place in places() {
+                    assert_same(&line, &place);
                 }
             }
         }

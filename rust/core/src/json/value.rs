@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::builder::{JsonBuilder, JsonStr};
-use super::parser::{parse, ParseError, ParseOptions};
 use super::view::{JsonKind, JsonView};
 use super::write::python_float_repr;
 
@@ -42,6 +41,7 @@ fn object_key(key: JsonStr<'_>) -> Key {
         "candidates" => "candidates",
         "response" => "response",
         "request_id" => "request_id",
+        "tool_call" => "tool_call",
         "properties" => "properties",
         "required" => "required",
         "items" => "items",
@@ -65,7 +65,8 @@ pub enum Value {
     Object(Arc<Vec<(Key, Value)>>),
     /// An object kept as its JSON text, which the strict skipper accepted: built in one pass
     /// by whichever builder finally needs it (see [`DeferringBuilder`]). Reads through
-    /// [`JsonView`] build it first.
+    /// [`JsonView`] build it first. Only checked text of one object may be held here (made
+    /// through [`JsonBuilder::checked_object`] after [`deferrable_object`](super::deferrable_object)).
     Deferred(Arc<str>),
 }
 
@@ -90,9 +91,8 @@ impl Value {
     /// This value with a deferred object built.
     fn expanded(&self) -> Cow<'_, Value> {
         match self {
-            Value::Deferred(json) => Cow::Owned(
-                Value::Deferred(json.clone())
-                    .build(&mut ValueBuilder)
+            Value::Deferred(_) => Cow::Owned(
+                self.build(&mut ValueBuilder)
                     .unwrap_or_else(|never| match never {}),
             ),
             other => Cow::Borrowed(other),
@@ -129,13 +129,7 @@ impl Value {
                 }
                 builder.finish_object(object)
             }
-            Value::Deferred(json) => match parse(json, builder, ParseOptions::default()) {
-                Ok(object) => Ok(object),
-                Err(ParseError::Build(e)) => Err(e),
-                // Not reached: only text the strict skipper accepted is deferred, and the
-                // parser accepts all of it (`json::skip`'s tests hold the two together).
-                Err(ParseError::Syntax(_)) => builder.empty_object(),
-            },
+            Value::Deferred(json) => builder.checked_object(json),
         }
     }
 }
@@ -154,7 +148,7 @@ impl PartialEq for Value {
             (Value::Array(a), Value::Array(b)) => a == b,
             (Value::Object(a), Value::Object(b)) => a == b,
             (Value::Deferred(a), Value::Deferred(b)) if a == b => true,
-            (Value::Deferred(_), _) | (_, Value::Deferred(_)) => {
+            (Value::Deferred(_), _) | (_, Value::Deferred(_)) if self.kind() == other.kind() => {
                 *self.expanded() == *other.expanded()
             }
             _ => false,
