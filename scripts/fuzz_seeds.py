@@ -63,6 +63,15 @@ def write(target: str, seeds: list[bytes]) -> None:
         (folder / name).write_bytes(seed)
 
 
+def response_of(line: bytes) -> object:
+    """A logged line's response, or the line itself when it is not a JSON record."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line.decode(errors="replace")
+    return record.get("response", record) if isinstance(record, dict) else record
+
+
 def main() -> None:
     cases = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "data" / "cases.jsonl"
     found = renderings(cases, 60)
@@ -73,6 +82,14 @@ def main() -> None:
     write("raw_json", [bytes([(k % 6) * 0x30]) + t for k, t in enumerate(texts)])
     write("extract", [bytes([(k % 6) * 0x30]) + t for k, t in enumerate(texts)])
     write("stream", [bytes([k % 3, k % 251]) + t for k, t in enumerate(texts)])
+    # Whole logged lines too: the sample log's, as records (control bit 4) and as bodies.
+    log = (ROOT / "examples" / "logs_sample.jsonl").read_bytes().splitlines()[:300]
+    bodies = [json.dumps(response).encode() for response in map(response_of, log[::2])]
+    write(
+        "batch_line",
+        [bytes([(k % 6) * 0x30]) + t for k, t in enumerate(texts + bodies)]
+        + [bytes([0x04]) + line for line in log[1::2]],
+    )
     named = [bytes([FORMATS.index(f)]) + t.encode() for f, t in found if f is not None]
     write("formats", named + [bytes([0x0F]) + t for t in texts])
 

@@ -122,8 +122,9 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
     read_record(&record, options)
 }
 
-/// The outcomes of a parsed line.
-fn read_record(record: &Value, options: &LineOptions) -> Line {
+/// The outcomes of a line already parsed in full (what [`extract_line`] gives, without its
+/// skim).
+pub fn read_record(record: &Value, options: &LineOptions) -> Line {
     let id = match options.locate {
         Locate::Whole => None,
         _ => record.get("request_id"),

@@ -1,0 +1,76 @@
+//! Batch extraction's shortcuts against the plain paths: a line read by the skim (members
+//! skipped, call arguments kept as checked text) gives the calls and failures of the line
+//! parsed in full, and text protocols give the same outcomes whether their builder defers
+//! call arguments or builds them.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolwire_core::batch::{extract_line, read_record, Line, LineOptions, Locate};
+use toolwire_core::body::Shape;
+use toolwire_core::calls::Outcome;
+use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};
+use toolwire_core::formats::FormatSet;
+use toolwire_core::json::{parse, to_compact_json, DeferringBuilder, ParseOptions, ValueBuilder};
+use toolwire_fuzz::{json_options, text_of};
+
+/// A line's outcomes without their ids (generated ids differ from run to run).
+fn reading(line: &Line) -> Result<Vec<String>, String> {
+    let outcomes = line.result.as_ref().map_err(|e| e.message.clone())?;
+    Ok(outcomes
+        .iter()
+        .map(|outcome| match outcome {
+            Outcome::Call(call) => format!("{} {}", call.name, to_compact_json(&call.arguments)),
+            Outcome::Invalid(invalid) => invalid.message(),
+        })
+        .collect())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&control, rest)) = data.split_first() else {
+        return;
+    };
+    let text = text_of(rest);
+    let options = TextOptions {
+        text_tagged: true,
+        formats: FormatSet::ALL,
+        raw_json: Some(
+            [
+                RawJsonMode::Whole,
+                RawJsonMode::Fenced,
+                RawJsonMode::Anywhere,
+            ][usize::from(control % 3)],
+        ),
+        json: json_options(control),
+        tools: None,
+    };
+    let Ok(deferred) = extract_text(&mut DeferringBuilder, &text, &options);
+    let Ok(built) = extract_text(&mut ValueBuilder, &text, &options);
+    assert_eq!(deferred, built, "deferring and building builders differ");
+
+    let place = if control & 4 == 0 {
+        Locate::Whole
+    } else {
+        Locate::LogRecord
+    };
+    let line_options = LineOptions {
+        text: options,
+        shape: Shape::Auto,
+        locate: place,
+    };
+    let skimmed = extract_line(text.as_bytes(), &line_options);
+    // Lines are read as `json.loads` reads bytes: a leading byte order mark is dropped.
+    let json = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if let Ok(record) = parse(json, &mut ValueBuilder, ParseOptions::default()) {
+        let full = read_record(&record, &line_options);
+        assert_eq!(
+            reading(&skimmed),
+            reading(&full),
+            "skim and full parse differ"
+        );
+    } else {
+        assert!(
+            skimmed.result.is_err(),
+            "the skim accepted what the parser rejects"
+        );
+    }
+});
