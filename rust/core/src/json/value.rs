@@ -386,6 +386,19 @@ mod tests {
             object_key(JsonStr::from_utf8("usage")),
             Cow::Owned(_)
         ));
+        let read = [
+            "choices",
+            "message",
+            "content",
+            "text",
+            "tool_calls",
+            "function",
+            "name",
+        ];
+        for key in crate::calls::ARGUMENT_KEYS.into_iter().chain(read) {
+            let static_key = object_key(JsonStr::from_utf8(key));
+            assert!(matches!(static_key, Cow::Borrowed(k) if k == key), "{key}");
+        }
         let json = r#"{"id": 1, "usage": 2, "i\u0064": 3, "\ud800": 4}"#;
         let value = parse(json, &mut ValueBuilder, ParseOptions::default()).unwrap();
         assert_eq!(value.get("id"), Some(Value::Int(3)));
