@@ -8,10 +8,9 @@ use libfuzzer_sys::fuzz_target;
 use toolwire_core::batch::{extract_line, read_record, Line, LineOptions, Locate};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::Outcome;
-use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};
-use toolwire_core::formats::FormatSet;
+use toolwire_core::extract::extract_text;
 use toolwire_core::json::{parse, to_compact_json, DeferringBuilder, ParseOptions, ValueBuilder};
-use toolwire_fuzz::{json_options, text_of};
+use toolwire_fuzz::{cascade_options, text_of};
 
 /// A line's outcomes without their ids (generated ids differ from run to run).
 fn reading(line: &Line) -> Result<Vec<String>, String> {
@@ -30,19 +29,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = text_of(rest);
-    let options = TextOptions {
-        text_tagged: true,
-        formats: FormatSet::ALL,
-        raw_json: Some(
-            [
-                RawJsonMode::Whole,
-                RawJsonMode::Fenced,
-                RawJsonMode::Anywhere,
-            ][usize::from(control % 3)],
-        ),
-        json: json_options(control),
-        tools: None,
-    };
+    let options = cascade_options(control);
     let Ok(deferred) = extract_text(&mut DeferringBuilder, &text, &options);
     let Ok(built) = extract_text(&mut ValueBuilder, &text, &options);
     assert_eq!(deferred, built, "deferring and building builders differ");

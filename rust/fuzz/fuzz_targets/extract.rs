@@ -4,29 +4,16 @@
 
 use libfuzzer_sys::fuzz_target;
 use toolwire_core::body::{extract_body, BodyError};
-use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};
-use toolwire_core::formats::FormatSet;
+use toolwire_core::extract::extract_text;
 use toolwire_core::json::{parse, ValueBuilder};
-use toolwire_fuzz::{check_calls, check_outcomes, json_options, text_of};
+use toolwire_fuzz::{cascade_options, check_calls, check_outcomes, text_of};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&control, rest)) = data.split_first() else {
         return;
     };
     let text = text_of(rest);
-    let options = TextOptions {
-        text_tagged: true,
-        formats: FormatSet::ALL,
-        raw_json: Some(
-            [
-                RawJsonMode::Whole,
-                RawJsonMode::Fenced,
-                RawJsonMode::Anywhere,
-            ][usize::from(control % 3)],
-        ),
-        json: json_options(control),
-        tools: None,
-    };
+    let options = cascade_options(control);
     let Ok(mut outcomes) = extract_text(&mut ValueBuilder, &text, &options);
     check_outcomes(&text, &mut outcomes);
     if let Ok(body) = parse(&text, &mut ValueBuilder, options.json) {

@@ -2,7 +2,9 @@
 //! "does not panic".
 
 use toolwire_core::calls::{Invalid, Outcome};
+use toolwire_core::extract::{RawJsonMode, TextOptions};
 use toolwire_core::finish_outcomes;
+use toolwire_core::formats::FormatSet;
 use toolwire_core::json::{JsonKind, JsonView, ParseOptions, Value};
 use toolwire_core::stream::Event;
 
@@ -15,6 +17,24 @@ pub fn text_of(data: &[u8]) -> String {
 pub fn json_options(control: u8) -> ParseOptions {
     ParseOptions {
         lenient: control & 0x80 != 0,
+    }
+}
+
+/// The whole text cascade (every tier and format), with the raw-JSON mode picked by the
+/// control byte modulo 3 and repair by its top bit.
+pub fn cascade_options(control: u8) -> TextOptions<'static> {
+    TextOptions {
+        text_tagged: true,
+        formats: FormatSet::ALL,
+        raw_json: Some(
+            [
+                RawJsonMode::Whole,
+                RawJsonMode::Fenced,
+                RawJsonMode::Anywhere,
+            ][usize::from(control % 3)],
+        ),
+        json: json_options(control),
+        tools: None,
     }
 }
 
