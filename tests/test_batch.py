@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -211,3 +213,60 @@ def test_calls_nested_in_functions_read_like_extract_at_any_depth(depth: int) ->
     assert [(c.name, getattr(c, "arguments", None)) for c in got] == [
         (c.name, getattr(c, "arguments", None)) for c in want
     ]
+
+
+class _WatchingMapping(Mapping[str, Any]):
+    """A body whose reading records whether the garbage collector was on at that moment."""
+
+    def __init__(self, body: dict[str, Any], seen: list[bool]) -> None:
+        self.body = body
+        self.seen = seen
+
+    def __getitem__(self, key: str) -> Any:
+        self.seen.append(gc.isenabled())
+        return self.body[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.seen.append(gc.isenabled())
+        return iter(self.body)
+
+    def __len__(self) -> int:
+        return len(self.body)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_collector_is_held_off_only_while_results_are_built(threads: int) -> None:
+    """The batch holds the cyclic collector off while it builds results, and gives it back:
+    on after the batch (and after a failing one), still off when the caller had turned it off,
+    and on whenever Python code of a mapping item runs."""
+    bodies = list(sample_bodies()[:200])
+    seen: list[bool] = []
+    items: list[Any] = [*bodies, _WatchingMapping(json.loads(bodies[0]), seen), *bodies]
+    toolwire.extract_batch(items, threads=threads)
+    assert gc.isenabled()
+    assert seen and all(seen)
+
+    with pytest.raises(toolwire.JSONDecodeError):
+        items = [b'{"text": "hi"}'] * 500 + [b"nope"]
+        toolwire.extract_batch(items, threads=threads, on_error="raise")
+    assert gc.isenabled()
+
+    collections: list[str] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        collections.append(phase)
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        results = toolwire.extract_batch(bodies * 10, threads=threads)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(results) == 2000 and not collections
+
+    gc.disable()
+    try:
+        toolwire.extract_batch(bodies, threads=threads)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

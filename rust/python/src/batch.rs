@@ -18,6 +18,7 @@ use toolwire_core::json::{JsonStr, Value};
 use crate::api::extract_any;
 use crate::builder::{py_text, PyBuilder};
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
+use crate::gc_pause::GcPause;
 use crate::input::{body_shape, error_policy, extract_text_options, guarded};
 use crate::types::{InvalidToolCall, ToolCall};
 
@@ -218,17 +219,21 @@ pub fn extract_batch<'py>(
             let mut in_chunk = 0;
             let mut next_chunk = 0;
             let mut builder = PyBuilder::new(py);
+            let mut gc_pause = GcPause::new(py);
             for (index, slot) in slots.iter().enumerate() {
                 let calls = match slot {
                     Slot::Json(text) => {
                         if in_chunk == chunk.lines.len() {
-                            // The key cache is not held while other threads may run.
+                            // Neither the key cache nor the collector is held while other
+                            // threads may run.
                             drop(builder);
+                            gc_pause.resume();
                             let spent = std::mem::take(&mut chunk);
                             chunk = py.detach(|| {
                                 work.recycle(spent);
                                 work.take(next_chunk)
                             });
+                            gc_pause.hold();
                             builder = PyBuilder::new(py);
                             next_chunk += 1;
                             in_chunk = 0;
@@ -245,7 +250,11 @@ pub fn extract_batch<'py>(
                         }
                     }
                     Slot::Object(item) => {
-                        extract_any(py, item, &options.text, options.shape, policy)?
+                        // Reading a mapping may run its Python code.
+                        gc_pause.resume();
+                        let calls = extract_any(py, item, &options.text, options.shape, policy)?;
+                        gc_pause.hold();
+                        calls
                     }
                     Slot::Bad(error) => bad_input(py, index, b"", error, policy)?,
                 };
@@ -253,11 +262,15 @@ pub fn extract_batch<'py>(
                 results.push(calls.unbind().into_bound(py));
             }
             drop(builder);
+            // Made while the collector is still held off: it would otherwise start a
+            // collection that walks every result just built.
+            let results = PyList::new(py, results)?;
+            drop(gc_pause);
             py.detach(|| work.recycle(chunk));
             PyResult::Ok(results)
         })
         .map_err(thread_error)??;
-        PyList::new(py, results)
+        Ok(results)
     })
 }
 

@@ -16,6 +16,7 @@ mod builder;
 mod codec;
 mod errors;
 mod events;
+mod gc_pause;
 mod input;
 mod schema;
 mod stream;
