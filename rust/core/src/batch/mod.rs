@@ -1,22 +1,30 @@
 //! Batch work without the interpreter (§10): one JSON line → the outcomes of the response it
 //! holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
 
+mod node;
 mod ordered;
 mod skim;
 
+use node::{ArenaBuilder, Node};
+
 pub use ordered::{with_helpers, Chunk, OrderedLines};
 
+use std::cell::RefCell;
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
+
+use bumpalo::Bump;
 
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::body::{extract_body_as, BodyError, Shape};
-use crate::calls::Outcome;
+use crate::calls::{Call, Outcome};
 use crate::extract::{extract_text, TextOptions};
 use crate::finish_outcomes;
 use crate::json::{
-    to_compact_json, write_json_string, DeferringBuilder, JsonKind, JsonView, ParseError, Value,
+    to_compact_json, write_json_string, DeferringBuilder, JsonBuilder, JsonKind, JsonView,
+    ParseError, Value,
 };
 use crate::position::CharOffsets;
 use crate::utf8::decode_utf8;
@@ -103,7 +111,30 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
             };
         }
     };
-    let record = match skim::parse_line(text, options.locate.plan()) {
+    ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        arena.reset();
+        let line = read_line(&arena, text, options);
+        // A line far larger than most leaves its memory to the next ones only up to a point.
+        if arena.allocated_bytes() > ARENA_KEPT_BYTES {
+            *arena = Bump::new();
+        }
+        line
+    })
+}
+
+thread_local! {
+    /// Each thread's arena for the line it reads ([`node`]), emptied before each line.
+    static ARENA: RefCell<Bump> = RefCell::new(Bump::new());
+}
+
+/// The arena memory a thread keeps between lines.
+const ARENA_KEPT_BYTES: usize = 1 << 20;
+
+/// [`extract_line`] on a line of text, its values in `arena`.
+fn read_line(arena: &Bump, text: &str, options: &LineOptions) -> Line {
+    let mut builder = ArenaBuilder::new(arena);
+    let record = match skim::parse_line(&mut builder, text, options.locate.plan()) {
         Ok(record) => record,
         Err(ParseError::Build(never)) => match never {},
         Err(ParseError::Syntax(e)) => {
@@ -119,28 +150,69 @@ pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
             };
         }
     };
-    read_record(&record, options)
+    read_parsed(&mut builder, &record, options)
 }
 
 /// The outcomes of a line already parsed in full (what [`extract_line`] gives, without its
 /// skim).
 pub fn read_record(record: &Value, options: &LineOptions) -> Line {
+    read_parsed(&mut DeferringBuilder, record, options)
+}
+
+/// The outcomes of a parsed line, read with `builder` (whose values the line is made of): what
+/// outlives the line is made a [`Value`].
+fn read_parsed<B>(builder: &mut B, record: &B::Value, options: &LineOptions) -> Line
+where
+    B: JsonBuilder<Error = Infallible>,
+    B::Value: JsonView + IntoValue,
+{
     let id = match options.locate {
         Locate::Whole => None,
-        _ => record.get("request_id"),
+        _ => record.get("request_id").map(|id| id.into_value()),
     };
     let result = locate(record, &options.locate).and_then(|response| {
-        extract_response(&response, options).map_err(|e| LineError {
+        extract_response(builder, &response, options).map_err(|e| LineError {
             kind: LineErrorKind::Format,
             message: e.message,
             path: e.path,
             offset: None,
         })
     });
+    let result = result.map(|outcomes| {
+        outcomes
+            .into_iter()
+            .map(|outcome| match outcome {
+                Outcome::Call(call) => Outcome::Call(Call {
+                    id: call.id,
+                    name: call.name,
+                    arguments: call.arguments.into_value(),
+                }),
+                Outcome::Invalid(invalid) => Outcome::Invalid(invalid),
+            })
+            .collect()
+    });
     Line { id, result }
 }
 
-pub(crate) fn locate(record: &Value, locate: &Locate) -> Result<Value, LineError> {
+/// A value of a parsed line as a [`Value`], which outlives the line.
+trait IntoValue {
+    fn into_value(self) -> Value;
+}
+
+impl IntoValue for Value {
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+impl IntoValue for Node<'_> {
+    fn into_value(self) -> Value {
+        let Ok(value) = self.build(&mut DeferringBuilder);
+        value
+    }
+}
+
+pub(crate) fn locate<V: JsonView>(record: &V, locate: &Locate) -> Result<V, LineError> {
     match locate {
         Locate::Whole => Ok(record.clone()),
         Locate::LogRecord => Ok(record
@@ -164,11 +236,15 @@ pub(crate) fn locate(record: &Value, locate: &Locate) -> Result<Value, LineError
 
 /// `extract`'s dispatch on a decoded value: a string is model text; anything else is a
 /// response body (or, read as `Shape::Auto`, a list of structured calls).
-fn extract_response(
-    response: &Value,
+fn extract_response<B>(
+    builder: &mut B,
+    response: &B::Value,
     options: &LineOptions,
-) -> Result<Vec<Outcome<Value>>, crate::body::FormatError> {
-    let builder = &mut DeferringBuilder;
+) -> Result<Vec<Outcome<B::Value>>, crate::body::FormatError>
+where
+    B: JsonBuilder<Error = Infallible>,
+    B::Value: JsonView,
+{
     let text = response.as_str().filter(|_| options.shape == Shape::Auto);
     if let Some(text) = text {
         let Ok(mut outcomes) = extract_text(builder, text, &options.text);
@@ -410,6 +486,25 @@ pub(crate) mod tests {
     }
 
     const OPENAI: &str = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}]}}]}"#;
+
+    fn arena_bytes() -> usize {
+        ARENA.with(|arena| arena.borrow().allocated_bytes())
+    }
+
+    #[test]
+    fn a_huge_line_does_not_leave_its_arena_behind() {
+        let options = options(Locate::Whole, Shape::Auto);
+        let line = extract_line(OPENAI.as_bytes(), &options);
+        assert_eq!(line.result.map(|calls| calls.len()), Ok(1));
+        let small = arena_bytes();
+        assert!(small < ARENA_KEPT_BYTES, "{small}");
+
+        let text = "x".repeat(4 * ARENA_KEPT_BYTES);
+        let huge = format!(r#"{{"text": "{text}"}}"#);
+        let line = extract_line(huge.as_bytes(), &options);
+        assert_eq!(line.result.map(|calls| calls.len()), Ok(0));
+        assert!(arena_bytes() <= small, "{}", arena_bytes());
+    }
 
     #[test]
     fn a_body_line_gives_its_calls() {

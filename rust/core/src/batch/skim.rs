@@ -12,10 +12,11 @@
 
 use std::convert::Infallible;
 
+use super::node::{ArenaBuilder, Node};
 use crate::calls::ARGUMENT_KEYS;
 use crate::json::{
-    parse, parse_prefix, plain_run, skip_value, DeferringBuilder, JsonBuilder, JsonStr, ParseError,
-    ParseOptions, Value, ValueBuilder, MAX_DEPTH,
+    parse, parse_prefix, plain_run, skip_value, JsonBuilder, JsonStr, ParseError, ParseOptions,
+    MAX_DEPTH,
 };
 
 /// Whether `key` is a member of a response body that [`crate::body::split_body_as`] reads,
@@ -109,28 +110,34 @@ fn body_member<'p>(key: &str) -> Member<'p> {
     }
 }
 
-/// The line as a [`Value`] in which only what `plan` reads is built; the full parse's error
-/// when the line is not JSON.
-pub fn parse_line(text: &str, plan: Plan) -> Result<Value, ParseError<Infallible>> {
+/// The line as a [`Node`] tree in which only what `plan` reads is built; the full parse's
+/// error when the line is not JSON.
+pub fn parse_line<'a>(
+    builder: &mut ArenaBuilder<'a>,
+    text: &'a str,
+    plan: Plan,
+) -> Result<Node<'a>, ParseError<Infallible>> {
     let mut skim = Skim {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        builder,
     };
     match skim.line(plan) {
         Some(value) => Ok(value),
-        None => parse(text, &mut ValueBuilder, ParseOptions::default()),
+        None => parse(text, skim.builder, ParseOptions::default()),
     }
 }
 
-struct Skim<'t> {
-    text: &'t str,
-    bytes: &'t [u8],
+struct Skim<'a, 'b> {
+    text: &'a str,
+    bytes: &'a [u8],
     pos: usize,
+    builder: &'b mut ArenaBuilder<'a>,
 }
 
-impl<'t> Skim<'t> {
-    fn line(&mut self, plan: Plan) -> Option<Value> {
+impl<'a> Skim<'a, '_> {
+    fn line(&mut self, plan: Plan) -> Option<Node<'a>> {
         self.skip_whitespace();
         if self.peek()? != b'{' {
             return None;
@@ -155,20 +162,20 @@ impl<'t> Skim<'t> {
     }
 
     /// The object at `pos` (its `{`), the `depth`-th open container of the line.
-    fn object(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+    fn object(&mut self, plan: Plan, depth: usize) -> Option<Node<'a>> {
         // Plans can nest (a call's `function` is read as a call): near the limit the full
         // parse judges.
         if depth >= MAX_DEPTH - 1 {
             return None;
         }
-        let mut builder = ValueBuilder;
-        let Ok(mut members) = builder.new_object();
+        let Ok(mut members) = self.builder.new_object();
+        let mut built = false;
         let mut skipped = false;
         self.pos += 1;
         self.skip_whitespace();
         if self.peek()? == b'}' {
             self.pos += 1;
-            let Ok(object) = builder.finish_object(members);
+            let Ok(object) = self.builder.finish_object(members);
             return Some(object);
         }
         loop {
@@ -181,7 +188,7 @@ impl<'t> Skim<'t> {
             self.pos += 1;
             self.skip_whitespace();
             let value = match plan.member(key) {
-                Member::Build => Some(self.value(&mut ValueBuilder, depth)?),
+                Member::Build => Some(self.value(depth)?),
                 Member::Skip => {
                     self.pos = skip_value(self.bytes, self.pos, depth)?;
                     skipped = true;
@@ -190,50 +197,49 @@ impl<'t> Skim<'t> {
                 Member::Defer if self.peek()? == b'{' => {
                     let start = self.pos;
                     self.pos = skip_value(self.bytes, start, depth)?;
-                    let Ok(arguments) =
-                        DeferringBuilder.checked_object(&self.text[start..self.pos]);
-                    Some(arguments)
+                    Some(self.builder.deferred(&self.text[start..self.pos]))
                 }
-                Member::Defer => Some(self.value(&mut ValueBuilder, depth)?),
+                Member::Defer => Some(self.value(depth)?),
                 Member::Nested(inner) if self.peek()? == b'{' => {
                     Some(self.object(inner, depth + 1)?)
                 }
                 Member::Elements(inner) if self.peek()? == b'[' => {
                     Some(self.elements(inner, depth + 1)?)
                 }
-                Member::Nested(_) | Member::Elements(_) => {
-                    Some(self.value(&mut ValueBuilder, depth)?)
-                }
+                Member::Nested(_) | Member::Elements(_) => Some(self.value(depth)?),
             };
             if let Some(value) = value {
-                let Ok(()) = builder.object_insert(&mut members, JsonStr::from_utf8(key), value);
+                let Ok(()) =
+                    self.builder
+                        .object_insert(&mut members, JsonStr::from_utf8(key), value);
+                built = true;
             }
             if !self.more_members()? {
                 break;
             }
         }
         // Only emptiness is read of a whole object (`{}` is a body shape of its own).
-        if skipped && members.is_empty() {
+        if skipped && !built {
             let Ok(()) =
-                builder.object_insert(&mut members, JsonStr::from_utf8(SKIPPED), Value::Null);
+                self.builder
+                    .object_insert(&mut members, JsonStr::from_utf8(SKIPPED), Node::Null);
         }
-        let Ok(object) = builder.finish_object(members);
+        let Ok(object) = self.builder.finish_object(members);
         Some(object)
     }
 
     /// The list at `pos` (its `[`), the `depth`-th open container of the line: object
     /// elements read with `plan`, others built.
-    fn elements(&mut self, plan: Plan, depth: usize) -> Option<Value> {
+    fn elements(&mut self, plan: Plan, depth: usize) -> Option<Node<'a>> {
         if depth >= MAX_DEPTH - 1 {
             return None;
         }
-        let mut builder = ValueBuilder;
-        let Ok(mut items) = builder.new_array();
+        let Ok(mut items) = self.builder.new_array();
         self.pos += 1;
         self.skip_whitespace();
         if self.peek()? == b']' {
             self.pos += 1;
-            let Ok(array) = builder.finish_array(items);
+            let Ok(array) = self.builder.finish_array(items);
             return Some(array);
         }
         loop {
@@ -241,9 +247,9 @@ impl<'t> Skim<'t> {
             let item = if self.peek()? == b'{' {
                 self.object(plan, depth + 1)?
             } else {
-                self.value(&mut ValueBuilder, depth)?
+                self.value(depth)?
             };
-            let Ok(()) = builder.array_push(&mut items, item);
+            let Ok(()) = self.builder.array_push(&mut items, item);
             self.skip_whitespace();
             match self.peek()? {
                 b',' => self.pos += 1,
@@ -254,7 +260,7 @@ impl<'t> Skim<'t> {
                 _ => return None,
             }
         }
-        let Ok(array) = builder.finish_array(items);
+        let Ok(array) = self.builder.finish_array(items);
         Some(array)
     }
 
@@ -271,7 +277,7 @@ impl<'t> Skim<'t> {
     }
 
     /// A key without escapes or control characters (anything else: give up).
-    fn key(&mut self) -> Option<&'t str> {
+    fn key(&mut self) -> Option<&'a str> {
         if self.peek()? != b'"' {
             return None;
         }
@@ -288,14 +294,14 @@ impl<'t> Skim<'t> {
     }
 
     /// One member value at `pos`, inside `depth` open containers.
-    fn value<B: JsonBuilder<Error = Infallible>>(
-        &mut self,
-        builder: &mut B,
-        depth: usize,
-    ) -> Option<B::Value> {
+    fn value(&mut self, depth: usize) -> Option<Node<'a>> {
         let start = self.pos;
-        let (value, used) =
-            parse_prefix(&self.text[start..], builder, ParseOptions::default()).ok()?;
+        let (value, used) = parse_prefix(
+            &self.text[start..],
+            &mut *self.builder,
+            ParseOptions::default(),
+        )
+        .ok()?;
         self.pos = start + used;
         // The value was parsed from depth 0: it may nest `MAX_DEPTH` levels, where the whole
         // line allows `MAX_DEPTH - depth`. Count brackets (an upper bound) only when it could.
@@ -312,7 +318,15 @@ mod tests {
     use super::*;
     use crate::batch::{extract_line, locate, read_record, write_record, Locate};
     use crate::body::{split_body_as, BodyText, Shape};
-    use crate::json::{to_compact_json, JsonView};
+    use crate::json::{to_compact_json, DeferringBuilder, JsonView, Value, ValueBuilder};
+
+    /// The skimmed line, made a [`Value`] to compare with the full parse's.
+    fn parse_line(line: &str, plan: Plan) -> Result<Value, ParseError<Infallible>> {
+        let arena = bumpalo::Bump::new();
+        let node = super::parse_line(&mut ArenaBuilder::new(&arena), line, plan)?;
+        let Ok(value) = node.build(&mut DeferringBuilder);
+        Ok(value)
+    }
 
     const SHAPES: [Shape; 6] = [
         Shape::Auto,

@@ -3,6 +3,8 @@
 //! handle like a Python object reference, and can cross threads.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
 use super::builder::{JsonBuilder, JsonStr};
@@ -14,7 +16,7 @@ use super::write::python_float_repr;
 pub type Key = Cow<'static, str>;
 
 /// The [`Key`] of decoded key text.
-fn object_key(key: JsonStr<'_>) -> Key {
+pub(crate) fn object_key(key: JsonStr<'_>) -> Key {
     let Some(text) = key.as_str() else {
         return Cow::Owned(key.to_string_lossy());
     };
@@ -202,7 +204,8 @@ impl JsonBuilder for ValueBuilder {
         Ok(())
     }
     fn finish_object(&mut self, mut object: Self::Object) -> Result<Value, Self::Error> {
-        dedupe_keys(&mut object);
+        let kept = dedupe_members(&mut object);
+        object.truncate(kept);
         Ok(Value::Object(Arc::new(object)))
     }
     fn new_array(&mut self) -> Result<Self::Array, Self::Error> {
@@ -278,27 +281,42 @@ impl JsonBuilder for DeferringBuilder {
     }
 }
 
-/// Applies "last value wins, first position kept" to repeated keys, in linear time.
-fn dedupe_keys(members: &mut Vec<(Key, Value)>) {
+/// Applies "last value wins, first position kept" to repeated keys, in linear time: the
+/// members left are the first ones of the slice, and their number is returned (the caller
+/// drops the rest).
+pub(crate) fn dedupe_members<K: Eq + Hash, V>(members: &mut [(K, V)]) -> usize {
     let len = members.len();
     // Most objects are small and have no repeats: check pairwise without hashing.
     if len < 2
         || (len <= 16 && (1..len).all(|i| members[..i].iter().all(|(k, _)| *k != members[i].0)))
     {
-        return;
+        return len;
     }
-    let mut first_index = std::collections::HashMap::with_capacity(members.len());
-    let mut kept: Vec<(Key, Value)> = Vec::with_capacity(members.len());
-    for (key, value) in members.drain(..) {
-        match first_index.get(&key) {
-            Some(&i) => kept[i] = (key, value),
-            None => {
-                first_index.insert(key.clone(), kept.len());
-                kept.push((key, value));
-            }
+    // Where each member's key first appears.
+    let first: Vec<usize> = {
+        let mut first_index = HashMap::with_capacity(len);
+        members
+            .iter()
+            .enumerate()
+            .map(|(i, (key, _))| *first_index.entry(key).or_insert(i))
+            .collect()
+    };
+    // Each repeat's value moves to its key's first place; in order, so the last one stays.
+    for (i, &first) in first.iter().enumerate() {
+        if first != i {
+            let (earlier, later) = members.split_at_mut(i);
+            std::mem::swap(&mut earlier[first].1, &mut later[0].1);
         }
     }
-    *members = kept;
+    // The first places move to the front, in order.
+    let mut kept = 0;
+    for (i, &first) in first.iter().enumerate() {
+        if first == i {
+            members.swap(kept, i);
+            kept += 1;
+        }
+    }
+    kept
 }
 
 impl JsonView for Value {
@@ -375,6 +393,37 @@ impl JsonView for Value {
 mod tests {
     use super::*;
     use crate::json::{parse, ParseOptions};
+
+    #[test]
+    fn repeated_keys_keep_their_first_place_and_last_value() {
+        for n in 1..60usize {
+            for distinct in [1, 2, n / 3 + 1, n] {
+                let pairs: Vec<(String, usize)> = (0..n)
+                    .map(|i| (format!("k{}", (i * 7) % distinct), i))
+                    .collect();
+                let json = pairs
+                    .iter()
+                    .map(|(k, i)| format!("\"{k}\": {i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let value = parse(
+                    &format!("{{{json}}}"),
+                    &mut ValueBuilder,
+                    ParseOptions::default(),
+                )
+                .unwrap();
+                let mut want: Vec<(String, Value)> = Vec::new();
+                for (key, i) in &pairs {
+                    let i = Value::Int(*i as i64);
+                    match want.iter_mut().find(|(k, _)| k == key) {
+                        Some(member) => member.1 = i,
+                        None => want.push((key.clone(), i)),
+                    }
+                }
+                assert_eq!(value.entries(), want, "{n} members, {distinct} keys");
+            }
+        }
+    }
 
     #[test]
     fn keys_that_readers_look_up_are_static_and_read_like_any_other() {
