@@ -109,7 +109,7 @@ unsafe fn ascii_str(bytes: &[u8]) -> *mut ffi::PyObject {
     ptr
 }
 
-const KEY_CACHE_SLOTS: usize = 4096;
+const KEY_CACHE_SLOTS: usize = 16384;
 const KEY_CACHE_MAX_LEN: usize = 64;
 
 /// A cached key: an ASCII `str` (so its characters are its UTF-8 bytes, compared in place).
