@@ -13,8 +13,8 @@ use bumpalo::collections::Vec as ArenaVec;
 use bumpalo::Bump;
 
 use crate::json::{
-    dedupe_members, object_key, parse, python_float_repr, JsonBuilder, JsonKind, JsonStr, JsonView,
-    ParseOptions,
+    dedupe_members, object_key, parse, python_float_repr, same_key, JsonBuilder, JsonKind, JsonStr,
+    JsonView, ParseOptions,
 };
 
 /// One JSON value of a line, in the line's arena.
@@ -117,7 +117,7 @@ impl JsonView for Node<'_> {
     fn get(&self, key: &str) -> Option<Self> {
         self.members()
             .iter()
-            .find(|(k, _)| *k == key)
+            .find(|(k, _)| same_key(k, key))
             .map(|(_, v)| *v)
     }
     fn as_str(&self) -> Option<&str> {

@@ -281,15 +281,26 @@ impl JsonBuilder for DeferringBuilder {
     }
 }
 
+/// Key equality where it is asked most (readers looking a few known keys up in every object,
+/// the check for repeated keys): the same static text (see [`object_key`]) is equal at once,
+/// and most other keys differ in length or first byte before any byte comparison is called.
+#[inline]
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && (a.as_ptr() == b.as_ptr() || (a.as_bytes().first() == b.as_bytes().first() && a == b))
+}
+
 /// Applies "last value wins, first position kept" to repeated keys, in linear time: the
 /// members left are the first ones of the slice, and their number is returned (the caller
 /// drops the rest).
-pub(crate) fn dedupe_members<K: Eq + Hash, V>(members: &mut [(K, V)]) -> usize {
+pub(crate) fn dedupe_members<K: AsRef<str> + Eq + Hash, V>(members: &mut [(K, V)]) -> usize {
     let len = members.len();
     // Most objects are small and have no repeats: check pairwise without hashing.
-    if len < 2
-        || (len <= 16 && (1..len).all(|i| members[..i].iter().all(|(k, _)| *k != members[i].0)))
-    {
+    let repeats = |i: usize| {
+        let key = members[i].0.as_ref();
+        members[..i].iter().any(|(k, _)| same_key(k.as_ref(), key))
+    };
+    if len < 2 || (len <= 16 && !(1..len).any(repeats)) {
         return len;
     }
     // Where each member's key first appears.
@@ -336,7 +347,7 @@ impl JsonView for Value {
             Value::Object(members) => members
                 .iter()
                 .rev() // duplicates are merged, so any order finds the one entry
-                .find(|(k, _)| k == key)
+                .find(|(k, _)| same_key(k, key))
                 .map(|(_, v)| v.clone()),
             _ => None,
         }
@@ -393,6 +404,24 @@ impl JsonView for Value {
 mod tests {
     use super::*;
     use crate::json::{parse, ParseOptions};
+
+    #[test]
+    fn keys_are_equal_by_their_text_wherever_it_lives() {
+        let owned = String::from("name");
+        for (a, b, equal) in [
+            ("name", "name", true),
+            ("name", owned.as_str(), true),
+            ("name", "type", false),
+            ("name", "nams", false),
+            ("name", "names", false),
+            ("", "", true),
+            ("é", "é", true),
+            ("é", "è", false),
+        ] {
+            assert_eq!(same_key(a, b), equal, "{a:?} {b:?}");
+            assert_eq!(same_key(b, a), equal, "{b:?} {a:?}");
+        }
+    }
 
     #[test]
     fn repeated_keys_keep_their_first_place_and_last_value() {
