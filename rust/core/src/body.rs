@@ -513,7 +513,7 @@ where
             Err(failure) => {
                 let path = member_path(&parts.call_path(index), &failure.field);
                 let subject = format!("tool call {index} at {path}");
-                outcomes.push(Outcome::Invalid(native_invalid(
+                outcomes.push(Outcome::invalid(native_invalid(
                     index, element, failure, subject,
                 )));
                 failure_paths.push(path);

@@ -100,7 +100,15 @@ pub struct Call<V> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome<V> {
     Call(Call<V>),
-    Invalid(Invalid),
+    /// Boxed: a failure is rare and several times the size of a call, and outcomes are
+    /// moved and handed across threads by the thousand.
+    Invalid(Box<Invalid>),
+}
+
+impl<V> Outcome<V> {
+    pub fn invalid(invalid: Invalid) -> Self {
+        Outcome::Invalid(Box::new(invalid))
+    }
 }
 
 /// `on_error` (§5).
@@ -137,7 +145,7 @@ pub fn apply_policy<V>(
             let mut calls = Vec::with_capacity(outcomes.len());
             for outcome in outcomes {
                 match outcome {
-                    Outcome::Invalid(invalid) => return Err(Box::new(invalid)),
+                    Outcome::Invalid(invalid) => return Err(invalid),
                     call => calls.push(call),
                 }
             }
@@ -654,7 +662,7 @@ where
         match native_call(builder, element, options) {
             Ok(call) => outcomes.push(Outcome::Call(call)),
             Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
-            Err(failure) => outcomes.push(Outcome::Invalid(native_invalid(
+            Err(failure) => outcomes.push(Outcome::invalid(native_invalid(
                 index,
                 element,
                 failure,
@@ -761,7 +769,7 @@ where
     let items = if is_array { value.items() } else { vec![value] };
     if items.is_empty() {
         let index = outcomes.len();
-        outcomes.push(Outcome::Invalid(context.invalid(
+        outcomes.push(Outcome::invalid(context.invalid(
             FailureKind::Parse,
             index,
             format!("empty call list in {}", context.what),
@@ -804,7 +812,7 @@ pub fn push_call<V, E>(
                 FailureKind::Parse => format!("invalid tool call in {}", context.what),
             };
             let index = outcomes.len();
-            outcomes.push(Outcome::Invalid(context.invalid(
+            outcomes.push(Outcome::invalid(context.invalid(
                 failure.kind,
                 index,
                 subject,
@@ -850,7 +858,7 @@ where
         Err(ParseError::Build(e)) => Err(e),
         Err(ParseError::Syntax(error)) => {
             let index = outcomes.len();
-            outcomes.push(Outcome::Invalid(context.invalid(
+            outcomes.push(Outcome::invalid(context.invalid(
                 FailureKind::Parse,
                 index,
                 format!("invalid JSON in {}", context.what),

@@ -92,7 +92,7 @@ where
         let what = TextPlace::FenceBlock(block_index);
         if !block.terminated {
             let index = outcomes.len();
-            outcomes.push(Outcome::Invalid(unterminated_block(
+            outcomes.push(Outcome::invalid(unterminated_block(
                 &what,
                 index,
                 &text[block.span.clone()],
@@ -198,7 +198,7 @@ where
             }
             if let Some(start) = scan.unterminated.filter(|&s| s >= covered_until) {
                 let index = outcomes.len();
-                outcomes.push(Outcome::Invalid(Invalid {
+                outcomes.push(Outcome::invalid(Invalid {
                     kind: FailureKind::Parse,
                     protocol: Protocol::RawJson,
                     index,
@@ -266,7 +266,7 @@ where
         Err(ParseError::Syntax(error)) => {
             if looks_like_call(body) {
                 let index = outcomes.len();
-                outcomes.push(Outcome::Invalid(context.invalid(
+                outcomes.push(Outcome::invalid(context.invalid(
                     FailureKind::Parse,
                     index,
                     format!("invalid JSON in {what}"),
@@ -305,7 +305,7 @@ where
                     failure.name,
                 );
                 invalid.line_column = Some(line_column(body, 0));
-                outcomes.push(Outcome::Invalid(invalid));
+                outcomes.push(Outcome::invalid(invalid));
             }
         }
     }

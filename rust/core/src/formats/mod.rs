@@ -510,7 +510,7 @@ where
             at,
             failure.name,
         );
-        self.outcomes.push(Outcome::Invalid(invalid));
+        self.outcomes.push(Outcome::invalid(invalid));
     }
 
     /// Records a call whose arguments value still needs §3 normalisation.

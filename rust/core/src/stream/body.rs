@@ -325,7 +325,7 @@ impl StreamParser {
                     invalid.offset = invalid.byte_offset.map(|byte| {
                         at.chars + char_offsets.char_offset(byte.saturating_sub(at.bytes))
                     });
-                    self.event(Event::Invalid(invalid), out);
+                    self.event(Event::Invalid(*invalid), out);
                     last_invalid = Some(out.len() - 1);
                 }
             }

@@ -960,7 +960,7 @@ pub fn collect<V>(events: Vec<Event<V>>, saw_reasoning: bool) -> ParsedText<V> {
                 .get_or_insert_with(String::new)
                 .push_str(&text),
             Event::CallEnd { call, .. } => parsed.calls.push(Outcome::Call(call)),
-            Event::Invalid(invalid) => parsed.calls.push(Outcome::Invalid(invalid)),
+            Event::Invalid(invalid) => parsed.calls.push(Outcome::invalid(invalid)),
             Event::CallStart { .. } | Event::CallDelta { .. } => {}
         }
     }
