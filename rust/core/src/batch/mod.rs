@@ -491,6 +491,44 @@ pub(crate) mod tests {
         ARENA.with(|arena| arena.borrow().allocated_bytes())
     }
 
+    /// Formats that try a parameter value as JSON and keep it as text when that fails leave
+    /// the failed parse's members behind in the arena builder: they must not end up in the
+    /// arguments (model text could otherwise overwrite a real argument).
+    #[test]
+    fn values_a_format_gave_up_on_stay_out_of_the_arguments() {
+        let texts = [
+            "<tool_call>\n<function=transfer>\n<parameter=to>alice</parameter>\n\
+             <parameter=note>{\"to\": \"mallory\", oops}</parameter>\n</function>\n</tool_call>",
+            "<tool_call>transfer\n<arg_key>to</arg_key>\n<arg_value>alice</arg_value>\n\
+             <arg_key>note</arg_key>\n<arg_value>[{\"to\": \"mallory\"}, [1, oops</arg_value>\n\
+             </tool_call>",
+        ];
+        let options = options(Locate::Whole, Shape::Auto);
+        for text in texts {
+            let line = Value::object([("text", Value::str(text))]);
+            let json = crate::json::to_compact_json(&line);
+            let Ok(calls) = extract_line(json.as_bytes(), &options).result else {
+                panic!("{json}")
+            };
+            let Ok(want) = read_record(&line, &options).result else {
+                panic!("{json}")
+            };
+            let arguments = |outcomes: &[Outcome<Value>]| -> Vec<String> {
+                outcomes
+                    .iter()
+                    .map(|c| match c {
+                        Outcome::Call(call) => crate::json::to_compact_json(&call.arguments),
+                        Outcome::Invalid(invalid) => invalid.message(),
+                    })
+                    .collect()
+            };
+            let got = arguments(&calls);
+            assert_eq!(got.len(), 1, "{text}");
+            assert!(got[0].starts_with(r#"{"to":"alice","note":"#), "{}", got[0]);
+            assert_eq!(got, arguments(&want), "{text}");
+        }
+    }
+
     #[test]
     fn a_huge_line_does_not_leave_its_arena_behind() {
         let options = options(Locate::Whole, Shape::Auto);

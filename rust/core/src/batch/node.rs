@@ -13,7 +13,7 @@ use bumpalo::collections::Vec as ArenaVec;
 use bumpalo::Bump;
 
 use crate::json::{
-    dedupe_members, object_key, parse, python_float_repr, same_key, JsonBuilder, JsonKind, JsonStr,
+    dedupe_members, known_key, parse, python_float_repr, same_key, JsonBuilder, JsonKind, JsonStr,
     JsonView, ParseOptions,
 };
 
@@ -167,9 +167,10 @@ impl JsonView for Node<'_> {
 /// Builds [`Node`]s in an arena, deferring the objects it is handed as checked text (like
 /// [`DeferringBuilder`](crate::json::DeferringBuilder)).
 ///
-/// The members and items of the containers being built wait on two stacks, innermost last:
-/// a container is finished before the one around it takes it (as every parse does), so its
-/// members are the top of the stack from where it started.
+/// The members and items of the containers being built wait on two stacks, innermost last: a
+/// container takes its values from its own span of the stack when it is finished. A parse that
+/// gave up inside a container (a format trying a value one way, then another) may leave values
+/// above that span; the container's next value, or its finish, cuts them off.
 pub struct ArenaBuilder<'a> {
     arena: &'a Bump,
     members: ArenaVec<'a, (&'a str, Node<'a>)>,
@@ -195,20 +196,37 @@ impl<'a> ArenaBuilder<'a> {
         }))
     }
 
+    /// A key as [`Value`](crate::json::Value) keeps it (static text for the keys readers look
+    /// up, lone surrogates replaced), in the arena.
     fn key(&self, key: JsonStr<'_>) -> &'a str {
-        match object_key(key) {
-            std::borrow::Cow::Borrowed(key) => key,
-            std::borrow::Cow::Owned(key) => self.arena.alloc_str(&key),
+        match key.as_str() {
+            Some(text) => known_key(text).unwrap_or_else(|| self.arena.alloc_str(text)),
+            None => self.arena.alloc_str(&key.to_string_lossy()),
         }
+    }
+}
+
+/// Where a container's own values lie on their stack.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    start: usize,
+    len: usize,
+}
+
+impl Span {
+    fn at(start: usize) -> Self {
+        Self { start, len: 0 }
+    }
+
+    fn end(&self) -> usize {
+        self.start + self.len
     }
 }
 
 impl<'a> JsonBuilder for ArenaBuilder<'a> {
     type Value = Node<'a>;
-    /// Where the object's members start on the member stack.
-    type Object = usize;
-    /// Where the array's items start on the item stack.
-    type Array = usize;
+    type Object = Span;
+    type Array = Span;
     type Error = Infallible;
 
     fn null(&mut self) -> Result<Node<'a>, Infallible> {
@@ -232,44 +250,50 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
             None => Node::WtfStr(self.arena.alloc_slice_copy(value.bytes())),
         })
     }
-    fn new_object(&mut self) -> Result<usize, Infallible> {
-        Ok(self.members.len())
+    fn new_object(&mut self) -> Result<Span, Infallible> {
+        Ok(Span::at(self.members.len()))
     }
     fn object_insert(
         &mut self,
-        object: &mut usize,
+        object: &mut Span,
         key: JsonStr<'_>,
         value: Node<'a>,
     ) -> Result<(), Infallible> {
-        debug_assert!(
-            *object <= self.members.len(),
-            "containers finished out of order"
-        );
         let key = self.key(key);
+        self.members.truncate(object.end());
         self.members.push((key, value));
+        object.len += 1;
         Ok(())
     }
-    fn finish_object(&mut self, start: usize) -> Result<Node<'a>, Infallible> {
-        let start = start.min(self.members.len());
+    fn finish_object(&mut self, object: Span) -> Result<Node<'a>, Infallible> {
+        debug_assert!(
+            object.end() <= self.members.len(),
+            "a container outlived its own"
+        );
+        self.members.truncate(object.end());
+        let start = object.start.min(self.members.len());
         let kept = dedupe_members(&mut self.members[start..]);
         self.members.truncate(start + kept);
         let members = self.arena.alloc_slice_copy(&self.members[start..]);
         self.members.truncate(start);
         Ok(Node::Object(members))
     }
-    fn new_array(&mut self) -> Result<usize, Infallible> {
-        Ok(self.items.len())
+    fn new_array(&mut self) -> Result<Span, Infallible> {
+        Ok(Span::at(self.items.len()))
     }
-    fn array_push(&mut self, array: &mut usize, value: Node<'a>) -> Result<(), Infallible> {
-        debug_assert!(
-            *array <= self.items.len(),
-            "containers finished out of order"
-        );
+    fn array_push(&mut self, array: &mut Span, value: Node<'a>) -> Result<(), Infallible> {
+        self.items.truncate(array.end());
         self.items.push(value);
+        array.len += 1;
         Ok(())
     }
-    fn finish_array(&mut self, start: usize) -> Result<Node<'a>, Infallible> {
-        let start = start.min(self.items.len());
+    fn finish_array(&mut self, array: Span) -> Result<Node<'a>, Infallible> {
+        debug_assert!(
+            array.end() <= self.items.len(),
+            "a container outlived its own"
+        );
+        self.items.truncate(array.end());
+        let start = array.start.min(self.items.len());
         let items = self.arena.alloc_slice_copy(&self.items[start..]);
         self.items.truncate(start);
         Ok(Node::Array(items))
@@ -369,5 +393,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(to_compact_json(&node), r#"{"a":[1,{"b":2}],"c":[]}"#);
+    }
+
+    #[test]
+    fn values_left_by_a_container_given_up_inside_another_are_cut_off() {
+        let arena = Bump::new();
+        let mut builder = ArenaBuilder::new(&arena);
+        let key = JsonStr::from_utf8;
+        let Ok(mut outer) = builder.new_object();
+        let Ok(mut list) = builder.new_array();
+        let Ok(()) = builder.object_insert(&mut outer, key("a"), Node::Int(1));
+        // Given up: an object and an array opened, filled, never finished.
+        let Ok(mut abandoned) = builder.new_object();
+        let Ok(()) = builder.object_insert(&mut abandoned, key("a"), Node::Int(666));
+        let Ok(mut abandoned_items) = builder.new_array();
+        let Ok(()) = builder.array_push(&mut abandoned_items, Node::Int(666));
+        let Ok(()) = builder.object_insert(&mut outer, key("b"), Node::Int(2));
+        let Ok(()) = builder.array_push(&mut list, Node::Int(3));
+        let Ok(array) = builder.finish_array(list);
+        let Ok(()) = builder.object_insert(&mut outer, key("c"), array);
+        let Ok(object) = builder.finish_object(outer);
+        assert_eq!(to_compact_json(&object), r#"{"a":1,"b":2,"c":[3]}"#);
     }
 }

@@ -161,6 +161,7 @@ impl<'a> OrderedLines<'a> {
 
 /// Asks for `bytes` to be brought into the cache while the line before it is read: lines are
 /// separate buffers, where the hardware's own prefetching does not follow.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn prefetch(bytes: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     for line in bytes.chunks(64).take(64) {

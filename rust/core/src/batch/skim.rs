@@ -61,7 +61,7 @@ pub enum Plan<'p> {
 enum Member<'p> {
     Build,
     Skip,
-    /// Built, but an object is only checked and kept as text ([`Value::Deferred`]): call
+    /// Built, but an object is only checked and kept as text ([`Node::Deferred`]): call
     /// arguments, built once when the calls are.
     Defer,
     /// An object read with its own plan (anything else there is built).

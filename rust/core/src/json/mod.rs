@@ -16,7 +16,7 @@ pub use parser::{
 pub(crate) use plain_run::plain_run;
 pub use skip::deferrable_object;
 pub(crate) use skip::skip_value;
-pub(crate) use value::{dedupe_members, object_key, same_key};
+pub(crate) use value::{dedupe_members, known_key, same_key};
 pub use value::{DeferringBuilder, Key, Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};
 pub use write::{python_float_repr, to_compact_json, write_json_string};

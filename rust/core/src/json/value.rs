@@ -16,11 +16,16 @@ use super::write::python_float_repr;
 pub type Key = Cow<'static, str>;
 
 /// The [`Key`] of decoded key text.
-pub(crate) fn object_key(key: JsonStr<'_>) -> Key {
-    let Some(text) = key.as_str() else {
-        return Cow::Owned(key.to_string_lossy());
-    };
-    Cow::Borrowed(match text {
+fn object_key(key: JsonStr<'_>) -> Key {
+    match key.as_str() {
+        Some(text) => known_key(text).map_or_else(|| Cow::Owned(text.to_owned()), Cow::Borrowed),
+        None => Cow::Owned(key.to_string_lossy()),
+    }
+}
+
+/// The static text of a key the body and call readers look up.
+pub(crate) fn known_key(text: &str) -> Option<&'static str> {
+    Some(match text {
         "id" => "id",
         "type" => "type",
         "name" => "name",
@@ -47,7 +52,7 @@ pub(crate) fn object_key(key: JsonStr<'_>) -> Key {
         "properties" => "properties",
         "required" => "required",
         "items" => "items",
-        _ => return Cow::Owned(text.to_owned()),
+        _ => return None,
     })
 }
 
