@@ -270,3 +270,38 @@ def test_the_collector_is_held_off_only_while_results_are_built(threads: int) ->
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_errors_raised_from_a_batch_are_made_with_the_collector_on(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exception classes are Python code: they run with the collector given back."""
+    import toolwire._errors as errors
+
+    seen: list[tuple[str, bool]] = []
+
+    def watching(cls: type[Exception]) -> type[Exception]:
+        class Watching(cls):  # type: ignore[valid-type,misc]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                seen.append((cls.__name__, gc.isenabled()))
+                super().__init__(*args, **kwargs)
+
+        return Watching
+
+    for name in ("JSONDecodeError", "ArgumentsError", "ProviderFormatError"):
+        monkeypatch.setattr(errors, name, watching(getattr(errors, name)))
+    good = [b'{"text": "hi"}'] * 300
+    broken_call = json.dumps(
+        {"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "{"}}]}}]}
+    ).encode()
+    for bad in (b"nope", broken_call, b'{"unknown": 1}'):
+        with pytest.raises(toolwire.ToolwireError):
+            toolwire.extract_batch([*good, bad], threads=threads, on_error="raise")
+        assert gc.isenabled()
+    assert [name for name, _ in seen] == [
+        "JSONDecodeError",
+        "ArgumentsError",
+        "ProviderFormatError",
+    ]
+    assert all(on for _, on in seen), seen

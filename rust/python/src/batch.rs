@@ -107,6 +107,7 @@ fn tool_call<'py>(
 fn line_calls<'py>(
     py: Python<'py>,
     builder: &mut PyBuilder<'py>,
+    gc_pause: &mut GcPause<'py>,
     outcomes: &[Outcome<Value>],
     policy: ErrorPolicy,
 ) -> PyResult<Bound<'py, PyList>> {
@@ -119,7 +120,9 @@ fn line_calls<'py>(
             }
             (Outcome::Invalid(_), ErrorPolicy::Skip) => {}
             (Outcome::Invalid(invalid), ErrorPolicy::Raise) => {
-                return Err(invalid_call_error(py, invalid))
+                // The error classes are Python code.
+                gc_pause.resume();
+                return Err(invalid_call_error(py, invalid));
             }
         }
     }
@@ -130,6 +133,7 @@ fn line_calls<'py>(
 /// the error `extract` would raise for it.
 fn bad_input<'py>(
     py: Python<'py>,
+    gc_pause: &mut GcPause<'py>,
     index: usize,
     raw: &[u8],
     error: &LineError,
@@ -148,6 +152,8 @@ fn bad_input<'py>(
             )?],
         ),
         ErrorPolicy::Raise => {
+            // The error classes are Python code.
+            gc_pause.resume();
             let message = format!("item {index}: {}", error.message);
             Err(match error.kind {
                 LineErrorKind::Syntax => {
@@ -245,8 +251,10 @@ pub fn extract_batch<'py>(
                         })?;
                         in_chunk += 1;
                         match &line.result {
-                            Ok(outcomes) => line_calls(py, &mut builder, outcomes, policy)?,
-                            Err(error) => bad_input(py, index, text, error, policy)?,
+                            Ok(outcomes) => {
+                                line_calls(py, &mut builder, &mut gc_pause, outcomes, policy)?
+                            }
+                            Err(error) => bad_input(py, &mut gc_pause, index, text, error, policy)?,
                         }
                     }
                     Slot::Object(item) => {
@@ -256,7 +264,7 @@ pub fn extract_batch<'py>(
                         gc_pause.hold();
                         calls
                     }
-                    Slot::Bad(error) => bad_input(py, index, b"", error, policy)?,
+                    Slot::Bad(error) => bad_input(py, &mut gc_pause, index, b"", error, policy)?,
                 };
                 // `calls` may borrow an item's lifetime; the list outlives the items.
                 results.push(calls.unbind().into_bound(py));

@@ -3,8 +3,9 @@
 //! A batch builds thousands of lists and dicts: every 700 of them would start a collection of
 //! the young objects, and every tenth of those a walk of the older ones too. The results are
 //! fresh trees of JSON values that hold no cycle, so those walks free nothing. Allocations are
-//! still counted while the collector is held off: the collection they call for runs at the
-//! first allocation after it is resumed (by which time, often, the results are gone).
+//! still counted while the collector is held off: the collection they call for runs once, at
+//! the first allocation after the batch, and walks the results once rather than again and
+//! again while they are built (not at all when they are freed before that).
 
 use pyo3::ffi;
 use pyo3::Python;
