@@ -85,9 +85,11 @@ def main() -> None:
     # Whole logged lines too: the sample log's, as records (control bit 4) and as bodies.
     log = (ROOT / "examples" / "logs_sample.jsonl").read_bytes().splitlines()[:300]
     bodies = [json.dumps(response).encode() for response in map(response_of, log[::2])]
+    # Every protocol's text as a `{"text": …}` body, so the skim meets every format's markup.
+    wrapped = [json.dumps({"text": t.decode(errors="replace")}).encode() for t in texts]
     write(
         "batch_line",
-        [bytes([(k % 6) * 0x30]) + t for k, t in enumerate(texts + bodies)]
+        [bytes([(k % 6) * 0x30]) + t for k, t in enumerate(texts + bodies + wrapped)]
         + [bytes([0x04]) + line for line in log[1::2]],
     )
     named = [bytes([FORMATS.index(f)]) + t.encode() for f, t in found if f is not None]

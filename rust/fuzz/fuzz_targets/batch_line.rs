@@ -12,16 +12,26 @@ use toolwire_core::extract::extract_text;
 use toolwire_core::json::{parse, to_compact_json, DeferringBuilder, ParseOptions, ValueBuilder};
 use toolwire_fuzz::{cascade_options, text_of};
 
-/// A line's outcomes without their ids (generated ids differ from run to run).
-fn reading(line: &Line) -> Result<Vec<String>, String> {
-    let outcomes = line.result.as_ref().map_err(|e| e.message.clone())?;
-    Ok(outcomes
-        .iter()
-        .map(|outcome| match outcome {
-            Outcome::Call(call) => format!("{} {}", call.name, to_compact_json(&call.arguments)),
-            Outcome::Invalid(invalid) => invalid.message(),
-        })
-        .collect())
+/// A line's record id and outcomes, without the calls' ids (generated ids differ from run to
+/// run).
+fn reading(line: &Line) -> (Option<String>, Result<Vec<String>, String>) {
+    let id = line.id.as_ref().map(to_compact_json);
+    let outcomes = line
+        .result
+        .as_ref()
+        .map_err(|e| e.message.clone())
+        .map(|outcomes| {
+            outcomes
+                .iter()
+                .map(|outcome| match outcome {
+                    Outcome::Call(call) => {
+                        format!("{} {}", call.name, to_compact_json(&call.arguments))
+                    }
+                    Outcome::Invalid(invalid) => invalid.message(),
+                })
+                .collect()
+        });
+    (id, outcomes)
 }
 
 fuzz_target!(|data: &[u8]| {
