@@ -221,6 +221,30 @@ impl Span {
     fn end(&self) -> usize {
         self.start + self.len
     }
+
+    /// Adds a value to this container, cutting off what a parse that gave up left above it.
+    fn push<T>(&mut self, stack: &mut ArenaVec<'_, T>, value: T) {
+        stack.truncate(self.end());
+        stack.push(value);
+        self.len += 1;
+    }
+
+    /// This container's values, moved off the stack into the arena; `keep` may reorder them
+    /// and says how many of the first ones stay.
+    fn take<'a, T: Copy>(
+        self,
+        stack: &mut ArenaVec<'a, T>,
+        arena: &'a Bump,
+        keep: impl FnOnce(&mut [T]) -> usize,
+    ) -> &'a [T] {
+        debug_assert!(self.end() <= stack.len(), "a container outlived its own");
+        stack.truncate(self.end());
+        let start = self.start.min(stack.len());
+        let kept = keep(&mut stack[start..]);
+        let values = arena.alloc_slice_copy(&stack[start..start + kept]);
+        stack.truncate(start);
+        values
+    }
 }
 
 impl<'a> JsonBuilder for ArenaBuilder<'a> {
@@ -260,42 +284,22 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
         value: Node<'a>,
     ) -> Result<(), Infallible> {
         let key = self.key(key);
-        self.members.truncate(object.end());
-        self.members.push((key, value));
-        object.len += 1;
+        object.push(&mut self.members, (key, value));
         Ok(())
     }
     fn finish_object(&mut self, object: Span) -> Result<Node<'a>, Infallible> {
-        debug_assert!(
-            object.end() <= self.members.len(),
-            "a container outlived its own"
-        );
-        self.members.truncate(object.end());
-        let start = object.start.min(self.members.len());
-        let kept = dedupe_members(&mut self.members[start..]);
-        self.members.truncate(start + kept);
-        let members = self.arena.alloc_slice_copy(&self.members[start..]);
-        self.members.truncate(start);
+        let members = object.take(&mut self.members, self.arena, dedupe_members);
         Ok(Node::Object(members))
     }
     fn new_array(&mut self) -> Result<Span, Infallible> {
         Ok(Span::at(self.items.len()))
     }
     fn array_push(&mut self, array: &mut Span, value: Node<'a>) -> Result<(), Infallible> {
-        self.items.truncate(array.end());
-        self.items.push(value);
-        array.len += 1;
+        array.push(&mut self.items, value);
         Ok(())
     }
     fn finish_array(&mut self, array: Span) -> Result<Node<'a>, Infallible> {
-        debug_assert!(
-            array.end() <= self.items.len(),
-            "a container outlived its own"
-        );
-        self.items.truncate(array.end());
-        let start = array.start.min(self.items.len());
-        let items = self.arena.alloc_slice_copy(&self.items[start..]);
-        self.items.truncate(start);
+        let items = array.take(&mut self.items, self.arena, |items| items.len());
         Ok(Node::Array(items))
     }
     fn defers_objects(&self) -> bool {
