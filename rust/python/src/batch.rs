@@ -7,13 +7,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::batch::{
-    all_cores, extract_jsonl, extract_lines, with_helpers, Chunk, Line, LineError, LineErrorKind,
-    LineOptions, Locate, OrderedLines,
+    all_cores, extract_jsonl, extract_lines, with_helpers, ArgumentsRef, Chunk, Line, LineError,
+    LineErrorKind, LineOptions, Locate, OrderedLines, OutcomeRef, PackedCalls,
 };
-use toolwire_core::calls::{Call, ErrorPolicy, Outcome};
+use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::columns::{CallColumns, StringColumn};
 use toolwire_core::ids::generate_id;
-use toolwire_core::json::{JsonStr, Value};
+use toolwire_core::json::JsonStr;
 
 use crate::api::extract_any;
 use crate::builder::{py_text, PyBuilder};
@@ -87,14 +87,16 @@ fn slot<'a>(item: &'a Bound<'a, PyAny>) -> PyResult<Slot<'a>> {
 fn tool_call<'py>(
     py: Python<'py>,
     builder: &mut PyBuilder<'py>,
-    call: &Call<Value>,
+    id: Option<&str>,
+    name: &str,
+    arguments: ArgumentsRef<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let id = match &call.id {
+    let id = match id {
         Some(id) => py_text(py, id)?,
         None => py_text(py, &generate_id())?,
     };
-    let name = builder.key(JsonStr::from_utf8(&call.name))?;
-    let arguments = call.arguments.build(builder)?.0;
+    let name = builder.key(JsonStr::from_utf8(name))?;
+    let arguments = arguments.build(builder)?.0;
     ToolCall::from_parts(
         id,
         name.cast_into::<PyString>()?,
@@ -108,18 +110,25 @@ fn line_calls<'py>(
     py: Python<'py>,
     builder: &mut PyBuilder<'py>,
     gc_pause: &mut GcPause<'py>,
-    outcomes: &[Outcome<Value>],
+    outcomes: PackedCalls<'_>,
     policy: ErrorPolicy,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut calls = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
         match (outcome, policy) {
-            (Outcome::Call(call), _) => calls.push(tool_call(py, builder, call)?),
-            (Outcome::Invalid(invalid), ErrorPolicy::Keep) => {
+            (
+                OutcomeRef::Call {
+                    id,
+                    name,
+                    arguments,
+                },
+                _,
+            ) => calls.push(tool_call(py, builder, id, name, arguments)?),
+            (OutcomeRef::Invalid(invalid), ErrorPolicy::Keep) => {
                 calls.push(InvalidToolCall::from_invalid(py, invalid)?.into_any())
             }
-            (Outcome::Invalid(_), ErrorPolicy::Skip) => {}
-            (Outcome::Invalid(invalid), ErrorPolicy::Raise) => {
+            (OutcomeRef::Invalid(_), ErrorPolicy::Skip) => {}
+            (OutcomeRef::Invalid(invalid), ErrorPolicy::Raise) => {
                 // The error classes are Python code.
                 gc_pause.resume();
                 return Err(invalid_call_error(py, invalid));
@@ -244,13 +253,13 @@ pub fn extract_batch<'py>(
                             next_chunk += 1;
                             in_chunk = 0;
                         }
-                        let line = chunk.lines.get(in_chunk).ok_or_else(|| {
+                        let line = chunk.lines.line(in_chunk).ok_or_else(|| {
                             PyRuntimeError::new_err(
                                 "internal error in toolwire: a batch result is missing",
                             )
                         })?;
                         in_chunk += 1;
-                        match &line.result {
+                        match line {
                             Ok(outcomes) => {
                                 line_calls(py, &mut builder, &mut gc_pause, outcomes, policy)?
                             }

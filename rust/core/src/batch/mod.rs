@@ -3,11 +3,13 @@
 
 mod node;
 mod ordered;
+mod packed;
 mod skim;
 
 use node::{ArenaBuilder, Node};
 
 pub use ordered::{with_helpers, Chunk, OrderedLines};
+pub use packed::{ArgumentsRef, OutcomeRef, PackedCalls, PackedLines};
 
 use std::cell::RefCell;
 use std::convert::Infallible;
