@@ -99,24 +99,33 @@ pub struct Line {
 
 /// §4.4 on one JSON line.
 pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
+    extract_line_to(line, options, OwnedLine)
+}
+
+/// [`extract_line`], its result handed to `sink`.
+pub(crate) fn extract_line_to<S: LineSink>(
+    line: &[u8],
+    options: &LineOptions,
+    sink: S,
+) -> S::Output {
     let text = match decode_utf8(line) {
         Ok(text) => text,
         Err(offset) => {
-            return Line {
-                id: None,
-                result: Err(LineError {
+            return sink.line::<Value>(
+                None,
+                Err(LineError {
                     kind: LineErrorKind::Encoding,
                     message: format!("not valid UTF-8: invalid byte at byte offset {offset}"),
                     path: String::new(),
                     offset: Some(offset),
                 }),
-            };
+            );
         }
     };
     ARENA.with(|arena| {
         let mut arena = arena.borrow_mut();
         arena.reset();
-        let line = read_line(&arena, text, options);
+        let line = read_line(&arena, text, options, sink);
         // A line far larger than most leaves its memory to the next ones only up to a point.
         if arena.allocated_bytes() > ARENA_KEPT_BYTES {
             *arena = Bump::new();
@@ -133,44 +142,50 @@ thread_local! {
 /// The arena memory a thread keeps between lines.
 const ARENA_KEPT_BYTES: usize = 1 << 20;
 
-/// [`extract_line`] on a line of text, its values in `arena`.
-fn read_line(arena: &Bump, text: &str, options: &LineOptions) -> Line {
+/// [`extract_line_to`] on a line of text, its values in `arena`.
+fn read_line<S: LineSink>(arena: &Bump, text: &str, options: &LineOptions, sink: S) -> S::Output {
     let mut builder = ArenaBuilder::new(arena);
     let record = match skim::parse_line(&mut builder, text, options.locate.plan()) {
         Ok(record) => record,
         Err(ParseError::Build(never)) => match never {},
         Err(ParseError::Syntax(e)) => {
             let offset = CharOffsets::new(text).char_offset(e.offset);
-            return Line {
-                id: None,
-                result: Err(LineError {
+            return sink.line::<Value>(
+                None,
+                Err(LineError {
                     kind: LineErrorKind::Syntax,
                     message: format!("invalid JSON (offset {offset}): {}", e.kind.message()),
                     path: String::new(),
                     offset: Some(offset),
                 }),
-            };
+            );
         }
     };
-    read_parsed(&mut builder, &record, options)
+    read_parsed(&mut builder, &record, options, sink)
 }
 
 /// The outcomes of a line already parsed in full (what [`extract_line`] gives, without its
 /// skim).
 pub fn read_record(record: &Value, options: &LineOptions) -> Line {
-    read_parsed(&mut DeferringBuilder, record, options)
+    read_parsed(&mut DeferringBuilder, record, options, OwnedLine)
 }
 
-/// The outcomes of a parsed line, read with `builder` (whose values the line is made of): what
-/// outlives the line is made a [`Value`].
-fn read_parsed<B>(builder: &mut B, record: &B::Value, options: &LineOptions) -> Line
+/// The outcomes of a parsed line, read with `builder` (whose values the line is made of) and
+/// handed to `sink`.
+fn read_parsed<B, S>(
+    builder: &mut B,
+    record: &B::Value,
+    options: &LineOptions,
+    sink: S,
+) -> S::Output
 where
     B: JsonBuilder<Error = Infallible>,
     B::Value: JsonView + IntoValue,
+    S: LineSink,
 {
     let id = match options.locate {
         Locate::Whole => None,
-        _ => record.get("request_id").map(|id| id.into_value()),
+        _ => record.get("request_id"),
     };
     let result = locate(record, &options.locate).and_then(|response| {
         extract_response(builder, &response, options).map_err(|e| LineError {
@@ -180,30 +195,62 @@ where
             offset: None,
         })
     });
-    let result = result.map(|outcomes| {
-        outcomes
-            .into_iter()
-            .map(|outcome| match outcome {
-                Outcome::Call(call) => Outcome::Call(Call {
-                    id: call.id,
-                    name: call.name,
-                    arguments: call.arguments.into_value(),
-                }),
-                Outcome::Invalid(invalid) => Outcome::Invalid(invalid),
-            })
-            .collect()
-    });
-    Line { id, result }
+    sink.line(id, result)
 }
 
-/// A value of a parsed line as a [`Value`], which outlives the line.
-trait IntoValue {
+/// Where a line's reading goes: what outlives the line must be taken from its values.
+pub(crate) trait LineSink {
+    type Output;
+    /// The line's `request_id` (when read) and its outcomes, or why it has none.
+    fn line<V: IntoValue>(
+        self,
+        id: Option<V>,
+        result: Result<Vec<Outcome<V>>, LineError>,
+    ) -> Self::Output;
+}
+
+/// Makes each line a [`Line`] of its own.
+struct OwnedLine;
+
+impl LineSink for OwnedLine {
+    type Output = Line;
+    fn line<V: IntoValue>(self, id: Option<V>, result: Result<Vec<Outcome<V>>, LineError>) -> Line {
+        let result = result.map(|outcomes| {
+            outcomes
+                .into_iter()
+                .map(|outcome| match outcome {
+                    Outcome::Call(call) => Outcome::Call(Call {
+                        id: call.id,
+                        name: call.name,
+                        arguments: call.arguments.into_value(),
+                    }),
+                    Outcome::Invalid(invalid) => Outcome::Invalid(invalid),
+                })
+                .collect()
+        });
+        Line {
+            id: id.map(IntoValue::into_value),
+            result,
+        }
+    }
+}
+
+/// A value of a parsed line, to be kept past the line.
+pub(crate) trait IntoValue {
     fn into_value(self) -> Value;
+    /// The checked JSON text of an object kept as text ([`Value::Deferred`]).
+    fn deferred_json(&self) -> Option<&str>;
 }
 
 impl IntoValue for Value {
     fn into_value(self) -> Value {
         self
+    }
+    fn deferred_json(&self) -> Option<&str> {
+        match self {
+            Value::Deferred(json) => Some(json),
+            _ => None,
+        }
     }
 }
 
@@ -211,6 +258,12 @@ impl IntoValue for Node<'_> {
     fn into_value(self) -> Value {
         let Ok(value) = self.build(&mut DeferringBuilder);
         value
+    }
+    fn deferred_json(&self) -> Option<&str> {
+        match self {
+            Node::Deferred(deferred) => Some(deferred.json()),
+            _ => None,
+        }
     }
 }
 

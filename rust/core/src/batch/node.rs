@@ -46,6 +46,11 @@ pub struct DeferredObject<'a> {
 }
 
 impl<'a> DeferredObject<'a> {
+    /// The object's JSON text, which the strict skipper accepted.
+    pub(super) fn json(&self) -> &'a str {
+        self.json
+    }
+
     fn object(&self) -> Node<'a> {
         *self.built.get_or_init(|| {
             let mut builder = ArenaBuilder::new(self.arena);
