@@ -21,7 +21,10 @@ use crate::json::{
 #[derive(Clone, Copy, Debug)]
 pub enum Node<'a> {
     Null,
-    Bool(bool),
+    // Two variants rather than `Bool(bool)`: a byte of payload beside the tag made every move
+    // of a node copy that byte with odd-sized loads, which stalled on store forwarding.
+    False,
+    True,
     Int(i64),
     /// An integer outside `i64`, as exact decimal text.
     BigInt(&'a str),
@@ -70,7 +73,8 @@ impl<'a> Node<'a> {
     pub fn build<B: JsonBuilder>(&self, builder: &mut B) -> Result<B::Value, B::Error> {
         match *self {
             Node::Null => builder.null(),
-            Node::Bool(b) => builder.boolean(b),
+            Node::False => builder.boolean(false),
+            Node::True => builder.boolean(true),
             Node::Int(i) => builder.int(i),
             Node::BigInt(digits) => builder.big_int(digits),
             Node::Float(f) => builder.float(f),
@@ -112,7 +116,7 @@ impl JsonView for Node<'_> {
     fn kind(&self) -> JsonKind {
         match self {
             Node::Null => JsonKind::Null,
-            Node::Bool(_) => JsonKind::Bool,
+            Node::False | Node::True => JsonKind::Bool,
             Node::Int(_) | Node::BigInt(_) | Node::Float(_) => JsonKind::Number,
             Node::Str(_) | Node::WtfStr(_) => JsonKind::String,
             Node::Array(_) => JsonKind::Array,
@@ -133,7 +137,8 @@ impl JsonView for Node<'_> {
     }
     fn as_bool(&self) -> Option<bool> {
         match self {
-            Node::Bool(b) => Some(*b),
+            Node::False => Some(false),
+            Node::True => Some(true),
             _ => None,
         }
     }
@@ -262,7 +267,7 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
         Ok(Node::Null)
     }
     fn boolean(&mut self, value: bool) -> Result<Node<'a>, Infallible> {
-        Ok(Node::Bool(value))
+        Ok(if value { Node::True } else { Node::False })
     }
     fn int(&mut self, value: i64) -> Result<Node<'a>, Infallible> {
         Ok(Node::Int(value))
