@@ -18,6 +18,10 @@ use crate::json::{
 };
 
 /// One JSON value of a line, in the line's arena.
+///
+/// Sixteen bytes, so that functions return it in two registers: slices and strings are held
+/// through a reference to their (arena) fat pointer. Returned through memory, a node was
+/// written field by field and read back whole, which stalled on store forwarding.
 #[derive(Clone, Copy, Debug)]
 pub enum Node<'a> {
     Null,
@@ -27,18 +31,23 @@ pub enum Node<'a> {
     True,
     Int(i64),
     /// An integer outside `i64`, as exact decimal text.
-    BigInt(&'a str),
+    BigInt(&'a &'a str),
     Float(f64),
-    Str(&'a str),
+    Str(&'a &'a str),
     /// A string holding lone surrogates, in WTF-8 (see [`JsonStr`]).
-    WtfStr(&'a [u8]),
-    Array(&'a [Node<'a>]),
+    WtfStr(&'a &'a [u8]),
+    Array(&'a &'a [Node<'a>]),
     /// Members in first-seen order; a repeated key keeps its first position and last value.
     /// Keys that are not UTF-8 text hold U+FFFD in place of their lone surrogates.
-    Object(&'a [(&'a str, Node<'a>)]),
+    Object(&'a &'a [Member<'a>]),
     /// An object kept as checked JSON text, like [`Value::Deferred`](crate::json::Value).
     Deferred(&'a DeferredObject<'a>),
 }
+
+const _: () = assert!(std::mem::size_of::<Node>() == 16);
+
+/// An object member: its key and value.
+type Member<'a> = (&'a str, Node<'a>);
 
 /// The text of a deferred object, and the object itself once something reads inside it.
 #[derive(Debug)]
@@ -61,7 +70,7 @@ impl<'a> DeferredObject<'a> {
                 Ok(object) => object,
                 Err(crate::json::ParseError::Build(never)) => match never {},
                 // Not reached: only text the skipper accepted is deferred.
-                Err(crate::json::ParseError::Syntax(_)) => Node::Object(&[]),
+                Err(crate::json::ParseError::Syntax(_)) => Node::Object(self.arena.alloc(&[][..])),
             }
         })
     }
@@ -85,7 +94,7 @@ impl<'a> Node<'a> {
             }
             Node::Array(items) => {
                 let mut array = builder.new_array()?;
-                for item in items {
+                for item in *items {
                     let item = item.build(builder)?;
                     builder.array_push(&mut array, item)?;
                 }
@@ -93,7 +102,7 @@ impl<'a> Node<'a> {
             }
             Node::Object(members) => {
                 let mut object = builder.new_object()?;
-                for (key, item) in members {
+                for (key, item) in *members {
                     let item = item.build(builder)?;
                     builder.object_insert(&mut object, JsonStr::from_utf8(key), item)?;
                 }
@@ -103,7 +112,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn members(&self) -> &'a [(&'a str, Node<'a>)] {
+    fn members(&self) -> &'a [Member<'a>] {
         match *self {
             Node::Object(members) => members,
             Node::Deferred(deferred) => deferred.object().members(),
@@ -157,14 +166,14 @@ impl JsonView for Node<'_> {
     fn number_text(&self) -> String {
         match self {
             Node::Int(i) => i.to_string(),
-            Node::BigInt(digits) => (*digits).to_owned(),
+            Node::BigInt(digits) => (**digits).to_owned(),
             Node::Float(f) => python_float_repr(*f),
             _ => String::new(),
         }
     }
     fn string_lossy(&self) -> Option<String> {
         match self {
-            Node::Str(s) => Some((*s).to_owned()),
+            Node::Str(s) => Some((**s).to_owned()),
             // SAFETY: made by `ArenaBuilder::string` from a WTF-8 `JsonStr`.
             Node::WtfStr(bytes) => {
                 Some(unsafe { JsonStr::new_unchecked(bytes, false, true) }.to_string_lossy())
@@ -204,6 +213,11 @@ impl<'a> ArenaBuilder<'a> {
             arena: self.arena,
             built: OnceCell::new(),
         }))
+    }
+
+    /// A reference to `fat` (a slice or `str`) that fits in one word, for a [`Node`].
+    fn thin<T: ?Sized>(&self, fat: &'a T) -> &'a &'a T {
+        self.arena.alloc(fat)
     }
 
     /// A key as [`Value`](crate::json::Value) keeps it (static text for the keys readers look
@@ -273,15 +287,15 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
         Ok(Node::Int(value))
     }
     fn big_int(&mut self, digits: &str) -> Result<Node<'a>, Infallible> {
-        Ok(Node::BigInt(self.arena.alloc_str(digits)))
+        Ok(Node::BigInt(self.thin(self.arena.alloc_str(digits))))
     }
     fn float(&mut self, value: f64) -> Result<Node<'a>, Infallible> {
         Ok(Node::Float(value))
     }
     fn string(&mut self, value: JsonStr<'_>) -> Result<Node<'a>, Infallible> {
         Ok(match value.as_str() {
-            Some(s) => Node::Str(self.arena.alloc_str(s)),
-            None => Node::WtfStr(self.arena.alloc_slice_copy(value.bytes())),
+            Some(s) => Node::Str(self.thin(self.arena.alloc_str(s))),
+            None => Node::WtfStr(self.thin(self.arena.alloc_slice_copy(value.bytes()))),
         })
     }
     fn new_object(&mut self) -> Result<Span, Infallible> {
@@ -299,7 +313,7 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
     }
     fn finish_object(&mut self, object: Span) -> Result<Node<'a>, Infallible> {
         let members = object.take(&mut self.members, self.arena, dedupe_members);
-        Ok(Node::Object(members))
+        Ok(Node::Object(self.thin(members)))
     }
     fn new_array(&mut self) -> Result<Span, Infallible> {
         Ok(Span::at(self.items.len()))
@@ -310,7 +324,7 @@ impl<'a> JsonBuilder for ArenaBuilder<'a> {
     }
     fn finish_array(&mut self, array: Span) -> Result<Node<'a>, Infallible> {
         let items = array.take(&mut self.items, self.arena, |items| items.len());
-        Ok(Node::Array(items))
+        Ok(Node::Array(self.thin(items)))
     }
     fn defers_objects(&self) -> bool {
         true
