@@ -1,11 +1,14 @@
 //! Batch extraction's shortcuts against the plain paths: a line read by the skim (members
 //! skipped, call arguments kept as checked text) gives the calls and failures of the line
 //! parsed in full, and text protocols give the same outcomes whether their builder defers
-//! call arguments or builds them.
+//! call arguments or builds them. The chunk `extract_batch` reads (the line packed) holds the
+//! same outcomes as the line.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_core::batch::{extract_line, read_record, Line, LineOptions, Locate};
+use toolwire_core::batch::{
+    extract_line, read_record, Line, LineOptions, Locate, OrderedLines, OutcomeRef,
+};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::Outcome;
 use toolwire_core::extract::extract_text;
@@ -34,6 +37,25 @@ fn reading(line: &Line) -> (Option<String>, Result<Vec<String>, String>) {
     (id, outcomes)
 }
 
+/// The outcomes of the first line of a packed chunk, as [`reading`] gives them.
+fn packed_reading(work: &OrderedLines<'_>) -> Result<Vec<String>, String> {
+    let chunk = work.take(0);
+    let line = chunk.lines.line(0).expect("a chunk of one line");
+    line.map_err(|e| e.message.clone()).map(|outcomes| {
+        outcomes
+            .map(|outcome| match outcome {
+                OutcomeRef::Call {
+                    name, arguments, ..
+                } => {
+                    let Ok(arguments) = arguments.build(&mut ValueBuilder);
+                    format!("{name} {}", to_compact_json(&arguments))
+                }
+                OutcomeRef::Invalid(invalid) => invalid.message(),
+            })
+            .collect()
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&control, rest)) = data.split_first() else {
         return;
@@ -55,6 +77,12 @@ fuzz_target!(|data: &[u8]| {
         locate: place,
     };
     let skimmed = extract_line(text.as_bytes(), &line_options);
+    let lines = [text.as_bytes()];
+    assert_eq!(
+        packed_reading(&OrderedLines::new(&lines, &line_options)),
+        reading(&skimmed).1,
+        "the packed chunk and the line differ"
+    );
     // Lines are read as `json.loads` reads bytes: a leading byte order mark is dropped.
     let json = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if let Ok(record) = parse(json, &mut ValueBuilder, ParseOptions::default()) {
