@@ -40,7 +40,7 @@ fn reading(line: &Line) -> (Option<String>, Result<Vec<String>, String>) {
 /// The outcomes of the first line of a packed chunk, as [`reading`] gives them.
 fn packed_reading(work: &OrderedLines<'_>) -> Result<Vec<String>, String> {
     let chunk = work.take(0);
-    let line = chunk.lines.line(0).expect("a chunk of one line");
+    let line = chunk.line(0).expect("a chunk of one line");
     line.map_err(|e| e.message.clone()).map(|outcomes| {
         outcomes
             .map(|outcome| match outcome {

@@ -7,8 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::batch::{
-    all_cores, extract_jsonl, extract_lines, with_helpers, ArgumentsRef, Chunk, Line, LineError,
-    LineErrorKind, LineOptions, Locate, OrderedLines, OutcomeRef, PackedCalls,
+    all_cores, extract_jsonl, extract_lines, with_helpers, ArgumentsRef, Line, LineError,
+    LineErrorKind, LineOptions, Locate, OrderedLines, OutcomeRef, PackedCalls, PackedLines,
 };
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::columns::{CallColumns, StringColumn};
@@ -230,7 +230,7 @@ pub fn extract_batch<'py>(
         let work = OrderedLines::new(&json, &options);
         let results = with_helpers(&work, threads, || {
             let mut results = Vec::with_capacity(slots.len());
-            let mut chunk = Chunk::default();
+            let mut chunk = PackedLines::default();
             let mut in_chunk = 0;
             let mut next_chunk = 0;
             let mut builder = PyBuilder::new(py);
@@ -238,22 +238,18 @@ pub fn extract_batch<'py>(
             for (index, slot) in slots.iter().enumerate() {
                 let calls = match slot {
                     Slot::Json(text) => {
-                        if in_chunk == chunk.lines.len() {
+                        if in_chunk == chunk.len() {
                             // Neither the key cache nor the collector is held while other
                             // threads may run.
                             drop(builder);
                             gc_pause.resume();
-                            let spent = std::mem::take(&mut chunk);
-                            chunk = py.detach(|| {
-                                work.recycle(spent);
-                                work.take(next_chunk)
-                            });
+                            chunk = py.detach(|| work.take(next_chunk));
                             gc_pause.hold();
                             builder = PyBuilder::new(py);
                             next_chunk += 1;
                             in_chunk = 0;
                         }
-                        let line = chunk.lines.line(in_chunk).ok_or_else(|| {
+                        let line = chunk.line(in_chunk).ok_or_else(|| {
                             PyRuntimeError::new_err(
                                 "internal error in toolwire: a batch result is missing",
                             )
@@ -283,7 +279,6 @@ pub fn extract_batch<'py>(
             // collection that walks every result just built.
             let results = PyList::new(py, results)?;
             drop(gc_pause);
-            py.detach(|| work.recycle(chunk));
             PyResult::Ok(results)
         })
         .map_err(thread_error)??;

@@ -8,7 +8,7 @@ mod skim;
 
 use node::{ArenaBuilder, Node};
 
-pub use ordered::{with_helpers, Chunk, OrderedLines};
+pub use ordered::{with_helpers, OrderedLines};
 pub use packed::{ArgumentsRef, OutcomeRef, PackedCalls, PackedLines};
 
 use std::cell::RefCell;

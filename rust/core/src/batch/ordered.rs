@@ -6,12 +6,12 @@
 //! itself (detached) whenever the next one in order is not done. `threads` is the number of
 //! threads at work, the consumer's included, so one thread means no helper at all.
 //!
-//! Lines a helper extracted are also freed by a helper: the consumer hands each chunk back
-//! once it is done with it ([`OrderedLines::recycle`]). Freeing memory another thread
-//! allocated goes through mimalloc's cross-thread free lists, which made the batch's parse
-//! cost about 40% more CPU on two threads than on one.
+//! Chunks are handed over packed ([`PackedLines`]): a handful of blocks each, so the consumer
+//! frees the chunks helpers made without cost. (As thousands of small blocks, freeing them
+//! across threads made the parse cost about 40% more CPU on two threads than on one, and
+//! freeing them on their helper still slowed it by 17%.)
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::packed::PackedLines;
@@ -28,20 +28,8 @@ pub struct OrderedLines<'a> {
     /// The first chunk no thread has claimed.
     next: AtomicUsize,
     /// Each chunk once extracted, until the consumer takes it.
-    done: Mutex<Vec<Option<Chunk>>>,
+    done: Mutex<Vec<Option<PackedLines>>>,
     finished: Condvar,
-    /// Chunks helpers extracted that the consumer is done with, for a helper to free.
-    spent: Mutex<Vec<Chunk>>,
-    /// Signalled when a chunk is handed back or the consumer has finished.
-    handed_back: Condvar,
-    consumer_finished: AtomicBool,
-}
-
-/// One chunk's extracted lines, and whether a helper (not the consumer) extracted them.
-#[derive(Default)]
-pub struct Chunk {
-    pub lines: PackedLines,
-    by_helper: bool,
 }
 
 impl<'a> OrderedLines<'a> {
@@ -53,9 +41,6 @@ impl<'a> OrderedLines<'a> {
             next: AtomicUsize::new(0),
             done: Mutex::new((0..chunks).map(|_| None).collect()),
             finished: Condvar::new(),
-            spent: Mutex::new(Vec::new()),
-            handed_back: Condvar::new(),
-            consumer_finished: AtomicBool::new(false),
         }
     }
 
@@ -63,16 +48,12 @@ impl<'a> OrderedLines<'a> {
         self.lines.len().div_ceil(LINES_PER_CHUNK)
     }
 
-    fn slots(&self) -> MutexGuard<'_, Vec<Option<Chunk>>> {
+    fn slots(&self) -> MutexGuard<'_, Vec<Option<PackedLines>>> {
         self.done.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn spent(&self) -> MutexGuard<'_, Vec<Chunk>> {
-        self.spent.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Claims and extracts the first unclaimed chunk; `false` when none is left.
-    fn work_once(&self, by_helper: bool) -> bool {
+    fn work_once(&self) -> bool {
         let chunk = self.next.fetch_add(1, Ordering::Relaxed);
         let start = chunk.saturating_mul(LINES_PER_CHUNK);
         if start >= self.lines.len() {
@@ -86,45 +67,19 @@ impl<'a> OrderedLines<'a> {
             }
             extract_line_to(self.lines[i], self.options, &mut lines);
         }
-        self.slots()[chunk] = Some(Chunk { lines, by_helper });
+        self.slots()[chunk] = Some(lines);
         self.finished.notify_all();
         true
     }
 
-    /// A helper thread's loop: chunks until none is left, freeing the chunks handed back
-    /// between them; then the rest handed back, until the consumer has finished.
-    fn help(&self) {
-        while self.work_once(true) {
-            // Taken under the lock, freed after it (a `let` ends the guard's life).
-            let spent = std::mem::take(&mut *self.spent());
-            drop(spent);
-        }
-        let mut spent = self.spent();
-        loop {
-            if !spent.is_empty() {
-                let chunks = std::mem::take(&mut *spent);
-                drop(spent);
-                drop(chunks);
-                spent = self.spent();
-            } else if self.consumer_finished.load(Ordering::Acquire) {
-                return;
-            } else {
-                spent = self
-                    .handed_back
-                    .wait(spent)
-                    .unwrap_or_else(|e| e.into_inner());
-            }
-        }
-    }
-
     /// Chunk `chunk` (each chunk is taken once, by the consumer): extracts other chunks while
-    /// it is not done, then waits for the thread working on it.
-    pub fn take(&self, chunk: usize) -> Chunk {
+    /// it is not done, then waits for the thread working on it. Empty past the last chunk.
+    pub fn take(&self, chunk: usize) -> PackedLines {
         loop {
             if let Some(done) = self.slots().get_mut(chunk).and_then(Option::take) {
                 return done;
             }
-            if !self.work_once(false) {
+            if !self.work_once() {
                 break;
             }
         }
@@ -133,29 +88,15 @@ impl<'a> OrderedLines<'a> {
             match slots.get_mut(chunk) {
                 Some(slot @ Some(_)) => return slot.take().unwrap_or_default(),
                 // Past the end: nothing to wait for.
-                None => return Chunk::default(),
+                None => return PackedLines::default(),
                 Some(None) => slots = self.finished.wait(slots).unwrap_or_else(|e| e.into_inner()),
             }
         }
     }
 
-    /// Frees a chunk the consumer is done with: here if the consumer extracted it, else on a
-    /// helper, where it was allocated.
-    pub fn recycle(&self, chunk: Chunk) {
-        if chunk.by_helper && !self.consumer_finished.load(Ordering::Acquire) {
-            self.spent().push(chunk);
-            self.handed_back.notify_one();
-        }
-    }
-
-    /// The consumer has finished (or given up): helpers stop after their current chunk and
-    /// free what was handed back.
+    /// The consumer has finished (or given up): helpers stop after their current chunk.
     fn finish(&self) {
         self.next.fetch_max(self.chunks(), Ordering::Relaxed);
-        // Set under the lock, so a helper cannot miss the wake-up between its check and wait.
-        let _spent = self.spent();
-        self.consumer_finished.store(true, Ordering::Release);
-        self.handed_back.notify_all();
     }
 }
 
@@ -175,11 +116,10 @@ fn prefetch(bytes: &[u8]) {
 /// Runs `consume` on this thread while `threads - 1` helper threads extract `work`; returns
 /// when `consume` has returned (or panicked) and the helpers have stopped.
 ///
-/// The helpers are threads of this call, not of a shared pool: a helper stays until its
-/// consumer has finished, to free the chunks handed back, and a pool thread kept that way
-/// would stall other calls' jobs queued behind it (with the interpreter held by a caller
-/// waiting for them, a deadlock). Starting a thread costs tens of microseconds; a batch small
-/// enough to be one chunk starts none.
+/// The helpers are threads of this call, not of a shared pool: a pool's jobs queued behind
+/// other calls' would leave this consumer waiting for them with the interpreter held by a
+/// caller that may be waiting on it in turn (a deadlock). Starting a thread costs tens of
+/// microseconds; a batch small enough to be one chunk starts none.
 pub fn with_helpers<R>(
     work: &OrderedLines<'_>,
     threads: usize,
@@ -198,7 +138,7 @@ pub fn with_helpers<R>(
         for i in 0..helpers {
             std::thread::Builder::new()
                 .name(format!("toolwire-{i}"))
-                .spawn_scoped(scope, || work.help())
+                .spawn_scoped(scope, || while work.work_once() {})
                 .map_err(|e| format!("cannot start {helpers} threads: {e}"))?;
         }
         Ok(consume())
@@ -276,7 +216,7 @@ mod tests {
             let work = OrderedLines::new(&lines, &opts);
             let got = with_helpers(&work, threads, || {
                 (0..work.chunks())
-                    .flat_map(|chunk| packed_names(&work.take(chunk).lines))
+                    .flat_map(|chunk| packed_names(&work.take(chunk)))
                     .collect::<Vec<_>>()
             })
             .unwrap();
@@ -289,13 +229,13 @@ mod tests {
         let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
-        let first = with_helpers(&work, 2, || work.take(0).lines.len()).unwrap();
+        let first = with_helpers(&work, 2, || work.take(0).len()).unwrap();
         assert_eq!(first, LINES_PER_CHUNK);
-        assert!(work.take(work.chunks()).lines.is_empty());
+        assert!(work.take(work.chunks()).is_empty());
     }
 
     #[test]
-    fn chunks_handed_back_are_all_freed_by_the_time_the_helpers_stop() {
+    fn a_consumer_may_stop_after_any_chunk() {
         let texts = vec![r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#.as_bytes(); 2000];
         let opts = options(Locate::Whole, Shape::Auto);
         for (threads, give_up_after) in [(2, usize::MAX), (3, usize::MAX), (2, 5), (8, 1)] {
@@ -303,9 +243,7 @@ mod tests {
             let taken = with_helpers(&work, threads, || {
                 let mut taken = 0;
                 for chunk in 0..work.chunks().min(give_up_after) {
-                    let chunk = work.take(chunk);
-                    taken += chunk.lines.len();
-                    work.recycle(chunk);
+                    taken += work.take(chunk).len();
                 }
                 taken
             })
@@ -316,7 +254,6 @@ mod tests {
                     .len()
                     .min(give_up_after.saturating_mul(LINES_PER_CHUNK))
             );
-            assert!(work.spent().is_empty(), "threads={threads}");
         }
     }
 
@@ -327,12 +264,11 @@ mod tests {
         let work = OrderedLines::new(&texts, &opts);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             with_helpers(&work, 3, || {
-                work.recycle(work.take(0));
+                work.take(0);
                 panic!("the consumer fails");
             })
         }));
         assert!(outcome.is_err());
-        assert!(work.spent().is_empty());
     }
 
     #[test]
