@@ -15,8 +15,16 @@ use toolwire_core::extract::extract_text;
 use toolwire_core::json::{parse, to_compact_json, DeferringBuilder, ParseOptions, ValueBuilder};
 use toolwire_fuzz::{cascade_options, text_of};
 
-/// A line's record id and outcomes, without the calls' ids (generated ids differ from run to
-/// run).
+/// A call's id as text; a generated one (`call_` and 12 random characters) differs from run
+/// to run.
+fn id_text(id: Option<&str>) -> String {
+    match id {
+        Some(id) if id.starts_with("call_") && id.len() == 17 => "<generated>".to_owned(),
+        id => format!("{id:?}"),
+    }
+}
+
+/// A line's record id and outcomes, generated call ids masked.
 fn reading(line: &Line) -> (Option<String>, Result<Vec<String>, String>) {
     let id = line.id.as_ref().map(to_compact_json);
     let outcomes = line
@@ -27,9 +35,12 @@ fn reading(line: &Line) -> (Option<String>, Result<Vec<String>, String>) {
             outcomes
                 .iter()
                 .map(|outcome| match outcome {
-                    Outcome::Call(call) => {
-                        format!("{} {}", call.name, to_compact_json(&call.arguments))
-                    }
+                    Outcome::Call(call) => format!(
+                        "{} {} {}",
+                        id_text(call.id.as_deref()),
+                        call.name,
+                        to_compact_json(&call.arguments)
+                    ),
                     Outcome::Invalid(invalid) => invalid.message(),
                 })
                 .collect()
@@ -45,10 +56,12 @@ fn packed_reading(work: &OrderedLines<'_>) -> Result<Vec<String>, String> {
         outcomes
             .map(|outcome| match outcome {
                 OutcomeRef::Call {
-                    name, arguments, ..
+                    id,
+                    name,
+                    arguments,
                 } => {
                     let Ok(arguments) = arguments.build(&mut ValueBuilder);
-                    format!("{name} {}", to_compact_json(&arguments))
+                    format!("{} {name} {}", id_text(id), to_compact_json(&arguments))
                 }
                 OutcomeRef::Invalid(invalid) => invalid.message(),
             })

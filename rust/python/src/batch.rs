@@ -243,7 +243,11 @@ pub fn extract_batch<'py>(
                             // threads may run.
                             drop(builder);
                             gc_pause.resume();
-                            chunk = py.detach(|| work.take(next_chunk));
+                            let spent = std::mem::take(&mut chunk);
+                            chunk = py.detach(|| {
+                                drop(spent);
+                                work.take(next_chunk)
+                            });
                             gc_pause.hold();
                             builder = PyBuilder::new(py);
                             next_chunk += 1;
@@ -279,6 +283,7 @@ pub fn extract_batch<'py>(
             // collection that walks every result just built.
             let results = PyList::new(py, results)?;
             drop(gc_pause);
+            py.detach(|| drop(chunk));
             PyResult::Ok(results)
         })
         .map_err(thread_error)??;

@@ -11,7 +11,7 @@
 //! across threads made the parse cost about 40% more CPU on two threads than on one, and
 //! freeing them on their helper still slowed it by 17%.)
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::packed::PackedLines;
@@ -27,9 +27,22 @@ pub struct OrderedLines<'a> {
     options: &'a LineOptions<'a>,
     /// The first chunk no thread has claimed.
     next: AtomicUsize,
-    /// Each chunk once extracted, until the consumer takes it.
-    done: Mutex<Vec<Option<PackedLines>>>,
+    /// Set when the consumer has finished: helpers claim no more chunks.
+    stopped: AtomicBool,
+    /// Each chunk's state, until the consumer takes it.
+    done: Mutex<Vec<Slot>>,
     finished: Condvar,
+}
+
+/// A chunk as the consumer finds it.
+#[derive(Default)]
+enum Slot {
+    /// Not claimed yet, or being extracted.
+    #[default]
+    Pending,
+    Done(PackedLines),
+    /// The thread extracting it panicked.
+    Lost,
 }
 
 impl<'a> OrderedLines<'a> {
@@ -39,7 +52,8 @@ impl<'a> OrderedLines<'a> {
             lines,
             options,
             next: AtomicUsize::new(0),
-            done: Mutex::new((0..chunks).map(|_| None).collect()),
+            stopped: AtomicBool::new(false),
+            done: Mutex::new((0..chunks).map(|_| Slot::Pending).collect()),
             finished: Condvar::new(),
         }
     }
@@ -48,7 +62,7 @@ impl<'a> OrderedLines<'a> {
         self.lines.len().div_ceil(LINES_PER_CHUNK)
     }
 
-    fn slots(&self) -> MutexGuard<'_, Vec<Option<PackedLines>>> {
+    fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
         self.done.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -59,44 +73,80 @@ impl<'a> OrderedLines<'a> {
         if start >= self.lines.len() {
             return false;
         }
+        // Should the extraction panic, the chunk is marked lost rather than left pending for
+        // a consumer that would wait on it forever.
+        let mut claim = Claim {
+            work: self,
+            chunk,
+            lines: None,
+        };
         let end = self.lines.len().min(start + LINES_PER_CHUNK);
-        let mut lines = PackedLines::with_capacity(end - start);
+        let lines = claim.lines.insert(PackedLines::with_capacity(end - start));
         for i in start..end {
             if let Some(next) = self.lines.get(i + 1) {
                 prefetch(next);
             }
-            extract_line_to(self.lines[i], self.options, &mut lines);
+            extract_line_to(self.lines[i], self.options, &mut *lines);
         }
-        self.slots()[chunk] = Some(lines);
-        self.finished.notify_all();
         true
     }
 
-    /// Chunk `chunk` (each chunk is taken once, by the consumer): extracts other chunks while
-    /// it is not done, then waits for the thread working on it. Empty past the last chunk.
-    pub fn take(&self, chunk: usize) -> PackedLines {
-        loop {
-            if let Some(done) = self.slots().get_mut(chunk).and_then(Option::take) {
-                return done;
-            }
+    /// A helper thread's loop: chunks until none is left or the consumer has finished.
+    fn help(&self) {
+        while !self.stopped.load(Ordering::Acquire) {
             if !self.work_once() {
                 break;
             }
         }
+    }
+
+    /// Chunk `chunk` (each chunk is taken once, by the consumer): extracts other chunks while
+    /// it is not done, then waits for the thread working on it. Empty past the last chunk.
+    ///
+    /// # Panics
+    /// If the thread extracting the chunk panicked.
+    pub fn take(&self, chunk: usize) -> PackedLines {
         let mut slots = self.slots();
         loop {
-            match slots.get_mut(chunk) {
-                Some(slot @ Some(_)) => return slot.take().unwrap_or_default(),
+            match slots.get_mut(chunk).map(std::mem::take) {
                 // Past the end: nothing to wait for.
                 None => return PackedLines::default(),
-                Some(None) => slots = self.finished.wait(slots).unwrap_or_else(|e| e.into_inner()),
+                Some(Slot::Done(lines)) => return lines,
+                Some(Slot::Lost) => panic!("a thread extracting chunk {chunk} panicked"),
+                Some(Slot::Pending) => {
+                    drop(slots);
+                    // Not done: extract another chunk, or wait when none is left.
+                    let worked = self.work_once();
+                    slots = self.slots();
+                    if !worked && matches!(slots.get(chunk), Some(Slot::Pending)) {
+                        slots = self.finished.wait(slots).unwrap_or_else(|e| e.into_inner());
+                    }
+                }
             }
         }
     }
 
     /// The consumer has finished (or given up): helpers stop after their current chunk.
     fn finish(&self) {
-        self.next.fetch_max(self.chunks(), Ordering::Relaxed);
+        self.stopped.store(true, Ordering::Release);
+    }
+}
+
+/// A chunk being extracted: published when dropped, as done, or as lost in a panic.
+struct Claim<'w, 'a> {
+    work: &'w OrderedLines<'a>,
+    chunk: usize,
+    lines: Option<PackedLines>,
+}
+
+impl Drop for Claim<'_, '_> {
+    fn drop(&mut self) {
+        let slot = match (self.lines.take(), std::thread::panicking()) {
+            (Some(lines), false) => Slot::Done(lines),
+            _ => Slot::Lost,
+        };
+        self.work.slots()[self.chunk] = slot;
+        self.work.finished.notify_all();
     }
 }
 
@@ -116,10 +166,10 @@ fn prefetch(bytes: &[u8]) {
 /// Runs `consume` on this thread while `threads - 1` helper threads extract `work`; returns
 /// when `consume` has returned (or panicked) and the helpers have stopped.
 ///
-/// The helpers are threads of this call, not of a shared pool: a pool's jobs queued behind
-/// other calls' would leave this consumer waiting for them with the interpreter held by a
-/// caller that may be waiting on it in turn (a deadlock). Starting a thread costs tens of
-/// microseconds; a batch small enough to be one chunk starts none.
+/// The helpers are threads of this call, not of a shared pool, whose jobs could queue behind
+/// other calls' while this consumer waits for them (and the helpers borrow the call's lines).
+/// Starting a thread costs tens of microseconds; a batch small enough to be one chunk starts
+/// none.
 pub fn with_helpers<R>(
     work: &OrderedLines<'_>,
     threads: usize,
@@ -138,7 +188,7 @@ pub fn with_helpers<R>(
         for i in 0..helpers {
             std::thread::Builder::new()
                 .name(format!("toolwire-{i}"))
-                .spawn_scoped(scope, || while work.work_once() {})
+                .spawn_scoped(scope, || work.help())
                 .map_err(|e| format!("cannot start {helpers} threads: {e}"))?;
         }
         Ok(consume())
@@ -258,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn a_consumer_that_panics_leaves_no_helper_waiting() {
+    fn a_consumer_that_panics_stops_the_helpers() {
         let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
@@ -269,6 +319,39 @@ mod tests {
             })
         }));
         assert!(outcome.is_err());
+    }
+
+    #[test]
+    fn a_chunk_no_helper_claimed_is_extracted_by_take_after_the_helpers_stop() {
+        let texts = vec![r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#.as_bytes(); 1000];
+        let opts = options(Locate::Whole, Shape::Auto);
+        let work = OrderedLines::new(&texts, &opts);
+        with_helpers(&work, 2, || work.take(0)).unwrap();
+        let last = work.chunks() - 1;
+        assert_eq!(work.take(last).len(), texts.len() - last * LINES_PER_CHUNK);
+    }
+
+    #[test]
+    fn a_chunk_whose_extraction_panicked_is_lost_not_waited_for() {
+        let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 100];
+        let opts = options(Locate::Whole, Shape::Auto);
+        let work = OrderedLines::new(&texts, &opts);
+        let panicked = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let _claim = Claim {
+                        work: &work,
+                        chunk: 0,
+                        lines: Some(PackedLines::default()),
+                    };
+                    panic!("the extraction fails");
+                })
+                .join()
+        });
+        assert!(panicked.is_err());
+        let taken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.take(0)));
+        assert!(taken.is_err(), "the consumer is told, not left waiting");
+        assert_eq!(work.take(1).len(), texts.len() - LINES_PER_CHUNK);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! reads it. As thousands of small allocations, every block the reader had touched had to be
 //! taken back from its cache one by one when the helper freed and reused it, which made the
 //! helpers parse about 17% slower (and freeing them on the reader cost more still). Packed, a
-//! chunk is a handful of allocations, read front to back and freed by the reader; the small
-//! values of each line are freed where they were made, while still in cache.
+//! chunk is a handful of allocations (more only for arguments built as values, and invalid
+//! calls), read front to back and freed by the reader; the small values of each line are
+//! freed where they were made, while still in cache.
 
 use std::ops::Range;
 
