@@ -14,26 +14,7 @@ use crate::json::{
 };
 use crate::position::{array_item_starts, line_column, CharOffsets, LineColumns};
 
-/// Where a call came from; its name is the `protocol` of an `InvalidToolCall`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    Native,
-    TextTagged,
-    RawJson,
-    /// An open-weight text format of §6.
-    Format(crate::formats::Format),
-}
-
-impl Protocol {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Native => "native",
-            Protocol::TextTagged => "text_tagged",
-            Protocol::RawJson => "raw_json",
-            Protocol::Format(format) => format.as_str(),
-        }
-    }
-}
+pub use crate::protocol::Protocol;
 
 /// Which exception a failure maps to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -701,7 +682,7 @@ pub enum TextPlace {
     RawJson,
     RawJsonFence(usize),
     /// Call `index` of a §6 format.
-    FormatCall(crate::formats::Format, usize),
+    FormatCall(crate::protocol::Format, usize),
 }
 
 impl fmt::Display for TextPlace {
@@ -712,6 +693,14 @@ impl fmt::Display for TextPlace {
             TextPlace::RawJsonFence(i) => write!(f, "raw JSON in fenced block {i}"),
             TextPlace::FormatCall(format, i) => write!(f, "{} call {i}", format.as_str()),
         }
+    }
+}
+
+/// What a failed call's message is about: its arguments, or the call itself.
+pub fn failure_subject(kind: FailureKind, what: &TextPlace) -> String {
+    match kind {
+        FailureKind::Arguments => format!("invalid arguments in {what}"),
+        FailureKind::Parse => format!("invalid tool call in {what}"),
     }
 }
 
@@ -807,10 +796,7 @@ pub fn push_call<V, E>(
         Ok(call) => outcomes.push(Outcome::Call(call)),
         Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
         Err(failure) => {
-            let subject = match failure.kind {
-                FailureKind::Arguments => format!("invalid arguments in {}", context.what),
-                FailureKind::Parse => format!("invalid tool call in {}", context.what),
-            };
+            let subject = failure_subject(failure.kind, &context.what);
             let index = outcomes.len();
             outcomes.push(Outcome::invalid(context.invalid(
                 failure.kind,

@@ -5,8 +5,8 @@ use smallvec::SmallVec;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    push_call, push_calls_of_text, push_calls_of_value, CallFields, FailureKind, Invalid, Outcome,
-    Protocol, ShapeFailure, TextCallContext, TextPlace,
+    failure_subject, push_call, push_calls_of_text, push_calls_of_value, CallFields, FailureKind,
+    Invalid, Outcome, Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::formats::{extract_formats, FormatOptions, FormatSet, ParamTypes};
 use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
@@ -292,10 +292,7 @@ where
             }
             Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
             Err(failure) => {
-                let subject = match failure.kind {
-                    FailureKind::Arguments => format!("invalid arguments in {what}"),
-                    FailureKind::Parse => format!("invalid tool call in {what}"),
-                };
+                let subject = failure_subject(failure.kind, &what);
                 let mut invalid = context.invalid(
                     failure.kind,
                     index,

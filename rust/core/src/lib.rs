@@ -13,6 +13,8 @@ pub mod formats;
 pub mod ids;
 pub mod json;
 pub mod position;
+pub mod protocol;
+mod registry;
 pub mod scan;
 pub mod stream;
 pub mod utf8;

@@ -1,16 +1,149 @@
-//! Forward-only searches: start markers outside code spans, and cached searches for closing
-//! markers. Both keep every parse linear: no byte is searched twice as long as the positions
-//! asked for only grow.
+//! Forward-only searches shared by the decoders and the stream machines: start markers outside
+//! code spans ([`ProseCursor`]), and the one resumable search for closing markers ([`Seek`]),
+//! which works on a complete text and on a stream region's growing buffer alike. Both keep every
+//! parse linear: no byte is searched twice as long as the positions asked for only grow.
 
-use crate::scan::finders::{self, find_byte, find_either, Needle};
+use crate::scan::find::{self, find_byte, find_either, Needle};
 
-/// A start marker found in prose.
-#[derive(Clone, Copy, Debug)]
+/// A marker found in a text: its span and which pattern of its set it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Marker {
     pub start: usize,
     pub end: usize,
-    /// Index of the pattern in its [`Markers`].
+    /// Index of the pattern in its set (0 for a [`Needle`]).
     pub pattern: usize,
+}
+
+/// What a search over a text that may still grow found.
+pub(crate) enum Search {
+    Found(Marker),
+    /// Nothing, but a pattern may complete from here once more text comes.
+    Partial(usize),
+    None,
+}
+
+/// Something a [`Seek`] looks for: one marker, or a set of them.
+pub(crate) trait Pattern: Sync {
+    /// The leftmost occurrence in `hay[from..]`.
+    fn search(&self, hay: &[u8], from: usize) -> Search;
+}
+
+impl Pattern for Needle {
+    fn search(&self, hay: &[u8], from: usize) -> Search {
+        if from > hay.len() {
+            return Search::None;
+        }
+        let needle = self.text.as_bytes();
+        match self.find(&hay[from..]) {
+            Some(i) => Search::Found(Marker {
+                start: from + i,
+                end: from + i + needle.len(),
+                pattern: 0,
+            }),
+            None => match partial_tail(hay, from, needle) {
+                Some(at) => Search::Partial(at),
+                None => Search::None,
+            },
+        }
+    }
+}
+
+/// Where a proper prefix of `needle` ends `hay[from..]`, if one does.
+fn partial_tail(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    let earliest = hay.len().saturating_sub(needle.len() - 1).max(from);
+    (earliest..hay.len()).find(|&at| needle.starts_with(&hay[at..]))
+}
+
+/// A resumable forward search for one [`Pattern`] in a text that only grows (or never changes).
+/// It remembers its last answer, and how far it knows there is none, so that asking again from
+/// the same or a later position costs nothing more than the new bytes.
+pub(crate) struct Seek {
+    pattern: &'static dyn Pattern,
+    /// The position last asked from.
+    asked: usize,
+    /// The leftmost occurrence at or after `asked`, once found.
+    found: Option<Marker>,
+    /// No occurrence starts in `asked..clear`.
+    clear: usize,
+}
+
+impl Seek {
+    pub fn new(pattern: &'static dyn Pattern) -> Self {
+        Self {
+            pattern,
+            asked: 0,
+            found: None,
+            clear: 0,
+        }
+    }
+
+    /// The leftmost occurrence that starts at or after `from` and ends within `hay`. An
+    /// occurrence cut by the end of `hay` is not reported (a stream region waits for more).
+    pub fn find(&mut self, hay: &[u8], from: usize) -> Option<Marker> {
+        if from < self.asked {
+            self.found = None;
+            self.clear = from;
+        }
+        self.asked = from;
+        if let Some(found) = self.found.filter(|f| f.start >= from) {
+            return Some(found);
+        }
+        match self.pattern.search(hay, from.max(self.clear)) {
+            Search::Found(found) => {
+                self.found = Some(found);
+                Some(found)
+            }
+            Search::Partial(at) => {
+                self.clear = at;
+                None
+            }
+            Search::None => {
+                self.clear = hay.len().max(from);
+                None
+            }
+        }
+    }
+
+    /// How far the last search that found nothing knows there is none: a marker cut by the
+    /// end of the text may start here.
+    pub fn clear_to(&self) -> usize {
+        self.clear
+    }
+
+    /// The start of the next occurrence at or after `from`.
+    pub fn start_of_next(&mut self, hay: &[u8], from: usize) -> Option<usize> {
+        self.find(hay, from).map(|m| m.start)
+    }
+
+    /// The end of the next occurrence at or after `from`, or `otherwise`.
+    pub fn end_of_next(&mut self, hay: &[u8], from: usize, otherwise: usize) -> usize {
+        self.find(hay, from).map_or(otherwise, |m| m.end)
+    }
+}
+
+/// A [`Seek`] over one complete text, up to `end`: what the decoders use.
+pub(crate) struct TextSeek<'t> {
+    hay: &'t [u8],
+    seek: Seek,
+}
+
+impl<'t> TextSeek<'t> {
+    pub fn new(text: &'t str, end: usize, pattern: &'static dyn Pattern) -> Self {
+        Self {
+            hay: &text.as_bytes()[..end],
+            seek: Seek::new(pattern),
+        }
+    }
+
+    /// The start of the first occurrence at or after `from`.
+    pub fn find(&mut self, from: usize) -> Option<usize> {
+        self.seek.start_of_next(self.hay, from)
+    }
+
+    /// The end of the first occurrence at or after `from`, or `otherwise`.
+    pub fn end_of_next(&mut self, from: usize, otherwise: usize) -> usize {
+        self.seek.end_of_next(self.hay, from, otherwise)
+    }
 }
 
 /// Finds start markers that are not inside an inline code span (the rule in the module
@@ -101,74 +234,14 @@ impl<'t> ProseCursor<'t> {
     }
 }
 
-/// A forward search for one marker that remembers its last answer.
-pub(crate) struct Seek<'t> {
-    haystack: &'t [u8],
-    needle: &'static Needle,
-    /// The last search started here and found `found`: answers for `from` in between.
-    searched_from: usize,
-    found: Option<usize>,
-    /// No occurrence starts at or after this position.
-    exhausted_from: Option<usize>,
-}
-
-impl<'t> Seek<'t> {
-    /// Searches `text[..end]` for `needle`.
-    pub fn new(text: &'t str, end: usize, needle: &'static Needle) -> Self {
-        Self {
-            haystack: &text.as_bytes()[..end],
-            needle,
-            searched_from: 0,
-            found: None,
-            exhausted_from: None,
-        }
-    }
-
-    /// The first occurrence at or after `from`. Linear overall when `from` never decreases.
-    pub fn find(&mut self, from: usize) -> Option<usize> {
-        if let Some(found) = self
-            .found
-            .filter(|&f| self.searched_from <= from && from <= f)
-        {
-            return Some(found);
-        }
-        if self.exhausted_from.is_some_and(|e| from >= e) || from > self.haystack.len() {
-            return None;
-        }
-        match self.needle.find(&self.haystack[from..]) {
-            Some(i) => {
-                self.searched_from = from;
-                self.found = Some(from + i);
-                self.found
-            }
-            None => {
-                self.exhausted_from = Some(from);
-                None
-            }
-        }
-    }
-
-    pub fn needle_len(&self) -> usize {
-        self.needle.text.len()
-    }
-
-    /// The end of the first occurrence at or after `from`, or `otherwise`.
-    pub fn end_of_next(&mut self, from: usize, otherwise: usize) -> usize {
-        match self.find(from) {
-            Some(found) => found + self.needle_len(),
-            None => otherwise,
-        }
-    }
-}
-
-/// [`finders::find_short`] on text: the byte offset of the first `needle` in `haystack`.
+/// [`find::find_short`] on text: the byte offset of the first `needle` in `haystack`.
 pub(crate) fn find_short(haystack: &str, needle: &str) -> Option<usize> {
-    finders::find_short(haystack.as_bytes(), needle.as_bytes())
+    find::find_short(haystack.as_bytes(), needle.as_bytes())
 }
 
-/// A small set of fixed markers that all start with one of at most two bytes (`<` and `[` in
-/// every format): a `memchr2` scan stops only at those bytes and compares the markers there.
-/// Linear: each stop costs at most one comparison per marker.
+/// A small set of fixed markers, no one a prefix of another, that all start with one of at
+/// most two bytes (`<` and `[` in every format): a `memchr2` scan stops only at those bytes and
+/// compares the markers there. Linear: each stop costs at most one comparison per marker.
 pub(crate) struct Markers {
     patterns: &'static [&'static str],
     first_bytes: [u8; 2],
@@ -198,27 +271,41 @@ impl Markers {
     /// The leftmost marker that lies within `text[from..end]` (the first listed wins at one
     /// position).
     pub fn find(&self, text: &str, from: usize, end: usize) -> Option<Marker> {
-        let bytes = &text.as_bytes()[..end];
+        match self.search(&text.as_bytes()[..end], from) {
+            Search::Found(found) => Some(found),
+            Search::Partial(_) | Search::None => None,
+        }
+    }
+}
+
+impl Pattern for Markers {
+    fn search(&self, hay: &[u8], from: usize) -> Search {
         let [a, b] = self.first_bytes;
-        let mut pos = from;
-        while let Some(i) = find_either(a, b, &bytes[pos..]) {
+        let mut pos = from.min(hay.len());
+        let mut partial = None;
+        while let Some(i) = find_either(a, b, &hay[pos..]) {
             let start = pos + i;
-            let rest = &bytes[start..];
-            let found = self
-                .patterns
-                .iter()
-                .position(|p| rest.starts_with(p.as_bytes()));
-            if let Some(pattern) = found {
-                let end = start + self.patterns[pattern].len();
-                return Some(Marker {
-                    start,
-                    end,
-                    pattern,
-                });
+            let rest = &hay[start..];
+            for (pattern, text) in self.patterns.iter().enumerate() {
+                let text = text.as_bytes();
+                if rest.starts_with(text) {
+                    let end = start + text.len();
+                    return Search::Found(Marker {
+                        start,
+                        end,
+                        pattern,
+                    });
+                }
+                if partial.is_none() && text.starts_with(rest) {
+                    partial = Some(start);
+                }
             }
             pos = start + 1;
         }
-        None
+        match partial {
+            Some(at) => Search::Partial(at),
+            None => Search::None,
+        }
     }
 }
 
@@ -274,13 +361,34 @@ mod tests {
     #[test]
     fn seek_caches_and_stops() {
         static CLOSE: Needle = Needle::new("</c>");
-        let text = "a</c>b</c>";
-        let mut seek = Seek::new(text, text.len(), &CLOSE);
-        assert_eq!(seek.find(0), Some(1));
-        assert_eq!(seek.find(1), Some(1));
-        assert_eq!(seek.find(2), Some(6));
-        assert_eq!(seek.find(7), None);
-        assert_eq!(seek.find(9), None);
-        assert_eq!(seek.end_of_next(0, 99), 5);
+        let text = b"a</c>b</c>";
+        let mut seek = Seek::new(&CLOSE);
+        assert_eq!(seek.start_of_next(text, 0), Some(1));
+        assert_eq!(seek.start_of_next(text, 1), Some(1));
+        assert_eq!(seek.start_of_next(text, 2), Some(6));
+        assert_eq!(seek.start_of_next(text, 7), None);
+        assert_eq!(seek.start_of_next(text, 9), None);
+        assert_eq!(seek.end_of_next(text, 0, 99), 5);
+    }
+
+    #[test]
+    fn seek_resumes_in_a_growing_text_without_missing_a_cut_marker() {
+        static SET: Markers = Markers::new(&["</c>", "<|end|>"]);
+        let whole = "ab</x> <|en</c> <|end|>";
+        for cut in 0..=whole.len() {
+            let mut seek = Seek::new(&SET);
+            let early = seek.find(&whole.as_bytes()[..cut], 0);
+            if let Some(found) = early {
+                assert!(found.end <= cut);
+            }
+            let late = seek.find(whole.as_bytes(), 0).unwrap();
+            assert_eq!(
+                (late.start, late.pattern),
+                (whole.find("</c>").unwrap(), 0),
+                "{cut}"
+            );
+            let next = seek.find(whole.as_bytes(), late.end).unwrap();
+            assert_eq!(next.pattern, 1);
+        }
     }
 }

@@ -58,7 +58,7 @@ impl<'t> Literals<'t> {
     }
 
     pub fn skip_ws(&mut self) {
-        self.pos = super::skip_ws(self.text, self.pos, self.end);
+        self.pos = super::cx::skip_ws(self.text, self.pos, self.end);
     }
 
     /// Consumes `byte` (after whitespace) if it is next.

@@ -169,7 +169,7 @@ fn call_objects_read_field_by_field_agree_with_the_general_path() {
 fn markers_in_code_spans_create_no_call() {
     let text = "Wrap calls in `<tool_call>` tags, or write `[TOOL_CALLS]` and ``<|python_tag|>``.";
     assert!(auto(text).is_empty());
-    for format in Format::ALL {
+    for &format in Format::ALL {
         assert!(parsed(format, text).outcomes.is_empty(), "{format:?}");
         assert_eq!(parsed(format, text).content, text);
     }
@@ -232,7 +232,7 @@ fn qwen3_coder_variants() {
     let broken = "<tool_call><function=f><parameter=a>1</function></tool_call><tool_call><function=g></function></tool_call>";
     let shown = calls(Qwen3Coder, broken);
     assert!(
-        shown[0].starts_with("!qwen3_coder: invalid qwen3_coder call 0"),
+        shown[0].starts_with("!qwen3_coder: invalid tool call in qwen3_coder call 0"),
         "{shown:?}"
     );
     assert_eq!(shown[1], "g {}", "the failed call ends at its </tool_call>");
@@ -474,7 +474,7 @@ fn many_broken_calls_stay_linear() {
 
 #[test]
 fn format_names_round_trip() {
-    for format in Format::ALL {
+    for &format in Format::ALL {
         assert_eq!(Format::parse(format.as_str()), Some(format));
         assert!(FormatSet::ALL.contains(format));
     }

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::finders::BACKTICKS;
+use super::fence::BACKTICKS;
 use super::think::{outside, think_spans};
 use crate::json::MAX_DEPTH;
 

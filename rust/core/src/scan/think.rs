@@ -2,10 +2,11 @@
 
 use std::ops::Range;
 
-use super::finders::find_byte;
+use super::find::{find_byte, Needle};
 
 pub const OPEN: &str = "<think>";
 pub const CLOSE: &str = "</think>";
+pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
 /// a `</think>` with no opening tag before it closes a span that began at the start of the
@@ -61,6 +62,35 @@ pub fn outside<'t>(text: &'t str, spans: &[Range<usize>]) -> Vec<(usize, &'t str
         pieces.push((pos, &text[pos..]));
     }
     pieces
+}
+
+/// Where the message proper starts: past leading whitespace and think spans.
+pub(crate) fn message_start(text: &str) -> usize {
+    let trimmed = trim_start(text, 0);
+    let bytes = text.as_bytes();
+    let has_tag = || find_byte(b'<', bytes).is_some() && CLOSE_NEEDLE.find(bytes).is_some();
+    if text[trimmed..].starts_with(OPEN) || has_tag() {
+        start_after(text, &think_spans(text))
+    } else {
+        trimmed
+    }
+}
+
+/// [`message_start`] for a text whose think spans are known.
+pub(crate) fn start_after(text: &str, think: &[Range<usize>]) -> usize {
+    let mut pos = trim_start(text, 0);
+    for span in think {
+        if span.start > pos {
+            break;
+        }
+        pos = trim_start(text, span.end.max(pos));
+    }
+    pos
+}
+
+/// `pos` moved past whitespace.
+fn trim_start(text: &str, pos: usize) -> usize {
+    pos + (text[pos..].len() - text[pos..].trim_start().len())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! §9.1: a resumable, linear-time stream parser for model text.
+//! A resumable, linear-time stream parser for model text.
 //!
 //! [`StreamParser`] is fed chunks (`&str`, or `&[u8]` cut anywhere, even inside a UTF-8
 //! sequence) and emits [`Event`]s: text and reasoning deltas, a call's start as soon as its name
@@ -10,19 +10,18 @@
 //!
 //! The parser is a state machine with one mode per kind of region:
 //!
-//! * **text** (`Mode::Text`): plain text and `<think>` spans. Only bytes that may start a marker
-//!   are looked at (a `memchr` jump to the next `\n` or `<`); a marker split across chunks is
-//!   recognised byte by byte by the small machines of [`lines`], so a held-back prefix is never
-//!   re-scanned. Held text is at most one marker long (plus the spaces, tabs and CR allowed
-//!   after `~~~tool_call` on its line).
-//! * **`~~~tool_call` body** (`Mode::Fence`): the same rules as [`crate::scan::fence`]: fence
+//! * **text** ([`text`]): plain text and `<think>` spans. Only bytes that may start a marker
+//!   are looked at (a `memchr` jump to the next `\n` or `<`); a marker cut by the end of a chunk
+//!   is held and matched again when the next one comes. Held text is at most one marker long
+//!   (plus the spaces, tabs and CR allowed after `~~~tool_call` on its line).
+//! * **`~~~tool_call` body** ([`fence`]): the same rules as [`crate::scan::fence`]: fence
 //!   lines on their own, closing fence only outside a JSON string, an unterminated block ends at
 //!   the next opening fence or the end of the text, no blocks inside ```` ``` ```` code. The body
 //!   is appended line by line and scanned once by [`scanner::CallScanner`], which finds each
 //!   call's name (→ `CallStart`) and the byte span of its arguments (→ `CallDelta`s, the model's
 //!   own bytes). At the closing fence the body is decoded once by the batch code
 //!   ([`crate::calls::push_calls_of_text`]) → `CallEnd` / `Invalid`.
-//! * **raw JSON** (`Mode::Raw`, §4.3): a message that starts with `{`/`[` (`whole`), or the body
+//! * **raw JSON** ([`raw`]): a message that starts with `{`/`[` (`whole`), or the body
 //!   of a ```` ```json ```` / ```` ``` ```` fence (`fenced`). It is held until it is known to be a
 //!   call (then the call events) or not (then it is released as text). A byte that cannot be
 //!   JSON, or a fence body not starting with `{`/`[`, releases it early. Decoding uses the batch
@@ -31,13 +30,19 @@
 //! Every byte is scanned a bounded number of times and nothing is re-parsed per chunk: work is
 //! O(input), memory O(longest call + longest marker).
 //!
-//! * **§6 formats** (`Mode::Region`, [`formats`]): a start marker of an enabled format
-//!   (recognised across chunks by [`markers::MarkerMatch`], outside inline code spans, inside
-//!   think spans only with `calls_in_reasoning`) opens a region whose per-group machine announces
-//!   each call when its name is written, forwards JSON argument bytes, and finds the end of the
-//!   markup; the region is then decoded once by the one-shot parser
-//!   ([`crate::formats::parse_markup`]). Harmony messages that are not calls are streamed as
-//!   content (`final`…) or reasoning (`analysis`) until their end marker.
+//! * **open-weight formats** ([`region`]): a start marker of an enabled format (from the
+//!   registry's marker table, outside inline code spans, inside think spans only with
+//!   `calls_in_reasoning`) opens a region whose group machine announces each call when its name
+//!   is written, forwards JSON argument bytes, and finds the end of the markup; the region is
+//!   then decoded once by the group's decoder ([`crate::formats::decode_region`]). Harmony
+//!   messages that are not calls are streamed as content (`final`…) or reasoning (`analysis`)
+//!   until their end marker.
+//!
+//! The modes share one narrow context ([`shared::Shared`]: position, prose state, call
+//! numbering) and hand over to each other through [`Next`]; none touches another's state.
+//!
+//! The same engine, told not to produce text and argument events, is `extract`'s reader of the
+//! text protocols: `extract`, `parse_text` and a stream read every text by the same rules.
 //!
 //! # Deliberate differences from the batch parsers
 //!
@@ -54,41 +59,42 @@
 //! * Raw-JSON wrapper shapes (`{"tool_calls": [...]}`, `{"function": {...}}`), calls without
 //!   arguments text, and the non-JSON arguments of qwen3_coder, glm45 and pythonic get one
 //!   `CallDelta` holding the compact JSON of the decoded arguments, when the call ends.
-//! * The calls of one §6 region (a DeepSeek/Kimi section, a pythonic list, a Mistral array)
+//! * The calls of one region (a DeepSeek/Kimi section, a pythonic list, a Mistral array)
 //!   end together when the region ends: it is decoded as a whole.
-//! * A broken §6 call whose one-shot parse would run past the markup the stream saw (e.g. a
+//! * A broken call whose one-shot parse would run past the markup the stream saw (e.g. a
 //!   pythonic list with a missing comma, swallowed to the end of the text by the batch parser)
 //!   ends at that markup: the same calls, the rest is content.
 //! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
 
-mod body;
-mod find;
-mod formats;
+mod emit;
+mod fence;
 mod lines;
-mod markers;
-mod scanner;
+mod raw;
+mod region;
+mod shared;
+mod spans;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_fast_path;
 #[cfg(test)]
 mod tests_formats;
+mod text;
 
-use std::collections::HashSet;
 use std::mem;
 use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
 use crate::extract::RawJsonMode;
-use crate::formats::{Format, FormatSet, ToolSchemas};
+use crate::formats::markers::{starts_of, Mask};
+use crate::formats::{Format, FormatSet, Group, ParamTypes, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
-use crate::scan::fence::LEADING_BOM;
 
-use find::{find2, find3};
-use formats::RegionBody;
-use lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
-use markers::{CodeSpans, Marker, MarkerMatch};
-use scanner::{CallScanner, DoubleQuotes};
+use fence::FenceBody;
+use raw::RawBody;
+use region::RegionBody;
+use shared::Shared;
+use text::Text;
 
 /// What the stream reports.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,12 +121,12 @@ pub enum Event<V> {
 /// Which formats the stream recognises.
 #[derive(Clone, Copy, Debug)]
 pub struct StreamOptions {
-    /// `~~~tool_call` blocks (§4.2).
+    /// `~~~tool_call` blocks.
     pub text_tagged: bool,
-    /// Raw JSON (§4.3): `Whole` or `Fenced` (`Anywhere` is treated as `Fenced`: quoting JSON in
+    /// Raw JSON: `Whole` or `Fenced` (`Anywhere` is treated as `Fenced`: quoting JSON in
     /// prose is not a call while streaming).
     pub raw_json: Option<RawJsonMode>,
-    /// The open-weight formats of §6 (`formats="auto"` is [`FormatSet::ALL`]).
+    /// The open-weight formats (`formats="auto"` is [`FormatSet::ALL`]).
     pub formats: FormatSet,
     /// Look for calls inside `<think>` spans.
     pub calls_in_reasoning: bool,
@@ -128,7 +134,7 @@ pub struct StreamOptions {
 }
 
 impl StreamOptions {
-    /// `parse_text(text, format=NAME)`: only that format of §6.
+    /// `parse_text(text, format=NAME)`: only that open-weight format.
     pub fn only(format: Format) -> Self {
         Self {
             text_tagged: false,
@@ -159,195 +165,128 @@ pub enum StreamError<E> {
     Build(E),
 }
 
-/// A position in the input: bytes and characters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Pos {
-    bytes: usize,
-    chars: usize,
-}
-
-impl Pos {
-    fn after(self, s: &str) -> Pos {
-        Pos {
-            bytes: self.bytes + s.len(),
-            chars: self.chars + s.chars().count(),
-        }
-    }
-}
-
-/// A call announced with `CallStart`.
-#[derive(Clone, Debug)]
-struct Live {
-    index: usize,
-    id: String,
-    name: Option<String>,
-    /// Argument bytes sent so far end here (offset in the body).
-    sent_to: usize,
-}
-
-/// Live progress of the calls of one body.
-#[derive(Debug, Default)]
-struct LiveCalls {
-    live: Vec<Option<Live>>,
-    /// Records before this one are finished (ended, or announced with all arguments sent).
-    from: usize,
-}
-
-struct FenceBody {
-    /// The opening fence line, from its `~`.
-    open_line: String,
-    open_at: Pos,
-    body_at: Pos,
-    body: String,
-    scanner: CallScanner,
-    /// The classifier of the current line while it may still be a fence line.
-    line: Option<FenceLine>,
-    line_start: usize,
-    line_in_string: bool,
-    quotes: DoubleQuotes,
-    /// The first fence line seen inside a JSON string: (line start, line end, kind).
-    string_fence: Option<(usize, usize, FenceKind)>,
-    live: LiveCalls,
-    block: usize,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RawKind {
-    Whole,
-    Fenced,
-}
-
-struct RawBody {
-    kind: RawKind,
-    /// The opening fence line (`Fenced`).
-    prefix: String,
-    at: Pos,
-    body_at: Pos,
-    body: String,
-    scanner: CallScanner,
-    line_start: usize,
-}
-
+/// The body being read, when not text.
 enum Mode {
     Text,
     Fence(Box<FenceBody>),
     Raw(Box<RawBody>),
-    /// A call region of a §6 format (see [`formats`]).
     Region(Box<RegionBody>),
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Candidate {
-    Fence(FenceLine),
-    /// `<think>`, `</think>` and the markers of the enabled §6 formats.
-    Marker(MarkerMatch),
-    Code(CodeFence),
+/// What a mode did with its input.
+enum Next {
+    /// It used this many bytes and goes on.
+    Stay(usize),
+    /// It used this many bytes; the stream goes on in `Mode` (text when a body ended), which
+    /// reads the `String` (text given back) before the rest of the input.
+    To(usize, Mode, String),
 }
 
-/// Outcome of a text-mode candidate marker.
-enum Resolved {
-    /// Not a marker: release the first character as text and look again after it.
-    Fail,
-    /// Release the held text as text, without looking at it again.
-    Plain {
-        toggle_code: bool,
-    },
-    OpenFence,
-    Marker(Marker),
-    JsonFence,
+impl Next {
+    /// Back to text after `used` bytes, reading `replay` first.
+    fn replay(used: usize, replay: String) -> Self {
+        Next::To(used, Mode::Text, replay)
+    }
+
+    /// Into `mode` after `used` bytes.
+    fn switch(used: usize, mode: Mode) -> Self {
+        Next::To(used, mode, String::new())
+    }
+}
+
+/// What a mode is given to work with.
+struct Ctx<'a, B: JsonBuilder> {
+    pub shared: &'a mut Shared,
+    pub options: &'a StreamOptions,
+    pub tools: Option<&'a dyn ParamTypes>,
+    pub builder: &'a mut B,
+    pub out: &'a mut Out<B>,
+    /// The start markers of the enabled formats.
+    pub starts: Mask,
+    /// Some enabled marker begins with `[`.
+    pub bracket_markers: bool,
+    /// Some enabled format may open bare at the message start.
+    pub bare_formats: bool,
+}
+
+type Out<B> = Vec<Event<<B as JsonBuilder>::Value>>;
+
+/// The options, and what follows from them.
+#[derive(Clone, Copy, Debug)]
+struct Setup {
+    options: StreamOptions,
+    starts: Mask,
+    bracket_markers: bool,
+    bare_formats: bool,
+    events: bool,
+}
+
+impl Setup {
+    fn new(options: StreamOptions, events: bool) -> Self {
+        let starts = starts_of(options.formats);
+        Self {
+            options,
+            starts,
+            bracket_markers: text::any_bracket_marker(starts),
+            bare_formats: Group::ALL.iter().any(|g| {
+                g.bare()
+                    .is_some_and(|b| b.formats.intersects(options.formats))
+            }),
+            events,
+        }
+    }
 }
 
 /// The incremental parser. Feed it with [`feed`](Self::feed) / [`feed_bytes`](Self::feed_bytes),
 /// end with [`finish`](Self::finish).
 pub struct StreamParser {
-    options: StreamOptions,
+    setup: Setup,
+    /// Tool definitions, to type the values of XML-style formats.
+    tools: Option<Arc<ToolSchemas>>,
+    shared: Shared,
+    text: Text,
     mode: Mode,
-    candidate: Option<Candidate>,
-    /// Bytes of the pending candidate that came in earlier chunks.
-    pending: String,
-    /// Text not yet sent as an event, and whether it is reasoning.
-    run: String,
-    run_reasoning: bool,
-    pos: Pos,
-    in_think: bool,
-    saw_think: bool,
-    at_line_start: bool,
-    in_code: bool,
-    /// Non-whitespace content (or a call) has been seen: raw JSON `whole` no longer applies.
-    message_started: bool,
-    next_index: usize,
-    blocks: usize,
-    raw_blocks: usize,
-    seen_ids: HashSet<String>,
-    /// A body once ran to the end of the text inside a string: from then on every fence line
-    /// ends a body (the batch scanner's rule, which keeps it linear).
-    strings_run_to_end: bool,
     utf8_pending: Vec<u8>,
     /// Bytes decoded and fed so far; `utf8_pending` is not counted, so it starts here.
     bytes_fed: usize,
     finished: bool,
-    /// Tool definitions, to type qwen3_coder and glm45 values.
-    tools: Option<Arc<ToolSchemas>>,
-    /// Inline code spans of the prose (markers in them are prose).
-    spans: CodeSpans,
-    /// Inside the body of a harmony message that is not a call: `Some(is_analysis)`.
-    harmony_message: Option<bool>,
-    /// Non-blank reasoning has been sent (a new reasoning block starts on a new line).
-    reasoning_sent: bool,
 }
-
-type Out<B> = Vec<Event<<B as JsonBuilder>::Value>>;
 
 impl StreamParser {
     pub fn new(options: StreamOptions) -> Self {
+        Self::with_tools(options, None)
+    }
+
+    /// A parser whose XML-style values are typed by these tools' schemas.
+    pub fn with_tools(options: StreamOptions, tools: Option<Arc<ToolSchemas>>) -> Self {
+        Self::build(Setup::new(options, true), tools)
+    }
+
+    fn build(setup: Setup, tools: Option<Arc<ToolSchemas>>) -> Self {
         Self {
-            options,
+            setup,
+            tools,
+            shared: Shared::new(setup.events, setup.starts != 0),
+            text: Text::default(),
             mode: Mode::Text,
-            candidate: None,
-            pending: String::new(),
-            run: String::new(),
-            run_reasoning: false,
-            pos: Pos::default(),
-            in_think: false,
-            saw_think: false,
-            at_line_start: true,
-            in_code: false,
-            message_started: false,
-            next_index: 0,
-            blocks: 0,
-            raw_blocks: 0,
-            seen_ids: HashSet::new(),
-            strings_run_to_end: false,
             utf8_pending: Vec::new(),
             bytes_fed: 0,
             finished: false,
-            tools: None,
-            spans: CodeSpans::default(),
-            harmony_message: None,
-            reasoning_sent: false,
-        }
-    }
-
-    /// A parser whose qwen3_coder and glm45 values are typed by these tools' schemas.
-    pub fn with_tools(options: StreamOptions, tools: Option<Arc<ToolSchemas>>) -> Self {
-        Self {
-            tools,
-            ..Self::new(options)
         }
     }
 
     /// Back to the initial state, keeping the options and tools.
     pub fn reset(&mut self) {
-        *self = Self::with_tools(self.options, self.tools.take());
+        *self = Self::build(self.setup, self.tools.take());
     }
 
     pub fn options(&self) -> &StreamOptions {
-        &self.options
+        &self.setup.options
     }
 
     /// Whether a `<think>` span was seen.
     pub fn saw_reasoning(&self) -> bool {
-        self.saw_think
+        self.shared.prose.saw_think
     }
 
     /// Whether the bytes fed so far end inside a UTF-8 sequence (held for the next chunk).
@@ -395,9 +334,29 @@ impl StreamParser {
         B::Value: JsonView,
     {
         self.bytes_fed += chunk.len();
-        self.push(chunk, builder, out)?;
-        self.flush(out);
+        let (mut cx, text, mode) = self.parts(builder, out);
+        push(text, mode, chunk, &mut cx)?;
+        cx.shared.flush(cx.out);
         Ok(())
+    }
+
+    /// The fast path of [`feed`](Self::feed) for the usual chunk of a long call: one inside a
+    /// JSON string in the arguments of an announced call whose bytes have all been sent, that
+    /// does not close the string and holds no newline, so that it cannot end the call or the
+    /// region. Taking it is all the full path would do: append it, move the scanner past it and
+    /// send it whole as the call's next `CallDelta`. Returns that call's index, or `None` having
+    /// done nothing.
+    pub fn feed_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if chunk.is_empty() || !self.shared.run_is_empty() {
+            return None;
+        }
+        let index = match &mut self.mode {
+            Mode::Fence(body) => body.take_argument_piece(chunk)?,
+            Mode::Region(body) => body.take_argument_piece(chunk)?,
+            _ => return None,
+        };
+        self.bytes_fed += chunk.len();
+        Some(index)
     }
 
     /// Feeds raw bytes. A UTF-8 sequence cut at the end of the chunk is held for the next one;
@@ -461,411 +420,125 @@ impl StreamParser {
                 offset: self.bytes_fed,
             });
         }
-        self.finish_modes(builder, out)
-            .map_err(StreamError::Build)?;
-        self.flush(out);
+        let (mut cx, text, mode) = self.parts(builder, out);
+        finish_modes(text, mode, &mut cx).map_err(StreamError::Build)?;
+        cx.shared.flush(cx.out);
         self.finished = true;
         Ok(())
     }
 
-    fn finish_modes<B>(&mut self, builder: &mut B, out: &mut Out<B>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        loop {
-            match mem::replace(&mut self.mode, Mode::Text) {
-                Mode::Text => {
-                    let Some(candidate) = self.candidate.take() else {
-                        return Ok(());
-                    };
-                    let held = mem::take(&mut self.pending);
-                    // What the decision leaves of `held` is looked at again.
-                    let used = self.resolve(candidate.at_end(), &held, out);
-                    self.push(&held[used..], builder, out)?;
-                }
-                Mode::Fence(body) => {
-                    let rest = self.finish_fence(body, builder, out)?;
-                    self.push(&rest, builder, out)?;
-                }
-                Mode::Raw(body) => {
-                    let rest = self.finish_raw(body, builder, out)?;
-                    self.push(&rest, builder, out)?;
-                }
-                Mode::Region(body) => self.finish_region(*body, builder, out)?,
-            }
-        }
-    }
-
-    /// Routes input to the current mode until it is used up.
-    fn push<B>(
-        &mut self,
-        mut input: &str,
-        builder: &mut B,
-        out: &mut Out<B>,
-    ) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        while !input.is_empty() {
-            let used = match mem::replace(&mut self.mode, Mode::Text) {
-                Mode::Text => self.text(input, builder, out)?,
-                Mode::Fence(body) => self.fence(body, input, builder, out)?,
-                Mode::Raw(body) => self.raw(body, input, builder, out)?,
-                Mode::Region(body) => self.region(body, input, builder, out)?,
-            };
-            input = &input[used..];
-        }
-        Ok(())
-    }
-
-    // ----- text mode -------------------------------------------------------------------------
-
-    /// Sends `text` as text or reasoning (by the current think state).
-    fn text_out<V>(&mut self, text: &str, out: &mut Vec<Event<V>>) {
-        if text.is_empty() {
-            return;
-        }
-        let reasoning = self.in_think || self.harmony_message == Some(true);
-        if self.run_reasoning != reasoning {
-            self.flush(out);
-            self.run_reasoning = reasoning;
-        }
-        if !reasoning && !self.message_started && !text.trim_ascii_start().is_empty() {
-            self.message_started = true;
-        }
-        if reasoning && !self.reasoning_sent {
-            self.reasoning_sent = !text.trim().is_empty();
-        }
-        if !self.options.formats.is_empty() {
-            self.spans.feed(text);
-        }
-        self.pos = self.pos.after(text);
-        self.run.push_str(text);
-    }
-
-    fn flush<V>(&mut self, out: &mut Vec<Event<V>>) {
-        if !self.run.is_empty() {
-            let run = mem::take(&mut self.run);
-            out.push(if self.run_reasoning {
-                Event::Reasoning(run)
-            } else {
-                Event::Text(run)
-            });
-        }
-    }
-
-    fn whole_eligible(&self) -> bool {
-        let bare_formats = self.bare_format(b'{') || self.bare_format(b'[');
-        (self.options.raw_json.is_some() || bare_formats)
-            && !self.message_started
-            && !self.in_think
-            && !self.in_code
-    }
-
-    /// The markers a candidate starting here may complete to (a bit set over
-    /// [`markers::MARKERS`]): the think tag, and the start markers of the enabled formats
-    /// outside code spans (and inside think spans only with `calls_in_reasoning`).
-    fn marker_mask(&mut self) -> u32 {
-        let mut mask = if self.in_think {
-            Marker::THINK_CLOSE
-        } else {
-            Marker::THINK_OPEN
+    /// The modes' context, and the text and body states apart from it.
+    fn parts<'a, B: JsonBuilder>(
+        &'a mut self,
+        builder: &'a mut B,
+        out: &'a mut Out<B>,
+    ) -> (Ctx<'a, B>, &'a mut Text, &'a mut Mode) {
+        let setup = &self.setup;
+        let cx = Ctx {
+            shared: &mut self.shared,
+            options: &setup.options,
+            tools: self.tools.as_deref().map(|t| t as &dyn ParamTypes),
+            builder,
+            out,
+            starts: setup.starts,
+            bracket_markers: setup.bracket_markers,
+            bare_formats: setup.bare_formats,
         };
-        if self.options.formats.is_empty()
-            || (self.in_think && !self.options.calls_in_reasoning)
-            || self.spans.inside()
-        {
-            return mask;
-        }
-        mask |= Marker::starts_of(self.options.formats);
-        if self.harmony_message.is_some() {
-            // In a message body only its end (or a new message) is markup.
-            mask = (mask & !Marker::HARMONY_CHANNEL) | Marker::HARMONY_ENDS;
-        }
-        mask
-    }
-
-    /// The next byte of `bytes` where a marker may begin after the line start.
-    fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
-        if self.options.formats.contains(Format::Mistral) {
-            find3(b'\n', b'<', b'[', bytes)
-        } else {
-            find2(b'\n', b'<', bytes)
-        }
-    }
-
-    fn fences_allowed(&self) -> bool {
-        self.options.text_tagged
-            && !self.in_code
-            && (!self.in_think || self.options.calls_in_reasoning)
-    }
-
-    fn json_fence_allowed(&self) -> bool {
-        match self.options.raw_json {
-            None => false,
-            Some(RawJsonMode::Whole) => !self.message_started && !self.in_think,
-            Some(_) => !self.in_think || self.options.calls_in_reasoning,
-        }
-    }
-
-    /// Text mode: returns how much of `input` it used (it stops after a marker that switches
-    /// the mode).
-    fn text<B>(&mut self, input: &str, builder: &mut B, out: &mut Out<B>) -> Result<usize, B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        let bytes = input.as_bytes();
-        let mut i = 0;
-        let mut run_start = 0;
-        // Where the candidate's bytes start in `input` (earlier ones are in `pending`).
-        let mut candidate_start = 0;
-        loop {
-            if let Some(mut candidate) = self.candidate {
-                let mut resolved = None;
-                while i < bytes.len() {
-                    match candidate.step(bytes[i]) {
-                        Step::More => i += 1,
-                        Step::Done(r, consumed) => {
-                            i += usize::from(consumed);
-                            // Markers are matched byte by byte: one may part from the text
-                            // inside a character (`▁` and `▊` share two bytes), which then
-                            // belongs to the candidate's text whole.
-                            while !input.is_char_boundary(i) {
-                                i += 1;
-                            }
-                            resolved = Some(r);
-                            break;
-                        }
-                    }
-                }
-                let Some(resolved) = resolved else {
-                    self.candidate = Some(candidate);
-                    self.pending.push_str(&input[candidate_start..]);
-                    return Ok(bytes.len());
-                };
-                self.candidate = None;
-                if !self.pending.is_empty() {
-                    // The candidate spans chunks: decide on the joined bytes, look again at
-                    // what was not used, and let `push` route the rest of `input`.
-                    let mut held = mem::take(&mut self.pending);
-                    held.push_str(&input[candidate_start..i]);
-                    let used = self.resolve(resolved, &held, out);
-                    let rest = held[used..].to_owned();
-                    self.push(&rest, builder, out)?;
-                    return Ok(i);
-                }
-                let used = self.resolve(resolved, &input[candidate_start..i], out);
-                i = candidate_start + used;
-                if !matches!(self.mode, Mode::Text) {
-                    return Ok(i);
-                }
-                run_start = i;
-            }
-            // No candidate: scan for the next byte that may begin a marker.
-            while i < bytes.len() {
-                if !(self.at_line_start || self.whole_eligible()) {
-                    match self.next_stop(&bytes[i..]) {
-                        Some(found) => i += found,
-                        None => {
-                            i = bytes.len();
-                            break;
-                        }
-                    }
-                }
-                let b = bytes[i];
-                if b == b'\n' {
-                    self.at_line_start = true;
-                    i += 1;
-                    continue;
-                }
-                let mut start = None;
-                if self.at_line_start {
-                    match b {
-                        b' ' | b'\t' => {
-                            i += 1;
-                            continue;
-                        }
-                        // A byte order mark at the very start pads the first line, as in
-                        // `scan::fence`.
-                        0xEF if self.pos.bytes + i == 0 && input.starts_with(LEADING_BOM) => {
-                            self.message_started = true;
-                            i += LEADING_BOM.len();
-                            continue;
-                        }
-                        b'~' if self.fences_allowed() => {
-                            start = Some(Candidate::Fence(FenceLine::Indent));
-                        }
-                        b'`' => {
-                            let json = !self.in_code && self.json_fence_allowed();
-                            start = Some(Candidate::Code(CodeFence::new(json)));
-                        }
-                        _ => {}
-                    }
-                    self.at_line_start = false;
-                }
-                if start.is_none() {
-                    if b == b'<' || (b == b'[' && !self.whole_eligible()) {
-                        self.text_out(&input[run_start..i], out);
-                        run_start = i;
-                        start = MarkerMatch::start(self.marker_mask(), b).map(Candidate::Marker);
-                        if start.is_none() && !self.in_think {
-                            self.message_started = true;
-                        }
-                    } else if self.whole_eligible() && (b == b'{' || b == b'[') {
-                        self.text_out(&input[run_start..i], out);
-                        self.flush(out);
-                        self.message_started = true;
-                        if self.bare_format(b) {
-                            self.mode = Mode::Region(RegionBody::bare(self, b));
-                            return Ok(i);
-                        }
-                        self.mode = Mode::Raw(Box::new(RawBody::new(
-                            RawKind::Whole,
-                            String::new(),
-                            self.pos,
-                            self.options.json,
-                        )));
-                        return Ok(i);
-                    } else if !self.in_think && !matches!(b, b' ' | b'\t' | b'\r') {
-                        self.message_started = true;
-                    }
-                }
-                if let Some(candidate) = start {
-                    self.text_out(&input[run_start..i], out);
-                    candidate_start = i;
-                    self.candidate = Some(candidate);
-                    break;
-                }
-                i += 1;
-            }
-            if self.candidate.is_none() {
-                self.text_out(&input[run_start..], out);
-                return Ok(bytes.len());
-            }
-        }
-    }
-
-    /// Acts on a decided candidate whose bytes are `held`; returns how many of them it used
-    /// (all, except after a failed candidate, whose first character alone is released).
-    fn resolve<V>(&mut self, resolved: Resolved, held: &str, out: &mut Vec<Event<V>>) -> usize {
-        match resolved {
-            Resolved::Fail => {
-                let first = held.chars().next().map_or(0, char::len_utf8);
-                self.text_out(&held[..first], out);
-                if !self.in_think {
-                    self.message_started = true;
-                }
-                first
-            }
-            Resolved::Plain { toggle_code } => {
-                self.text_out(held, out);
-                if toggle_code {
-                    self.in_code = !self.in_code;
-                }
-                held.len()
-            }
-            Resolved::Marker(Marker::ThinkOpen | Marker::ThinkClose) => {
-                self.flush(out);
-                self.pos = self.pos.after(held);
-                self.in_think = !self.in_think;
-                self.saw_think = true;
-                if self.in_think && self.reasoning_sent {
-                    // As the one-shot parsers: reasoning blocks are joined by a newline.
-                    self.prose_out("\n", true, out);
-                }
-                held.len()
-            }
-            Resolved::Marker(Marker::HarmonyEnd) => {
-                self.flush(out);
-                self.pos = self.pos.after(held);
-                self.harmony_message = None;
-                held.len()
-            }
-            Resolved::Marker(marker) => {
-                self.flush(out);
-                self.harmony_message = None;
-                self.message_started = true;
-                self.mode = Mode::Region(RegionBody::open(self, marker, held));
-                held.len()
-            }
-            Resolved::OpenFence => {
-                self.flush(out);
-                self.message_started = true;
-                let open_at = self.pos;
-                self.pos = self.pos.after(held);
-                self.blocks += 1;
-                self.mode = Mode::Fence(Box::new(FenceBody {
-                    open_line: held.to_owned(),
-                    open_at,
-                    body_at: self.pos,
-                    body: String::new(),
-                    scanner: CallScanner::new(self.options.json, false),
-                    line: Some(FenceLine::Indent),
-                    line_start: 0,
-                    line_in_string: false,
-                    quotes: DoubleQuotes::default(),
-                    string_fence: None,
-                    live: LiveCalls::default(),
-                    block: self.blocks - 1,
-                }));
-                held.len()
-            }
-            Resolved::JsonFence => {
-                self.flush(out);
-                self.message_started = true;
-                self.mode = Mode::Raw(Box::new(RawBody::new(
-                    RawKind::Fenced,
-                    held.to_owned(),
-                    self.pos,
-                    self.options.json,
-                )));
-                held.len()
-            }
-        }
+        (cx, &mut self.text, &mut self.mode)
     }
 }
 
-impl Candidate {
-    fn step(&mut self, b: u8) -> Step<Resolved> {
-        match self {
-            Candidate::Fence(line) => match line.step(b) {
-                Step::More if line.may_open() => Step::More,
-                Step::Done(FenceKind::Open, consumed) => Step::Done(Resolved::OpenFence, consumed),
-                _ => Step::Done(Resolved::Fail, false),
-            },
-            Candidate::Marker(markers) => match markers.step(b) {
-                Step::More => Step::More,
-                Step::Done(Some(marker), consumed) => {
-                    Step::Done(Resolved::Marker(marker), consumed)
-                }
-                Step::Done(None, _) => Step::Done(Resolved::Fail, false),
-            },
-            Candidate::Code(code) => match code.step(b) {
-                Step::More => Step::More,
-                Step::Done(CodeAction::JsonFence, consumed) => {
-                    Step::Done(Resolved::JsonFence, consumed)
-                }
-                Step::Done(CodeAction::Toggle, consumed) => {
-                    Step::Done(Resolved::Plain { toggle_code: true }, consumed)
-                }
-                Step::Done(CodeAction::NotFence, _) => Step::Done(Resolved::Fail, false),
-            },
-        }
-    }
-
-    /// The decision when the text ends inside the candidate.
-    fn at_end(self) -> Resolved {
-        match self {
-            Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
-            Candidate::Code(code) if code.at_end() == CodeAction::Toggle => {
-                Resolved::Plain { toggle_code: true }
+/// Routes input to the current mode until it is used up.
+fn push<B>(
+    text: &mut Text,
+    mode: &mut Mode,
+    mut input: &str,
+    cx: &mut Ctx<'_, B>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    while !input.is_empty() {
+        let next = match mode {
+            Mode::Text => text.feed(input, cx)?,
+            Mode::Fence(body) => body.feed(input, cx)?,
+            Mode::Raw(body) => body.feed(input, cx)?,
+            Mode::Region(body) => body.feed(input, cx)?,
+        };
+        match next {
+            Next::Stay(used) => input = &input[used..],
+            Next::To(used, next, replay) => {
+                *mode = next;
+                push(text, mode, &replay, cx)?;
+                input = &input[used..];
             }
-            _ => Resolved::Fail,
         }
     }
+    Ok(())
+}
+
+/// Ends every mode still open, and what each gives back.
+fn finish_modes<B>(text: &mut Text, mode: &mut Mode, cx: &mut Ctx<'_, B>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    loop {
+        let (next, rest) = match mem::replace(mode, Mode::Text) {
+            Mode::Text => match text.finish(cx) {
+                None => return Ok(()),
+                Some((rest, opened)) => (opened.unwrap_or(Mode::Text), rest),
+            },
+            Mode::Fence(mut body) => (Mode::Text, body.finish(cx)?),
+            Mode::Raw(mut body) => (Mode::Text, body.finish(cx)?),
+            Mode::Region(mut body) => match body.finish(cx)? {
+                Some((next, rest)) => (next, rest),
+                None => (Mode::Text, String::new()),
+            },
+        };
+        *mode = next;
+        push(text, mode, &rest, cx)?;
+    }
+}
+
+/// A parse of a whole text that reports calls only: `extract`'s reader of the text protocols.
+/// It decides everything as [`parse_text`] does (the same engine), without making the text and
+/// argument events.
+pub fn read_calls<B>(
+    builder: &mut B,
+    text: &str,
+    options: StreamOptions,
+    tools: Option<&dyn ParamTypes>,
+) -> Result<Vec<Outcome<B::Value>>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let setup = Setup::new(options, false);
+    let mut shared = Shared::new(false, setup.starts != 0);
+    let mut events = Vec::new();
+    let (mut text_mode, mut mode) = (Text::default(), Mode::Text);
+    let mut cx = Ctx {
+        shared: &mut shared,
+        options: &setup.options,
+        tools,
+        builder,
+        out: &mut events,
+        starts: setup.starts,
+        bracket_markers: setup.bracket_markers,
+        bare_formats: setup.bare_formats,
+    };
+    push(&mut text_mode, &mut mode, text, &mut cx)?;
+    finish_modes(&mut text_mode, &mut mode, &mut cx)?;
+    Ok(events
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::CallEnd { call, .. } => Some(Outcome::Call(call)),
+            Event::Invalid(invalid) => Some(Outcome::invalid(invalid)),
+            _ => None,
+        })
+        .collect())
 }
 
 fn utf8_width(first: u8) -> usize {
@@ -877,7 +550,7 @@ fn utf8_width(first: u8) -> usize {
     }
 }
 
-/// The result of [`parse_text`]: §1 `Parsed`.
+/// The result of [`parse_text`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedText<V> {
     pub content: String,
@@ -909,7 +582,7 @@ pub fn coalesce<V>(events: Vec<Event<V>>) -> Vec<Event<V>> {
     merged
 }
 
-/// §1/§9.1: the whole text through the stream engine: content, reasoning and call outcomes.
+/// The whole text through the stream engine: content, reasoning and call outcomes.
 pub fn parse_text<B>(
     builder: &mut B,
     text: &str,
@@ -922,7 +595,7 @@ where
     parse_text_with_tools(builder, text, options, None)
 }
 
-/// [`parse_text`] with tool definitions, to type qwen3_coder and glm45 values.
+/// [`parse_text`] with tool definitions, to type the values of XML-style formats.
 pub fn parse_text_with_tools<B>(
     builder: &mut B,
     text: &str,

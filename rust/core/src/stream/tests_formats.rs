@@ -203,7 +203,7 @@ fn case_renderings_of_every_format() {
         let case = parse(line, &mut ValueBuilder, ParseOptions::default()).unwrap();
         let expected = expected_names(&case);
         let wire = field(&case, "wire");
-        for format in Format::ALL {
+        for &format in Format::ALL {
             let Value::Object(members) = wire else {
                 panic!()
             };
@@ -388,8 +388,9 @@ fn code_spans_think_and_reasoning_rules() {
 /// Text is held back only while it may still begin a marker: never more than the longest one.
 #[test]
 fn held_back_text_is_bounded_for_every_marker() {
-    let partial: String = super::markers::MARKERS
+    let partial: String = crate::formats::markers::TABLE
         .iter()
+        .map(|e| e.text)
         .map(|m| {
             let cut = m.char_indices().last().map_or(0, |(i, _)| i);
             format!("x {} y\n", &m[..cut])
@@ -408,7 +409,10 @@ fn held_back_text_is_bounded_for_every_marker() {
                 _ => 0,
             })
             .sum();
-        assert!(fed - released <= super::markers::longest(), "at {fed}");
+        assert!(
+            fed - released <= crate::formats::markers::longest(),
+            "at {fed}"
+        );
     }
     parser.finish(&mut ValueBuilder, &mut events).unwrap();
     assert_eq!(normalized(events), vec![Event::Text(partial.clone())]);

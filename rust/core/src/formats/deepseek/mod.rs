@@ -10,30 +10,78 @@
 use std::ops::Range;
 
 use super::cursor::Markers;
-use super::sectioned::{self, Body, Tokens};
-use super::{skip_ws, Cx, Failure, Format};
+use super::cx::{skip_ws, Cx, Failure};
+use super::grammar::{Grammar, Open, Start};
+use super::sectioned::machine::SectionCall;
+use super::sectioned::{self, Body, Header, Tokens};
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::{find_byte, Needle};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::{find_byte, Needle};
 
-pub(crate) static TOKENS: Tokens = Tokens {
-    formats: &[Format::DeepseekV31, Format::DeepseekV3],
-    section_begin: "<｜tool▁calls▁begin｜>",
+const SECTION_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+const SEP: &str = "<｜tool▁sep｜>";
+const CALL_END: &str = "<｜tool▁call▁end｜>";
+
+const FORMATS: &[Format] = &[Format::DeepseekV31, Format::DeepseekV3];
+
+static TOKENS: Tokens = Tokens {
+    formats: FORMATS,
     section_end: "<｜tool▁calls▁end｜>",
-    call_begin: "<｜tool▁call▁begin｜>",
-    sep: Needle::new("<｜tool▁sep｜>"),
-    call_end: Needle::new("<｜tool▁call▁end｜>"),
+    call_begin: CALL_BEGIN,
+    sep: Needle::new(SEP),
+    call_end: Needle::new(CALL_END),
+    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
+    header_ends: Markers::new(&[SEP, CALL_END]),
+    header,
 };
 
 const FENCE: &str = "```";
 
-static MARKERS: Markers = Markers::new(&[TOKENS.section_begin, TOKENS.call_begin]);
+pub(crate) struct Spec;
 
-pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    sectioned::parse_region(cx, range, &TOKENS, &MARKERS, read)
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
+
+    type Machine = SectionCall;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        SectionCall::new(&TOKENS, start == Some(0), at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        sectioned::decode::parse_region(cx, range, &TOKENS, read)
+    }
+}
+
+/// Which version a call is, by its header and its body's first byte: V3 when the header is
+/// `function` and the body is not JSON (when both versions are allowed).
+fn is_v3(header: &str, body_first: u8, allowed: FormatSet) -> bool {
+    match (
+        allowed.contains(Format::DeepseekV3),
+        allowed.contains(Format::DeepseekV31),
+    ) {
+        (true, true) => header == "function" && body_first != b'{',
+        (true, false) => true,
+        _ => false,
+    }
+}
+
+fn header(header: &str, body_first: u8, allowed: FormatSet) -> Header {
+    if is_v3(header, body_first, allowed) {
+        Header::NameOnNextLine
+    } else if header.is_empty() {
+        Header::Fail
+    } else {
+        Header::Call {
+            name: header.to_owned(),
+            id: None,
+        }
+    }
 }
 
 fn read<B>(
@@ -48,15 +96,14 @@ where
 {
     let text = cx.text;
     let header_text = text[header.clone()].trim();
-    let v3_shape =
-        header_text == "function" && !text[skip_ws(text, body, end)..end].starts_with('{');
-    let format = match (
-        cx.allowed.contains(Format::DeepseekV3),
-        cx.allowed.contains(Format::DeepseekV31),
-    ) {
-        (true, true) if v3_shape => Format::DeepseekV3,
-        (true, false) => Format::DeepseekV3,
-        _ => Format::DeepseekV31,
+    let body_first = text.as_bytes()[skip_ws(text, body, end)..end]
+        .first()
+        .copied()
+        .unwrap_or(0);
+    let format = if is_v3(header_text, body_first, cx.allowed) {
+        Format::DeepseekV3
+    } else {
+        Format::DeepseekV31
     };
     if format == Format::DeepseekV31 {
         if header_text.is_empty() {

@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::calls::id_of;
 use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
-use super::find::find3;
+use crate::scan::find::find_any3;
 
 /// What the scan knows about one call-level object.
 #[derive(Clone, Debug, Default)]
@@ -183,7 +183,7 @@ impl CallScanner {
                 i += 1;
                 continue;
             }
-            match find3(self.quote, b'\\', b'\n', &bytes[i..]) {
+            match find_any3(self.quote, b'\\', b'\n', &bytes[i..]) {
                 None => break,
                 Some(k) if bytes[i + k] == b'\\' => {
                     escaped = true;
@@ -209,7 +209,7 @@ impl CallScanner {
                     self.pos += 1;
                     continue;
                 }
-                let Some(found) = find3(self.quote, b'\\', b'\n', &bytes[i..]) else {
+                let Some(found) = find_any3(self.quote, b'\\', b'\n', &bytes[i..]) else {
                     self.pos = bytes.len();
                     break;
                 };
@@ -408,45 +408,6 @@ impl CallScanner {
             StringRole::Other => {}
         }
         self.string_role = StringRole::Other;
-    }
-}
-
-/// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
-/// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
-/// byte (a newline too). Fed the body one line at a time.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct DoubleQuotes {
-    in_string: bool,
-    escaped: bool,
-}
-
-impl DoubleQuotes {
-    /// Takes in the next piece of a line (at most one `\n`, at its end); says whether the
-    /// piece ends a line after which a fence line may begin.
-    pub fn line_ends(&mut self, piece: &[u8]) -> bool {
-        let mut i = 0;
-        loop {
-            if self.escaped {
-                if i == piece.len() {
-                    return false;
-                }
-                self.escaped = false;
-                i += 1;
-            }
-            let Some(found) = memchr::memchr2(b'"', b'\\', &piece[i..]) else {
-                return piece.last() == Some(&b'\n') && i < piece.len();
-            };
-            i += found + 1;
-            if piece[i - 1] == b'"' {
-                self.in_string = !self.in_string;
-            } else if self.in_string {
-                self.escaped = true;
-            }
-        }
-    }
-
-    pub fn in_string(&self) -> bool {
-        self.in_string
     }
 }
 

@@ -6,22 +6,56 @@
 //! the middle of a header (`<|channel|>…`, the `<|start|>assistant` being in the prompt) works
 //! too.
 
+mod decode;
+mod machine;
+
 use std::ops::Range;
 
-use super::cursor::{find_short, Markers, ProseCursor, Seek};
-use super::{skip_ws, Cx, Failure, Format};
+use super::cursor::{find_short, Markers};
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::Needle;
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
-pub(crate) const MESSAGE: &str = "<|message|>";
+const MESSAGE: &str = "<|message|>";
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
-static MARKERS: Markers = Markers::new(&[START, CHANNEL]);
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
-pub(crate) const ENDS: [&str; 4] = ["<|end|>", "<|call|>", "<|return|>", START];
+const ENDS: [&str; 4] = ["<|end|>", "<|call|>", "<|return|>", START];
 static TERMINATORS: Markers = Markers::new(&ENDS);
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[
+        Start {
+            text: START,
+            formats: FormatSet::only(Format::Harmony),
+        },
+        Start {
+            text: CHANNEL,
+            formats: FormatSet::only(Format::Harmony),
+        },
+    ];
+    const PROSE_ENDS: &'static [&'static str] = &ENDS;
+
+    type Machine = machine::HarmonyMessage;
+
+    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+        machine::HarmonyMessage::new(start == Some(0), at)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}
 
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
@@ -49,7 +83,7 @@ fn word_len(text: &str) -> usize {
 }
 
 /// What a message is, by its header (the text between its start marker and `<|message|>`).
-pub(crate) enum Message {
+enum Message {
     /// A call to this tool (the name without `functions.`).
     Call(String),
     Analysis,
@@ -57,7 +91,7 @@ pub(crate) enum Message {
 }
 
 /// Reads a header that follows `<|start|>` (`after_start`) or `<|channel|>`.
-pub(crate) fn classify(header: &str, after_start: bool) -> Message {
+fn classify(header: &str, after_start: bool) -> Message {
     let (role, channel) = if after_start {
         match find_short(header, CHANNEL) {
             Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
@@ -74,81 +108,6 @@ pub(crate) fn classify(header: &str, after_start: bool) -> Message {
         }
         _ if channel_name == "analysis" => Message::Analysis,
         _ => Message::Other,
-    }
-}
-
-pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    let text = cx.text;
-    let end = range.end;
-    let mut messages = Seek::new(text, end, &MESSAGE_NEEDLE);
-    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        let Some(message) = messages.find(marker.end) else {
-            break;
-        };
-        cx.prose(pos..marker.start);
-        let header = &text[marker.end..message];
-        let kind = classify(header, marker.pattern == 0);
-        let body = message + MESSAGE.len();
-        let (body_end, markup_end) = match TERMINATORS.find(text, body, end) {
-            Some(t) if t.pattern == 3 => (t.start, t.start),
-            Some(t) => (t.start, t.end),
-            None => (end, end),
-        };
-        match kind {
-            Message::Call(name) => call(cx, marker.start..markup_end, name, body, body_end)?,
-            Message::Analysis => {
-                cx.begin_reasoning();
-                cx.reasoning_text(body..body_end);
-            }
-            Message::Other => cx.prose(body..body_end),
-        }
-        pos = markup_end;
-    }
-    cx.prose(pos..end);
-    Ok(())
-}
-
-/// A call whose arguments are the whole body `body..body_end`.
-fn call<B>(
-    cx: &mut Cx<'_, '_, B>,
-    markup: Range<usize>,
-    name: String,
-    body: usize,
-    body_end: usize,
-) -> Result<(), B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    if name.is_empty() {
-        let failure = Failure::parse("missing tool name", markup.start, None);
-        cx.fail(Format::Harmony, markup, failure);
-        return Ok(());
-    }
-    if skip_ws(cx.text, body, body_end) == body_end {
-        let arguments = cx.builder.empty_object()?;
-        return cx.call(Format::Harmony, markup, name, None, arguments);
-    }
-    match cx.json_at(body, body_end)? {
-        Ok((arguments, json_end)) if skip_ws(cx.text, json_end, body_end) == body_end => {
-            cx.call(Format::Harmony, markup, name, None, arguments)
-        }
-        Ok((_, json_end)) => {
-            let failure =
-                Failure::parse("extra text after the JSON arguments", json_end, Some(name));
-            cx.fail(Format::Harmony, markup, failure);
-            Ok(())
-        }
-        Err(error) => {
-            cx.fail(Format::Harmony, markup, Failure::json(error, Some(name)));
-            Ok(())
-        }
     }
 }
 

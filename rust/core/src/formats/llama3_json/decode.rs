@@ -1,27 +1,23 @@
-//! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
-//! several joined by `;`.
-//!
-//! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
-//! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
-//! `"parameters"`) is read (never JSON in the middle of prose, as §4.3 decides for raw JSON);
-//! a message that starts with other JSON is left to the raw-JSON tier.
+//! Decoding a Llama 3 region: `;`-joined call objects after `<|python_tag|>`, or a bare
+//! message that starts with one.
 
 use std::ops::Range;
 
-use super::cursor::{Markers, ProseCursor};
-use super::sniff::message_start;
-use super::{skip_ws, Cx, Failure, Format, ReadCalls};
+use super::super::cursor::{Markers, ProseCursor};
+use super::super::cx::{skip_ws, Cx, Failure, ReadCalls};
+use super::PYTHON_TAG;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
-use crate::scan::finders::Needle;
+use crate::protocol::Format;
+use crate::scan::find::Needle;
+use crate::scan::think::message_start;
 
-const PYTHON_TAG: &str = "<|python_tag|>";
 static PYTHON_TAG_NEEDLE: Needle = Needle::new(PYTHON_TAG);
 static PARAMETERS_KEY: Needle = Needle::new("\"parameters\"");
 
 static MARKERS: Markers = Markers::new(&[PYTHON_TAG]);
 
-pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,

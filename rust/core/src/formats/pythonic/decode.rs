@@ -1,43 +1,19 @@
-//! `pythonic` (Llama 4, Olmo 3, LFM2): `[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]`,
-//! optionally inside `<|python_start|>…<|python_end|>`. Arguments are Python literals read by
-//! `literal` (never evaluated); a call with anything else (a name, an expression, a positional
-//! argument) is an error for that call, and the other calls are still read.
-//!
-//! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
+//! Decoding a pythonic region: a `[call, …]` list after `<|python_start|>`, or a bare message
+//! that starts with one.
 
 use std::ops::Range;
 
-use super::cursor::{Markers, ProseCursor};
-use super::literal::{LitErr, Literals};
-use super::sniff::message_start;
-use super::{skip_ws, Cx, Failure, Format};
+use super::super::cursor::{Markers, ProseCursor};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::literal::{LitErr, Literals};
+use super::{dotted_name, starts_call_list, PYTHON_END, PYTHON_START};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
-
-const PYTHON_START: &str = "<|python_start|>";
-const PYTHON_END: &str = "<|python_end|>";
+use crate::protocol::Format;
+use crate::scan::think::message_start;
 
 static MARKERS: Markers = Markers::new(&[PYTHON_START]);
 
-/// Whether `text` starts with `[`, a (dotted) name and `(`.
-pub(crate) fn starts_call_list(text: &str) -> bool {
-    let mut reader = Literals::new(text, 0, text.len());
-    reader.eat(b'[') && {
-        reader.skip_ws();
-        dotted_name(&mut reader).is_some() && reader.eat(b'(')
-    }
-}
-
-fn dotted_name<'t>(reader: &mut Literals<'t>) -> Option<&'t str> {
-    let start = reader.pos;
-    reader.identifier()?;
-    while reader.peek() == Some(b'.') {
-        reader.pos += 1;
-        reader.identifier()?;
-    }
-    Some(&reader.text[start..reader.pos])
-}
-
-pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,

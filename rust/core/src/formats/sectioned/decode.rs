@@ -1,53 +1,18 @@
-//! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
-//! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
-//! accepted too, and a missing final `CALL_END` at the end of the text.
+//! Decoding a token-delimited region: a section of calls, or one call.
 
 use std::ops::Range;
 
-use super::cursor::{Markers, ProseCursor, Seek};
-use super::{skip_ws, Cx, Failure, Format};
+use super::super::cursor::{ProseCursor, TextSeek};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::{Body, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::Needle;
 
-pub(crate) struct Tokens {
-    /// The formats using these tokens; a call that fails before its format is known is
-    /// reported as the first allowed one.
-    pub formats: &'static [Format],
-    pub section_begin: &'static str,
-    pub section_end: &'static str,
-    pub call_begin: &'static str,
-    pub sep: Needle,
-    pub call_end: Needle,
-}
-
-/// What a format read from one call's header and body.
-pub(crate) enum Body<V> {
-    Call {
-        format: Format,
-        name: String,
-        id: Option<String>,
-        arguments: V,
-        /// Where the body ends (before `CALL_END`).
-        end: usize,
-    },
-    Fail(Format, Failure),
-}
-
-pub(crate) type ReadBody<B> =
-    fn(
-        &mut Cx<'_, '_, B>,
-        Range<usize>,
-        usize,
-        usize,
-    ) -> Result<Body<<B as JsonBuilder>::Value>, <B as JsonBuilder>::Error>;
-
-/// Parses `range` with `markers` = [section_begin, call_begin] and `read` for each call's header
-/// (the range between `CALL_BEGIN` and `SEP`) and body (starting after `SEP`).
+/// Parses `range` with `read` for each call's header (the range between `CALL_BEGIN` and
+/// `SEP`) and body (starting after `SEP`).
 pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
     range: Range<usize>,
     tokens: &'static Tokens,
-    markers: &Markers,
     read: ReadBody<B>,
 ) -> Result<(), B::Error>
 where
@@ -56,9 +21,9 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut seps = Seek::new(text, end, &tokens.sep);
-    let mut call_ends = Seek::new(text, end, &tokens.call_end);
-    let mut cursor = ProseCursor::new(text, markers, range.start);
+    let mut seps = TextSeek::new(text, end, &tokens.sep);
+    let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
+    let mut cursor = ProseCursor::new(text, &tokens.starts, range.start);
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
@@ -97,8 +62,8 @@ fn one_call<B>(
     at: usize,
     end: usize,
     tokens: &Tokens,
-    seps: &mut Seek<'_>,
-    call_ends: &mut Seek<'_>,
+    seps: &mut TextSeek<'_>,
+    call_ends: &mut TextSeek<'_>,
     read: ReadBody<B>,
 ) -> Result<usize, B::Error>
 where
@@ -114,12 +79,7 @@ where
     let Some(sep) = sep else {
         let markup_end = call_end.map_or(end, |e| e + tokens.call_end.text.len());
         let failure = Failure::parse(format!("missing {}", tokens.sep.text), header_start, None);
-        let format = tokens
-            .formats
-            .iter()
-            .copied()
-            .find(|&f| cx.allowed.contains(f))
-            .unwrap_or(tokens.formats[0]);
+        let format = tokens.first_allowed(cx.allowed);
         cx.fail(format, at..markup_end, failure);
         return Ok(markup_end);
     };

@@ -2,22 +2,18 @@
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
 //! typed as in qwen3_coder.
 
-use super::schema::{typed_value, Types};
-use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
-use super::{skip_ws, Cx, Failure, Format};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::schema::{typed_value, Types};
+use super::tags::{
+    close_tag, strip_newlines, Closers, CLOSE, KEY, KEY_CLOSE, VALUE, VALUE_CLOSE,
+};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
-use crate::scan::finders::{find_either, Needle};
-
-const KEY: &str = "<arg_key>";
-pub(crate) const KEY_CLOSE: &str = "</arg_key>";
-pub(crate) static KEY_CLOSE_NEEDLE: Needle = Needle::new(KEY_CLOSE);
-const VALUE: &str = "<arg_value>";
-pub(crate) const VALUE_CLOSE: &str = "</arg_value>";
-pub(crate) static VALUE_CLOSE_NEEDLE: Needle = Needle::new(VALUE_CLOSE);
+use crate::protocol::Format;
+use crate::scan::find::find_either;
 
 /// One call whose `<tool_call>` starts at `open` and whose name starts at `body`. Returns where
 /// its markup ends.
-pub(crate) fn call<B>(
+pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     body: usize,

@@ -4,31 +4,18 @@
 //! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
 //! of the text.
 
-use super::schema::{typed_value, Types};
-use super::tool_call::{close_tag, strip_newlines, Closers, CLOSE};
-use super::{Cx, Failure, Format};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::schema::{typed_value, Types};
+use super::tags::{
+    close_tag, strip_newlines, tag_name, Closers, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
+    PARAMETER_CLOSE,
+};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
-use crate::scan::finders::{find_either, Needle};
-
-pub(crate) const FUNCTION: &str = "<function=";
-pub(crate) const FUNCTION_CLOSE: &str = "</function>";
-pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
-const PARAMETER: &str = "<parameter=";
-pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
-pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
-
-/// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
-/// on the same line, and the position after the `>`.
-pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
-    let bytes = &text.as_bytes()[start..end];
-    let gt = find_either(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
-    let name = text[start..start + gt].trim();
-    (!name.is_empty()).then_some((name, start + gt + 1))
-}
+use crate::protocol::Format;
 
 /// One call whose markup starts at `open` (`<tool_call>`, or `<function=` when not `wrapped`)
 /// and whose `<function=` is at `at`. Returns where its markup ends.
-pub(crate) fn call<B>(
+pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     at: usize,
@@ -64,7 +51,7 @@ where
     };
     let mut arguments = cx.builder.new_object()?;
     loop {
-        pos = super::skip_ws(text, pos, end);
+        pos = skip_ws(text, pos, end);
         let rest = &text[pos..end];
         if rest.starts_with(PARAMETER) {
             let Some((key, value_start)) = tag_name(text, pos + PARAMETER.len(), end) else {

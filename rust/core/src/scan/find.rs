@@ -1,20 +1,28 @@
-//! Searches for fixed bytes and markers, tuned for model replies: most are a few hundred bytes.
+//! The crate's one byte-search module: fixed bytes and markers, tuned for model replies (most
+//! are a few hundred bytes) and for the few bytes a stream chunk adds.
 //!
 //! memchr's top-level searchers pick AVX2 at run time through a function pointer and set up per
 //! call, ~100–150 instructions a call: more than scanning a typical reply takes. Haystacks
-//! shorter than [`LONG`] therefore use memchr's SSE2 routines (SSE2 is part of x86-64, so they
-//! inline), and longer ones the dispatched searchers, whose wider steps then pay off.
+//! shorter than [`SHORT`] are searched by a plain loop (a chunk of a stream is often a few
+//! bytes, where even SSE2 set-up costs more than the search), those shorter than [`LONG`] by
+//! memchr's SSE2 routines (SSE2 is part of x86-64, so they inline), and longer ones by the
+//! dispatched searchers, whose wider steps then pay off.
 
 use std::sync::OnceLock;
 
 use memchr::memmem;
 
+/// Below this length, a haystack is searched byte by byte.
+const SHORT: usize = 16;
 /// From this length on, a haystack goes to memchr's dispatched (AVX2) searchers.
 const LONG: usize = 512;
 
 /// The first `a` in `haystack`.
 #[inline]
 pub(crate) fn find_byte(a: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < SHORT {
+        return haystack.iter().position(|&x| x == a);
+    }
     #[cfg(target_arch = "x86_64")]
     if haystack.len() < LONG {
         if let Some(one) = memchr::arch::x86_64::sse2::memchr::One::new(a) {
@@ -27,6 +35,9 @@ pub(crate) fn find_byte(a: u8, haystack: &[u8]) -> Option<usize> {
 /// The first `a` or `b` in `haystack`.
 #[inline]
 pub(crate) fn find_either(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < SHORT {
+        return haystack.iter().position(|&x| x == a || x == b);
+    }
     #[cfg(target_arch = "x86_64")]
     if haystack.len() < LONG {
         if let Some(two) = memchr::arch::x86_64::sse2::memchr::Two::new(a, b) {
@@ -34,6 +45,21 @@ pub(crate) fn find_either(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
         }
     }
     memchr::memchr2(a, b, haystack)
+}
+
+/// The first `a`, `b` or `c` in `haystack`.
+#[inline]
+pub(crate) fn find_any3(a: u8, b: u8, c: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < SHORT {
+        return haystack.iter().position(|&x| x == a || x == b || x == c);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if haystack.len() < LONG {
+        if let Some(three) = memchr::arch::x86_64::sse2::memchr::Three::new(a, b, c) {
+            return three.find(haystack);
+        }
+    }
+    memchr::memchr3(a, b, c, haystack)
 }
 
 /// A fixed marker and its searchers, built on first use and kept for the process (building
@@ -97,11 +123,6 @@ pub(crate) fn find_short(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
-pub(crate) static TOOL_CALL_FENCE: Needle = Needle::new(super::fence::OPEN_MARKER);
-pub(crate) static TILDES: Needle = Needle::new("~~~");
-pub(crate) static BACKTICKS: Needle = Needle::new("```");
-pub(crate) static THINK_CLOSE: Needle = Needle::new(super::think::CLOSE);
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +173,8 @@ mod tests {
                 assert_eq!(find_either(a, b, &hay), want, "{hay:?}");
                 let want = hay.iter().position(|&c| c == a);
                 assert_eq!(find_byte(a, &hay), want, "{hay:?}");
+                let want = hay.iter().position(|&c| c == a || c == b || c == b'~');
+                assert_eq!(find_any3(a, b, b'~', &hay), want, "{hay:?}");
             }
         }
     }

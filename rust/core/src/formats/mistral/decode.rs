@@ -1,37 +1,32 @@
-//! `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (before v11) and, per call,
-//! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later). The
-//! model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
+//! Decoding a `[TOOL_CALLS]` region.
 
 use std::ops::Range;
 
-use super::cursor::{Markers, ProseCursor, Seek};
-use super::{skip_ws, Cx, Failure, Format};
+use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::{ARGS, CALL_ID, TOOL_CALLS, TOOL_CALLS_NEEDLE};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
-use crate::scan::finders::{find_byte, Needle};
-
-const TOOL_CALLS: &str = "[TOOL_CALLS]";
-static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
-const ARGS: &str = "[ARGS]";
-const CALL_ID: &str = "[CALL_ID]";
+use crate::protocol::Format;
+use crate::scan::find::find_byte;
 
 static MARKERS: Markers = Markers::new(&[TOOL_CALLS]);
 
-pub(crate) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
     let text = cx.text;
     let end = range.end;
-    let mut next_marker = Seek::new(text, end, &TOOL_CALLS_NEEDLE);
+    let mut next_marker = TextSeek::new(text, end, &TOOL_CALLS_NEEDLE);
     let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
         let body = skip_ws(text, marker.end, end);
         // A failed call's markup runs to the next [TOOL_CALLS] or the end.
-        let recover = |next_marker: &mut Seek<'_>| next_marker.find(body).unwrap_or(end);
+        let recover = |next_marker: &mut TextSeek<'_>| next_marker.find(body).unwrap_or(end);
         let json_body = text[body..end].starts_with(['[', '{']);
         let read = if json_body {
             cx.read_calls(body, end)?

@@ -2,14 +2,15 @@
 //! with or without newlines, `parameters` for `arguments`, a JSON array of calls in one tag,
 //! and a missing final `</tool_call>` at the end of the text.
 
-use super::tool_call::{close_tag, Closers, CLOSE};
-use super::{Cx, Failure, Format};
+use super::super::cx::{Cx, Failure};
+use super::tags::{close_tag, Closers, CLOSE};
+use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 
 /// One call whose `<tool_call>` starts at `open` and whose JSON body starts at `body`. Returns
 /// where its markup ends.
-pub(crate) fn call<B>(
+pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     body: usize,

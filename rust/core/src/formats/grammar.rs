@@ -1,0 +1,125 @@
+//! What a group of formats gives the registry: its markers, its decoder and its stream machine,
+//! side by side behind one trait, so that the stream, `parse_text` and `extract` read a format
+//! by the same rules.
+//!
+//! * The **machine** ([`Machine`]) is fed the text of a call region as it grows, from its start
+//!   marker. It finds, without re-scanning, each call's name as soon as it is written (to
+//!   announce it), the byte span of JSON arguments as they arrive (to forward the model's own
+//!   bytes), and where the region's markup ends. Closing markers are looked for only where the
+//!   decoder would look (outside JSON strings, after a parameter value…).
+//! * The **decoder** ([`Grammar::decode`]) reads the region once it has ended: every rule of the
+//!   format (variants, typing by `tools`, ids, errors) lives there. It only ever sees the
+//!   region's text, so the machine alone decides where a region ends.
+
+use std::ops::Range;
+
+use crate::json::{JsonBuilder, JsonView, ParseOptions};
+use crate::protocol::FormatSet;
+use crate::scan::call_scan::{CallRecord, CallScanner};
+
+use super::cx::Cx;
+
+/// A marker that opens a call region anywhere in prose, and the formats it opens.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Start {
+    pub text: &'static str,
+    pub formats: FormatSet,
+}
+
+/// A format that may have no marker at all: a message that *starts* with this byte is a
+/// candidate, held until the machine knows (`{` for bare Llama 3 objects, `[` for pythonic
+/// lists).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bare {
+    pub first: u8,
+    pub formats: FormatSet,
+}
+
+/// What a machine needs to know of the parse.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Open {
+    /// The enabled formats (of this group, a call shape whose format is off is read as the
+    /// first enabled one, as the decoder does).
+    pub formats: FormatSet,
+    pub json: ParseOptions,
+}
+
+/// What a machine knows after the region's text so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    More,
+    /// The region's markup ends here.
+    End(usize),
+    /// A message that is not a call (harmony): its header ends here, its body is prose, read
+    /// as content, or as reasoning when `reasoning`, until one of the group's
+    /// [`Grammar::PROSE_ENDS`].
+    Prose {
+        end: usize,
+        reasoning: bool,
+    },
+    /// A message-start candidate ([`Grammar::BARE`]) that is not this format after all.
+    NotMine,
+}
+
+/// A group of formats.
+pub(crate) trait Grammar {
+    /// The markers that open a region (each starts with `<` or `[`, and none is a prefix of
+    /// another marker of any group).
+    const STARTS: &'static [Start];
+    /// A region that may open without a marker, at the start of a message.
+    const BARE: Option<Bare> = None;
+    /// Markers that end a prose message of this group ([`Verdict::Prose`]).
+    const PROSE_ENDS: &'static [&'static str] = &[];
+
+    type Machine: Machine;
+
+    /// Whether a message that starts with the [`Grammar::BARE`] byte looks like this format
+    /// (for sniffing; the machine decides for good).
+    fn claims_bare(_message: &str) -> bool {
+        true
+    }
+
+    /// The machine of a region opened by `STARTS[start]` (or `BARE`, when `None`), whose text
+    /// so far (the marker) ends at `at`.
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine;
+
+    /// Decodes the region `range` of `cx.text` (it starts at a start marker, or is a bare
+    /// message), recording its calls and prose in `cx`.
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView;
+}
+
+/// A stream machine (see the module documentation).
+pub(crate) trait Machine {
+    /// Reads `buf` (the region's text so far; it only grows between calls).
+    fn advance(&mut self, buf: &str) -> Verdict;
+
+    /// The calls found so far (offsets in the region's text).
+    fn records(&self) -> &[CallRecord];
+
+    /// The scanner of the JSON value this machine is reading, when reading it is all the
+    /// machine does next (its `advance` is that scanner's `scan` until the value ends), and its
+    /// position is [`safe`](Self::safe).
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        None
+    }
+
+    /// Argument bytes before this offset are final.
+    fn safe(&self) -> usize {
+        0
+    }
+
+    /// For a bare candidate: whether, if the text ended now, it would not be this format.
+    fn undecided(&self) -> bool {
+        false
+    }
+
+    /// For a bare candidate of `len` bytes in which the decoder found no call: where the value
+    /// raw JSON may read instead ends (its first value, or all of it when that never closed).
+    /// `None`: the candidate is given back whole.
+    fn raw_value_end(&self, _len: usize) -> Option<usize> {
+        None
+    }
+}

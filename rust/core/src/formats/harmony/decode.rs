@@ -1,0 +1,87 @@
+//! Decoding harmony messages: calls, reasoning and content.
+
+use std::ops::Range;
+
+use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::{classify, Message, CHANNEL, MESSAGE, MESSAGE_NEEDLE, START, TERMINATORS};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::Format;
+
+static MARKERS: Markers = Markers::new(&[START, CHANNEL]);
+
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut messages = TextSeek::new(text, end, &MESSAGE_NEEDLE);
+    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        let Some(message) = messages.find(marker.end) else {
+            break;
+        };
+        cx.prose(pos..marker.start);
+        let header = &text[marker.end..message];
+        let kind = classify(header, marker.pattern == 0);
+        let body = message + MESSAGE.len();
+        let (body_end, markup_end) = match TERMINATORS.find(text, body, end) {
+            Some(t) if t.pattern == 3 => (t.start, t.start),
+            Some(t) => (t.start, t.end),
+            None => (end, end),
+        };
+        match kind {
+            Message::Call(name) => call(cx, marker.start..markup_end, name, body, body_end)?,
+            Message::Analysis => {
+                cx.begin_reasoning();
+                cx.reasoning_text(body..body_end);
+            }
+            Message::Other => cx.prose(body..body_end),
+        }
+        pos = markup_end;
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// A call whose arguments are the whole body `body..body_end`.
+fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    markup: Range<usize>,
+    name: String,
+    body: usize,
+    body_end: usize,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if name.is_empty() {
+        let failure = Failure::parse("missing tool name", markup.start, None);
+        cx.fail(Format::Harmony, markup, failure);
+        return Ok(());
+    }
+    if skip_ws(cx.text, body, body_end) == body_end {
+        let arguments = cx.builder.empty_object()?;
+        return cx.call(Format::Harmony, markup, name, None, arguments);
+    }
+    match cx.json_at(body, body_end)? {
+        Ok((arguments, json_end)) if skip_ws(cx.text, json_end, body_end) == body_end => {
+            cx.call(Format::Harmony, markup, name, None, arguments)
+        }
+        Ok((_, json_end)) => {
+            let failure =
+                Failure::parse("extra text after the JSON arguments", json_end, Some(name));
+            cx.fail(Format::Harmony, markup, failure);
+            Ok(())
+        }
+        Err(error) => {
+            cx.fail(Format::Harmony, markup, Failure::json(error, Some(name)));
+            Ok(())
+        }
+    }
+}
+

@@ -1,0 +1,104 @@
+//! `kimi_k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0
+//! <|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`, with or without
+//! spaces between the tokens. The model's id (`functions.f:0`) is kept; the name is the id
+//! without `functions.` and `:IDX`.
+
+use std::ops::Range;
+
+use super::cursor::Markers;
+use super::cx::{Cx, Failure};
+use super::grammar::{Grammar, Open, Start};
+use super::sectioned::machine::SectionCall;
+use super::sectioned::{self, Body, Header, Tokens};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
+const CALL_BEGIN: &str = "<|tool_call_begin|>";
+const SEP: &str = "<|tool_call_argument_begin|>";
+const CALL_END: &str = "<|tool_call_end|>";
+
+const FORMATS: &[Format] = &[Format::KimiK2];
+
+static TOKENS: Tokens = Tokens {
+    formats: FORMATS,
+    section_end: "<|tool_calls_section_end|>",
+    call_begin: CALL_BEGIN,
+    sep: Needle::new(SEP),
+    call_end: Needle::new(CALL_END),
+    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
+    header_ends: Markers::new(&[SEP, CALL_END]),
+    header,
+};
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
+
+    type Machine = SectionCall;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        SectionCall::new(&TOKENS, start == Some(0), at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        sectioned::decode::parse_region(cx, range, &TOKENS, read)
+    }
+}
+
+/// The header is the model's call id, which names the tool.
+fn header(header: &str, _body_first: u8, _allowed: FormatSet) -> Header {
+    match name_of_id(header) {
+        "" => Header::Fail,
+        name => Header::Call {
+            name: name.to_owned(),
+            id: Some(header.to_owned()),
+        },
+    }
+}
+
+/// The name in a Kimi call id: `functions.get_weather:0` → `get_weather`.
+fn name_of_id(id: &str) -> &str {
+    let name = id.strip_prefix("functions.").unwrap_or(id);
+    match name.rsplit_once(':') {
+        Some((name, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
+        _ => name,
+    }
+}
+
+fn read<B>(
+    cx: &mut Cx<'_, '_, B>,
+    header: Range<usize>,
+    body: usize,
+    end: usize,
+) -> Result<Body<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let id = cx.text[header.clone()].trim();
+    let name = name_of_id(id).to_owned();
+    if name.is_empty() {
+        let failure = Failure::parse("missing tool name", header.start, None);
+        return Ok(Body::Fail(Format::KimiK2, failure));
+    }
+    let id = id.to_owned();
+    Ok(match cx.json_at(body, end)? {
+        Ok((arguments, json_end)) => Body::Call {
+            format: Format::KimiK2,
+            name,
+            id: Some(id),
+            arguments,
+            end: json_end,
+        },
+        Err(error) => Body::Fail(Format::KimiK2, Failure::json(error, Some(name))),
+    })
+}

@@ -1,0 +1,93 @@
+//! Small pieces the stream machines of every group are built from.
+
+use crate::json::ParseOptions;
+use crate::scan::call_scan::{CallRecord, CallScanner, Stop};
+
+/// Whether `buf[at..]` starts with `lit`: `None` while too short to tell.
+pub(crate) fn starts(buf: &[u8], at: usize, lit: &str) -> Option<bool> {
+    let avail = &buf[at.min(buf.len())..];
+    let lit = lit.as_bytes();
+    if avail.len() >= lit.len() {
+        Some(avail.starts_with(lit))
+    } else if lit.starts_with(avail) {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// The first of `lits` that `buf[at..]` starts with: `Err(())` while one may still match.
+pub(crate) fn starts_any(buf: &[u8], at: usize, lits: &[&str]) -> Result<Option<usize>, ()> {
+    let mut undecided = false;
+    for (k, lit) in lits.iter().enumerate() {
+        match starts(buf, at, lit) {
+            Some(true) => return Ok(Some(k)),
+            None => undecided = true,
+            Some(false) => {}
+        }
+    }
+    if undecided {
+        Err(())
+    } else {
+        Ok(None)
+    }
+}
+
+/// `p` moved past JSON whitespace.
+pub(crate) fn ws(buf: &[u8], mut p: usize) -> usize {
+    while p < buf.len() && matches!(buf[p], b' ' | b'\t' | b'\n' | b'\r') {
+        p += 1;
+    }
+    p
+}
+
+/// A call whose name is known. `derived`: its arguments are not JSON text the model wrote
+/// (they are sent as compact JSON when the call ends).
+pub(crate) fn named(name: &str, id: Option<String>, derived: bool, item: usize) -> CallRecord {
+    CallRecord {
+        item,
+        name: Some(name.to_owned()).filter(|n| !n.is_empty()),
+        ready: (!name.is_empty()).then(|| id.clone()),
+        id,
+        derived,
+        ..CallRecord::default()
+    }
+}
+
+/// A JSON value read structurally (strings, nesting) until it closes.
+pub(crate) struct JsonValue {
+    pub scanner: CallScanner,
+}
+
+pub(crate) enum Scanned {
+    More,
+    Closed(usize),
+    /// A byte that cannot be JSON, at this position.
+    Broken(usize),
+}
+
+impl JsonValue {
+    pub fn new(start: usize, options: ParseOptions) -> Self {
+        let mut scanner = CallScanner::new(options, true);
+        scanner.pos = start;
+        Self { scanner }
+    }
+
+    pub fn scan(&mut self, buf: &str) -> Scanned {
+        loop {
+            match self.scanner.scan(buf) {
+                Stop::End => return Scanned::More,
+                Stop::Newline => {}
+                Stop::TopClosed => return Scanned::Closed(self.scanner.pos),
+                Stop::NotJson => return Scanned::Broken(self.scanner.pos - 1),
+            }
+        }
+    }
+}
+
+/// Marks the last call found as ended.
+pub(crate) fn close_last(records: &mut [CallRecord]) {
+    if let Some(record) = records.last_mut() {
+        record.closed = true;
+    }
+}

@@ -1,0 +1,309 @@
+//! The marker table, derived from the registry at compile time: every group's start markers and
+//! prose ends, and the think tags. Sniffing and the stream's text mode both read it, so a
+//! format's markers are written once, in its folder.
+
+use crate::protocol::{FormatSet, Group};
+use crate::scan::think;
+
+/// A set of table entries (bit `i`: `TABLE[i]`).
+pub(crate) type Mask = u128;
+
+/// What a marker does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    ThinkOpen,
+    ThinkClose,
+    /// `Group::starts(group)[index]`: opens a call region.
+    Start {
+        group: Group,
+        index: usize,
+    },
+    /// Ends a prose message of the group (harmony's `<|end|>`).
+    ProseEnd(Group),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub text: &'static str,
+    pub role: Role,
+    /// The formats whose parse looks for it (none for the think tags).
+    pub formats: FormatSet,
+    /// A start marker that also ends a prose message of its group (harmony's `<|start|>`).
+    pub ends_prose: bool,
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` is one of `group`'s start markers.
+const fn is_start_of(group: Group, text: &str) -> bool {
+    let starts = group.starts();
+    let mut i = 0;
+    while i < starts.len() {
+        if same(starts[i].text, text) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn count() -> usize {
+    let mut n = 2;
+    let mut g = 0;
+    while g < Group::ALL.len() {
+        let group = Group::ALL[g];
+        n += group.starts().len();
+        let ends = group.prose_ends();
+        let mut e = 0;
+        while e < ends.len() {
+            if !is_start_of(group, ends[e]) {
+                n += 1;
+            }
+            e += 1;
+        }
+        g += 1;
+    }
+    n
+}
+
+pub(crate) const COUNT: usize = count();
+const _: () = assert!(
+    COUNT <= Mask::BITS as usize,
+    "more markers than a Mask holds"
+);
+
+const fn build() -> [Entry; COUNT] {
+    let blank = Entry {
+        text: "",
+        role: Role::ThinkOpen,
+        formats: FormatSet::NONE,
+        ends_prose: false,
+    };
+    let mut table = [blank; COUNT];
+    table[0].text = think::OPEN;
+    table[1] = Entry {
+        text: think::CLOSE,
+        role: Role::ThinkClose,
+        ..blank
+    };
+    let mut n = 2;
+    let mut g = 0;
+    while g < Group::ALL.len() {
+        let group = Group::ALL[g];
+        let starts = group.starts();
+        let ends = group.prose_ends();
+        let mut i = 0;
+        while i < starts.len() {
+            let mut ends_prose = false;
+            let mut e = 0;
+            while e < ends.len() {
+                ends_prose |= same(ends[e], starts[i].text);
+                e += 1;
+            }
+            table[n] = Entry {
+                text: starts[i].text,
+                role: Role::Start { group, index: i },
+                formats: starts[i].formats,
+                ends_prose,
+            };
+            n += 1;
+            i += 1;
+        }
+        let mut e = 0;
+        while e < ends.len() {
+            if !is_start_of(group, ends[e]) {
+                table[n] = Entry {
+                    text: ends[e],
+                    role: Role::ProseEnd(group),
+                    formats: group.formats(),
+                    ends_prose: true,
+                };
+                n += 1;
+            }
+            e += 1;
+        }
+        g += 1;
+    }
+    table
+}
+
+pub(crate) static TABLE: [Entry; COUNT] = build();
+
+pub(crate) const THINK_OPEN: Mask = 1;
+pub(crate) const THINK_CLOSE: Mask = 2;
+
+/// For each byte value, the entries whose byte at `at` it is (the think tags included).
+const fn by_byte(at: usize) -> [Mask; 256] {
+    let table = build();
+    let mut masks = [0; 256];
+    let mut i = 0;
+    while i < COUNT {
+        let text = table[i].text.as_bytes();
+        if at < text.len() {
+            masks[text[at] as usize] |= 1 << i;
+        }
+        i += 1;
+    }
+    masks
+}
+
+static BY_FIRST: [Mask; 256] = by_byte(0);
+static BY_SECOND: [Mask; 256] = by_byte(1);
+static BY_THIRD: [Mask; 256] = by_byte(2);
+
+/// The start markers of `formats`.
+pub(crate) fn starts_of(formats: FormatSet) -> Mask {
+    let mut mask = 0;
+    for (i, entry) in TABLE.iter().enumerate() {
+        if matches!(entry.role, Role::Start { .. }) && entry.formats.intersects(formats) {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
+
+/// Inside a prose message of `group`: its ends are markup, its other starts are not.
+pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
+    let mut mask = mask;
+    for (i, entry) in TABLE.iter().enumerate() {
+        match entry.role {
+            Role::Start { group: g, .. } if g == group && !entry.ends_prose => {
+                mask &= !(1 << i);
+            }
+            Role::ProseEnd(g) if g == group => mask |= 1 << i,
+            _ => {}
+        }
+    }
+    mask
+}
+
+/// What [`match_at`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Match {
+    /// `TABLE[i]` starts here.
+    Found(usize),
+    /// The bytes end inside a marker of the mask: more may complete it.
+    Partial,
+    None,
+}
+
+/// The marker of `mask` that starts `rest`. The byte tables leave only the markers whose first
+/// three bytes fit (most `<` and `[` of a text begin none), and those are compared whole. No
+/// marker is a prefix of another, so at most one is found.
+pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
+    let Some(&first) = rest.first() else {
+        return Match::None;
+    };
+    let mut candidates = BY_FIRST[first as usize] & mask;
+    if let Some(&second) = rest.get(1) {
+        candidates &= BY_SECOND[second as usize];
+    }
+    if let Some(&third) = rest.get(2) {
+        candidates &= BY_THIRD[third as usize];
+    }
+    let mut partial = false;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        let text = TABLE[i].text.as_bytes();
+        if rest.starts_with(text) {
+            return Match::Found(i);
+        }
+        partial |= text.starts_with(rest);
+        candidates &= candidates - 1;
+    }
+    if partial {
+        Match::Partial
+    } else {
+        Match::None
+    }
+}
+
+/// The longest marker, in bytes: the most text mode ever holds back.
+pub(crate) const fn longest() -> usize {
+    let table = build();
+    let mut longest = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if table[i].text.len() > longest {
+            longest = table[i].text.len();
+        }
+        i += 1;
+    }
+    longest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Format;
+
+    #[test]
+    fn every_group_marker_is_in_the_table() {
+        for &group in Group::ALL {
+            for (index, start) in group.starts().iter().enumerate() {
+                let found = TABLE.iter().position(|e| e.text == start.text);
+                let entry = found.map(|i| TABLE[i]).expect(start.text);
+                assert_eq!(entry.role, Role::Start { group, index });
+                assert!(starts_of(start.formats) & 1 << found.unwrap() != 0);
+            }
+            for end in group.prose_ends() {
+                assert!(TABLE.iter().any(|e| e.text == *end), "{end}");
+            }
+        }
+        // Every format is opened by some marker or may start a message bare.
+        for &format in Format::ALL {
+            let group = format.group();
+            let marked = group.starts().iter().any(|s| s.formats.contains(format));
+            let bare = group.bare().is_some_and(|b| b.formats.contains(format));
+            assert!(marked || bare, "{format:?} can never be read");
+        }
+    }
+
+    #[test]
+    fn markers_are_prefix_free_and_start_with_a_stop_byte() {
+        for (i, a) in TABLE.iter().enumerate() {
+            assert!(a.text.starts_with(['<', '[']), "{}", a.text);
+            // Nothing past the first byte can begin a marker: a stop inside a marker never
+            // hides one.
+            assert!(!a.text[1..].contains(['<', '[']), "{}", a.text);
+            for (j, b) in TABLE.iter().enumerate() {
+                assert!(
+                    i == j || !b.text.starts_with(a.text),
+                    "{} prefixes {}",
+                    a.text,
+                    b.text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn match_at_tells_markers_apart() {
+        let all = Mask::MAX;
+        let found = |text: &str| match match_at(text.as_bytes(), all) {
+            Match::Found(i) => Some(TABLE[i].text),
+            _ => None,
+        };
+        for entry in &TABLE {
+            assert_eq!(found(&format!("{}xyz", entry.text)), Some(entry.text));
+            let cut = &entry.text[..entry.text.len() - 1];
+            assert_eq!(match_at(cut.as_bytes(), all), Match::Partial, "{cut}");
+        }
+        assert_eq!(match_at(b"<tool_cake>", all), Match::None);
+        assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
+        assert!(longest() >= "<|tool_calls_section_begin|>".len());
+    }
+}

@@ -1,0 +1,42 @@
+//! `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (before v11) and, per call,
+//! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later). The
+//! model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
+
+mod decode;
+mod machine;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+const TOOL_CALLS: &str = "[TOOL_CALLS]";
+static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
+const ARGS: &str = "[ARGS]";
+const CALL_ID: &str = "[CALL_ID]";
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[Start {
+        text: TOOL_CALLS,
+        formats: FormatSet::only(Format::Mistral),
+    }];
+
+    type Machine = machine::MistralCall;
+
+    fn open(_start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        machine::MistralCall::new(at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}

@@ -1,0 +1,185 @@
+//! The stream machine of pythonic regions: the list is followed through its strings and
+//! brackets, and each call announced at its `name(`.
+
+use super::super::grammar::{Machine, Verdict};
+use super::super::machine::{close_last, named, starts, ws};
+use super::{starts_call_list, PYTHON_END};
+use crate::scan::call_scan::CallRecord;
+use crate::scan::find::find_any3;
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// After `<|python_start|>`: the list must open.
+    Open(usize),
+    List,
+    AfterList(usize, usize),
+    ToEnd,
+}
+
+pub(crate) struct PythonicCall {
+    bare: bool,
+    /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
+    prelude: bool,
+    state: State,
+    pos: usize,
+    list_start: usize,
+    depth: usize,
+    quote: Option<u8>,
+    escaped: bool,
+    name_start: Option<usize>,
+    records: Vec<CallRecord>,
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80
+}
+
+impl PythonicCall {
+    pub fn new(bare: bool, at: usize) -> Self {
+        Self {
+            bare,
+            prelude: bare,
+            state: if bare { State::List } else { State::Open(at) },
+            pos: at,
+            list_start: at,
+            depth: 0,
+            quote: None,
+            escaped: false,
+            name_start: None,
+            records: Vec::new(),
+        }
+    }
+}
+
+impl Machine for PythonicCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        loop {
+            match self.state {
+                State::Open(p) => {
+                    let q = ws(b, p);
+                    if q == b.len() {
+                        self.state = State::Open(q);
+                        return Verdict::More;
+                    }
+                    if b[q] != b'[' {
+                        self.state = State::ToEnd;
+                        continue;
+                    }
+                    self.pos = q;
+                    self.list_start = q;
+                    self.state = State::List;
+                }
+                State::List => {
+                    if let Some(verdict) = self.list(buf) {
+                        return verdict;
+                    }
+                }
+                State::AfterList(end, p) => {
+                    let q = ws(b, p);
+                    return match starts(b, q, PYTHON_END) {
+                        None => {
+                            self.state = State::AfterList(end, q);
+                            Verdict::More
+                        }
+                        Some(true) => Verdict::End(q + PYTHON_END.len()),
+                        Some(false) => Verdict::End(end),
+                    };
+                }
+                State::ToEnd => return Verdict::More,
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        &self.records
+    }
+
+    fn undecided(&self) -> bool {
+        self.prelude
+    }
+}
+
+impl PythonicCall {
+    /// Scans the list: strings, nesting, and the `name(` of each call at depth 1.
+    fn list(&mut self, buf: &str) -> Option<Verdict> {
+        let b = buf.as_bytes();
+        while self.pos < b.len() {
+            let i = self.pos;
+            if let Some(quote) = self.quote {
+                if self.escaped {
+                    self.escaped = false;
+                    self.pos += 1;
+                    continue;
+                }
+                let Some(found) = find_any3(quote, b'\\', b'\n', &b[i..]) else {
+                    self.pos = b.len();
+                    break;
+                };
+                self.pos = i + found + 1;
+                match b[i + found] {
+                    b'\\' => self.escaped = true,
+                    _ => self.quote = None,
+                }
+                continue;
+            }
+            self.pos = i + 1;
+            let c = b[i];
+            match c {
+                b'\'' | b'"' => {
+                    self.quote = Some(c);
+                    self.name_start = None;
+                }
+                b'(' | b'[' | b'{' => {
+                    if c == b'(' && self.depth == 1 {
+                        if let Some(start) = self.name_start.take() {
+                            if self.prelude {
+                                if !starts_call_list(&buf[self.list_start..=i]) {
+                                    return Some(Verdict::NotMine);
+                                }
+                                self.prelude = false;
+                            }
+                            let item = self.records.len();
+                            self.records
+                                .push(named(buf[start..i].trim(), None, true, item));
+                        }
+                    }
+                    if self.prelude && (c != b'[' || self.depth > 0) {
+                        return Some(Verdict::NotMine);
+                    }
+                    self.depth += 1;
+                }
+                b')' | b']' | b'}' => {
+                    if self.prelude {
+                        return Some(Verdict::NotMine);
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 1 && c == b')' {
+                        close_last(&mut self.records);
+                    }
+                    if self.depth == 0 {
+                        let end = i + 1;
+                        if self.bare {
+                            return Some(Verdict::End(end));
+                        }
+                        self.state = State::AfterList(end, end);
+                        return None;
+                    }
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ if self.depth == 1 && is_name_byte(c) => {
+                    self.name_start.get_or_insert(i);
+                }
+                _ => {
+                    if self.prelude {
+                        return Some(Verdict::NotMine);
+                    }
+                    if self.depth == 1 {
+                        self.name_start = None;
+                    }
+                }
+            }
+        }
+        Some(Verdict::More)
+    }
+}

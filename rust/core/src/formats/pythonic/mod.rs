@@ -1,0 +1,70 @@
+//! `pythonic` (Llama 4, Olmo 3, LFM2): `[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]`,
+//! optionally inside `<|python_start|>…<|python_end|>`. Arguments are Python literals read by
+//! `literal` (never evaluated); a call with anything else (a name, an expression, a positional
+//! argument) is an error for that call, and the other calls are still read.
+//!
+//! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
+
+mod decode;
+mod machine;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Bare, Grammar, Open, Start};
+use super::literal::Literals;
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+
+const PYTHON_START: &str = "<|python_start|>";
+const PYTHON_END: &str = "<|python_end|>";
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[Start {
+        text: PYTHON_START,
+        formats: FormatSet::only(Format::Pythonic),
+    }];
+    const BARE: Option<Bare> = Some(Bare {
+        first: b'[',
+        formats: FormatSet::only(Format::Pythonic),
+    });
+
+    type Machine = machine::PythonicCall;
+
+    fn claims_bare(message: &str) -> bool {
+        starts_call_list(message)
+    }
+
+    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+        machine::PythonicCall::new(start.is_none(), at)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}
+
+/// Whether `text` starts with `[`, a (dotted) name and `(`.
+fn starts_call_list(text: &str) -> bool {
+    let mut reader = Literals::new(text, 0, text.len());
+    reader.eat(b'[') && {
+        reader.skip_ws();
+        dotted_name(&mut reader).is_some() && reader.eat(b'(')
+    }
+}
+
+fn dotted_name<'t>(reader: &mut Literals<'t>) -> Option<&'t str> {
+    let start = reader.pos;
+    reader.identifier()?;
+    while reader.peek() == Some(b'.') {
+        reader.pos += 1;
+        reader.identifier()?;
+    }
+    Some(&reader.text[start..reader.pos])
+}

@@ -1,0 +1,260 @@
+//! The stream machine of token-delimited regions.
+
+use super::super::cursor::Seek;
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::{Header, Tokens};
+use crate::scan::call_scan::{CallRecord, CallScanner};
+use crate::scan::find::find_byte;
+
+const FENCE: &str = "```";
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Between calls of a section.
+    Between(usize),
+    /// After `CALL_BEGIN` at `.0`: the header runs to `SEP`, looked for from `.1`.
+    Header(usize, usize),
+    /// After `SEP`, waiting for the body's first byte (header text range kept).
+    Body {
+        body: usize,
+        header: (usize, usize),
+    },
+    /// DeepSeek V3: the name line that starts at `.0`, read up to `.1`.
+    V3Name(usize, usize),
+    V3Fence(usize),
+    V3Open(usize),
+    Args {
+        v3: bool,
+    },
+    V3Close(usize),
+    AfterArgs(usize),
+    /// A failed call: its markup runs to `CALL_END`, looked for from here.
+    SeekEnd(usize),
+}
+
+pub(crate) struct SectionCall {
+    tokens: &'static Tokens,
+    open: Open,
+    in_section: bool,
+    state: State,
+    header_end: Seek,
+    call_end: Seek,
+    args: Option<JsonValue>,
+    records: Vec<CallRecord>,
+}
+
+impl SectionCall {
+    /// A region opened by the section marker (`in_section`) or a call marker, ending at `at`.
+    pub fn new(tokens: &'static Tokens, in_section: bool, at: usize, open: Open) -> Self {
+        Self {
+            tokens,
+            open,
+            in_section,
+            state: if in_section {
+                State::Between(at)
+            } else {
+                State::Header(at, at)
+            },
+            header_end: Seek::new(&tokens.header_ends),
+            call_end: Seek::new(&tokens.call_end),
+            args: None,
+            records: Vec::new(),
+        }
+    }
+
+    /// After a call: the next one in the section, or the end of the region.
+    fn next(&mut self, at: usize) -> Option<Verdict> {
+        close_last(&mut self.records);
+        if self.in_section {
+            self.state = State::Between(at);
+            None
+        } else {
+            Some(Verdict::End(at))
+        }
+    }
+
+    fn start_args(&mut self, at: usize, v3: bool) {
+        if let Some(record) = self.records.last_mut() {
+            record.args_start = Some(at);
+        }
+        self.args = Some(JsonValue::new(at, self.open.json));
+        self.state = State::Args { v3 };
+    }
+}
+
+impl Machine for SectionCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        let t = self.tokens;
+        loop {
+            match self.state {
+                State::Between(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[t.call_begin, t.section_end]) {
+                        Err(()) => {
+                            self.state = State::Between(q);
+                            return Verdict::More;
+                        }
+                        Ok(Some(0)) => {
+                            let header = q + t.call_begin.len();
+                            self.state = State::Header(header, header);
+                        }
+                        Ok(Some(_)) => return Verdict::End(q + t.section_end.len()),
+                        Ok(None) => return Verdict::End(q),
+                    }
+                }
+                State::Header(h, from) => match self.header_end.find(b, from) {
+                    None => return Verdict::More,
+                    Some(found) if found.pattern == 0 => {
+                        self.state = State::Body {
+                            body: found.end,
+                            header: (h, found.start),
+                        };
+                    }
+                    Some(found) => {
+                        if let Some(verdict) = self.next(found.end) {
+                            return verdict;
+                        }
+                    }
+                },
+                State::Body { body, header } => {
+                    let q = ws(b, body);
+                    if q == b.len() {
+                        return Verdict::More;
+                    }
+                    let header = buf[header.0..header.1].trim();
+                    let item = self.records.len();
+                    match (t.header)(header, b[q], self.open.formats) {
+                        Header::Call { name, id } => {
+                            self.records.push(named(&name, id, false, item));
+                        }
+                        Header::NameOnNextLine => {
+                            self.state = State::V3Name(body, body);
+                            continue;
+                        }
+                        Header::Fail => {
+                            self.state = State::SeekEnd(body);
+                            continue;
+                        }
+                    }
+                    if matches!(b[q], b'{' | b'[') {
+                        self.start_args(q, false);
+                    } else {
+                        if let Some(record) = self.records.last_mut() {
+                            record.derived = true;
+                        }
+                        self.state = State::SeekEnd(q);
+                    }
+                }
+                State::V3Name(body, scanned) => {
+                    let Some(at) = find_byte(b'\n', &b[scanned..]).map(|i| scanned + i) else {
+                        self.state = State::V3Name(body, b.len());
+                        return Verdict::More;
+                    };
+                    let name = buf[body..at].trim();
+                    if name.is_empty() {
+                        self.state = State::SeekEnd(body);
+                        continue;
+                    }
+                    let item = self.records.len();
+                    self.records.push(named(name, None, false, item));
+                    self.state = State::V3Fence(at);
+                }
+                State::V3Fence(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, FENCE) {
+                        None => {
+                            self.state = State::V3Fence(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => self.state = State::V3Open(q + FENCE.len()),
+                        Some(false) => self.state = State::SeekEnd(q),
+                    }
+                }
+                State::V3Open(p) => {
+                    let q = match starts(b, p, "json") {
+                        None => return Verdict::More,
+                        Some(true) => p + "json".len(),
+                        Some(false) => p,
+                    };
+                    let r = ws(b, q);
+                    if r == b.len() {
+                        return Verdict::More;
+                    }
+                    if matches!(b[r], b'{' | b'[') {
+                        self.start_args(r, true);
+                    } else {
+                        self.state = State::SeekEnd(r);
+                    }
+                }
+                State::Args { v3 } => {
+                    let args = self.args.as_mut().expect("set with the state");
+                    match args.scan(buf) {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => {
+                            if let Some(record) = self.records.last_mut() {
+                                record.args_end = Some(end);
+                            }
+                            self.state = if v3 {
+                                State::V3Close(end)
+                            } else {
+                                State::AfterArgs(end)
+                            };
+                        }
+                        Scanned::Broken(at) => self.state = State::SeekEnd(at),
+                    }
+                }
+                State::V3Close(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, FENCE) {
+                        None => {
+                            self.state = State::V3Close(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => self.state = State::AfterArgs(q + FENCE.len()),
+                        Some(false) => self.state = State::SeekEnd(q),
+                    }
+                }
+                State::AfterArgs(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, t.call_end.text) {
+                        None => {
+                            self.state = State::AfterArgs(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => {
+                            if let Some(verdict) = self.next(q + t.call_end.text.len()) {
+                                return verdict;
+                            }
+                        }
+                        Some(false) => self.state = State::SeekEnd(p),
+                    }
+                }
+                State::SeekEnd(from) => match self.call_end.find(b, from) {
+                    None => return Verdict::More,
+                    Some(found) => {
+                        if let Some(verdict) = self.next(found.end) {
+                            return verdict;
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        &self.records
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match self.state {
+            State::Args { .. } => self.args.as_mut().map(|json| &mut json.scanner),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        self.args.as_ref().map_or(0, |j| j.scanner.pos)
+    }
+}

@@ -1,0 +1,94 @@
+//! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
+//! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
+//! accepted too, and a missing final `CALL_END` at the end of the text. A group of this shape
+//! gives its [`Tokens`]; the decoder and the machine here do the rest.
+
+pub(crate) mod decode;
+pub(crate) mod machine;
+
+use std::ops::Range;
+
+use super::cursor::Markers;
+use super::cx::{Cx, Failure};
+use super::grammar::Start;
+use crate::json::JsonBuilder;
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+pub(crate) struct Tokens {
+    /// The formats using these tokens; a call that fails before its format is known is
+    /// reported as the first allowed one.
+    pub formats: &'static [Format],
+    pub section_end: &'static str,
+    pub call_begin: &'static str,
+    pub sep: Needle,
+    pub call_end: Needle,
+    /// `[section_begin, call_begin]`.
+    pub starts: Markers,
+    /// `[sep, call_end]`: what ends a header.
+    pub header_ends: Markers,
+    /// How the machine reads a header, knowing the body's first byte.
+    pub header: fn(&str, u8, FormatSet) -> Header,
+}
+
+impl Tokens {
+    pub fn first_allowed(&self, allowed: FormatSet) -> Format {
+        self.formats
+            .iter()
+            .copied()
+            .find(|&f| allowed.contains(f))
+            .unwrap_or(self.formats[0])
+    }
+}
+
+/// The start markers of a group of this shape: the section marker, then the call marker.
+pub(crate) const fn starts(
+    section_begin: &'static str,
+    call_begin: &'static str,
+    formats: &[Format],
+) -> [Start; 2] {
+    let formats = FormatSet::of(formats);
+    [
+        Start {
+            text: section_begin,
+            formats,
+        },
+        Start {
+            text: call_begin,
+            formats,
+        },
+    ]
+}
+
+/// What a header says about its call, for the machine.
+pub(crate) enum Header {
+    Call {
+        name: String,
+        id: Option<String>,
+    },
+    /// DeepSeek V3: the name is on the line after the separator, then a ```` ```json ```` fence.
+    NameOnNextLine,
+    Fail,
+}
+
+/// What a format's decoder read from one call's header and body.
+pub(crate) enum Body<V> {
+    Call {
+        format: Format,
+        name: String,
+        id: Option<String>,
+        arguments: V,
+        /// Where the body ends (before `CALL_END`).
+        end: usize,
+    },
+    Fail(Format, Failure),
+}
+
+/// A format's decoder of one call: its header range and where its body starts (before `end`).
+pub(crate) type ReadBody<B> =
+    fn(
+        &mut Cx<'_, '_, B>,
+        Range<usize>,
+        usize,
+        usize,
+    ) -> Result<Body<<B as JsonBuilder>::Value>, <B as JsonBuilder>::Error>;

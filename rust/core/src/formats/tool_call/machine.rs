@@ -1,0 +1,303 @@
+//! The stream machine of the `<tool_call>` group: one call per region, from `<tool_call>` (or a
+//! bare `<function=`) to the end of its markup.
+
+use super::super::cursor::Seek;
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::tags::{
+    body_format, shape_of, CLOSE, CLOSE_NEEDLE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE,
+    KEY, KEY_CLOSE_NEEDLE, PARAMETER, PARAMETER_CLOSE_NEEDLE, VALUE, VALUE_CLOSE_NEEDLE,
+};
+use crate::protocol::Format;
+use crate::scan::call_scan::{CallRecord, CallScanner};
+use crate::scan::find::find_either;
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// After `<tool_call>`: the body's first bytes decide its format.
+    Shape(usize),
+    Json,
+    AfterJson(usize),
+    /// A failed call: its markup runs to the closing tag, looked for from here.
+    SeekClose(usize),
+    /// A name (`<function=NAME>`, `<parameter=NAME>`, glm45's) that starts at `start`, read up
+    /// to `scanned`.
+    QName { start: usize, scanned: usize },
+    QBetween(usize),
+    QParamName { start: usize, scanned: usize },
+    /// A parameter value that starts here.
+    QValue(usize),
+    QAfterFunction(usize),
+    GName { start: usize, scanned: usize },
+    GBetween(usize),
+    GKey(usize),
+    GValueTag(usize),
+    GValue(usize),
+}
+
+pub(crate) struct TagCall {
+    open: Open,
+    /// `<tool_call>` around the call (else a bare `<function=…>`, closed by `</function>`).
+    wrapped: bool,
+    state: State,
+    close: Seek,
+    parameter_close: Seek,
+    key_close: Seek,
+    value_close: Seek,
+    json: Option<JsonValue>,
+    records: Vec<CallRecord>,
+}
+
+/// The first `>` or newline of a name that started at `start`, resuming at `scanned`; `Err`
+/// with the new resume point while neither has come.
+fn name_end(b: &[u8], scanned: usize, stop: u8) -> Result<usize, usize> {
+    match find_either(stop, b'\n', &b[scanned..]) {
+        Some(i) => Ok(scanned + i),
+        None => Err(b.len()),
+    }
+}
+
+impl TagCall {
+    pub fn new(wrapped: bool, at: usize, open: Open) -> Self {
+        let state = if wrapped {
+            State::Shape(at)
+        } else {
+            State::QName {
+                start: at,
+                scanned: at,
+            }
+        };
+        Self {
+            open,
+            wrapped,
+            state,
+            close: Seek::new(if wrapped {
+                &CLOSE_NEEDLE
+            } else {
+                &FUNCTION_CLOSE_NEEDLE
+            }),
+            parameter_close: Seek::new(&PARAMETER_CLOSE_NEEDLE),
+            key_close: Seek::new(&KEY_CLOSE_NEEDLE),
+            value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
+            json: None,
+            records: Vec::new(),
+        }
+    }
+
+    fn end(&mut self, end: usize) -> Verdict {
+        close_last(&mut self.records);
+        Verdict::End(end)
+    }
+
+    fn shape(&mut self, b: &[u8], p: usize) -> Option<Verdict> {
+        let q = ws(b, p);
+        if q == b.len() {
+            self.state = State::Shape(q);
+            return Some(Verdict::More);
+        }
+        let is_function = if matches!(b[q], b'{' | b'[') {
+            false
+        } else {
+            match starts(b, q, FUNCTION) {
+                None => {
+                    self.state = State::Shape(q);
+                    return Some(Verdict::More);
+                }
+                Some(is_function) => is_function,
+            }
+        };
+        let shape = shape_of(b[q], is_function);
+        self.state = match body_format(shape, self.open.formats) {
+            Format::Hermes => {
+                self.json = Some(JsonValue::new(q, self.open.json));
+                State::Json
+            }
+            Format::Qwen3Coder if shape == Format::Qwen3Coder => State::QName {
+                start: q + FUNCTION.len(),
+                scanned: q + FUNCTION.len(),
+            },
+            Format::Qwen3Coder => State::SeekClose(q),
+            _ => State::GName {
+                start: q,
+                scanned: q,
+            },
+        };
+        None
+    }
+}
+
+impl Machine for TagCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        loop {
+            match self.state {
+                State::Shape(p) => {
+                    if let Some(verdict) = self.shape(b, p) {
+                        return verdict;
+                    }
+                }
+                State::Json => {
+                    let json = self.json.as_mut().expect("set with the state");
+                    match json.scan(buf) {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => self.state = State::AfterJson(end),
+                        Scanned::Broken(at) => self.state = State::SeekClose(at),
+                    }
+                }
+                State::AfterJson(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, CLOSE) {
+                        None => {
+                            self.state = State::AfterJson(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => return Verdict::End(q + CLOSE.len()),
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::SeekClose(from) => {
+                    return match self.close.find(b, from) {
+                        Some(found) => Verdict::End(found.end),
+                        None => Verdict::More,
+                    };
+                }
+                State::QName { start, scanned } => {
+                    let at = match name_end(b, scanned, b'>') {
+                        Ok(at) => at,
+                        Err(scanned) => {
+                            self.state = State::QName { start, scanned };
+                            return Verdict::More;
+                        }
+                    };
+                    let name = buf[start..at].trim();
+                    if b[at] == b'\n' || name.is_empty() {
+                        self.state = State::SeekClose(start);
+                        continue;
+                    }
+                    let item = self.records.len();
+                    self.records.push(named(name, None, true, item));
+                    self.state = State::QBetween(at + 1);
+                }
+                State::QBetween(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE]) {
+                        Err(()) => {
+                            self.state = State::QBetween(q);
+                            return Verdict::More;
+                        }
+                        Ok(Some(0)) => {
+                            let start = q + PARAMETER.len();
+                            self.state = State::QParamName {
+                                start,
+                                scanned: start,
+                            };
+                        }
+                        Ok(Some(_)) => {
+                            let after = q + FUNCTION_CLOSE.len();
+                            if !self.wrapped {
+                                return self.end(after);
+                            }
+                            self.state = State::QAfterFunction(after);
+                        }
+                        Ok(None) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::QParamName { start, scanned } => {
+                    let at = match name_end(b, scanned, b'>') {
+                        Ok(at) => at,
+                        Err(scanned) => {
+                            self.state = State::QParamName { start, scanned };
+                            return Verdict::More;
+                        }
+                    };
+                    if b[at] == b'\n' || buf[start..at].trim().is_empty() {
+                        self.state = State::SeekClose(start);
+                        continue;
+                    }
+                    self.state = State::QValue(at + 1);
+                }
+                State::QValue(from) => match self.parameter_close.find(b, from) {
+                    Some(found) => self.state = State::QBetween(found.end),
+                    None => return Verdict::More,
+                },
+                State::QAfterFunction(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, CLOSE) {
+                        None => {
+                            self.state = State::QAfterFunction(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => return self.end(q + CLOSE.len()),
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::GName { start, scanned } => {
+                    let at = match name_end(b, scanned, b'<') {
+                        Ok(at) => at,
+                        Err(scanned) => {
+                            self.state = State::GName { start, scanned };
+                            return Verdict::More;
+                        }
+                    };
+                    let name = buf[start..at].trim();
+                    if name.is_empty() || name.contains(char::is_whitespace) {
+                        self.state = State::SeekClose(start);
+                        continue;
+                    }
+                    let item = self.records.len();
+                    self.records.push(named(name, None, true, item));
+                    self.state = State::GBetween(at);
+                }
+                State::GBetween(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[KEY, CLOSE]) {
+                        Err(()) => {
+                            self.state = State::GBetween(q);
+                            return Verdict::More;
+                        }
+                        Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
+                        Ok(Some(_)) => return self.end(q + CLOSE.len()),
+                        Ok(None) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::GKey(from) => match self.key_close.find(b, from) {
+                    Some(found) => self.state = State::GValueTag(found.end),
+                    None => return Verdict::More,
+                },
+                State::GValueTag(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, VALUE) {
+                        None => {
+                            self.state = State::GValueTag(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => self.state = State::GValue(q + VALUE.len()),
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::GValue(from) => match self.value_close.find(b, from) {
+                    Some(found) => self.state = State::GBetween(found.end),
+                    None => return Verdict::More,
+                },
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        match &self.json {
+            Some(json) => &json.scanner.records,
+            None => &self.records,
+        }
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match self.state {
+            State::Json => self.json.as_mut().map(|json| &mut json.scanner),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        self.json.as_ref().map_or(0, |j| j.scanner.pos)
+    }
+}

@@ -1,0 +1,46 @@
+//! The `<tool_call>` tag shared by hermes (a JSON body), qwen3_coder (`<function=NAME>`) and
+//! glm45 (a name, then `<arg_key>`/`<arg_value>` pairs): the body decides which, among the
+//! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too.
+
+mod decode;
+mod glm45;
+mod hermes;
+mod machine;
+mod qwen3_coder;
+mod tags;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[
+        Start {
+            text: tags::OPEN,
+            formats: FormatSet::of(&[Format::Hermes, Format::Qwen3Coder, Format::Glm45]),
+        },
+        Start {
+            text: tags::FUNCTION,
+            formats: FormatSet::only(Format::Qwen3Coder),
+        },
+    ];
+
+    type Machine = machine::TagCall;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        machine::TagCall::new(start == Some(0), at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}

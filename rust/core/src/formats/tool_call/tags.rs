@@ -1,0 +1,110 @@
+//! The tags of the `<tool_call>` group and the small rules the decoder and the machine share.
+
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::{find_either, Needle};
+
+use super::super::cursor::TextSeek;
+use super::super::cx::skip_ws;
+
+pub(crate) const OPEN: &str = "<tool_call>";
+pub(crate) const CLOSE: &str = "</tool_call>";
+pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
+
+/// qwen3_coder.
+pub(crate) const FUNCTION: &str = "<function=";
+pub(crate) const FUNCTION_CLOSE: &str = "</function>";
+pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
+pub(crate) const PARAMETER: &str = "<parameter=";
+pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
+pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
+
+/// glm45.
+pub(crate) const KEY: &str = "<arg_key>";
+pub(crate) const KEY_CLOSE: &str = "</arg_key>";
+pub(crate) static KEY_CLOSE_NEEDLE: Needle = Needle::new(KEY_CLOSE);
+pub(crate) const VALUE: &str = "<arg_value>";
+pub(crate) const VALUE_CLOSE: &str = "</arg_value>";
+pub(crate) static VALUE_CLOSE_NEEDLE: Needle = Needle::new(VALUE_CLOSE);
+
+/// The formats, in the order a body of a shape whose format is off is tried.
+const FORMATS: [Format; 3] = [Format::Hermes, Format::Qwen3Coder, Format::Glm45];
+
+/// Which format a `<tool_call>` body is read as: by its shape (`{`/`[` hermes, `<function=`
+/// qwen3_coder, a name glm45), or, when that format is not allowed, the first allowed one (which
+/// then usually fails, visibly).
+pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
+    if allowed.contains(shape) {
+        return shape;
+    }
+    FORMATS
+        .into_iter()
+        .find(|&f| allowed.contains(f))
+        .unwrap_or(shape)
+}
+
+/// The shape of a body that starts with `first` (`is_function`: with `<function=`).
+pub(crate) fn shape_of(first: u8, is_function: bool) -> Format {
+    if matches!(first, b'{' | b'[') {
+        Format::Hermes
+    } else if is_function {
+        Format::Qwen3Coder
+    } else {
+        Format::Glm45
+    }
+}
+
+/// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
+/// on the same line, and the position after the `>`.
+pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
+    let bytes = &text.as_bytes()[start..end];
+    let gt = find_either(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
+    let name = text[start..start + gt].trim();
+    (!name.is_empty()).then_some((name, start + gt + 1))
+}
+
+/// Strips the one newline the templates put after an opening tag and before a closing tag.
+pub(crate) fn strip_newlines(value: &str) -> &str {
+    let value = value
+        .strip_prefix("\r\n")
+        .or_else(|| value.strip_prefix('\n'))
+        .unwrap_or(value);
+    value
+        .strip_suffix("\r\n")
+        .or_else(|| value.strip_suffix('\n'))
+        .unwrap_or(value)
+}
+
+/// Where the markup of a call that ends at `pos` ends: past whitespace and a `</tool_call>`;
+/// a missing `</tool_call>` is accepted at the end of the text. `None` when something else
+/// follows.
+pub(crate) fn close_tag(text: &str, pos: usize, end: usize) -> Option<usize> {
+    let after = skip_ws(text, pos, end);
+    if text[after..end].starts_with(CLOSE) {
+        Some(after + CLOSE.len())
+    } else if after == end {
+        Some(end)
+    } else {
+        None
+    }
+}
+
+/// Closing markers of one region, searched forward once.
+pub(crate) struct Closers<'t> {
+    pub tool_call: TextSeek<'t>,
+    pub parameter: TextSeek<'t>,
+    pub function: TextSeek<'t>,
+    pub arg_key: TextSeek<'t>,
+    pub arg_value: TextSeek<'t>,
+}
+
+impl<'t> Closers<'t> {
+    pub fn new(text: &'t str, end: usize) -> Self {
+        Self {
+            tool_call: TextSeek::new(text, end, &CLOSE_NEEDLE),
+            parameter: TextSeek::new(text, end, &PARAMETER_CLOSE_NEEDLE),
+            function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
+            arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
+            arg_value: TextSeek::new(text, end, &VALUE_CLOSE_NEEDLE),
+        }
+    }
+}

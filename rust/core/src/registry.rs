@@ -1,0 +1,45 @@
+//! The one list of the open-weight text formats.
+//!
+//! Each entry is a group of formats that share their markers and are read by one parser and one
+//! stream machine: the folder `formats/<module>/`, the `Group` variant, then one line per format
+//! (its `Format` variant, its name, and the names other projects give it, accepted by
+//! `format=` and `formats=`). Everything else is generated from this list by the callbacks
+//! that read it: the `Format` and `Group` enums and the names (`protocol`), the module
+//! declarations, the dispatch, the sniffing and stream marker tables (`formats`), and the
+//! Python `toolwire.FORMATS`. Adding a format is one folder and one line here.
+//!
+//! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
+//! names and llama.cpp's chat formats, lower-cased.
+
+macro_rules! for_each_group {
+    ($callback:ident) => {
+        $callback! {
+            tool_call ToolCall [
+                Hermes "hermes" ["hermes2_pro", "qwen25", "qwen", "qwen2_5"],
+                Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5"],
+                Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7"],
+            ]
+            mistral Mistral [
+                Mistral "mistral" ["mistral_nemo", "magistral"],
+            ]
+            llama3_json Llama3Json [
+                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json"],
+            ]
+            pythonic Pythonic [
+                Pythonic "pythonic" ["llama4_pythonic"],
+            ]
+            deepseek Deepseek [
+                DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1"],
+                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1"],
+            ]
+            kimi_k2 KimiK2 [
+                KimiK2 "kimi_k2" ["kimik2"],
+            ]
+            harmony Harmony [
+                Harmony "harmony" ["openai", "gpt_oss"],
+            ]
+        }
+    };
+}
+
+pub(crate) use for_each_group;

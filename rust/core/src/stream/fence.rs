@@ -1,0 +1,308 @@
+//! `~~~tool_call` mode: the same rules as [`crate::scan::fence`] (fence lines on their own, the
+//! closing fence only outside a JSON string, an unterminated block ending at the next opening
+//! fence or the end of the text). The body is appended line by line and scanned once by a
+//! [`CallScanner`], which finds each call's name (to announce it) and the byte span of its
+//! arguments (to forward the model's own bytes). At the closing fence the body is decoded once
+//! by the batch code ([`crate::calls::push_calls_of_text_parsed`]).
+
+use std::mem;
+
+use crate::calls::{push_calls_of_text_parsed, Protocol, TextCallContext, TextPlace};
+use crate::extract::unterminated_block;
+use crate::json::{JsonBuilder, JsonView};
+use crate::scan::call_scan::{CallScanner, Stop};
+use crate::scan::find::{find_byte, find_either};
+
+use super::emit::{Closing, LiveCalls};
+use super::lines::{FenceKind, FenceLine, Step};
+use super::shared::Pos;
+use super::{Ctx, Event, Next};
+
+pub(super) struct FenceBody {
+    /// The opening fence line, from its `~`.
+    open_line: String,
+    open_at: Pos,
+    body_at: Pos,
+    body: String,
+    scanner: CallScanner,
+    /// The classifier of the current line while it may still be a fence line.
+    line: Option<FenceLine>,
+    line_start: usize,
+    line_in_string: bool,
+    quotes: DoubleQuotes,
+    /// The first fence line seen inside a JSON string: (line start, line end, kind).
+    string_fence: Option<(usize, usize, FenceKind)>,
+    live: LiveCalls,
+    block: usize,
+}
+
+/// The next line of `input` (its `\n` included), or all of it.
+pub(super) fn next_line(input: &str) -> &str {
+    let end = find_byte(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
+    &input[..end]
+}
+
+impl FenceBody {
+    /// A block opened by the fence line `held`.
+    pub fn open<B: JsonBuilder>(held: &str, cx: &mut Ctx<'_, B>) -> Box<Self> {
+        let shared = &mut *cx.shared;
+        let open_at = shared.pos;
+        shared.pos = shared.pos.after(held);
+        shared.blocks += 1;
+        Box::new(FenceBody {
+            open_line: held.to_owned(),
+            open_at,
+            body_at: shared.pos,
+            body: String::new(),
+            scanner: CallScanner::new(cx.options.json, false),
+            line: Some(FenceLine::Indent),
+            line_start: 0,
+            line_in_string: false,
+            quotes: DoubleQuotes::default(),
+            string_fence: None,
+            live: LiveCalls::default(),
+            block: shared.blocks - 1,
+        })
+    }
+
+    /// [`super::StreamParser::feed_argument_piece`] in a block (not at the start of a line,
+    /// which may be a fence line).
+    pub fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if self.line.is_some() {
+            return None;
+        }
+        let len = self.body.len();
+        let call = self.live.sending_all(&self.scanner.records, len)?;
+        if !self.scanner.skip_string_piece(len, chunk) {
+            return None;
+        }
+        self.body.push_str(chunk);
+        call.sent_to = self.body.len();
+        // The fence-line rule's own string tracking sees every byte, as on the full path (no
+        // newline here, so no line can end).
+        self.quotes.line_ends(chunk.as_bytes());
+        Some(call.index)
+    }
+
+    /// Feeds the body, line by line.
+    pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let mut used = 0;
+        while used < input.len() {
+            let piece = next_line(&input[used..]);
+            used += piece.len();
+            self.body.push_str(piece);
+            let (line_start, line_in_string) = (self.line_start, self.line_in_string);
+            let mut verdict = FenceKind::None;
+            if let Some(mut line) = self.line.take() {
+                let decided = piece.bytes().find_map(|b| match line.step(b) {
+                    Step::More => None,
+                    Step::Done(kind, _) => Some(kind),
+                });
+                match decided {
+                    Some(kind) => verdict = kind,
+                    None => self.line = Some(line),
+                }
+            }
+            if verdict != FenceKind::None {
+                if !line_in_string || cx.shared.strings_run_to_end {
+                    let line_end = self.body.len();
+                    let rest = self.close(line_start, line_end, verdict, cx)?;
+                    return Ok(Next::replay(used, rest));
+                }
+                if self.string_fence.is_none() {
+                    self.string_fence = Some((line_start, self.body.len(), verdict));
+                }
+            }
+            while self.scanner.scan(&self.body) != Stop::End {}
+            // Which lines may be fence lines is the batch scanner's rule (`"` strings only,
+            // also with repair, where the call scanner reads `'` strings too).
+            if self.quotes.line_ends(piece.as_bytes()) {
+                self.line = Some(FenceLine::Indent);
+                self.line_start = self.body.len();
+                self.line_in_string = self.quotes.in_string();
+            }
+            if cx.shared.events {
+                let safe = if self.line.is_some()
+                    && (!self.line_in_string || cx.shared.strings_run_to_end)
+                {
+                    self.line_start
+                } else {
+                    self.scanner.pos
+                };
+                cx.shared.progress(
+                    &self.body,
+                    &self.scanner.records,
+                    &mut self.live,
+                    safe,
+                    cx.out,
+                );
+            }
+        }
+        Ok(Next::Stay(used))
+    }
+
+    /// Ends a block whose body ends at `end` with a fence line of `kind` ending at `line_end`;
+    /// returns the text after the block that must be looked at again (an opening line that
+    /// begins a new block, or what follows a fallback fence line at the end of the text).
+    fn close<B>(
+        &mut self,
+        end: usize,
+        line_end: usize,
+        kind: FenceKind,
+        cx: &mut Ctx<'_, B>,
+    ) -> Result<String, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let consumed = if kind == FenceKind::Open {
+            end
+        } else {
+            line_end
+        };
+        let rest = self.body[consumed..].to_owned();
+        cx.shared.pos = self.body_at.after(&self.body[..consumed]);
+        self.body.truncate(end);
+        cx.shared.prose.at_line_start = true;
+        if kind == FenceKind::Open {
+            self.unterminated(cx);
+            return Ok(rest);
+        }
+        let context = TextCallContext {
+            protocol: Protocol::TextTagged,
+            what: TextPlace::FenceBlock(self.block),
+            text: &self.body,
+            base: self.body_at.bytes,
+        };
+        let mut outcomes = Vec::new();
+        let mapped =
+            push_calls_of_text_parsed(cx.builder, &context, cx.options.json, &mut outcomes)?;
+        self.announce_quietly(cx);
+        cx.shared.emit_calls(
+            Closing {
+                text: &self.body,
+                records: &self.scanner.records,
+                live: &mut self.live,
+                outcomes,
+                mapped,
+                relative_to: None,
+                at: self.body_at,
+            },
+            cx.out,
+        );
+        Ok(rest)
+    }
+
+    /// The text ended inside the block; returns the text after it to look at again.
+    pub fn finish<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<String, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        if let Some(line) = self.line {
+            let kind = line.at_end();
+            if kind != FenceKind::None {
+                if !self.line_in_string || cx.shared.strings_run_to_end {
+                    let (start, end) = (self.line_start, self.body.len());
+                    return self.close(start, end, kind, cx);
+                }
+                if self.string_fence.is_none() {
+                    self.string_fence = Some((self.line_start, self.body.len(), kind));
+                }
+            }
+        }
+        // No fence line outside a string: like the batch scanner, fall back to the first fence
+        // line inside one, and from now on let fence lines end bodies whatever the strings.
+        cx.shared.strings_run_to_end = true;
+        if let Some((start, end, kind)) = self.string_fence {
+            return self.close(start, end, kind, cx);
+        }
+        cx.shared.pos = self.body_at.after(&self.body);
+        self.unterminated(cx);
+        Ok(String::new())
+    }
+
+    /// Without events, the calls a stream would have announced line by line are counted at
+    /// the end, so that both report the same calls.
+    fn announce_quietly<B: JsonBuilder>(&mut self, cx: &mut Ctx<'_, B>) {
+        if !cx.shared.events {
+            let safe = self.scanner.pos;
+            let records = &self.scanner.records;
+            cx.shared
+                .progress(&self.body, records, &mut self.live, safe, cx.out);
+        }
+    }
+
+    /// Reports a block with no closing fence: invalid, after the calls it announced.
+    fn unterminated<B: JsonBuilder>(&mut self, cx: &mut Ctx<'_, B>) {
+        self.announce_quietly(cx);
+        let mut raw = mem::take(&mut self.open_line);
+        raw.push_str(&self.body);
+        let index = self
+            .live
+            .first_index()
+            .unwrap_or_else(|| cx.shared.take_index());
+        let mut invalid = unterminated_block(
+            &TextPlace::FenceBlock(self.block),
+            index,
+            &raw,
+            self.open_at.bytes,
+        );
+        invalid.offset = Some(self.open_at.chars);
+        invalid.name = self.scanner.records.first().and_then(|r| r.name.clone());
+        let announced: Vec<_> = self.live.live.iter().flatten().cloned().collect();
+        if announced.is_empty() {
+            cx.shared.event(Event::Invalid(invalid), cx.out);
+            return;
+        }
+        for call_live in announced {
+            let mut invalid = invalid.clone();
+            invalid.index = call_live.index;
+            invalid.name.clone_from(&call_live.name);
+            cx.shared.event(Event::Invalid(invalid), cx.out);
+        }
+    }
+}
+
+/// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
+/// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
+/// byte (a newline too). Fed the body one line at a time.
+#[derive(Clone, Copy, Debug, Default)]
+struct DoubleQuotes {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl DoubleQuotes {
+    /// Takes in the next piece of a line (at most one `\n`, at its end); says whether the
+    /// piece ends a line after which a fence line may begin.
+    pub fn line_ends(&mut self, piece: &[u8]) -> bool {
+        let mut i = 0;
+        loop {
+            if self.escaped {
+                if i == piece.len() {
+                    return false;
+                }
+                self.escaped = false;
+                i += 1;
+            }
+            let Some(found) = find_either(b'"', b'\\', &piece[i..]) else {
+                return piece.last() == Some(&b'\n') && i < piece.len();
+            };
+            i += found + 1;
+            if piece[i - 1] == b'"' {
+                self.in_string = !self.in_string;
+            } else if self.in_string {
+                self.escaped = true;
+            }
+        }
+    }
+
+    pub fn in_string(&self) -> bool {
+        self.in_string
+    }
+}

@@ -1,0 +1,271 @@
+//! Region mode: a call region of an open-weight format, from its start marker (or, for the
+//! markerless forms, from the start of the message). The group's machine
+//! ([`crate::formats::grammar::Machine`]) finds names, argument bytes and the end of the
+//! markup as the text grows; the region is then decoded once by the group's decoder
+//! ([`crate::formats::decode_region`]), so every rule of the format lives there.
+//!
+//! A bare candidate (a message starting with `{` or `[`) is held until known: a bare object
+//! that is not a Llama 3 call goes on to raw JSON, a `[` that is not a call list to raw JSON or
+//! text.
+
+use std::mem;
+
+use crate::formats::grammar::{Machine, Open, Verdict};
+use crate::formats::{decode_region, AnyMachine, FormatOptions, Group};
+use crate::json::{JsonBuilder, JsonView};
+
+use super::emit::{Closing, LiveCalls};
+use super::raw::{RawBody, RawKind};
+use super::shared::Pos;
+use super::{Ctx, Mode, Next};
+
+pub(super) struct RegionBody {
+    group: Group,
+    /// Where the region starts in the input.
+    at: Pos,
+    /// The region's text, from its start marker.
+    text: String,
+    machine: AnyMachine,
+    live: LiveCalls,
+    /// Calls are announced before the region ends (not for held message-start candidates).
+    announce: bool,
+    in_think: bool,
+}
+
+/// The length of the next piece of `input` for a region holding `held` bytes, on a character
+/// boundary: a region copies its input into its own buffer, so it takes a piece no longer than
+/// that buffer (at least 4 KiB), and one long chunk holding many short regions is copied once,
+/// not once per region. The engine is chunk-invariant, so pieces change no result.
+fn piece_len(input: &str, held: usize) -> usize {
+    let mut end = input.len().min(held.max(4096));
+    while !input.is_char_boundary(end) {
+        end += 1;
+    }
+    end
+}
+
+impl RegionBody {
+    /// The region opened by `group.starts()[start]`, whose text `held` has been read.
+    pub fn open<B: JsonBuilder>(
+        group: Group,
+        start: usize,
+        held: &str,
+        cx: &Ctx<'_, B>,
+    ) -> Box<Self> {
+        let open = Open {
+            formats: cx.options.formats,
+            json: cx.options.json,
+        };
+        Box::new(Self {
+            group,
+            at: cx.shared.pos,
+            text: held.to_owned(),
+            machine: group.open(Some(start), held.len(), open),
+            live: LiveCalls::default(),
+            announce: true,
+            in_think: cx.shared.prose.in_think,
+        })
+    }
+
+    /// A message-start candidate of `group`'s markerless form.
+    pub fn bare<B: JsonBuilder>(group: Group, cx: &Ctx<'_, B>) -> Box<Self> {
+        let open = Open {
+            formats: cx.options.formats,
+            json: cx.options.json,
+        };
+        Box::new(Self {
+            group,
+            at: cx.shared.pos,
+            text: String::new(),
+            machine: group.open(None, 0, open),
+            live: LiveCalls::default(),
+            announce: false,
+            in_think: false,
+        })
+    }
+
+    /// [`super::StreamParser::feed_argument_piece`] in a region: takes `chunk` and returns the
+    /// call's index when it only continues an argument string of an announced call.
+    pub fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
+        if !self.announce {
+            return None;
+        }
+        let len = self.text.len();
+        let call = self.live.sending_all(self.machine.records(), len)?;
+        if !self.machine.reading_json()?.skip_string_piece(len, chunk) {
+            return None;
+        }
+        self.text.push_str(chunk);
+        call.sent_to = self.text.len();
+        Some(call.index)
+    }
+
+    /// Feeds the region.
+    pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let input = &input[..piece_len(input, self.text.len())];
+        let old = self.text.len();
+        self.text.push_str(input);
+        let verdict = self.machine.advance(&self.text);
+        let end = match verdict {
+            Verdict::More => {
+                if self.announce && cx.shared.events {
+                    let safe = self.machine.safe();
+                    let records = self.machine.records();
+                    cx.shared
+                        .progress(&self.text, records, &mut self.live, safe, cx.out);
+                }
+                return Ok(Next::Stay(input.len()));
+            }
+            Verdict::NotMine => return Ok(self.give_back(input.len(), cx)),
+            Verdict::End(end) | Verdict::Prose { end, .. } => end,
+        };
+        // What follows the region goes back to text mode; a region may end before this input
+        // (at a marker split across chunks), then its tail is looked at again.
+        let (used, rest) = if end >= old {
+            (end - old, String::new())
+        } else {
+            (input.len(), self.text[end..].to_owned())
+        };
+        self.text.truncate(end);
+        if let Verdict::Prose { reasoning, .. } = verdict {
+            self.open_message(reasoning, cx);
+            return Ok(Next::replay(used, rest));
+        }
+        Ok(match self.close(cx)? {
+            Some(next) => {
+                // Raw JSON takes what the bare candidate gave back; the rest follows it.
+                let Next::To(_, mode, mut replay) = next else {
+                    unreachable!("a closed region hands over")
+                };
+                replay.push_str(&rest);
+                Next::To(used, mode, replay)
+            }
+            None => Next::replay(used, rest),
+        })
+    }
+
+    /// The text ended inside the region: its markup runs to the end. Returns what to look at
+    /// again, and in which mode.
+    pub fn finish<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<Option<(Mode, String)>, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let next = if self.machine.undecided() {
+            Some(self.give_back(0, cx))
+        } else {
+            self.close(cx)?
+        };
+        Ok(next.map(|next| match next {
+            Next::To(_, mode, replay) => (mode, replay),
+            Next::Stay(_) => unreachable!("a finished region hands over"),
+        }))
+    }
+
+    /// A harmony message that is not a call: drop its header, and read its body as content or
+    /// reasoning until its end marker.
+    fn open_message<B: JsonBuilder>(&mut self, reasoning: bool, cx: &mut Ctx<'_, B>) {
+        let shared = &mut *cx.shared;
+        shared.flush(cx.out);
+        shared.pos = self.at.after(&self.text);
+        shared.prose.message = Some((self.group, reasoning));
+        if reasoning {
+            shared.begin_reasoning(cx.out);
+        }
+        shared.after_markup(&self.text);
+    }
+
+    /// Decodes the finished region with the group's decoder and reports its calls and prose.
+    /// A bare candidate that decodes to no call hands over to raw JSON: the hand-over is
+    /// returned.
+    fn close<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<Option<Next>, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        // Every call of the region is announced before the first one ends, whatever the
+        // chunking (the region is decoded as a whole).
+        let safe = self.machine.safe();
+        if self.announce {
+            let records = self.machine.records();
+            cx.shared
+                .progress(&self.text, records, &mut self.live, safe, cx.out);
+        }
+        let first_index = self.live.first_index();
+        let options = FormatOptions {
+            json: cx.options.json,
+            tools: cx.tools,
+            calls_in_reasoning: cx.options.calls_in_reasoning,
+        };
+        let decoded = decode_region(
+            cx.builder,
+            &self.text,
+            self.group,
+            cx.options.formats,
+            options,
+            self.in_think,
+            first_index.unwrap_or(cx.shared.peek_index()),
+        )?;
+        if !self.announce {
+            if decoded.outcomes.is_empty() {
+                return self.not_mine(cx).map(Some);
+            }
+            let records = self.machine.records();
+            cx.shared
+                .progress(&self.text, records, &mut self.live, safe, cx.out);
+        }
+        let shared = &mut *cx.shared;
+        shared.emit_calls(
+            Closing {
+                text: &self.text,
+                records: self.machine.records(),
+                live: &mut self.live,
+                outcomes: decoded.outcomes,
+                mapped: true,
+                relative_to: Some(self.at),
+                at: self.at,
+            },
+            cx.out,
+        );
+        shared.prose_out(&decoded.content, self.in_think, cx.out);
+        if let Some(reasoning) = decoded.reasoning {
+            shared.prose_out(&reasoning, true, cx.out);
+        }
+        shared.pos = self.at.after(&self.text);
+        shared.after_markup(&self.text);
+        Ok(None)
+    }
+
+    /// A bare candidate that is not its format: raw JSON (when enabled) takes its first value,
+    /// and what follows is looked at again; else it is text.
+    fn not_mine<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        match self.machine.raw_value_end(self.text.len()) {
+            Some(first_end) if cx.options.raw_json.is_some() => {
+                let rest = self.text[first_end..].to_owned();
+                let mut raw = RawBody::closed_value(&self.text[..first_end], self.at, cx);
+                raw.close(first_end, first_end, cx)?;
+                Ok(Next::To(0, Mode::Text, rest))
+            }
+            _ => Ok(self.give_back(0, cx)),
+        }
+    }
+
+    /// Gives the candidate's text back, to raw JSON when it may be a JSON list, else to text.
+    fn give_back<B: JsonBuilder>(&mut self, used: usize, cx: &mut Ctx<'_, B>) -> Next {
+        cx.shared.pos = self.at;
+        let text = mem::take(&mut self.text);
+        if cx.options.raw_json.is_some() && self.group.bare().is_some_and(|b| b.first == b'[') {
+            let raw = RawBody::new(RawKind::Whole, String::new(), cx);
+            return Next::To(used, Mode::Raw(raw), text);
+        }
+        Next::To(used, Mode::Text, text)
+    }
+}

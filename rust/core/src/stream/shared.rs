@@ -1,0 +1,200 @@
+//! What every mode of the stream shares: the position in the input, the prose state (think
+//! spans, code, the message start), the text not yet sent, and the numbering of calls. Modes
+//! write through these methods only; none reaches into another mode.
+
+use std::collections::HashSet;
+use std::mem;
+
+use crate::formats::Group;
+use crate::ids::generate_id;
+
+use super::spans::CodeSpans;
+use super::Event;
+
+/// A position in the input: bytes and characters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Pos {
+    pub bytes: usize,
+    pub chars: usize,
+}
+
+impl Pos {
+    pub fn after(self, s: &str) -> Pos {
+        Pos {
+            bytes: self.bytes + s.len(),
+            chars: self.chars + s.chars().count(),
+        }
+    }
+}
+
+/// Where the prose is, as text mode and the modes that hand back to it see it.
+#[derive(Debug, Default)]
+pub(super) struct Prose {
+    pub in_think: bool,
+    /// A `<think>` span (or a reasoning message) was seen.
+    pub saw_think: bool,
+    /// Non-blank reasoning has been sent (a new reasoning block starts on a new line).
+    pub reasoning_sent: bool,
+    pub at_line_start: bool,
+    /// Inside a ```` ``` ```` code block.
+    pub in_code: bool,
+    /// Non-whitespace content (or a call) has been seen: raw JSON `whole` and the bare formats
+    /// no longer apply.
+    pub message_started: bool,
+    /// Inline code spans of the prose (markers in them are prose).
+    pub spans: CodeSpans,
+    /// Inside the body of a group's prose message (harmony): `(group, is_reasoning)`.
+    pub message: Option<(Group, bool)>,
+}
+
+/// The shared state of one stream.
+pub(super) struct Shared {
+    pub pos: Pos,
+    pub prose: Prose,
+    /// Text not yet sent as an event, and whether it is reasoning.
+    run: String,
+    run_reasoning: bool,
+    /// Send text, reasoning, call starts and argument deltas (a calls-only parse does not).
+    pub events: bool,
+    /// Code spans are tracked only when some format has markers.
+    pub track_spans: bool,
+    next_index: usize,
+    seen_ids: HashSet<String>,
+    /// `~~~tool_call` blocks and raw-JSON fences seen, for messages.
+    pub blocks: usize,
+    pub raw_blocks: usize,
+    /// A `~~~tool_call` body once ran to the end of the text inside a string: from then on
+    /// every fence line ends a body (the batch scanner's rule, which keeps it linear).
+    pub strings_run_to_end: bool,
+}
+
+impl Shared {
+    pub fn new(events: bool, track_spans: bool) -> Self {
+        Self {
+            pos: Pos::default(),
+            prose: Prose {
+                at_line_start: true,
+                ..Prose::default()
+            },
+            run: String::new(),
+            run_reasoning: false,
+            events,
+            track_spans,
+            next_index: 0,
+            seen_ids: HashSet::new(),
+            blocks: 0,
+            raw_blocks: 0,
+            strings_run_to_end: false,
+        }
+    }
+
+    /// Whether text sent now is reasoning.
+    fn reasoning_now(&self) -> bool {
+        self.prose.in_think || matches!(self.prose.message, Some((_, true)))
+    }
+
+    /// Sends `text` of the input as text or reasoning (by the current prose state) and moves
+    /// past it.
+    pub fn text_out<V>(&mut self, text: &str, out: &mut Vec<Event<V>>) {
+        if text.is_empty() {
+            return;
+        }
+        let reasoning = self.reasoning_now();
+        if !reasoning && !self.prose.message_started && !text.trim_ascii_start().is_empty() {
+            self.prose.message_started = true;
+        }
+        if self.track_spans {
+            self.prose.spans.feed(text);
+        }
+        self.pos = self.pos.after(text);
+        self.send(text, reasoning, out);
+    }
+
+    /// Sends prose that is not input at this position (a decoded region's content, a newline
+    /// between reasoning blocks): the position does not move.
+    pub fn prose_out<V>(&mut self, text: &str, reasoning: bool, out: &mut Vec<Event<V>>) {
+        if text.is_empty() {
+            return;
+        }
+        if reasoning {
+            self.prose.saw_think = true;
+        }
+        self.send(text, reasoning, out);
+    }
+
+    fn send<V>(&mut self, text: &str, reasoning: bool, out: &mut Vec<Event<V>>) {
+        if reasoning {
+            self.prose.reasoning_sent |= !text.trim().is_empty();
+        }
+        if !self.events {
+            return;
+        }
+        if self.run_reasoning != reasoning {
+            self.flush(out);
+            self.run_reasoning = reasoning;
+        }
+        self.run.push_str(text);
+    }
+
+    /// Starts a reasoning block: joined to an earlier one by a newline, as the decoders do.
+    pub fn begin_reasoning<V>(&mut self, out: &mut Vec<Event<V>>) {
+        self.prose.saw_think = true;
+        if self.prose.reasoning_sent {
+            self.prose_out("\n", true, out);
+        }
+    }
+
+    /// Sends the text held in the run.
+    pub fn flush<V>(&mut self, out: &mut Vec<Event<V>>) {
+        if !self.run.is_empty() {
+            let run = mem::take(&mut self.run);
+            out.push(if self.run_reasoning {
+                Event::Reasoning(run)
+            } else {
+                Event::Text(run)
+            });
+        }
+    }
+
+    /// Whether no text is held in the run.
+    pub fn run_is_empty(&self) -> bool {
+        self.run.is_empty()
+    }
+
+    /// Sends an event after the text before it.
+    pub fn event<V>(&mut self, event: Event<V>, out: &mut Vec<Event<V>>) {
+        self.flush(out);
+        out.push(event);
+    }
+
+    /// The next call's index.
+    pub fn take_index(&mut self) -> usize {
+        self.next_index += 1;
+        self.next_index - 1
+    }
+
+    /// The index the next call will get.
+    pub fn peek_index(&self) -> usize {
+        self.next_index
+    }
+
+    /// The id of a new call: the model's own, unless another call of the stream has it, else a
+    /// generated one.
+    pub fn claim_id(&mut self, id: Option<String>) -> String {
+        if let Some(id) = id {
+            if self.seen_ids.insert(id.clone()) {
+                return id;
+            }
+        }
+        let id = generate_id();
+        self.seen_ids.insert(id.clone());
+        id
+    }
+
+    /// After call markup that ended with `text`: prose resumes there.
+    pub fn after_markup(&mut self, text: &str) {
+        self.prose.spans.reset();
+        self.prose.message_started = true;
+        self.prose.at_line_start = text.ends_with('\n');
+    }
+}

@@ -1,0 +1,78 @@
+//! Inline code spans of released prose: markers inside them are prose (the decoders' rule,
+//! applied without look-ahead).
+
+use crate::scan::find::find_either;
+
+/// Inline code spans of released prose (the one-shot rule of `formats`): a backtick run opens a
+/// span that a run of the same length closes; a line end closes it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CodeSpans {
+    open: Option<usize>,
+    /// A backtick run still being counted (it may continue in the next piece).
+    run: usize,
+}
+
+impl CodeSpans {
+    /// Takes in released prose.
+    pub fn feed(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while let Some(i) = find_either(b'`', b'\n', &bytes[pos..]) {
+            let at = pos + i;
+            if at > pos {
+                self.end_run();
+            }
+            if bytes[at] == b'\n' {
+                self.end_run();
+                self.open = None;
+            } else {
+                self.run += 1;
+            }
+            pos = at + 1;
+        }
+        if pos < bytes.len() {
+            self.end_run();
+        }
+    }
+
+    fn end_run(&mut self) {
+        if self.run == 0 {
+            return;
+        }
+        self.open = match self.open {
+            None => Some(self.run),
+            Some(open) if open == self.run => None,
+            other => other,
+        };
+        self.run = 0;
+    }
+
+    /// Whether the next byte (which is not a backtick) is inside a code span.
+    pub fn inside(&mut self) -> bool {
+        self.end_run();
+        self.open.is_some()
+    }
+
+    pub fn reset(&mut self) {
+        *self = Self::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_across_pieces() {
+        let mut spans = CodeSpans::default();
+        spans.feed("say `");
+        assert!(spans.inside());
+        spans.feed("x` and ``");
+        spans.feed("`");
+        assert!(spans.inside());
+        spans.feed("``` done ");
+        assert!(!spans.inside());
+        spans.feed("`open\n");
+        assert!(!spans.inside());
+    }
+}

@@ -1,0 +1,444 @@
+//! Text mode: plain text and think spans. Only bytes that may start something are looked at (a
+//! `memchr` jump to the next line end or marker byte). A marker is matched against the
+//! registry's table where the whole of it has arrived; one cut by the end of a chunk is held
+//! (at most the longest marker) and matched again when more comes. Fence lines
+//! (`~~~tool_call`, ```` ``` ````) are recognised byte by byte by the small machines of
+//! [`super::lines`], so held text is never re-scanned.
+
+use std::mem;
+
+use crate::extract::RawJsonMode;
+use crate::formats::bare_group;
+use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
+use crate::json::{JsonBuilder, JsonView};
+use crate::scan::fence::LEADING_BOM;
+use crate::scan::find::{find_any3, find_either};
+
+use super::fence::FenceBody;
+use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
+use super::raw::{RawBody, RawKind};
+use super::region::RegionBody;
+use super::{Ctx, Mode, Next};
+
+/// Something that may begin at the current byte, not decided yet.
+#[derive(Clone, Copy, Debug)]
+enum Candidate {
+    Fence(FenceLine),
+    /// A marker of this mask, cut by the end of a chunk.
+    Marker(Mask),
+    Code(CodeFence),
+}
+
+/// What a decided candidate is.
+enum Resolved {
+    /// Not anything: release the first character as text and look again after it.
+    Fail,
+    /// Release the held text as text, without looking at it again.
+    Plain {
+        toggle_code: bool,
+    },
+    OpenFence,
+    /// `TABLE[i]`.
+    Marker(usize),
+    JsonFence,
+}
+
+/// The state of text mode between chunks.
+#[derive(Default)]
+pub(super) struct Text {
+    candidate: Option<Candidate>,
+    /// Bytes of the candidate that came in earlier chunks.
+    pending: String,
+}
+
+impl Text {
+    /// Reads text; returns how much of `input` it used and the mode a marker opened.
+    pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        if let Some(candidate) = self.candidate.take() {
+            match self.continue_candidate(candidate, input, cx) {
+                Continued::Held => return Ok(Next::Stay(input.len())),
+                Continued::Replay(used, replay) => return Ok(Next::replay(used, replay)),
+                Continued::Opened(used, mode) => return Ok(Next::switch(used, mode)),
+                Continued::Decided(used) => i = used,
+            }
+        }
+        let mut run_start = i;
+        while i < bytes.len() {
+            let prose = &cx.shared.prose;
+            if !(prose.at_line_start || cx.whole_eligible()) {
+                match cx.next_stop(&bytes[i..]) {
+                    Some(found) => i += found,
+                    None => break,
+                }
+            }
+            let b = bytes[i];
+            if b == b'\n' {
+                cx.shared.prose.at_line_start = true;
+                i += 1;
+                continue;
+            }
+            let mut start = None;
+            if cx.shared.prose.at_line_start {
+                match b {
+                    b' ' | b'\t' => {
+                        i += 1;
+                        continue;
+                    }
+                    // A byte order mark at the very start pads the first line, as in
+                    // `scan::fence`.
+                    0xEF if cx.shared.pos.bytes + i == 0 && input.starts_with(LEADING_BOM) => {
+                        cx.shared.prose.message_started = true;
+                        i += LEADING_BOM.len();
+                        continue;
+                    }
+                    b'~' if cx.fences_allowed() => {
+                        start = Some(Candidate::Fence(FenceLine::Indent));
+                    }
+                    b'`' => {
+                        let json = !cx.shared.prose.in_code && cx.json_fence_allowed();
+                        start = Some(Candidate::Code(CodeFence::new(json)));
+                    }
+                    _ => {}
+                }
+                cx.shared.prose.at_line_start = false;
+            }
+            if start.is_none() {
+                let eligible = cx.whole_eligible();
+                if b == b'<' || (b == b'[' && !eligible) {
+                    cx.shared.text_out(&input[run_start..i], cx.out);
+                    run_start = i;
+                    let mask = cx.marker_mask();
+                    match match_at(&bytes[i..], mask) {
+                        Match::Found(entry) => {
+                            let held = &input[i..i + TABLE[entry].text.len()];
+                            let opened = self.resolve(Resolved::Marker(entry), held, cx);
+                            i += held.len();
+                            if let Some(mode) = opened {
+                                return Ok(Next::switch(i, mode));
+                            }
+                            run_start = i;
+                            continue;
+                        }
+                        Match::Partial => start = Some(Candidate::Marker(mask)),
+                        Match::None => {
+                            if !cx.shared.prose.in_think {
+                                cx.shared.prose.message_started = true;
+                            }
+                        }
+                    }
+                } else if eligible && (b == b'{' || b == b'[') {
+                    cx.shared.text_out(&input[run_start..i], cx.out);
+                    cx.shared.flush(cx.out);
+                    cx.shared.prose.message_started = true;
+                    let mode = match bare_group(b, cx.options.formats) {
+                        Some(group) => Mode::Region(RegionBody::bare(group, cx)),
+                        None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
+                    };
+                    return Ok(Next::switch(i, mode));
+                } else if !cx.shared.prose.in_think && !matches!(b, b' ' | b'\t' | b'\r') {
+                    cx.shared.prose.message_started = true;
+                }
+            }
+            if let Some(candidate) = start {
+                cx.shared.text_out(&input[run_start..i], cx.out);
+                match self.start_candidate(candidate, &input[i..], cx) {
+                    Continued::Held => return Ok(Next::Stay(input.len())),
+                    Continued::Replay(used, replay) => return Ok(Next::replay(i + used, replay)),
+                    Continued::Opened(used, mode) => return Ok(Next::switch(i + used, mode)),
+                    Continued::Decided(used) => {
+                        i += used;
+                        run_start = i;
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+        cx.shared.text_out(&input[run_start..], cx.out);
+        Ok(Next::Stay(input.len()))
+    }
+
+    /// Steps a new candidate through `rest` (the input from its first byte).
+    fn start_candidate<B: JsonBuilder>(
+        &mut self,
+        candidate: Candidate,
+        rest: &str,
+        cx: &mut Ctx<'_, B>,
+    ) -> Continued {
+        self.pending.clear();
+        self.continue_candidate(candidate, rest, cx)
+    }
+
+    /// Steps a candidate (whose earlier bytes are in `pending`) through `input`.
+    fn continue_candidate<B: JsonBuilder>(
+        &mut self,
+        candidate: Candidate,
+        input: &str,
+        cx: &mut Ctx<'_, B>,
+    ) -> Continued {
+        let earlier = self.pending.len();
+        let (resolved, used) = match candidate {
+            Candidate::Marker(mask) => {
+                // The held bytes and as much of the input as the longest marker needs.
+                let mut take = markers::longest().saturating_sub(earlier).min(input.len());
+                while !input.is_char_boundary(take) {
+                    take += 1;
+                }
+                self.pending.push_str(&input[..take]);
+                match match_at(self.pending.as_bytes(), mask) {
+                    Match::Found(entry) => {
+                        (Resolved::Marker(entry), TABLE[entry].text.len() - earlier)
+                    }
+                    Match::Partial => {
+                        self.candidate = Some(candidate);
+                        return Continued::Held;
+                    }
+                    Match::None => (Resolved::Fail, 0),
+                }
+            }
+            Candidate::Fence(_) | Candidate::Code(_) => {
+                let mut candidate = candidate;
+                let bytes = input.as_bytes();
+                let mut i = 0;
+                let mut decided = None;
+                while i < bytes.len() {
+                    match candidate.step(bytes[i]) {
+                        Step::More => i += 1,
+                        Step::Done(resolved, consumed) => {
+                            i += usize::from(consumed);
+                            // Markers are matched byte by byte: one may part from the text
+                            // inside a character, which then belongs to the candidate whole.
+                            while !input.is_char_boundary(i) {
+                                i += 1;
+                            }
+                            decided = Some(resolved);
+                            break;
+                        }
+                    }
+                }
+                let Some(resolved) = decided else {
+                    self.candidate = Some(candidate);
+                    self.pending.push_str(input);
+                    return Continued::Held;
+                };
+                (resolved, i)
+            }
+        };
+        let mut held = mem::take(&mut self.pending);
+        held.truncate(earlier);
+        held.push_str(&input[..used]);
+        let failed = matches!(resolved, Resolved::Fail);
+        let opened = self.resolve(resolved, &held, cx);
+        if let Some(mode) = opened {
+            return Continued::Opened(used, mode);
+        }
+        if !failed {
+            return Continued::Decided(used);
+        }
+        // Only the first character was text: the rest is looked at again, the bytes of earlier
+        // chunks replayed, then the input from its start.
+        let first = held.chars().next().map_or(0, char::len_utf8);
+        if earlier == 0 {
+            Continued::Decided(first)
+        } else {
+            Continued::Replay(0, held[first..earlier].to_owned())
+        }
+    }
+
+    /// Acts on a decided candidate whose bytes are `held`; returns the mode it opens.
+    fn resolve<B: JsonBuilder>(
+        &mut self,
+        resolved: Resolved,
+        held: &str,
+        cx: &mut Ctx<'_, B>,
+    ) -> Option<Mode> {
+        let shared = &mut *cx.shared;
+        match resolved {
+            Resolved::Fail => {
+                let first = held.chars().next().map_or(0, char::len_utf8);
+                shared.text_out(&held[..first], cx.out);
+                if !shared.prose.in_think {
+                    shared.prose.message_started = true;
+                }
+                None
+            }
+            Resolved::Plain { toggle_code } => {
+                shared.text_out(held, cx.out);
+                if toggle_code {
+                    shared.prose.in_code = !shared.prose.in_code;
+                }
+                None
+            }
+            Resolved::Marker(entry) => {
+                shared.flush(cx.out);
+                match TABLE[entry].role {
+                    Role::ThinkOpen | Role::ThinkClose => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.in_think = !shared.prose.in_think;
+                        shared.prose.saw_think = true;
+                        if shared.prose.in_think {
+                            shared.begin_reasoning(cx.out);
+                        }
+                        None
+                    }
+                    Role::ProseEnd(_) => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.message = None;
+                        None
+                    }
+                    Role::Start { group, index } => {
+                        shared.prose.message = None;
+                        shared.prose.message_started = true;
+                        Some(Mode::Region(RegionBody::open(group, index, held, cx)))
+                    }
+                }
+            }
+            Resolved::OpenFence => {
+                shared.flush(cx.out);
+                shared.prose.message_started = true;
+                Some(Mode::Fence(FenceBody::open(held, cx)))
+            }
+            Resolved::JsonFence => {
+                shared.flush(cx.out);
+                shared.prose.message_started = true;
+                Some(Mode::Raw(RawBody::new(
+                    RawKind::Fenced,
+                    held.to_owned(),
+                    cx,
+                )))
+            }
+        }
+    }
+
+    /// The text ended: a held candidate is decided as it stands, and what it leaves is looked
+    /// at again.
+    pub fn finish<B: JsonBuilder>(
+        &mut self,
+        cx: &mut Ctx<'_, B>,
+    ) -> Option<(String, Option<Mode>)> {
+        let candidate = self.candidate.take()?;
+        let held = mem::take(&mut self.pending);
+        let resolved = match candidate {
+            Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
+            Candidate::Code(code) if code.at_end() == CodeAction::Toggle => {
+                Resolved::Plain { toggle_code: true }
+            }
+            _ => Resolved::Fail,
+        };
+        let used = match resolved {
+            Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
+            _ => held.len(),
+        };
+        let opened = self.resolve(resolved, &held, cx);
+        Some((held[used..].to_owned(), opened))
+    }
+}
+
+/// How a candidate went on.
+enum Continued {
+    /// The input ended inside it: it is held.
+    Held,
+    /// Decided after using this many bytes of the input; text goes on after them.
+    Decided(usize),
+    /// Decided after using this many bytes of the input, leaving held bytes of earlier chunks
+    /// to look at again.
+    Replay(usize, String),
+    /// It opened a mode after using this many bytes of the input.
+    Opened(usize, Mode),
+}
+
+impl Candidate {
+    fn step(&mut self, b: u8) -> Step<Resolved> {
+        match self {
+            Candidate::Fence(line) => match line.step(b) {
+                Step::More if line.may_open() => Step::More,
+                Step::Done(FenceKind::Open, consumed) => Step::Done(Resolved::OpenFence, consumed),
+                _ => Step::Done(Resolved::Fail, false),
+            },
+            Candidate::Code(code) => match code.step(b) {
+                Step::More => Step::More,
+                Step::Done(CodeAction::JsonFence, consumed) => {
+                    Step::Done(Resolved::JsonFence, consumed)
+                }
+                Step::Done(CodeAction::Toggle, consumed) => {
+                    Step::Done(Resolved::Plain { toggle_code: true }, consumed)
+                }
+                Step::Done(CodeAction::NotFence, _) => Step::Done(Resolved::Fail, false),
+            },
+            Candidate::Marker(_) => unreachable!("markers are matched whole"),
+        }
+    }
+}
+
+impl<B: JsonBuilder> Ctx<'_, B> {
+    /// Whether a message-start JSON value (raw JSON `whole`, or a bare format) may begin here.
+    pub(super) fn whole_eligible(&self) -> bool {
+        let prose = &self.shared.prose;
+        (self.options.raw_json.is_some() || self.bare_formats)
+            && !prose.message_started
+            && !prose.in_think
+            && !prose.in_code
+    }
+
+    /// The markers a candidate starting here may complete to: the think tag, and the start
+    /// markers of the enabled formats (not in a code span; in think spans only with
+    /// `calls_in_reasoning`).
+    fn marker_mask(&mut self) -> Mask {
+        let prose = &mut self.shared.prose;
+        let mut mask = if prose.in_think {
+            markers::THINK_CLOSE
+        } else {
+            markers::THINK_OPEN
+        };
+        if self.starts == 0
+            || (prose.in_think && !self.options.calls_in_reasoning)
+            || prose.spans.inside()
+        {
+            return mask;
+        }
+        mask |= self.starts;
+        if let Some((group, _)) = prose.message {
+            mask = in_prose_of(group, mask);
+        }
+        mask
+    }
+
+    /// The next byte of `bytes` where something may begin after the line start.
+    fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
+        if self.bracket_markers {
+            find_any3(b'\n', b'<', b'[', bytes)
+        } else {
+            find_either(b'\n', b'<', bytes)
+        }
+    }
+
+    fn fences_allowed(&self) -> bool {
+        let prose = &self.shared.prose;
+        self.options.text_tagged
+            && !prose.in_code
+            && (!prose.in_think || self.options.calls_in_reasoning)
+    }
+
+    fn json_fence_allowed(&self) -> bool {
+        let prose = &self.shared.prose;
+        match self.options.raw_json {
+            None => false,
+            Some(RawJsonMode::Whole) => !prose.message_started && !prose.in_think,
+            Some(_) => !prose.in_think || self.options.calls_in_reasoning,
+        }
+    }
+}
+
+/// Whether any of the groups has a start marker that begins with `[`.
+pub(super) fn any_bracket_marker(starts: Mask) -> bool {
+    TABLE
+        .iter()
+        .enumerate()
+        .any(|(i, e)| starts & 1 << i != 0 && e.text.starts_with('['))
+}
