@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# In the order of `Format::ALL` (rust/core/src/formats/mod.rs): the `formats` target picks by index.
-FORMATS = [
-    "hermes",
-    "qwen3_coder",
-    "mistral",
-    "llama3_json",
-    "pythonic",
-    "deepseek_v3",
-    "deepseek_v31",
-    "kimi_k2",
-    "harmony",
-    "glm45",
-]
+# The format names in registry order (`Format::ALL`): the `formats` target picks by index. Read
+# from the registry itself, so the script needs no build.
+FORMATS = re.findall(
+    r'^\s+[A-Z]\w* "(\w+)" \[', (ROOT / "rust/core/src/registry.rs").read_text(), re.MULTILINE
+)
 # Hand-written edge cases: markers, fences, think spans, escapes, numbers.
 EXTRA = [
     '~~~tool_call\n{"name": "f", "arguments": {"a": 1}}\n~~~\n',

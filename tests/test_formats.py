@@ -11,16 +11,8 @@ import pytest
 import toolwire
 from support import calls_of, cases
 
-FORMATS = (
-    "hermes",
-    "mistral",
-    "llama3_json",
-    "pythonic",
-    "deepseek_v31",
-    "kimi_k2",
-    "harmony",
-    "qwen3_coder",
-)
+# The formats the corpus is rendered in (cases.jsonl's `wire` keys).
+FORMATS = [name for name in toolwire.FORMATS if name in cases()[0]["wire"]]
 
 
 def got(calls: list[Any]) -> list[tuple[str, dict[str, Any]]]:

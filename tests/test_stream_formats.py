@@ -25,18 +25,7 @@ from toolwire import (
     ToolCallStart,
 )
 
-FORMATS = [
-    "hermes",
-    "qwen3_coder",
-    "mistral",
-    "llama3_json",
-    "pythonic",
-    "deepseek_v3",
-    "deepseek_v31",
-    "kimi_k2",
-    "harmony",
-    "glm45",
-]
+FORMATS = toolwire.FORMATS
 # Formats whose arguments are JSON text written by the model (deltas are its own bytes).
 JSON_ARGUMENTS = set(FORMATS) - {"qwen3_coder", "glm45", "pythonic"}
 STREAMS = [s for s in load_jsonl("streams.jsonl") if s["protocol"] in FORMATS]

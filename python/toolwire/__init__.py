@@ -17,10 +17,13 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._format_names import FormatName
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
+    FORMAT_ALIASES,
+    FORMATS,
     InvalidToolCall,
     ReasoningDelta,
     StreamParser,
@@ -54,6 +57,9 @@ from .codecs import (
 from .prompt import augment_system_prompt
 
 __all__ = [
+    "FORMATS",
+    "FORMAT_ALIASES",
+    "FormatName",
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",

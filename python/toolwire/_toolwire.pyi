@@ -3,7 +3,11 @@
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
+from ._format_names import FormatName
+
 __all__ = [
+    "FORMATS",
+    "FORMAT_ALIASES",
     "CompiledSchema",
     "InvalidToolCall",
     "ReasoningDelta",
@@ -32,6 +36,9 @@ __all__ = [
 ]
 
 __version__: Final[str]
+
+FORMATS: Final[tuple[FormatName, ...]]
+FORMAT_ALIASES: Final[Mapping[str, FormatName]]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]

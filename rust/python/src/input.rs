@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
@@ -82,42 +82,55 @@ pub fn raw_json_mode(mode: &str) -> PyResult<RawJsonMode> {
     })
 }
 
-/// Every name `formats=` accepts: the seed protocols and the open-weight formats of §6.
-pub const FORMAT_NAMES: &[&str] = &[
-    "text_tagged",
-    "raw_json",
-    "hermes",
-    "qwen3_coder",
-    "mistral",
-    "llama3_json",
-    "pythonic",
-    "deepseek_v3",
-    "deepseek_v31",
-    "kimi_k2",
-    "harmony",
-    "glm45",
-];
+/// The protocols `formats=` accepts beside the open-weight formats.
+const PROTOCOL_NAMES: [&str; 2] = ["text_tagged", "raw_json"];
+
+/// `FORMATS` (the open-weight formats' names, in registry order) and `FORMAT_ALIASES` (each
+/// other project's name for a format → toolwire's), both from the core's registry.
+pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let names = Format::ALL.iter().map(|f| f.as_str());
+    m.add("FORMATS", PyTuple::new(py, names)?)?;
+    let aliases = PyDict::new(py);
+    for format in Format::ALL {
+        for alias in format.aliases() {
+            aliases.set_item(alias, format.as_str())?;
+        }
+    }
+    m.add("FORMAT_ALIASES", aliases)?;
+    Ok(())
+}
+
+/// The canonical name of a protocol or format (an alias of a format is accepted).
+fn format_name(name: &str) -> PyResult<String> {
+    if PROTOCOL_NAMES.contains(&name) {
+        return Ok(name.to_owned());
+    }
+    match Format::parse(name) {
+        Some(format) => Ok(format.as_str().to_owned()),
+        None => {
+            let known: Vec<&str> = PROTOCOL_NAMES
+                .into_iter()
+                .chain(Format::ALL.iter().map(|f| f.as_str()))
+                .collect();
+            Err(PyValueError::new_err(format!(
+                "unknown format {name:?}; known formats: {}",
+                known.join(", ")
+            )))
+        }
+    }
+}
 
 /// The names `formats=` lists, or `None` for `"auto"`. `one_name` also accepts a single name
 /// as a string (the `format=` of `parse_text`).
 pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Option<Vec<String>>> {
-    let known = |name: String| {
-        if FORMAT_NAMES.contains(&name.as_str()) {
-            Ok(name)
-        } else {
-            Err(PyValueError::new_err(format!(
-                "unknown format {name:?}; known formats: {}",
-                FORMAT_NAMES.join(", ")
-            )))
-        }
-    };
     if let Ok(s) = formats.cast::<PyString>() {
         let name = s.to_str()?;
         if name == "auto" {
             return Ok(None);
         }
         if one_name {
-            return Ok(Some(vec![known(name.to_owned())?]));
+            return Ok(Some(vec![format_name(name)?]));
         }
         return Err(PyValueError::new_err(
             "formats must be 'auto' or a list of format names",
@@ -125,7 +138,7 @@ pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Opti
     }
     let mut names = Vec::new();
     for name in formats.try_iter()? {
-        names.push(known(name?.extract()?)?);
+        names.push(format_name(&name?.extract::<String>()?)?);
     }
     Ok(Some(names))
 }

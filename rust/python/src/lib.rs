@@ -29,6 +29,7 @@ mod wire_encode;
 #[pymodule]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    input::add_format_names(m)?;
     m.add_class::<types::ToolCall>()?;
     m.add_class::<types::InvalidToolCall>()?;
     m.add_class::<stream::StreamParser>()?;
