@@ -25,10 +25,14 @@ def test_every_format_name_is_accepted_everywhere(name: str) -> None:
 
 
 def test_aliases_name_their_format() -> None:
-    text = '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}<|call|>'
+    text = (
+        "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json"
+        '<|message|>{"a": 1}<|call|>'
+    )
     expected = toolwire.parse_text(text, format="harmony").calls
     for alias in ("openai", "gpt_oss", "GPT-OSS"):
         assert toolwire.parse_text(text, format=alias).calls[0].arguments == {"a": 1}
         assert toolwire.extract(text, formats=[alias])[0].name == expected[0].name
-    with pytest.raises(ValueError, match='unknown format "nope"; known formats: text_tagged, raw_json, hermes'):
+    known = 'unknown format "nope"; known formats: text_tagged, raw_json, hermes'
+    with pytest.raises(ValueError, match=known):
         toolwire.extract("x", formats=["nope"])

@@ -59,10 +59,10 @@ from .prompt import augment_system_prompt
 __all__ = [
     "FORMATS",
     "FORMAT_ALIASES",
-    "FormatName",
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
+    "FormatName",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
