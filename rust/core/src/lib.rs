@@ -14,9 +14,11 @@ pub mod ids;
 pub mod json;
 pub mod position;
 pub mod protocol;
+pub mod raw_json;
 mod registry;
 pub mod scan;
 pub mod stream;
+pub mod text_tagged;
 pub mod utf8;
 pub mod validate;
 

@@ -1,13 +1,13 @@
-//! §6 open-weight formats. The first byte picks the format (low nibble: one of the ten, or
-//! 10–15 for the sniffing tier of `extract` over all of them), repair (0x80), calls in
+//! The open-weight formats. The first byte picks the format (low nibble: an index into
+//! `Format::ALL`, or past it `extract`'s tier over all of them), repair (0x80), calls in
 //! reasoning (0x40) and typing by a tool schema (0x20).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_core::formats::{
-    extract_formats, parse_format, Format, FormatOptions, FormatSet, ParamTypes, ToolSchemas,
-};
+use toolwire_core::extract::{extract_text, TextOptions};
+use toolwire_core::formats::{Format, FormatSet, ParamTypes, ToolSchemas};
 use toolwire_core::json::{parse, JsonView, ParseOptions, ValueBuilder};
+use toolwire_core::stream::{parse_text_with_tools, StreamOptions};
 use toolwire_fuzz::{check_outcomes, json_options, text_of};
 
 const TOOLS: &str = r#"[{"name": "f", "parameters": {"properties": {
@@ -26,19 +26,26 @@ fuzz_target!(|data: &[u8]| {
         };
         ToolSchemas::from_tools(&tools.items())
     });
-    let options = FormatOptions {
-        json: json_options(control),
-        tools: schemas.as_ref().map(|s| s as &dyn ParamTypes),
-        calls_in_reasoning: control & 0x40 != 0,
-    };
+    let tools = schemas.as_ref().map(|s| s as &dyn ParamTypes);
     match Format::ALL.get(usize::from(control & 0x0F)) {
         Some(&format) => {
-            let Ok(mut parsed) = parse_format(&mut ValueBuilder, &text, format, options);
-            check_outcomes(&text, &mut parsed.outcomes);
+            let options = StreamOptions {
+                calls_in_reasoning: control & 0x40 != 0,
+                json: json_options(control),
+                ..StreamOptions::only(format)
+            };
+            let Ok(mut parsed) = parse_text_with_tools(&mut ValueBuilder, &text, options, tools);
+            check_outcomes(&text, &mut parsed.calls);
         }
         None => {
-            let Ok(mut outcomes) =
-                extract_formats(&mut ValueBuilder, &text, FormatSet::ALL, options);
+            let options = TextOptions {
+                text_tagged: false,
+                formats: FormatSet::ALL,
+                raw_json: None,
+                json: json_options(control),
+                tools,
+            };
+            let Ok(mut outcomes) = extract_text(&mut ValueBuilder, &text, &options);
             check_outcomes(&text, &mut outcomes);
         }
     }

@@ -10,7 +10,7 @@ use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::RawJsonMode;
 use toolwire_core::json::ParseOptions;
 
-use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
+use toolwire_core::formats::{Format, FormatSet, ParamTypes, ToolSchemas};
 use toolwire_core::stream::{
     parse_text_with_tools, Event, StreamError, StreamOptions, StreamParser as CoreStreamParser,
 };
@@ -350,7 +350,8 @@ pub fn parse_text_parts<'py>(
         let schemas = stream_tools(tools)?;
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
-            let parsed = parse_text_with_tools(&mut builder, text, options, schemas)?;
+            let tools = schemas.as_deref().map(|t| t as &dyn ParamTypes);
+            let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
             let calls = calls_list(&mut builder, parsed.calls, policy)?;
             (parsed.content, calls, parsed.reasoning).into_pyobject(py)
         })

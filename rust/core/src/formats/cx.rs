@@ -11,7 +11,7 @@ use crate::calls::{
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, SyntaxError};
 use crate::protocol::{Format, FormatSet, Protocol};
 
-use super::{FormatOptions, Parsed};
+use super::FormatOptions;
 
 /// The state of one parse: the input, the builder, and what has been found so far.
 pub(crate) struct Cx<'t, 'b, B: JsonBuilder> {
@@ -55,14 +55,6 @@ where
             in_think: false,
             collect_text,
             first_index: 0,
-        }
-    }
-
-    pub fn finish(self) -> Parsed<B::Value> {
-        Parsed {
-            content: self.content.trim().to_owned(),
-            reasoning: self.has_reasoning.then(|| self.reasoning.trim().to_owned()),
-            outcomes: self.outcomes,
         }
     }
 

@@ -28,7 +28,7 @@ pub(crate) mod machine;
 pub(crate) mod markers;
 mod schema;
 mod sectioned;
-mod sniff;
+pub mod sniff;
 
 #[cfg(test)]
 mod tests;
@@ -39,13 +39,11 @@ use crate::calls::Outcome;
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::registry::for_each_group;
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::think::{self, think_spans};
 
 pub use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use cx::Cx;
 use grammar::{Bare, Grammar, Machine, Open, Start, Verdict};
 pub use schema::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
-pub use sniff::sniff;
 
 macro_rules! define_groups {
     ($($module:ident $group:ident [$($formats:tt)*])*) => {
@@ -189,106 +187,39 @@ pub struct Parsed<V> {
     pub outcomes: Vec<Outcome<V>>,
 }
 
-/// Parses `text` as `format` (`parse_text(text, format=NAME)`).
-pub fn parse_format<B>(
-    builder: &mut B,
-    text: &str,
-    format: Format,
-    options: FormatOptions<'_>,
-) -> Result<Parsed<B::Value>, B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    let mut cx = Cx::new(builder, text, options, FormatSet::only(format), true);
-    run(&mut cx, format.group(), &think_spans(text))?;
-    Ok(cx.finish())
+/// Where a region sits in its parse.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Place {
+    /// Inside a think span: its prose is reasoning.
+    pub in_think: bool,
+    /// The number of calls before the region (calls are numbered in error messages).
+    pub first_index: usize,
+    /// The region's prose is wanted (a calls-only parse does not collect it).
+    pub collect_text: bool,
 }
 
-/// Decodes the markup of one call region found by the stream engine (`text` starts at a start
-/// marker of `group`) with the one-shot parser, so the rules live in one place. `content` and
-/// `reasoning` are the prose the parser left, untrimmed; `first_index` numbers the calls in
-/// error messages.
+/// Decodes one call region found by the stream engine (`text` starts at a start marker of
+/// `group`, or is a bare message) with the group's decoder, so the rules live in one place.
+/// `content` and `reasoning` are the prose the decoder left, untrimmed.
 pub(crate) fn decode_region<B>(
     builder: &mut B,
     text: &str,
     group: Group,
     allowed: FormatSet,
     options: FormatOptions<'_>,
-    in_think: bool,
-    first_index: usize,
+    place: Place,
 ) -> Result<Parsed<B::Value>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut cx = Cx::new(builder, text, options, allowed, true);
-    cx.in_think = in_think;
-    cx.first_index = first_index;
+    let mut cx = Cx::new(builder, text, options, allowed, place.collect_text);
+    cx.in_think = place.in_think;
+    cx.first_index = place.first_index;
     group.decode(&mut cx, 0..text.len())?;
     Ok(Parsed {
         content: cx.content,
         reasoning: cx.has_reasoning.then_some(cx.reasoning),
         outcomes: cx.outcomes,
     })
-}
-
-/// Tier 2 of `extract` (§4.4): runs the groups of `allowed` whose markers occur in `text`, in
-/// the order of their first marker; the first that yields a call or an error wins.
-pub fn extract_formats<B>(
-    builder: &mut B,
-    text: &str,
-    allowed: FormatSet,
-    options: FormatOptions<'_>,
-) -> Result<Vec<Outcome<B::Value>>, B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    if allowed.is_empty() {
-        return Ok(Vec::new());
-    }
-    let think = think_spans(text);
-    for group in sniff(text, allowed, &think) {
-        let mut cx = Cx::new(&mut *builder, text, options, allowed, false);
-        run(&mut cx, group, &think)?;
-        if !cx.outcomes.is_empty() {
-            return Ok(cx.outcomes);
-        }
-    }
-    Ok(Vec::new())
-}
-
-/// Splits the text at its think spans (`think`) and parses each piece with `group`.
-fn run<B>(cx: &mut Cx<'_, '_, B>, group: Group, think: &[Range<usize>]) -> Result<(), B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    let text = cx.text;
-    let mut pos = 0;
-    for span in think.iter().cloned() {
-        group.decode(cx, pos..span.start)?;
-        let inner_start = if text[span.start..].starts_with(think::OPEN) {
-            span.start + think::OPEN.len()
-        } else {
-            span.start
-        };
-        let inner_end = if text[..span.end].ends_with(think::CLOSE) {
-            span.end - think::CLOSE.len()
-        } else {
-            span.end
-        };
-        let inner = inner_start..inner_end.max(inner_start);
-        cx.begin_reasoning();
-        if cx.options.calls_in_reasoning {
-            cx.in_think = true;
-            group.decode(cx, inner)?;
-            cx.in_think = false;
-        } else {
-            cx.reasoning_text(inner);
-        }
-        pos = span.end;
-    }
-    group.decode(cx, pos..text.len())
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::markers::{match_at, starts_of, Match, Role, TABLE};
 use super::{bare_group, FormatSet, Group};
 use crate::scan::find::find_either;
-use crate::scan::think::start_after;
+use crate::scan::think::{message_start, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
 /// occurrence.
@@ -54,6 +54,33 @@ pub fn sniff(
     }
     found.sort_by_key(|&(pos, _)| pos);
     found.into_iter().map(|(_, group)| group)
+}
+
+/// Whether `text` may hold a call of `allowed`: a start marker of one of them occurs, or the
+/// message starts with the byte of a markerless form. A superset of what the stream engine
+/// reads (it also weighs code spans and think spans), so that `extract` runs the engine only on
+/// texts where it may find something: marker-free prose costs one `memchr` pass.
+pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
+    if allowed.is_empty() {
+        return false;
+    }
+    let start = message_start(text);
+    if let Some(&first) = text.as_bytes().get(start) {
+        if bare_group(first, allowed).is_some() {
+            return true;
+        }
+    }
+    let starts = starts_of(allowed);
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
+        let at = pos + i;
+        if matches!(match_at(&bytes[at..], starts), Match::Found(_)) {
+            return true;
+        }
+        pos = at + 1;
+    }
+    false
 }
 
 /// The table entries that start regions of `group`.

@@ -16,7 +16,8 @@ use super::Event;
 #[derive(Clone, Debug)]
 pub(super) struct Live {
     pub index: usize,
-    pub id: String,
+    /// `None` in a calls-only parse, which leaves ids to its caller.
+    pub id: Option<String>,
     pub name: Option<String>,
     /// Argument bytes sent so far end here (offset in the region's text).
     pub sent_to: usize,
@@ -93,9 +94,8 @@ impl Shared {
                 };
                 let index = self.take_index();
                 let id = self.claim_id(id);
-                if self.events {
+                if let Some(id) = id.clone().filter(|_| self.events) {
                     let name = record.name.clone().unwrap_or_default();
-                    let id = id.clone();
                     self.event(Event::CallStart { index, id, name }, out);
                 }
                 live.live[r] = Some(Live {
@@ -214,13 +214,13 @@ impl Shared {
                                     self.event(Event::CallDelta { index, arguments }, out);
                                 }
                             }
-                            (call_live.index, call_live.id)
+                            (call_live.index, call_live.id.or(call.id.take()))
                         }
                         None => {
                             let index = self.take_index();
                             let id = self.claim_id(call.id.take());
-                            if self.events {
-                                let (id, name) = (id.clone(), call.name.clone());
+                            if let Some(id) = id.clone().filter(|_| self.events) {
+                                let name = call.name.clone();
                                 self.event(Event::CallStart { index, id, name }, out);
                                 let arguments = match record.and_then(CallRecord::args_span) {
                                     Some(span) => text[span].to_owned(),
@@ -233,7 +233,7 @@ impl Shared {
                             (index, id)
                         }
                     };
-                    call.id = Some(id);
+                    call.id = id;
                     self.event(Event::CallEnd { index, call }, out);
                 }
                 Outcome::Invalid(mut invalid) => {
@@ -247,8 +247,9 @@ impl Shared {
                     if let (Some(base), Some(byte)) = (relative_to, invalid.byte_offset) {
                         invalid.byte_offset = Some(base.bytes + byte);
                     }
-                    invalid.offset = invalid.byte_offset.map(|byte| {
-                        at.chars + char_offsets.char_offset(byte.saturating_sub(at.bytes))
+                    invalid.offset = at.chars().and_then(|chars| {
+                        let byte = invalid.byte_offset?;
+                        Some(chars + char_offsets.char_offset(byte.saturating_sub(at.bytes)))
                     });
                     if unreported > 0 {
                         last_invalid = Some((*invalid).clone());
@@ -274,7 +275,7 @@ impl Shared {
                 detail: "the call's text was not complete".to_owned(),
                 byte_offset: Some(at.bytes),
                 line_column: None,
-                offset: Some(at.chars),
+                offset: at.chars(),
             });
             invalid.index = call_live.index;
             invalid.name = records[r].name.clone();

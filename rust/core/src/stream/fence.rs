@@ -7,11 +7,11 @@
 
 use std::mem;
 
-use crate::calls::{push_calls_of_text_parsed, Protocol, TextCallContext, TextPlace};
-use crate::extract::unterminated_block;
+use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext, TextPlace};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::find::{find_byte, find_either};
+use crate::text_tagged::unterminated_block;
 
 use super::emit::{Closing, LiveCalls};
 use super::lines::{FenceKind, FenceLine, Step};
@@ -84,17 +84,23 @@ impl FenceBody {
         Some(call.index)
     }
 
-    /// Feeds the body, line by line.
+    /// Feeds the body, line by line. A body that began in this chunk is read in it, and copied
+    /// only when it runs past it.
     pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let in_input = self.body.is_empty();
+        let mut owned = mem::take(&mut self.body);
         let mut used = 0;
         while used < input.len() {
             let piece = next_line(&input[used..]);
             used += piece.len();
-            self.body.push_str(piece);
+            if !in_input {
+                owned.push_str(piece);
+            }
+            let body: &str = if in_input { &input[..used] } else { &owned };
             let (line_start, line_in_string) = (self.line_start, self.line_in_string);
             let mut verdict = FenceKind::None;
             if let Some(mut line) = self.line.take() {
@@ -109,20 +115,21 @@ impl FenceBody {
             }
             if verdict != FenceKind::None {
                 if !line_in_string || cx.shared.strings_run_to_end {
-                    let line_end = self.body.len();
-                    let rest = self.close(line_start, line_end, verdict, cx)?;
+                    let rest = self.close(body, line_start, body.len(), verdict, cx)?;
                     return Ok(Next::replay(used, rest));
                 }
                 if self.string_fence.is_none() {
-                    self.string_fence = Some((line_start, self.body.len(), verdict));
+                    self.string_fence = Some((line_start, body.len(), verdict));
                 }
             }
-            while self.scanner.scan(&self.body) != Stop::End {}
+            if cx.shared.events {
+                while self.scanner.scan(body) != Stop::End {}
+            }
             // Which lines may be fence lines is the batch scanner's rule (`"` strings only,
             // also with repair, where the call scanner reads `'` strings too).
             if self.quotes.line_ends(piece.as_bytes()) {
                 self.line = Some(FenceLine::Indent);
-                self.line_start = self.body.len();
+                self.line_start = body.len();
                 self.line_in_string = self.quotes.in_string();
             }
             if cx.shared.events {
@@ -133,15 +140,12 @@ impl FenceBody {
                 } else {
                     self.scanner.pos
                 };
-                cx.shared.progress(
-                    &self.body,
-                    &self.scanner.records,
-                    &mut self.live,
-                    safe,
-                    cx.out,
-                );
+                let records = &self.scanner.records;
+                cx.shared
+                    .progress(body, records, &mut self.live, safe, cx.out);
             }
         }
+        self.body = if in_input { input.to_owned() } else { owned };
         Ok(Next::Stay(used))
     }
 
@@ -150,6 +154,7 @@ impl FenceBody {
     /// begins a new block, or what follows a fallback fence line at the end of the text).
     fn close<B>(
         &mut self,
+        body: &str,
         end: usize,
         line_end: usize,
         kind: FenceKind,
@@ -164,27 +169,32 @@ impl FenceBody {
         } else {
             line_end
         };
-        let rest = self.body[consumed..].to_owned();
-        cx.shared.pos = self.body_at.after(&self.body[..consumed]);
-        self.body.truncate(end);
+        let rest = body[consumed..].to_owned();
+        cx.shared.pos = self.body_at.after(&body[..consumed]);
+        let body = &body[..end];
         cx.shared.prose.at_line_start = true;
         if kind == FenceKind::Open {
-            self.unterminated(cx);
+            self.unterminated(body, cx);
             return Ok(rest);
         }
         let context = TextCallContext {
             protocol: Protocol::TextTagged,
             what: TextPlace::FenceBlock(self.block),
-            text: &self.body,
+            text: body,
             base: self.body_at.bytes,
         };
         let mut outcomes = Vec::new();
         let mapped =
             push_calls_of_text_parsed(cx.builder, &context, cx.options.json, &mut outcomes)?;
-        self.announce_quietly(cx);
+        let unnamed_failure = outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Invalid(invalid) if invalid.name.is_none()));
+        if !mapped || unnamed_failure {
+            self.announce_quietly(body, cx);
+        }
         cx.shared.emit_calls(
             Closing {
-                text: &self.body,
+                text: body,
                 records: &self.scanner.records,
                 live: &mut self.live,
                 outcomes,
@@ -203,15 +213,15 @@ impl FenceBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let body = mem::take(&mut self.body);
         if let Some(line) = self.line {
             let kind = line.at_end();
             if kind != FenceKind::None {
                 if !self.line_in_string || cx.shared.strings_run_to_end {
-                    let (start, end) = (self.line_start, self.body.len());
-                    return self.close(start, end, kind, cx);
+                    return self.close(&body, self.line_start, body.len(), kind, cx);
                 }
                 if self.string_fence.is_none() {
-                    self.string_fence = Some((self.line_start, self.body.len(), kind));
+                    self.string_fence = Some((self.line_start, body.len(), kind));
                 }
             }
         }
@@ -219,29 +229,31 @@ impl FenceBody {
         // line inside one, and from now on let fence lines end bodies whatever the strings.
         cx.shared.strings_run_to_end = true;
         if let Some((start, end, kind)) = self.string_fence {
-            return self.close(start, end, kind, cx);
+            return self.close(&body, start, end, kind, cx);
         }
-        cx.shared.pos = self.body_at.after(&self.body);
-        self.unterminated(cx);
+        cx.shared.pos = self.body_at.after(&body);
+        self.unterminated(&body, cx);
         Ok(String::new())
     }
 
-    /// Without events, the calls a stream would have announced line by line are counted at
-    /// the end, so that both report the same calls.
-    fn announce_quietly<B: JsonBuilder>(&mut self, cx: &mut Ctx<'_, B>) {
+    /// Without events, the body is scanned, and the calls a stream would have announced line
+    /// by line counted, only when a failure needs them (its calls' names, one failure per call
+    /// begun), so that both report the same calls.
+    fn announce_quietly<B: JsonBuilder>(&mut self, body: &str, cx: &mut Ctx<'_, B>) {
         if !cx.shared.events {
+            while self.scanner.scan(body) != Stop::End {}
             let safe = self.scanner.pos;
             let records = &self.scanner.records;
             cx.shared
-                .progress(&self.body, records, &mut self.live, safe, cx.out);
+                .progress(body, records, &mut self.live, safe, cx.out);
         }
     }
 
     /// Reports a block with no closing fence: invalid, after the calls it announced.
-    fn unterminated<B: JsonBuilder>(&mut self, cx: &mut Ctx<'_, B>) {
-        self.announce_quietly(cx);
+    fn unterminated<B: JsonBuilder>(&mut self, body: &str, cx: &mut Ctx<'_, B>) {
+        self.announce_quietly(body, cx);
         let mut raw = mem::take(&mut self.open_line);
-        raw.push_str(&self.body);
+        raw.push_str(body);
         let index = self
             .live
             .first_index()
@@ -252,7 +264,7 @@ impl FenceBody {
             &raw,
             self.open_at.bytes,
         );
-        invalid.offset = Some(self.open_at.chars);
+        invalid.offset = self.open_at.chars();
         invalid.name = self.scanner.records.first().and_then(|r| r.name.clone());
         let announced: Vec<_> = self.live.live.iter().flatten().cloned().collect();
         if announced.is_empty() {

@@ -25,7 +25,7 @@
 //!   of a ```` ```json ```` / ```` ``` ```` fence (`fenced`). It is held until it is known to be a
 //!   call (then the call events) or not (then it is released as text). A byte that cannot be
 //!   JSON, or a fence body not starting with `{`/`[`, releases it early. Decoding uses the batch
-//!   code ([`crate::extract::raw_candidate`]).
+//!   code ([`crate::raw_json::raw_candidate`]).
 //!
 //! Every byte is scanned a bounded number of times and nothing is re-parsed per chunk: work is
 //! O(input), memory O(longest call + longest marker).
@@ -85,10 +85,10 @@ use std::mem;
 use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
-use crate::extract::RawJsonMode;
 use crate::formats::markers::{starts_of, Mask};
 use crate::formats::{Format, FormatSet, Group, ParamTypes, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
+use crate::raw_json::RawJsonMode;
 
 use fence::FenceBody;
 use raw::RawBody;
@@ -502,9 +502,10 @@ where
     }
 }
 
-/// A parse of a whole text that reports calls only: `extract`'s reader of the text protocols.
-/// It decides everything as [`parse_text`] does (the same engine), without making the text and
-/// argument events.
+/// A parse of a whole text that reports calls only: `extract`'s reader of the open-weight
+/// formats. It decides everything as [`parse_text`] does (the same engine), without making the
+/// text and argument events, counting characters or assigning ids: the caller turns the
+/// failures' byte offsets into character offsets and gives ids for the whole response at once.
 pub fn read_calls<B>(
     builder: &mut B,
     text: &str,
@@ -515,8 +516,29 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let setup = Setup::new(options, false);
-    let mut shared = Shared::new(false, setup.starts != 0);
+    let (events, _) = run_whole(builder, text, Setup::new(options, false), tools)?;
+    Ok(events
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::CallEnd { call, .. } => Some(Outcome::Call(call)),
+            Event::Invalid(invalid) => Some(Outcome::invalid(invalid)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The engine over a whole text: its events, and whether it had reasoning.
+fn run_whole<B>(
+    builder: &mut B,
+    text: &str,
+    setup: Setup,
+    tools: Option<&dyn ParamTypes>,
+) -> Result<(Out<B>, bool), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut shared = Shared::new(setup.events, setup.starts != 0);
     let mut events = Vec::new();
     let (mut text_mode, mut mode) = (Text::default(), Mode::Text);
     let mut cx = Ctx {
@@ -531,14 +553,8 @@ where
     };
     push(&mut text_mode, &mut mode, text, &mut cx)?;
     finish_modes(&mut text_mode, &mut mode, &mut cx)?;
-    Ok(events
-        .into_iter()
-        .filter_map(|event| match event {
-            Event::CallEnd { call, .. } => Some(Outcome::Call(call)),
-            Event::Invalid(invalid) => Some(Outcome::invalid(invalid)),
-            _ => None,
-        })
-        .collect())
+    cx.shared.flush(cx.out);
+    Ok((events, shared.prose.saw_think))
 }
 
 fn utf8_width(first: u8) -> usize {
@@ -600,22 +616,14 @@ pub fn parse_text_with_tools<B>(
     builder: &mut B,
     text: &str,
     options: StreamOptions,
-    tools: Option<Arc<ToolSchemas>>,
+    tools: Option<&dyn ParamTypes>,
 ) -> Result<ParsedText<B::Value>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut parser = StreamParser::with_tools(options, tools);
-    let mut events = Vec::new();
-    parser.feed(text, builder, &mut events)?;
-    match parser.finish(builder, &mut events) {
-        Ok(()) => {}
-        Err(StreamError::Build(e)) => return Err(e),
-        // A `&str` never leaves a partial UTF-8 sequence.
-        Err(StreamError::Utf8 { .. }) => {}
-    }
-    Ok(collect(events, parser.saw_reasoning()))
+    let (events, saw_think) = run_whole(builder, text, Setup::new(options, true), tools)?;
+    Ok(collect(events, saw_think))
 }
 
 /// Folds events into content, reasoning and outcomes.

@@ -2,14 +2,14 @@
 //! ```` ```json ```` / ```` ``` ```` fence (`Fenced`). It is held until it is known to be a call
 //! (then the call events) or not (then it is given back as text). A byte that cannot be JSON,
 //! or a fence body not starting with `{`/`[`, gives it back early. Decoding uses the batch code
-//! ([`crate::extract::raw_candidate`]).
+//! ([`crate::raw_json::raw_candidate`]).
 
 use std::mem;
 use std::ops::Range;
 
 use crate::calls::TextPlace;
-use crate::extract::raw_candidate;
 use crate::json::{JsonBuilder, JsonView};
+use crate::raw_json::raw_candidate;
 use crate::scan::call_scan::{CallScanner, Stop};
 
 use super::emit::{Closing, LiveCalls};
@@ -67,41 +67,50 @@ impl RawBody {
         })
     }
 
-    /// A whole-message candidate whose first value, `value`, has been read (a bare Llama 3
-    /// object that held no call).
-    pub fn closed_value<B: JsonBuilder>(value: &str, at: Pos, cx: &Ctx<'_, B>) -> Box<Self> {
+    /// Decodes `value`, a whole-message candidate that started at `at` and has been read (a
+    /// bare Llama 3 object that held no call).
+    pub fn close_value<B>(value: &str, at: Pos, cx: &mut Ctx<'_, B>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
         let mut raw = Self::at(RawKind::Whole, String::new(), at, cx);
-        raw.body = value.to_owned();
         while !matches!(
-            raw.scanner.scan(&raw.body),
+            raw.scanner.scan(value),
             Stop::End | Stop::TopClosed | Stop::NotJson
         ) {}
-        raw
+        raw.close(value, value.len(), value.len(), cx)
     }
 
-    /// Feeds the candidate, line by line.
+    /// Feeds the candidate, line by line. One that began in this chunk is read in it, and
+    /// copied only when it runs past it.
     pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let in_input = self.body.is_empty();
+        let mut owned = mem::take(&mut self.body);
         let mut used = 0;
         while used < input.len() {
             let piece = next_line(&input[used..]);
             used += piece.len();
-            self.body.push_str(piece);
+            if !in_input {
+                owned.push_str(piece);
+            }
+            let body: &str = if in_input { &input[..used] } else { &owned };
             match self.kind {
                 RawKind::Whole => loop {
-                    match self.scanner.scan(&self.body) {
+                    match self.scanner.scan(body) {
                         Stop::End => break,
                         Stop::Newline => {}
                         Stop::TopClosed => {
-                            let excess = self.body.len() - self.scanner.pos;
+                            let excess = body.len() - self.scanner.pos;
                             let end = self.scanner.pos;
-                            self.close(end, end, cx)?;
+                            self.close(body, end, end, cx)?;
                             return Ok(Next::replay(used - excess, String::new()));
                         }
-                        Stop::NotJson => return Ok(self.give_back(used, cx)),
+                        Stop::NotJson => return Ok(self.give_back(body, used, cx)),
                     }
                 },
                 RawKind::Fenced => {
@@ -109,36 +118,36 @@ impl RawBody {
                         // Lines are looked at whole: the last one may be the closing fence.
                         continue;
                     }
-                    if let Some(close) = json_fence_close(&self.body[self.line_start..]) {
+                    if let Some(close) = json_fence_close(&body[self.line_start..]) {
                         let end = self.line_start + close;
-                        let consumed = self.body.len();
-                        self.close(end, consumed, cx)?;
+                        self.close(body, end, body.len(), cx)?;
                         return Ok(Next::replay(used, String::new()));
                     }
-                    if self.not_json(None) {
-                        return Ok(self.give_back(used, cx));
+                    if self.not_json(body, None) {
+                        return Ok(self.give_back(body, used, cx));
                     }
-                    self.line_start = self.body.len();
+                    self.line_start = body.len();
                 }
             }
         }
+        self.body = if in_input { input.to_owned() } else { owned };
         Ok(Next::Stay(used))
     }
 
     /// Scans a fenced body up to `end` (its length by default); whether it is known not to be a
     /// call: it does not start with `{`/`[`, or holds a byte that cannot be JSON before anything
     /// that looks like a call.
-    fn not_json(&mut self, end: Option<usize>) -> bool {
-        let end = end.unwrap_or(self.body.len());
+    fn not_json(&mut self, body: &str, end: Option<usize>) -> bool {
+        let end = end.unwrap_or(body.len());
         if !self.scanner.started() {
-            if let Some(first) = self.body[..end].trim_start().bytes().next() {
+            if let Some(first) = body[..end].trim_start().bytes().next() {
                 if first != b'{' && first != b'[' {
                     return true;
                 }
             }
         }
         loop {
-            match self.scanner.scan(&self.body[..end]) {
+            match self.scanner.scan(&body[..end]) {
                 Stop::End => return false,
                 Stop::NotJson => {
                     let call_like = self
@@ -161,6 +170,7 @@ impl RawBody {
     /// Decodes a candidate ending at `end` (`consumed` bytes of the body were used).
     pub fn close<B>(
         &mut self,
+        body: &str,
         end: usize,
         consumed: usize,
         cx: &mut Ctx<'_, B>,
@@ -169,7 +179,7 @@ impl RawBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
-        let region = trimmed(&self.body, end);
+        let region = trimmed(body, end);
         let shared = &mut *cx.shared;
         let what = match self.kind {
             RawKind::Whole => TextPlace::RawJson,
@@ -179,12 +189,12 @@ impl RawBody {
             }
         };
         if self.kind == RawKind::Fenced {
-            self.not_json(Some(end));
+            self.not_json(body, Some(end));
         }
         let mut outcomes = Vec::new();
         raw_candidate(
             cx.builder,
-            &self.body,
+            body,
             region,
             what,
             cx.options.json,
@@ -193,20 +203,20 @@ impl RawBody {
         if outcomes.is_empty() {
             // Not a call: the fence and its body are plain text.
             let mut text = mem::take(&mut self.prefix);
-            text.push_str(&self.body[..consumed]);
+            text.push_str(&body[..consumed]);
             shared.pos = self.at;
             shared.text_out(&text, cx.out);
             shared.prose.in_code = false;
             shared.prose.at_line_start = text.ends_with('\n');
             return Ok(());
         }
-        shared.pos = self.body_at.after(&self.body[..consumed]);
+        shared.pos = self.body_at.after(&body[..consumed]);
         let records = &self.scanner.records;
         let mapped =
             records.len() == outcomes.len() && records.iter().enumerate().all(|(k, r)| r.item == k);
         shared.emit_calls(
             Closing {
-                text: &self.body,
+                text: body,
                 records,
                 live: &mut LiveCalls::default(),
                 outcomes,
@@ -216,13 +226,13 @@ impl RawBody {
             },
             cx.out,
         );
-        shared.prose.at_line_start = self.body[..consumed].ends_with('\n');
+        shared.prose.at_line_start = body[..consumed].ends_with('\n');
         Ok(())
     }
 
     /// Gives the held candidate back as text, to be looked at again (a fenced one as code),
     /// after `used` bytes of the input.
-    fn give_back<B: JsonBuilder>(&mut self, used: usize, cx: &mut Ctx<'_, B>) -> Next {
+    fn give_back<B: JsonBuilder>(&mut self, body: &str, used: usize, cx: &mut Ctx<'_, B>) -> Next {
         let shared = &mut *cx.shared;
         shared.pos = self.at;
         let prefix = mem::take(&mut self.prefix);
@@ -231,7 +241,7 @@ impl RawBody {
             shared.prose.in_code = true;
             shared.prose.at_line_start = true;
         }
-        Next::To(used, Mode::Text, mem::take(&mut self.body))
+        Next::To(used, Mode::Text, body.to_owned())
     }
 
     /// The text ended inside the candidate; returns what to look at again.
@@ -240,25 +250,22 @@ impl RawBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let body = mem::take(&mut self.body);
         match self.kind {
-            RawKind::Whole => {
-                let end = self.body.len();
-                self.close(end, end, cx)?;
-            }
-            RawKind::Fenced => {
-                if let Some(close) = json_fence_close(&self.body[self.line_start..]) {
+            RawKind::Whole => self.close(&body, body.len(), body.len(), cx)?,
+            RawKind::Fenced => match json_fence_close(&body[self.line_start..]) {
+                Some(close) => {
                     let end = self.line_start + close;
-                    let consumed = self.body.len();
-                    self.close(end, consumed, cx)?;
-                } else {
-                    // No closing fence: not a candidate; the text stays text.
-                    self.line_start = self.body.len();
-                    let Next::To(_, _, rest) = self.give_back(0, cx) else {
+                    self.close(&body, end, body.len(), cx)?;
+                }
+                // No closing fence: not a candidate; the text stays text.
+                None => {
+                    let Next::To(_, _, rest) = self.give_back(&body, 0, cx) else {
                         unreachable!("a candidate given back goes to text")
                     };
                     return Ok(rest);
                 }
-            }
+            },
         }
         Ok(String::new())
     }

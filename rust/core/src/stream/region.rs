@@ -11,7 +11,7 @@
 use std::mem;
 
 use crate::formats::grammar::{Machine, Open, Verdict};
-use crate::formats::{decode_region, AnyMachine, FormatOptions, Group};
+use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
 use crate::json::{JsonBuilder, JsonView};
 
 use super::emit::{Closing, LiveCalls};
@@ -23,7 +23,8 @@ pub(super) struct RegionBody {
     group: Group,
     /// Where the region starts in the input.
     at: Pos,
-    /// The region's text, from its start marker.
+    /// The region's text, from its start marker, once it runs past the chunk it began in
+    /// (until then it is read in the input, not copied).
     text: String,
     machine: AnyMachine,
     live: LiveCalls,
@@ -45,11 +46,13 @@ fn piece_len(input: &str, held: usize) -> usize {
 }
 
 impl RegionBody {
-    /// The region opened by `group.starts()[start]`, whose text `held` has been read.
+    /// The region opened by `group.starts()[start]`, the marker `held`: the input goes on with
+    /// it when `in_input`, else it came in earlier chunks and is kept here.
     pub fn open<B: JsonBuilder>(
         group: Group,
         start: usize,
         held: &str,
+        in_input: bool,
         cx: &Ctx<'_, B>,
     ) -> Box<Self> {
         let open = Open {
@@ -59,7 +62,11 @@ impl RegionBody {
         Box::new(Self {
             group,
             at: cx.shared.pos,
-            text: held.to_owned(),
+            text: if in_input {
+                String::new()
+            } else {
+                held.to_owned()
+            },
             machine: group.open(Some(start), held.len(), open),
             live: LiveCalls::default(),
             announce: true,
@@ -106,45 +113,59 @@ impl RegionBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
-        let input = &input[..piece_len(input, self.text.len())];
-        let old = self.text.len();
-        self.text.push_str(input);
-        let verdict = self.machine.advance(&self.text);
+        // A region that began in this chunk is read in it; one that runs past it is copied
+        // into its own buffer, a piece at a time no longer than that buffer (at least 4 KiB),
+        // so that one long chunk holding many short regions is not copied once per region.
+        let in_input = self.text.is_empty();
+        let piece = if in_input {
+            input
+        } else {
+            let piece = &input[..piece_len(input, self.text.len())];
+            self.text.push_str(piece);
+            piece
+        };
+        let old = if in_input {
+            0
+        } else {
+            self.text.len() - piece.len()
+        };
+        let text = mem::take(&mut self.text);
+        let view: &str = if in_input { piece } else { &text };
+        let verdict = self.machine.advance(view);
         let end = match verdict {
             Verdict::More => {
                 if self.announce && cx.shared.events {
                     let safe = self.machine.safe();
                     let records = self.machine.records();
                     cx.shared
-                        .progress(&self.text, records, &mut self.live, safe, cx.out);
+                        .progress(view, records, &mut self.live, safe, cx.out);
                 }
-                return Ok(Next::Stay(input.len()));
+                self.text = if in_input { piece.to_owned() } else { text };
+                return Ok(Next::Stay(piece.len()));
             }
-            Verdict::NotMine => return Ok(self.give_back(input.len(), cx)),
+            Verdict::NotMine => return Ok(self.give_back(view, piece.len(), cx)),
             Verdict::End(end) | Verdict::Prose { end, .. } => end,
         };
         // What follows the region goes back to text mode; a region may end before this input
         // (at a marker split across chunks), then its tail is looked at again.
         let (used, rest) = if end >= old {
-            (end - old, String::new())
+            (end - old, "")
         } else {
-            (input.len(), self.text[end..].to_owned())
+            (piece.len(), &view[end..])
         };
-        self.text.truncate(end);
+        let region = &view[..end];
         if let Verdict::Prose { reasoning, .. } = verdict {
-            self.open_message(reasoning, cx);
-            return Ok(Next::replay(used, rest));
+            self.open_message(region, reasoning, cx);
+            return Ok(Next::replay(used, rest.to_owned()));
         }
-        Ok(match self.close(cx)? {
-            Some(next) => {
+        Ok(match self.close(region, cx)? {
+            Some(Next::To(_, mode, mut replay)) => {
                 // Raw JSON takes what the bare candidate gave back; the rest follows it.
-                let Next::To(_, mode, mut replay) = next else {
-                    unreachable!("a closed region hands over")
-                };
-                replay.push_str(&rest);
+                replay.push_str(rest);
                 Next::To(used, mode, replay)
             }
-            None => Next::replay(used, rest),
+            Some(Next::Stay(_)) => unreachable!("a closed region hands over"),
+            None => Next::replay(used, rest.to_owned()),
         })
     }
 
@@ -155,10 +176,11 @@ impl RegionBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let text = mem::take(&mut self.text);
         let next = if self.machine.undecided() {
-            Some(self.give_back(0, cx))
+            Some(self.give_back(&text, 0, cx))
         } else {
-            self.close(cx)?
+            self.close(&text, cx)?
         };
         Ok(next.map(|next| match next {
             Next::To(_, mode, replay) => (mode, replay),
@@ -168,21 +190,21 @@ impl RegionBody {
 
     /// A harmony message that is not a call: drop its header, and read its body as content or
     /// reasoning until its end marker.
-    fn open_message<B: JsonBuilder>(&mut self, reasoning: bool, cx: &mut Ctx<'_, B>) {
+    fn open_message<B: JsonBuilder>(&mut self, header: &str, reasoning: bool, cx: &mut Ctx<'_, B>) {
         let shared = &mut *cx.shared;
         shared.flush(cx.out);
-        shared.pos = self.at.after(&self.text);
+        shared.pos = self.at.after(header);
         shared.prose.message = Some((self.group, reasoning));
         if reasoning {
             shared.begin_reasoning(cx.out);
         }
-        shared.after_markup(&self.text);
+        shared.after_markup(header);
     }
 
     /// Decodes the finished region with the group's decoder and reports its calls and prose.
     /// A bare candidate that decodes to no call hands over to raw JSON: the hand-over is
     /// returned.
-    fn close<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<Option<Next>, B::Error>
+    fn close<B>(&mut self, text: &str, cx: &mut Ctx<'_, B>) -> Result<Option<Next>, B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
@@ -193,7 +215,7 @@ impl RegionBody {
         if self.announce {
             let records = self.machine.records();
             cx.shared
-                .progress(&self.text, records, &mut self.live, safe, cx.out);
+                .progress(text, records, &mut self.live, safe, cx.out);
         }
         let first_index = self.live.first_index();
         let options = FormatOptions {
@@ -203,25 +225,28 @@ impl RegionBody {
         };
         let decoded = decode_region(
             cx.builder,
-            &self.text,
+            text,
             self.group,
             cx.options.formats,
             options,
-            self.in_think,
-            first_index.unwrap_or(cx.shared.peek_index()),
+            Place {
+                in_think: self.in_think,
+                first_index: first_index.unwrap_or(cx.shared.peek_index()),
+                collect_text: cx.shared.events,
+            },
         )?;
         if !self.announce {
             if decoded.outcomes.is_empty() {
-                return self.not_mine(cx).map(Some);
+                return self.not_mine(text, cx).map(Some);
             }
             let records = self.machine.records();
             cx.shared
-                .progress(&self.text, records, &mut self.live, safe, cx.out);
+                .progress(text, records, &mut self.live, safe, cx.out);
         }
         let shared = &mut *cx.shared;
         shared.emit_calls(
             Closing {
-                text: &self.text,
+                text,
                 records: self.machine.records(),
                 live: &mut self.live,
                 outcomes: decoded.outcomes,
@@ -235,37 +260,39 @@ impl RegionBody {
         if let Some(reasoning) = decoded.reasoning {
             shared.prose_out(&reasoning, true, cx.out);
         }
-        shared.pos = self.at.after(&self.text);
-        shared.after_markup(&self.text);
+        shared.pos = self.at.after(text);
+        shared.after_markup(text);
         Ok(None)
     }
 
-    /// A bare candidate that is not its format: raw JSON (when enabled) takes its first value,
-    /// and what follows is looked at again; else it is text.
-    fn not_mine<B>(&mut self, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    /// A bare candidate that is not its format: its first value goes to raw JSON (when enabled)
+    /// or is text, whole (markers inside a JSON message sit in its strings), and what follows
+    /// is looked at again. A candidate whose value never began is given back.
+    fn not_mine<B>(&mut self, text: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
     {
-        match self.machine.raw_value_end(self.text.len()) {
-            Some(first_end) if cx.options.raw_json.is_some() => {
-                let rest = self.text[first_end..].to_owned();
-                let mut raw = RawBody::closed_value(&self.text[..first_end], self.at, cx);
-                raw.close(first_end, first_end, cx)?;
-                Ok(Next::To(0, Mode::Text, rest))
-            }
-            _ => Ok(self.give_back(0, cx)),
+        let Some(first_end) = self.machine.raw_value_end(text.len()) else {
+            return Ok(self.give_back(text, 0, cx));
+        };
+        let value = &text[..first_end];
+        if cx.options.raw_json.is_some() {
+            RawBody::close_value(value, self.at, cx)?;
+        } else {
+            cx.shared.pos = self.at;
+            cx.shared.text_out(value, cx.out);
         }
+        Ok(Next::To(0, Mode::Text, text[first_end..].to_owned()))
     }
 
     /// Gives the candidate's text back, to raw JSON when it may be a JSON list, else to text.
-    fn give_back<B: JsonBuilder>(&mut self, used: usize, cx: &mut Ctx<'_, B>) -> Next {
+    fn give_back<B: JsonBuilder>(&mut self, text: &str, used: usize, cx: &mut Ctx<'_, B>) -> Next {
         cx.shared.pos = self.at;
-        let text = mem::take(&mut self.text);
         if cx.options.raw_json.is_some() && self.group.bare().is_some_and(|b| b.first == b'[') {
             let raw = RawBody::new(RawKind::Whole, String::new(), cx);
-            return Next::To(used, Mode::Raw(raw), text);
+            return Next::To(used, Mode::Raw(raw), text.to_owned());
         }
-        Next::To(used, Mode::Text, text)
+        Next::To(used, Mode::Text, text.to_owned())
     }
 }

@@ -11,19 +11,32 @@ use crate::ids::generate_id;
 use super::spans::CodeSpans;
 use super::Event;
 
-/// A position in the input: bytes and characters.
+/// A position in the input: bytes and, when counted, characters (a calls-only parse counts
+/// bytes only; its caller turns the byte offsets of failures into character offsets once).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Pos {
     pub bytes: usize,
-    pub chars: usize,
+    chars: Option<usize>,
 }
 
 impl Pos {
+    pub fn start(count_chars: bool) -> Self {
+        Pos {
+            bytes: 0,
+            chars: count_chars.then_some(0),
+        }
+    }
+
     pub fn after(self, s: &str) -> Pos {
         Pos {
             bytes: self.bytes + s.len(),
-            chars: self.chars + s.chars().count(),
+            chars: self.chars.map(|chars| chars + s.chars().count()),
         }
+    }
+
+    /// The character offset, when counted.
+    pub fn chars(self) -> Option<usize> {
+        self.chars
     }
 }
 
@@ -71,7 +84,7 @@ pub(super) struct Shared {
 impl Shared {
     pub fn new(events: bool, track_spans: bool) -> Self {
         Self {
-            pos: Pos::default(),
+            pos: Pos::start(events),
             prose: Prose {
                 at_line_start: true,
                 ..Prose::default()
@@ -179,8 +192,16 @@ impl Shared {
     }
 
     /// The id of a new call: the model's own, unless another call of the stream has it, else a
-    /// generated one.
-    pub fn claim_id(&mut self, id: Option<String>) -> String {
+    /// generated one. A calls-only parse leaves ids to its caller (`assign_ids`), which keeps
+    /// the same rule over the whole response.
+    pub fn claim_id(&mut self, id: Option<String>) -> Option<String> {
+        if !self.events {
+            return id;
+        }
+        Some(self.unique_id(id))
+    }
+
+    fn unique_id(&mut self, id: Option<String>) -> String {
         if let Some(id) = id {
             if self.seen_ids.insert(id.clone()) {
                 return id;

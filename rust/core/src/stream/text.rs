@@ -7,10 +7,10 @@
 
 use std::mem;
 
-use crate::extract::RawJsonMode;
 use crate::formats::bare_group;
 use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
 use crate::json::{JsonBuilder, JsonView};
+use crate::raw_json::RawJsonMode;
 use crate::scan::fence::LEADING_BOM;
 use crate::scan::find::{find_any3, find_either};
 
@@ -117,11 +117,13 @@ impl Text {
                     match match_at(&bytes[i..], mask) {
                         Match::Found(entry) => {
                             let held = &input[i..i + TABLE[entry].text.len()];
-                            let opened = self.resolve(Resolved::Marker(entry), held, cx);
-                            i += held.len();
-                            if let Some(mode) = opened {
+                            if let Some(mode) =
+                                self.resolve(Resolved::Marker(entry), held, true, cx)
+                            {
+                                // A region reads its marker from the input itself.
                                 return Ok(Next::switch(i, mode));
                             }
+                            i += held.len();
                             run_start = i;
                             continue;
                         }
@@ -230,12 +232,17 @@ impl Text {
                 (resolved, i)
             }
         };
-        let mut held = mem::take(&mut self.pending);
-        held.truncate(earlier);
-        held.push_str(&input[..used]);
+        // The candidate's bytes: copied only when some came in earlier chunks.
+        let mut joined = mem::take(&mut self.pending);
+        let held: &str = if earlier == 0 {
+            &input[..used]
+        } else {
+            joined.truncate(earlier);
+            joined.push_str(&input[..used]);
+            &joined
+        };
         let failed = matches!(resolved, Resolved::Fail);
-        let opened = self.resolve(resolved, &held, cx);
-        if let Some(mode) = opened {
+        if let Some(mode) = self.resolve(resolved, held, false, cx) {
             return Continued::Opened(used, mode);
         }
         if !failed {
@@ -251,11 +258,13 @@ impl Text {
         }
     }
 
-    /// Acts on a decided candidate whose bytes are `held`; returns the mode it opens.
+    /// Acts on a decided candidate whose bytes are `held`; returns the mode it opens. A region
+    /// whose marker is still in the input (`in_input`) is given it there, not copied.
     fn resolve<B: JsonBuilder>(
         &mut self,
         resolved: Resolved,
         held: &str,
+        in_input: bool,
         cx: &mut Ctx<'_, B>,
     ) -> Option<Mode> {
         let shared = &mut *cx.shared;
@@ -295,7 +304,8 @@ impl Text {
                     Role::Start { group, index } => {
                         shared.prose.message = None;
                         shared.prose.message_started = true;
-                        Some(Mode::Region(RegionBody::open(group, index, held, cx)))
+                        let region = RegionBody::open(group, index, held, in_input, cx);
+                        Some(Mode::Region(region))
                     }
                 }
             }
@@ -335,7 +345,7 @@ impl Text {
             Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
             _ => held.len(),
         };
-        let opened = self.resolve(resolved, &held, cx);
+        let opened = self.resolve(resolved, &held, false, cx);
         Some((held[used..].to_owned(), opened))
     }
 }

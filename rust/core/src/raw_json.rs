@@ -1,0 +1,258 @@
+//! Raw JSON: calls a model wrote as bare JSON, at the start of its message, in a
+//! ```` ```json ```` fence, or (when asked) anywhere in its text.
+
+use memchr::memmem;
+
+use crate::calls::{
+    call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
+    failure_subject, push_call, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
+    TextCallContext, TextPlace,
+};
+use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
+use crate::position::line_column;
+use crate::scan::raw::{balanced_spans, fenced_regions, whole_region};
+
+type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
+
+/// Where `parse_raw_json` looks for candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawJsonMode {
+    Whole,
+    Fenced,
+    Anywhere,
+}
+
+impl RawJsonMode {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "whole" => Some(Self::Whole),
+            "fenced" => Some(Self::Fenced),
+            "anywhere" => Some(Self::Anywhere),
+            _ => None,
+        }
+    }
+}
+
+/// Bare JSON calls, looked for as `mode` says.
+pub fn parse_raw_json<B>(
+    builder: &mut B,
+    text: &str,
+    mode: RawJsonMode,
+    options: ParseOptions,
+) -> Result<Outcomes<B>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut outcomes = Vec::new();
+    if let Some(region) = whole_region(text) {
+        if mode != RawJsonMode::Anywhere {
+            raw_candidate(
+                builder,
+                text,
+                region,
+                TextPlace::RawJson,
+                options,
+                &mut outcomes,
+            )?;
+        }
+    }
+    match mode {
+        RawJsonMode::Whole => {}
+        RawJsonMode::Fenced => {
+            if outcomes.is_empty() {
+                for (k, region) in fenced_regions(text).into_iter().enumerate() {
+                    let what = TextPlace::RawJsonFence(k);
+                    raw_candidate(builder, text, region, what, options, &mut outcomes)?;
+                }
+            }
+        }
+        RawJsonMode::Anywhere => {
+            let scan = balanced_spans(text);
+            let mut covered_until = 0;
+            for span in scan.spans {
+                if span.range.start < covered_until {
+                    continue;
+                }
+                let before = outcomes.len();
+                raw_candidate(
+                    builder,
+                    text,
+                    span.range.clone(),
+                    TextPlace::RawJson,
+                    options,
+                    &mut outcomes,
+                )?;
+                if outcomes.len() > before {
+                    covered_until = span.range.end;
+                }
+            }
+            if let Some(start) = scan.unterminated.filter(|&s| s >= covered_until) {
+                let index = outcomes.len();
+                outcomes.push(Outcome::invalid(Invalid {
+                    kind: FailureKind::Parse,
+                    protocol: Protocol::RawJson,
+                    index,
+                    raw: text[start..].to_owned(),
+                    name: None,
+                    subject: "unterminated raw JSON call".to_owned(),
+                    detail: "the object is never closed".to_owned(),
+                    byte_offset: Some(start),
+                    line_column: None,
+                    offset: None,
+                }));
+            }
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Decodes one candidate region; adds its calls, or an error if it looks like a call but is
+/// broken. Regions that are not calls add nothing.
+pub(crate) fn raw_candidate<B>(
+    builder: &mut B,
+    text: &str,
+    region: std::ops::Range<usize>,
+    what: TextPlace,
+    options: ParseOptions,
+    outcomes: &mut Outcomes<B>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let body = &text[region.clone()];
+    if !body.starts_with(['{', '[']) {
+        return Ok(());
+    }
+    let context = TextCallContext {
+        protocol: Protocol::RawJson,
+        what,
+        text: body,
+        base: region.start,
+    };
+    // The common case, one call object, is read field by field; anything else (lists,
+    // wrappers, errors) takes the general path below.
+    if let Ok(Some((fields, end))) = call_fields_from_text(builder, body, options) {
+        if end == body.len() && fields.is_call_like() {
+            let call = call_from_fields(builder, fields, options);
+            return push_call(call, &context, outcomes);
+        }
+    } else if let Ok(Some((list, end))) = call_fields_list_from_text(builder, body, options) {
+        // A list of well-formed calls; one that fails is reported by the general path.
+        if end == body.len() {
+            let calls: Result<Vec<_>, _> = list
+                .into_iter()
+                .map(|fields| call_from_fields(builder, fields, options))
+                .collect();
+            if let Ok(calls) = calls {
+                outcomes.extend(calls.into_iter().map(Outcome::Call));
+                return Ok(());
+            }
+        }
+    }
+    let value = match parse(body, builder, options) {
+        Ok(value) => value,
+        Err(ParseError::Build(e)) => return Err(e),
+        Err(ParseError::Syntax(error)) => {
+            if looks_like_call(body) {
+                let index = outcomes.len();
+                outcomes.push(Outcome::invalid(context.invalid(
+                    FailureKind::Parse,
+                    index,
+                    format!("invalid JSON in {what}"),
+                    error.kind.message().to_owned(),
+                    Some(error.offset),
+                    None,
+                )));
+            }
+            return Ok(());
+        }
+    };
+    let Some(calls) = candidate_calls(&value) else {
+        return Ok(());
+    };
+    for (call_object, wrapper_id) in calls {
+        let index = outcomes.len();
+        match call_from_object(builder, &call_object, options) {
+            Ok(mut call) => {
+                if let Some(id) = crate::calls::id_of(wrapper_id) {
+                    call.id = Some(id);
+                }
+                outcomes.push(Outcome::Call(call));
+            }
+            Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
+            Err(failure) => {
+                let subject = failure_subject(failure.kind, &what);
+                let mut invalid = context.invalid(
+                    failure.kind,
+                    index,
+                    subject,
+                    failure.detail,
+                    None,
+                    failure.name,
+                );
+                invalid.line_column = Some(line_column(body, 0));
+                outcomes.push(Outcome::invalid(invalid));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether broken JSON was meant as a call: it mentions a name and arguments (quoted or not,
+/// since unquoted keys are a common way to break it).
+fn looks_like_call(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    memmem::find(bytes, b"name").is_some()
+        && (memmem::find(bytes, b"arguments").is_some()
+            || memmem::find(bytes, b"parameters").is_some())
+}
+
+/// The call objects of a decoded candidate (with the id of an OpenAI-style wrapper), or `None`
+/// when the value is not a call, a list of calls, or a wrapper of them.
+fn candidate_calls<V: JsonView>(value: &V) -> Option<Vec<(V, Option<V>)>> {
+    match value.kind() {
+        JsonKind::Object => {
+            if value.get("name").is_some()
+                && (value.get("arguments").is_some() || value.get("parameters").is_some())
+            {
+                return Some(vec![(value.clone(), None)]);
+            }
+            if let Some(inner) = value
+                .get("function")
+                .filter(|f| f.kind() == JsonKind::Object)
+            {
+                let mut calls = candidate_calls(&inner)?;
+                if let Some(first) = calls.first_mut() {
+                    first.1 = value.get("id");
+                }
+                return Some(calls);
+            }
+            if let Some(inner) = value.get("tool_call") {
+                return candidate_calls(&inner);
+            }
+            if let Some(list) = value
+                .get("tool_calls")
+                .filter(|l| l.kind() == JsonKind::Array)
+            {
+                return list_calls(&list);
+            }
+            None
+        }
+        JsonKind::Array => list_calls(value),
+        _ => None,
+    }
+}
+
+fn list_calls<V: JsonView>(list: &V) -> Option<Vec<(V, Option<V>)>> {
+    let items = list.items();
+    if items.is_empty() {
+        return None;
+    }
+    let mut calls = Vec::with_capacity(items.len());
+    for item in &items {
+        calls.extend(candidate_calls(item)?);
+    }
+    Some(calls)
+}

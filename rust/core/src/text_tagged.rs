@@ -1,0 +1,107 @@
+//! The `~~~tool_call` protocol: every fenced block of a text, decoded.
+
+use smallvec::SmallVec;
+
+use crate::calls::{
+    call_fields_from_text, call_from_fields, push_call, push_calls_of_text, push_calls_of_value,
+    CallFields, FailureKind, Invalid, Outcome, Protocol, TextCallContext, TextPlace,
+};
+use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseOptions};
+use crate::scan::fence::{closing_fence_after, find_blocks_with};
+
+type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
+
+/// A block body decoded while the blocks were found.
+enum Decoded<V> {
+    /// One call object, read field by field.
+    Fields(CallFields<V>),
+    /// Any other JSON value (a list of calls, …).
+    Value(V),
+}
+
+/// Every `~~~tool_call` block of `text`.
+pub fn parse_text_tagged<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<Outcomes<B>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    // Well-formed blocks are decoded while they are found: the parse tells where the JSON
+    // ends, so the closing fence is found without a second, string-aware pass. A single call
+    // object is read field by field, without building the object itself. (Strict JSON only:
+    // lenient JSON may hide a fence line in a single-quoted string.)
+    let mut decoded: SmallVec<[(usize, Decoded<B::Value>); 2]> = SmallVec::new();
+    let blocks = find_blocks_with(text, |body_start| {
+        if options.lenient {
+            return None;
+        }
+        let body = &text[body_start..];
+        let (value, end) = match call_fields_from_text(builder, body, options).ok()? {
+            Some((fields, end)) => (Decoded::Fields(fields), end),
+            None => {
+                let (value, end) = parse_prefix(body, builder, options).ok()?;
+                (Decoded::Value(value), end)
+            }
+        };
+        let close = closing_fence_after(text, body_start + end)?;
+        decoded.push((body_start, value));
+        Some(close)
+    });
+    let mut decoded = decoded.into_iter().peekable();
+    let mut outcomes = Vec::with_capacity(blocks.len());
+    for (block_index, block) in blocks.into_iter().enumerate() {
+        let what = TextPlace::FenceBlock(block_index);
+        if !block.terminated {
+            let index = outcomes.len();
+            outcomes.push(Outcome::invalid(unterminated_block(
+                &what,
+                index,
+                &text[block.span.clone()],
+                block.span.start,
+            )));
+            continue;
+        }
+        let context = TextCallContext {
+            protocol: Protocol::TextTagged,
+            what,
+            text: &text[block.body.clone()],
+            base: block.body.start,
+        };
+        match decoded.next_if(|(start, _)| *start == block.body.start) {
+            Some((_, Decoded::Fields(fields))) => {
+                let call = call_from_fields(builder, fields, options);
+                push_call(call, &context, &mut outcomes)?
+            }
+            Some((_, Decoded::Value(value))) => {
+                push_calls_of_value(builder, value, &context, 0, options, &mut outcomes)?
+            }
+            None => push_calls_of_text(builder, &context, options, &mut outcomes)?,
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The failure for a `~~~tool_call` block with no closing fence; `raw` is the block's text and
+/// `byte_offset` where it starts.
+pub(crate) fn unterminated_block(
+    what: &TextPlace,
+    index: usize,
+    raw: &str,
+    byte_offset: usize,
+) -> Invalid {
+    Invalid {
+        kind: FailureKind::Parse,
+        protocol: Protocol::TextTagged,
+        index,
+        raw: raw.to_owned(),
+        name: None,
+        subject: format!("unterminated {what}"),
+        detail: "no closing ~~~ line before the next block or the end of the text".to_owned(),
+        byte_offset: Some(byte_offset),
+        line_column: None,
+        offset: None,
+    }
+}
