@@ -83,12 +83,23 @@ impl Format {
     /// The format a name or alias designates: exact, or with `-` for `_` and any case
     /// (`"GPT-OSS"` is `gpt_oss`, an alias of harmony).
     pub fn parse(name: &str) -> Option<Self> {
-        let normal = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-        let wanted = normal(name);
-        Format::ALL.iter().copied().find(|f| {
-            normal(f.as_str()) == wanted || f.aliases().iter().any(|a| normal(a) == wanted)
-        })
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| same_name(f.as_str(), name) || f.aliases().iter().any(|a| same_name(a, name)))
     }
+}
+
+/// Whether two names are the same, ignoring ASCII case and `-` for `_`.
+fn same_name(a: &str, b: &str) -> bool {
+    let fold = |c: u8| {
+        if c == b'-' {
+            b'_'
+        } else {
+            c.to_ascii_lowercase()
+        }
+    };
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| fold(x) == fold(y))
 }
 
 impl Group {

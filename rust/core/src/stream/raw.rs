@@ -3,6 +3,10 @@
 //! (then the call events) or not (then it is given back as text). A byte that cannot be JSON,
 //! or a fence body not starting with `{`/`[`, gives it back early. Decoding uses the batch code
 //! ([`crate::raw_json::raw_candidate`]).
+//!
+//! When raw JSON is not read but some format is, a message that starts with a JSON value is
+//! still held here, and released as text whole: markers inside a JSON message sit in its
+//! strings.
 
 use std::mem;
 use std::ops::Range;
@@ -26,6 +30,8 @@ pub(super) enum RawKind {
 
 pub(super) struct RawBody {
     kind: RawKind,
+    /// Raw JSON is read (else the value is only kept whole, as text).
+    decode: bool,
     /// The opening fence line (`Fenced`).
     prefix: String,
     at: Pos,
@@ -58,6 +64,7 @@ impl RawBody {
         let body_at = at.after(&prefix);
         Box::new(Self {
             kind,
+            decode: cx.options.raw_json.is_some(),
             prefix,
             at,
             body_at,
@@ -192,14 +199,10 @@ impl RawBody {
             self.not_json(body, Some(end));
         }
         let mut outcomes = Vec::new();
-        raw_candidate(
-            cx.builder,
-            body,
-            region,
-            what,
-            cx.options.json,
-            &mut outcomes,
-        )?;
+        if self.decode {
+            let options = cx.options.json;
+            raw_candidate(cx.builder, body, region, what, options, &mut outcomes)?;
+        }
         if outcomes.is_empty() {
             // Not a call: the fence and its body are plain text.
             let mut text = mem::take(&mut self.prefix);

@@ -286,10 +286,11 @@ impl RegionBody {
         Ok(Next::To(0, Mode::Text, text[first_end..].to_owned()))
     }
 
-    /// Gives the candidate's text back, to raw JSON when it may be a JSON list, else to text.
+    /// Gives the candidate's text back: a bare one to raw JSON (which reads it, or keeps a JSON
+    /// value whole as text), else to text.
     fn give_back<B: JsonBuilder>(&mut self, text: &str, used: usize, cx: &mut Ctx<'_, B>) -> Next {
         cx.shared.pos = self.at;
-        if cx.options.raw_json.is_some() && self.group.bare().is_some_and(|b| b.first == b'[') {
+        if !self.announce {
             let raw = RawBody::new(RawKind::Whole, String::new(), cx);
             return Next::To(used, Mode::Raw(raw), text.to_owned());
         }

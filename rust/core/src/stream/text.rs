@@ -387,10 +387,11 @@ impl Candidate {
 }
 
 impl<B: JsonBuilder> Ctx<'_, B> {
-    /// Whether a message-start JSON value (raw JSON `whole`, or a bare format) may begin here.
+    /// Whether a message-start JSON value (raw JSON `whole`, a bare format, or a JSON message
+    /// whose strings hold markers) may begin here.
     pub(super) fn whole_eligible(&self) -> bool {
         let prose = &self.shared.prose;
-        (self.options.raw_json.is_some() || self.bare_formats)
+        (self.options.raw_json.is_some() || self.bare_formats || self.starts != 0)
             && !prose.message_started
             && !prose.in_think
             && !prose.in_code

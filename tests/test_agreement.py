@@ -1,0 +1,160 @@
+"""`extract`, `parse_text` and the stream read every text the same way.
+
+For a text and a format `f` (an open-weight format, or the `text_tagged` and `raw_json`
+protocols), the calls are compared across `extract(text, formats=[f])`,
+`parse_text(text, format=f)` and a `StreamParser(formats=[f])` fed the text in random chunks:
+names, arguments, valid or invalid, and the names of invalid calls. Ids are not compared (a
+stream fixes a call's id when it starts; a generated id is random anyway), nor content.
+
+Texts: the corpus renderings of every format, the provider streams' texts, the real model
+outputs of other projects' parser tests (`tests/data/conformance`), the three inputs the
+registry issue found the paths disagreeing on, and mutations of all of those (cut short, a
+marker of another format spliced in, a call repeated, a byte dropped).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import toolwire
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import DATA, cases, load_jsonl
+
+PROTOCOLS = ("text_tagged", "raw_json", *toolwire.FORMATS)
+
+# The inputs issue 21 quotes, on which the three paths used to disagree.
+DISAGREED = [
+    '[TOOL_CALLS]add{"a": 3.5, "b": 4}[TOOL_CALLS]multiply{"a": 2, "b": 3}',
+    '{"name": "get_weather", "parameters": {{"name": "get_weather", "parameters": {}}',
+    '[{"name": "f", "arguments": {"a": 1}}]]',
+]
+
+
+def conformance() -> list[dict[str, Any]]:
+    with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def corpus_texts() -> list[str]:
+    texts = []
+    for k, case in enumerate(cases()):
+        for wire, text in case["wire"].items():
+            # Every 7th case: the Rust tests cover all of them; these keep the suite fast.
+            if isinstance(text, str) and k % 7 == 0:
+                texts.append(text)
+    return texts
+
+
+def stream_texts() -> list[str]:
+    return [s["text"] for s in load_jsonl("streams.jsonl") if isinstance(s.get("text"), str)]
+
+
+TEXTS = [*DISAGREED, *(c["text"] for c in conformance()), *corpus_texts(), *stream_texts()]
+MARKERS = [
+    "<tool_call>",
+    "</tool_call>",
+    "<function=f>",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "<|python_tag|>",
+    "<|python_start|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<|tool_call_begin|>",
+    "<|start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|call|>",
+    "<think>",
+    "</think>",
+    "~~~tool_call\n",
+    "\n~~~\n",
+    "```json\n",
+    "\n```\n",
+    '{"name": "g", "arguments": {"x": [1, "y"]}}',
+    "[g(x=1)]",
+    "`",
+    "\n",
+    '"',
+    "}",
+]
+
+
+def shape(call: Any) -> tuple[Any, ...]:
+    if isinstance(call, toolwire.ToolCall):
+        return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
+    return ("invalid", call.name, call.protocol)
+
+
+def streamed(text: str, fmt: str, rng: random.Random) -> list[Any]:
+    parser = toolwire.StreamParser(formats=[fmt])
+    events = []
+    pos = 0
+    while pos < len(text):
+        size = rng.choice((1, 2, 3, 7, 64, len(text)))
+        events += parser.feed(text[pos : pos + size])
+        pos += size
+    events += parser.finish()
+    calls = []
+    for event in events:
+        if event.kind == "tool_call_end":
+            calls.append(event.call)
+        elif event.kind == "invalid_tool_call":
+            calls.append(event)
+    return calls
+
+
+def assert_agree(text: str, fmt: str, rng: random.Random) -> None:
+    extracted = [shape(c) for c in toolwire.extract(text, formats=[fmt], on_error="keep")]
+    parsed = [shape(c) for c in toolwire.parse_text(text, format=fmt).calls]
+    assert extracted == parsed, (fmt, text)
+    assert [shape(c) for c in streamed(text, fmt, rng)] == parsed, (fmt, text)
+
+
+@pytest.mark.parametrize("fmt", PROTOCOLS)
+def test_the_three_paths_agree_on_every_text(fmt: str) -> None:
+    rng = random.Random(fmt)
+    for text in TEXTS:
+        assert_agree(text, fmt, rng)
+
+
+def test_the_quoted_disagreements_now_agree() -> None:
+    rng = random.Random(0)
+    for text in DISAGREED:
+        for fmt in PROTOCOLS:
+            assert_agree(text, fmt, rng)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    base=st.sampled_from(TEXTS),
+    fmt=st.sampled_from(PROTOCOLS),
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(("cut", "insert", "repeat", "drop")),
+            st.floats(0, 1),
+            st.sampled_from(MARKERS),
+        ),
+        max_size=3,
+    ),
+    seed=st.integers(0, 2**32),
+)
+def test_the_three_paths_agree_on_mutated_texts(
+    base: str, fmt: str, edits: list[tuple[str, float, str]], seed: int
+) -> None:
+    text = base
+    for op, where, marker in edits:
+        at = int(where * len(text))
+        if op == "cut":
+            text = text[:at]
+        elif op == "insert":
+            text = text[:at] + marker + text[at:]
+        elif op == "repeat":
+            text = text[:at] + text + text[at:]
+        else:
+            text = text[:at] + text[at + 1 :]
+    assert_agree(text, fmt, random.Random(seed))
