@@ -4,6 +4,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 __all__ = [
+    "FORMAT_NAMES",
     "CompiledSchema",
     "InvalidToolCall",
     "ReasoningDelta",
@@ -29,9 +30,13 @@ __all__ = [
     "parse_raw_json",
     "parse_text_parts",
     "parse_text_tagged",
+    "unread_jsonl_record",
 ]
 
 __version__: Final[str]
+
+#: Every name ``formats=`` accepts.
+FORMAT_NAMES: Final[tuple[str, ...]]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
@@ -159,6 +164,7 @@ def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
     /,
     *,
+    field: str | None = None,
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
@@ -166,11 +172,18 @@ def extract_batch(
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: ErrorPolicy = "keep",
+    deterministic_ids: bool = False,
 ) -> list[list[ToolCall | InvalidToolCall]]:
-    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10)."""
+    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10).
+
+    ``field`` is the dotted path to the response in each item (a log record); with
+    ``deterministic_ids``, a call without an id gets ``call_{n}_{k}`` (item ``n`` counted from
+    1, call ``k`` of its response) instead of a random id.
+    """
 
 def extract_jsonl_chunk(
     chunk: bytes,
+    start: int,
     first_line: int,
     /,
     *,
@@ -180,9 +193,14 @@ def extract_jsonl_chunk(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
-) -> tuple[bytes, int, int, int, int]:
-    """The CLI's records for a chunk of whole JSONL lines, and its counts (lines, calls,
-    invalid calls, bad lines)."""
+    deterministic_ids: bool = False,
+) -> tuple[bytes, int, int, int, int, int, int]:
+    """The CLI's records for the lines of a chunk of whole JSONL lines from byte ``start`` on
+    (a bounded piece of them), line ``first_line`` first: ``(records, end, lines, calls,
+    invalid calls, bad lines, blank lines)``; call again from ``end`` until the chunk is read."""
+
+def unread_jsonl_record(number: int, raw: bytes, message: str, /) -> bytes:
+    """The CLI's record for line ``number``, which was not read (``message`` says why)."""
 
 def extract_arrow_buffers(
     data: memoryview,
@@ -199,6 +217,8 @@ def extract_arrow_buffers(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
+    deterministic_ids: bool = False,
+    first_line: int = 1,
 ) -> tuple[Any, ...]:
     """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""
 

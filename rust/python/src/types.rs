@@ -83,7 +83,7 @@ fn normalized_arguments<'py>(
     match value {
         Ok(value) => Ok(value.0.cast_into::<PyDict>().map_err(PyErr::from)?),
         Err(failure) => match failure.build {
-            Some(e) => Err(e),
+            Some(e) => Err(e.into()),
             None => Err(arguments_error(py, &failure.detail, None)),
         },
     }
@@ -263,6 +263,28 @@ impl InvalidToolCall {
                 index: 0,
                 offset,
                 name: None,
+            },
+        )
+    }
+
+    /// A structured call whose arguments Python cannot hold (batch work, when the item cannot
+    /// be read again as Python objects): protocol `"native"`, `raw` the arguments' JSON.
+    pub fn refused<'py>(
+        py: Python<'py>,
+        raw: &str,
+        error: &str,
+        index: usize,
+        name: &str,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Bound::new(
+            py,
+            InvalidToolCall {
+                raw: PyString::new(py, raw).unbind(),
+                error: PyString::new(py, error).unbind(),
+                protocol: PyString::new(py, "native").unbind(),
+                index,
+                offset: None,
+                name: Some(PyString::new(py, name).unbind()),
             },
         )
     }
