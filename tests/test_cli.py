@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import toolwire
 from support import ROOT
+from tqdm import tqdm
 
 SAMPLE = ROOT / "examples" / "logs_sample.jsonl"
 BAD_LINES = [
@@ -78,9 +79,7 @@ def test_one_record_per_input_line(log_with_bad_lines: Path, jobs_1: Any) -> Non
     assert len(lines) == 4014 + len(BAD_LINES) + len(BLANK_LINES)
     assert len(out) == 4014 + len(BAD_LINES)
     blank = [n for n, line in enumerate(lines, start=1) if not line.strip()]
-    assert [r["line"] for r in out] == [
-        n for n in range(1, len(lines) + 1) if n not in blank
-    ]
+    assert [r["line"] for r in out] == [n for n in range(1, len(lines) + 1) if n not in blank]
     calls = sum(len(r["tool_calls"]) for r in out)
     invalid = sum(len(r["errors"]) for r in out)
     summary = jobs_1.stderr.decode()
@@ -248,6 +247,10 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     text = seen.decode(errors="replace")
     assert "lines/s" in text and "B/s" in text and "%" in text
     assert "toolwire: 64224 lines" in text
+    # The bar counts decimal megabytes, as the summary does.
+    size = big.stat().st_size
+    assert f"/{tqdm.format_sizeof(size, divisor=1000)} " in text
+    assert f"{size / 1e6:.1f} MB in " in text
 
 
 def test_convert_and_prompt(tmp_path: Path) -> None:

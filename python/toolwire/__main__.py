@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ._cli_extract import run_extract
 from ._cli_messages import run_convert, run_prompt
@@ -42,14 +43,19 @@ def _formats(text: str) -> str:
         unknown = [name for name in text.split(",") if name not in FORMAT_NAMES]
         if unknown:
             choices = ", ".join(repr(name) for name in FORMAT_NAMES)
-            raise argparse.ArgumentTypeError(
-                f"format must be one of {choices}, not {unknown[0]!r}"
-            )
+            raise argparse.ArgumentTypeError(f"format must be one of {choices}, not {unknown[0]!r}")
     return text
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes as one line on stderr (exit status 2), pointing at ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolwire", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="toolwire", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     extract = commands.add_parser(

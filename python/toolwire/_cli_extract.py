@@ -17,7 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ._cli_io import Input, InputError, LineChunks, Output, UnreadLine, open_input
+from ._cli_io import Input, LineChunks, Output, UnreadLine, run_streams
 from ._toolwire import extract_jsonl_chunk, unread_jsonl_record
 
 __all__ = ["StopAtError", "run_extract"]
@@ -31,6 +31,8 @@ class Summary:
     bad_lines: int = 0
     blank_lines: int = 0
     size: int = 0
+    #: Whether the run read its input to the end (or to the error that stops it).
+    done: bool = False
 
     @property
     def errors(self) -> int:
@@ -142,41 +144,18 @@ def run_extract(args: argparse.Namespace) -> int:
     before a failing input are written)."""
     started = time.perf_counter()
     summary = Summary()
-    try:
-        # The output is opened once the input is known to be readable.
-        source = open_input(args.input)
-    except InputError as error:
-        print(f"toolwire: {error}", file=sys.stderr)
-        return 2
-    try:
-        sink = Output(args.output)
-    except InputError as error:
-        source.close()
-        print(f"toolwire: {error}", file=sys.stderr)
-        return 2
-    status = 0
-    try:
-        _extract(args, source, sink, summary)
-    except StopAtError as stop:
-        print(f"toolwire: {stop.args[0]}", file=sys.stderr)
-        status = 1
-    except InputError as error:
-        print(f"toolwire: {error}", file=sys.stderr)
-        status = 2
-    except BrokenPipeError:
-        return 1  # the reader went away: stop quietly
-    finally:
-        source.close()
+
+    def work(source: Input, sink: Output) -> int:
         try:
-            # What was read is kept, also before an input that fails part way (a truncated
-            # file); an output that cannot be written leaves an existing file as it was.
-            sink.finish(keep=not sink.failed)
-        except InputError as error:
-            print(f"toolwire: {error}", file=sys.stderr)
-            status = 2
-    if status == 2:
-        return status
-    print(summary.line(time.perf_counter() - started), file=sys.stderr)
-    if status == 0 and args.strict and summary.errors:
-        status = 1
+            _extract(args, source, sink, summary)
+        except StopAtError as stop:
+            print(f"toolwire: {stop.args[0]}", file=sys.stderr)
+            summary.done = True
+            return 1
+        summary.done = True
+        return 1 if args.strict and summary.errors else 0
+
+    status = run_streams(args.input, args.output, work)
+    if summary.done and status != 2:
+        print(summary.line(time.perf_counter() - started), file=sys.stderr)
     return status

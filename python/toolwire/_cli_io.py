@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import importlib.util
 import os
 import queue
 import stat
 import sys
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -20,12 +21,15 @@ from typing import IO, Any
 __all__ = [
     "CHUNK_BYTES",
     "MAX_LINE_BYTES",
+    "Input",
     "InputError",
     "LineChunks",
     "Output",
     "UnreadLine",
+    "failed",
     "open_input",
     "read_small_file",
+    "run_streams",
 ]
 
 #: Bytes read per chunk: large enough to keep every core busy, small enough that a few chunks in
@@ -60,86 +64,79 @@ class InputError(Exception):
     """An input (or output) the CLI cannot use; the message says why. Exit status 2."""
 
 
-class _GzipReader:
-    """A gzip stream (one member or several) decompressed ``read(n)`` bytes at a time.
+class _Decompressed:
+    """A compressed stream of one or more gzip members or zstd frames, decompressed.
 
-    Unlike :class:`gzip.GzipFile`, whose ``read`` raises and drops what it decompressed in the
-    same call when the file ends early, every byte that can be decompressed is returned; the
-    truncation is raised by the read after it. Output is bounded per call, so a small file
-    that inflates to gigabytes is read like any other.
+    Compressed input is fed in small blocks, so the output of one block stays bounded (a small
+    file that inflates to gigabytes is read like any other), and every byte decompressed before
+    a file that ends early is returned; the truncation, or corrupt data, is raised by the read
+    after it (:class:`gzip.GzipFile` raises at once and drops what its read had decompressed).
     """
 
-    def __init__(self, raw: Any, name: str) -> None:
+    def __init__(self, raw: Any, name: str, kind: str) -> None:
         self._raw = raw
         self._name = name
-        self._inflate = zlib.decompressobj(wbits=31)
-        self._leftover = b""  # compressed bytes of the next member, read with the last one
-        self._started = False  # whether the current member has had input
-        self._failure: InputError | None = None  # raised once the data before it is read
+        self._kind = kind
+        self._decompressor = self._new()
+        self._leftover = b""  # compressed bytes of the next member or frame
+        self._started = False  # whether the current member or frame has had input
+        self._output = bytearray()
+        self._failure: InputError | None = None
 
-    def _next_input(self) -> bytes:
-        if self._inflate.unconsumed_tail:
-            return self._inflate.unconsumed_tail
-        if self._leftover:
-            data, self._leftover = self._leftover, b""
-            return data
-        data: bytes = self._raw.read(COMPRESSED_BLOCK)
-        return data
+    def _new(self) -> Any:
+        if self._kind == "gzip":
+            return zlib.decompressobj(wbits=31)
+        import zstandard
 
-    def read(self, size: int) -> bytes:
-        out: list[bytes] = []
-        wanted = size
-        while wanted > 0 and self._failure is None:
-            if self._inflate.eof:  # the next member of a multi-member file
-                self._leftover = self._inflate.unused_data + self._leftover
-                self._inflate = zlib.decompressobj(wbits=31)
+        return zstandard.ZstdDecompressor().decompressobj()
+
+    def _fill(self, size: int) -> None:
+        """Decompresses until ``size`` bytes are ready, the input ends, or it fails."""
+        # A deflate block inflates at most about 1000-fold, a zstd one 32768-fold: blocks of
+        # these sizes give at most a few dozen MiB at once.
+        block = 16384 if self._kind == "gzip" else 1024
+        while len(self._output) < size and self._failure is None:
+            if self._decompressor.eof:  # the next member or frame
+                self._leftover = self._decompressor.unused_data + self._leftover
+                self._decompressor = self._new()
                 self._started = False
-            data = self._next_input()
+            data, self._leftover = self._leftover or self._raw.read(block), b""
             if not self._started and data and not data.strip(b"\0"):
                 continue  # zero padding after the last member
             if not data:
-                # The file is read: what the decompressor still holds, then the end.
-                block = self._inflate.decompress(b"", wanted) if self._started else b""
-                if block:
-                    out.append(block)
-                    wanted -= len(block)
-                    continue
-                if self._started and not self._inflate.eof and not out:
-                    raise InputError(
-                        f"cannot read {self._name}: the gzip data ends early (truncated)"
+                if self._started and not self._decompressor.eof:
+                    self._failure = InputError(
+                        f"cannot read {self._name}: the {self._kind} data ends early (truncated)"
                     )
-                break
+                return
             self._started = True
             try:
-                block = self._inflate.decompress(data, wanted)
-            except zlib.error as error:
-                self._failure = InputError(f"cannot read {self._name}: corrupt gzip data ({error})")
-                break
-            out.append(block)
-            wanted -= len(block)
-        if self._failure is not None and not out:
+                self._output += self._decompressor.decompress(data)
+            except Exception as error:  # zlib.error, zstandard.ZstdError
+                self._failure = InputError(
+                    f"cannot read {self._name}: corrupt {self._kind} data ({error})"
+                )
+
+    def read(self, size: int) -> bytes:
+        self._fill(size)
+        if not self._output and self._failure is not None:
             raise self._failure
-        return b"".join(out)
+        if len(self._output) <= size:
+            out = bytes(self._output)
+            self._output.clear()
+        else:
+            out = bytes(memoryview(self._output)[:size])
+            del self._output[:size]
+        return out
 
     def close(self) -> None:
         self._raw.close()
 
 
-def _zstd_reader(raw: IO[bytes]) -> IO[bytes]:
-    try:
-        import zstandard
-    except ImportError:
-        raise InputError(
-            "reading zstd files needs the zstandard package: pip install 'toolwire[zstd]'"
-        ) from None
-    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return reader
-
-
 def _stdin() -> IO[bytes]:
     """Standard input without Python's buffer and its lock: the reader thread may be left
     blocked in ``read`` when Ctrl-C ends the run, which must not hold up the exit."""
-    return open(os.dup(sys.stdin.fileno()), "rb", buffering=0)  # noqa: SIM115
+    return open(os.dup(sys.stdin.fileno()), "rb", buffering=0)
 
 
 @dataclass
@@ -180,12 +177,12 @@ class _Prefixed:
 
 def _looks_binary(block: bytes) -> bool:
     """Whether a file whose text starts with ``block`` is not JSONL text: NUL bytes in text
-    that is not UTF-8 (an image, an archive), or more than one byte in a hundred NUL. A stray
-    NUL in UTF-8 text only makes its line a bad line."""
+    that is not UTF-8 (an image, an archive), or NUL bytes by the dozen, more than one byte in
+    a hundred (UTF-16). A stray NUL in UTF-8 text only makes its line a bad line."""
     nuls = block.count(b"\0")
     if not nuls:
         return False
-    if nuls * 100 > len(block):
+    if nuls > max(8, len(block) // 100):
         return True
     try:
         codecs.getincrementaldecoder("utf-8")().decode(block, final=False)
@@ -194,16 +191,36 @@ def _looks_binary(block: bytes) -> bool:
     return False
 
 
-def _read_up_to(reader: Any, size: int) -> bytes:
-    """``size`` bytes of ``reader``, fewer only at its end."""
-    parts: list[bytes] = []
-    while size > 0:
-        part: bytes = reader.read(size)
-        if not part:
-            break
-        parts.append(part)
-        size -= len(part)
-    return b"".join(parts)
+class _Whole:
+    """Reads of ``size`` bytes, fewer only at the end (a pipe's or a decompressor's reads
+    return what they hold); a failure after some data is raised by the next read, so that
+    data is not lost with it."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._failure: BaseException | None = None
+
+    def read(self, size: int) -> bytes:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+        parts: list[bytes] = []
+        while size > 0:
+            try:
+                part: bytes = self._reader.read(size)
+            except Exception as error:
+                if not parts:
+                    raise
+                self._failure = error
+                break
+            if not part:
+                break
+            parts.append(part)
+            size -= len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self._reader.close()
 
 
 def open_input(name: str) -> Input:
@@ -228,19 +245,20 @@ def open_input(name: str) -> Input:
         raw.close()
         raise InputError(f"cannot read {name}: {error.strerror or error}") from None
     kind = next((k for m, k in MAGIC.items() if magic.startswith(m)), None)
-    source = _Prefixed(magic, raw)
-    reader: Any
-    if kind == "gzip":
-        reader = _GzipReader(source, name)  # type: ignore[arg-type]
-    elif kind == "zstd":
-        reader = _zstd_reader(source)  # type: ignore[arg-type]
+    reader: Any = _Prefixed(magic, raw)
+    if kind == "zstd" and importlib.util.find_spec("zstandard") is None:
+        raw.close()
+        raise InputError(
+            "reading zstd files needs the zstandard package: pip install 'toolwire[zstd]'"
+        )
+    if kind in ("gzip", "zstd"):
+        reader = _Decompressed(reader, name, kind)
     elif kind is not None:
         raw.close()
         raise InputError(f"{name} is {kind} data; toolwire reads plain, gzip or zstd JSONL")
-    else:
-        reader = source
+    reader = _Whole(reader)
     try:
-        head = _read_up_to(reader, 65536)
+        head = reader.read(65536)
     except InputError:
         raw.close()
         raise
@@ -351,8 +369,7 @@ class LineChunks:
             message = str(error) if isinstance(error, InputError) else None
             self._put(
                 InputError(
-                    message
-                    or f"cannot read {self._source.name}: {error or type(error).__name__}"
+                    message or f"cannot read {self._source.name}: {error or type(error).__name__}"
                 )
             )
             return
@@ -427,7 +444,7 @@ class Output:
         except OSError as error:
             raise InputError(f"cannot write {name}: {error.strerror or error}") from None
         self._target = path
-        self.file = open(descriptor, "wb")  # noqa: SIM115
+        self.file = open(descriptor, "wb")
 
     def write(self, data: bytes) -> None:
         try:
@@ -473,3 +490,42 @@ class Output:
             with contextlib.suppress(OSError):
                 self._temporary.unlink()
             self._temporary = None
+
+
+def failed(error: Exception | str) -> int:
+    """Says why on one line of stderr; exit status 2."""
+    print(f"toolwire: {error}", file=sys.stderr)
+    return 2
+
+
+def run_streams(
+    input_name: str, output_name: str | None, work: Callable[[Input, Output], int]
+) -> int:
+    """Opens the input, then the output (once the input is known to be readable), and runs
+    ``work`` on them; its exit status, 1 when the reader of standard output went away, or 2
+    when the input or output cannot be used. What was written is kept, also before an input
+    that fails part way (a truncated file); a failed write leaves an existing file as it was.
+    """
+    try:
+        source = open_input(input_name)
+    except InputError as error:
+        return failed(error)
+    try:
+        sink = Output(output_name)
+    except InputError as error:
+        source.close()
+        return failed(error)
+    status = 2
+    try:
+        status = work(source, sink)
+    except InputError as error:
+        status = failed(error)
+    except BrokenPipeError:
+        status = 1  # `toolwire extract big.jsonl | head`: stop quietly
+    finally:
+        source.close()
+        try:
+            sink.finish(keep=not sink.failed)
+        except InputError as error:
+            status = failed(error)
+    return status

@@ -11,7 +11,16 @@ from typing import Any
 
 import toolwire
 
-from ._cli_io import InputError, LineChunks, Output, UnreadLine, open_input, read_small_file
+from ._cli_io import (
+    Input,
+    InputError,
+    LineChunks,
+    Output,
+    UnreadLine,
+    failed,
+    read_small_file,
+    run_streams,
+)
 
 __all__ = ["run_convert", "run_prompt"]
 
@@ -57,48 +66,29 @@ def run_convert(args: argparse.Namespace) -> int:
     convert = _api("convert_message")
     if convert is None:
         return 2
-    try:
-        source = open_input(args.input)
-    except InputError as error:
-        print(f"toolwire: {error}", file=sys.stderr)
-        return 2
-    try:
-        # Opened once the input is known to be readable.
-        sink = Output(args.output)
-    except InputError as error:
-        source.close()
-        print(f"toolwire: {error}", file=sys.stderr)
-        return 2
     errors = 0
-    status = 0
-    chunks = LineChunks(source)
-    try:
-        for number, line in _lines(chunks):
-            out: Any
-            if isinstance(line, UnreadLine):
-                errors += 1
-                out = {"line": number, "error": line.message()}
-            else:
-                try:
-                    out = _converted(convert, line, args)
-                except (ValueError, TypeError) as error:
-                    errors += 1
-                    out = {"line": number, "error": str(error)}
-            sink.write(json.dumps(out, ensure_ascii=False).encode() + b"\n")
-    except InputError as error:
-        print(f"toolwire: {error}", file=sys.stderr)
-        status = 2
-    except BrokenPipeError:
-        status = 1
-    finally:
-        chunks.close()
-        source.close()
+
+    def work(source: Input, sink: Output) -> int:
+        nonlocal errors
+        chunks = LineChunks(source)
         try:
-            sink.finish(keep=not sink.failed)
-        except InputError as error:
-            print(f"toolwire: {error}", file=sys.stderr)
-            status = 2
-    return status or (1 if errors else 0)
+            for number, line in _lines(chunks):
+                out: Any
+                if isinstance(line, UnreadLine):
+                    errors += 1
+                    out = {"line": number, "error": line.message()}
+                else:
+                    try:
+                        out = _converted(convert, line, args)
+                    except (ValueError, TypeError) as error:
+                        errors += 1
+                        out = {"line": number, "error": str(error)}
+                sink.write(json.dumps(out, ensure_ascii=False).encode() + b"\n")
+        finally:
+            chunks.close()
+        return 1 if errors else 0
+
+    return run_streams(args.input, args.output, work)
 
 
 def run_prompt(args: argparse.Namespace) -> int:
@@ -120,15 +110,13 @@ def run_prompt(args: argparse.Namespace) -> int:
     try:
         prompt: str = augment(args.system, tools, compact=args.compact)
     except (ValueError, TypeError, RecursionError) as error:
-        print(f"toolwire: {error or 'the tools are nested too deeply'}", file=sys.stderr)
-        return 2
+        return failed(error or "the tools are nested too deeply")
     sink = Output(None)
     try:
         sink.write(prompt.encode() + b"\n")
         sink.finish(keep=True)
     except InputError as error:
-        print(f"toolwire: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     except BrokenPipeError:
         return 1
     return 0

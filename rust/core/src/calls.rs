@@ -340,7 +340,7 @@ pub fn id_of<V: JsonView>(value: Option<V>) -> Option<String> {
     let value = value?;
     match value.kind() {
         JsonKind::String => value.as_str().filter(|s| !s.is_empty()).map(str::to_owned),
-        JsonKind::Number => Some(value.number_text()),
+        JsonKind::Number => value.number_text(),
         _ => None,
     }
 }
@@ -403,7 +403,11 @@ impl<V> Default for CallFields<V> {
 fn member_text<V: JsonView>(value: V) -> MemberText {
     match value.kind() {
         JsonKind::String => MemberText::String(value.string_lossy().unwrap_or_default()),
-        JsonKind::Number => MemberText::Number(value.number_text()),
+        JsonKind::Number => match value.number_text() {
+            Some(text) => MemberText::Number(text),
+            // A number without text (too long to write) is no usable id or name.
+            None => MemberText::Other(JsonKind::Number),
+        },
         kind => MemberText::Other(kind),
     }
 }

@@ -16,7 +16,7 @@ use crate::api::{calls_list, response_outcomes, NotAResponse};
 use crate::builder::{py_text, BuildError, PyBuilder};
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::gc_pause::GcPause;
-use crate::input::{body_shape, error_policy, extract_text_options, guarded};
+use crate::input::{body_shape, error_policy, extract_text_options, guarded, quoted};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
@@ -47,32 +47,41 @@ pub(crate) fn thread_error(message: String) -> PyErr {
     PyRuntimeError::new_err(message)
 }
 
-/// `field=`: a dotted path of object keys to the response in each record.
-pub(crate) fn field_locate(field: Option<&str>, default: Locate) -> PyResult<Locate> {
+/// `field=`: a dotted path of object keys to the response in each record; `unset` without.
+fn field_locate(field: Option<&str>, unset: Locate) -> PyResult<Locate> {
     match field {
-        None => Ok(default),
+        None => Ok(unset),
         Some(path) if path.split('.').any(str::is_empty) => Err(PyValueError::new_err(format!(
-            "field must be a dotted path of keys, like 'response.body', not {path:?}"
+            "field must be a dotted path of keys, like 'response.body', not {}",
+            quoted(path)
         ))),
         Some(path) => Ok(Locate::log_field(Some(path))),
     }
 }
 
-/// The options of every line of a batch.
-pub(crate) fn line_options(
-    provider: &str,
-    locate: Locate,
-    formats: Option<&Bound<'_, PyAny>>,
-    raw_json: &str,
-    repair: bool,
-    deterministic_ids: bool,
-) -> PyResult<LineOptions<'static>> {
-    Ok(LineOptions {
-        text: extract_text_options(formats, raw_json, repair, None)?,
-        shape: body_shape(provider)?,
-        locate,
-        deterministic_ids,
-    })
+/// The options every batch path takes, as given.
+pub(crate) struct BatchArgs<'a, 'py> {
+    pub field: Option<&'a str>,
+    pub provider: &'a str,
+    pub threads: Option<&'a Bound<'py, PyAny>>,
+    pub formats: Option<&'a Bound<'py, PyAny>>,
+    pub raw_json: &'a str,
+    pub repair: bool,
+    pub deterministic_ids: bool,
+}
+
+impl BatchArgs<'_, '_> {
+    /// The number of threads and the options of every line; without `field`, each line is
+    /// read as `unset` says.
+    pub fn read(&self, unset: Locate) -> PyResult<(usize, LineOptions<'static>)> {
+        let options = LineOptions {
+            text: extract_text_options(self.formats, self.raw_json, self.repair, None)?,
+            shape: body_shape(self.provider)?,
+            locate: field_locate(self.field, unset)?,
+            deterministic_ids: self.deterministic_ids,
+        };
+        Ok((thread_count(self.threads)?, options))
+    }
 }
 
 /// One input of `extract_batch`, as read while attached.
@@ -238,7 +247,8 @@ fn refused_line<'py>(
                     Err(BuildError::Python(e)) => return Err(e),
                 };
                 let message = format!(
-                    "invalid arguments in tool call {index} ({name:?}): {}",
+                    "invalid arguments in tool call {index} ({}): {}",
+                    quoted(name),
                     refusal.message()
                 );
                 match policy {
@@ -382,16 +392,16 @@ pub fn extract_batch<'py>(
     let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let threads = thread_count(threads)?;
-        let locate = field_locate(field, Locate::Whole)?;
-        let options = line_options(
+        let (threads, options) = BatchArgs {
+            field,
             provider,
-            locate,
+            threads,
             formats,
             raw_json,
             repair,
             deterministic_ids,
-        )?;
+        }
+        .read(Locate::Whole)?;
         // Iterated, text would give its characters and a mapping its keys.
         if items.is_instance_of::<PyString>()
             || items.is_instance_of::<PyBytes>()

@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyTuple};
 use toolwire_core::batch::{extract_jsonl, extract_lines, unread_line_record, Line, Locate};
 use toolwire_core::columns::{CallColumns, StringColumn};
 
-use crate::batch::{field_locate, line_options, thread_count, thread_error};
+use crate::batch::{thread_error, BatchArgs};
 use crate::input::guarded;
 
 /// The CLI's inner loop (`toolwire extract`): the lines of a chunk of whole JSONL lines from
@@ -36,16 +36,16 @@ pub fn extract_jsonl_chunk<'py>(
     deterministic_ids: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, usize, u64, u64, u64, u64, u64)> {
     guarded(py, || {
-        let threads = thread_count(threads)?;
-        let locate = field_locate(field, Locate::LogRecord)?;
-        let options = line_options(
+        let (threads, options) = BatchArgs {
+            field,
             provider,
-            locate,
+            threads,
             formats,
             raw_json,
             repair,
             deterministic_ids,
-        )?;
+        }
+        .read(Locate::LogRecord)?;
         let chunk = chunk.as_bytes();
         let piece = py
             .detach(|| extract_jsonl(chunk, start, first_line, &options, threads))
@@ -143,16 +143,16 @@ pub fn extract_arrow_buffers<'py>(
     first_line: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
     guarded(py, || {
-        let threads = thread_count(threads)?;
-        let locate = field_locate(field, Locate::Whole)?;
-        let options = line_options(
+        let (threads, options) = BatchArgs {
+            field,
             provider,
-            locate,
+            threads,
             formats,
             raw_json,
             repair,
             deterministic_ids,
-        )?;
+        }
+        .read(Locate::Whole)?;
         let data = buffer_bytes(&data)?;
         let offsets = buffer_bytes(&offsets)?;
         let validity = validity.as_ref().map(buffer_bytes).transpose()?;

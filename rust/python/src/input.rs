@@ -59,17 +59,23 @@ pub fn with_text<R>(
     )))
 }
 
-/// The one wording of a value that is not among its choices.
+/// The one wording of a value that is not among its choices (quoted as Python quotes text).
 pub fn not_one_of<'a>(
     what: &str,
     choices: impl IntoIterator<Item = &'a str>,
     value: &str,
 ) -> PyErr {
-    let choices: Vec<String> = choices.into_iter().map(|c| format!("'{c}'")).collect();
+    let choices: Vec<String> = choices.into_iter().map(quoted).collect();
     PyValueError::new_err(format!(
-        "{what} must be one of {}, not {value:?}",
-        choices.join(", ")
+        "{what} must be one of {}, not {}",
+        choices.join(", "),
+        quoted(value)
     ))
+}
+
+/// `'text'`, escaped for a message.
+pub fn quoted(text: &str) -> String {
+    format!("'{}'", text.escape_debug())
 }
 
 pub fn error_policy(on_error: &str) -> PyResult<ErrorPolicy> {

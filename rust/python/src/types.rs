@@ -254,17 +254,7 @@ impl InvalidToolCall {
         error: &str,
         offset: Option<usize>,
     ) -> PyResult<Bound<'py, InvalidToolCall>> {
-        Bound::new(
-            py,
-            InvalidToolCall {
-                raw: PyString::new(py, raw).unbind(),
-                error: PyString::new(py, error).unbind(),
-                protocol: PyString::new(py, "body").unbind(),
-                index: 0,
-                offset,
-                name: None,
-            },
-        )
+        Self::made(py, [raw, error, "body"], 0, offset, None)
     }
 
     /// A structured call whose arguments Python cannot hold (batch work, when the item cannot
@@ -276,15 +266,26 @@ impl InvalidToolCall {
         index: usize,
         name: &str,
     ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Self::made(py, [raw, error, "native"], index, None, Some(name))
+    }
+
+    /// One from its `raw`, `error` and `protocol` texts and the rest.
+    fn made<'py>(
+        py: Python<'py>,
+        [raw, error, protocol]: [&str; 3],
+        index: usize,
+        offset: Option<usize>,
+        name: Option<&str>,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
         Bound::new(
             py,
             InvalidToolCall {
                 raw: PyString::new(py, raw).unbind(),
                 error: PyString::new(py, error).unbind(),
-                protocol: PyString::new(py, "native").unbind(),
+                protocol: PyString::new(py, protocol).unbind(),
                 index,
-                offset: None,
-                name: Some(PyString::new(py, name).unbind()),
+                offset,
+                name: name.map(|n| PyString::new(py, n).unbind()),
             },
         )
     }

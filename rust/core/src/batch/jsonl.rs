@@ -39,6 +39,10 @@ pub const MAX_LINES_PER_PIECE: usize = 16 * 1024;
 /// line, escaped (up to six bytes per control character).
 pub const MAX_PIECE_BYTES: usize = 2 << 20;
 
+/// The most of an unreadable line its record shows: escaped, a line of control characters
+/// grows sixfold, and a bad line says why it is bad in its first bytes.
+const MAX_RAW_BYTES: usize = 1 << 20;
+
 /// Lines per task: enough work to amortise scheduling, small enough to balance the threads.
 const LINES_PER_TASK: usize = 64;
 
@@ -74,40 +78,55 @@ pub fn extract_jsonl(
     options: &LineOptions,
     threads: usize,
 ) -> Result<Piece, String> {
+    // Blank lines are counted here: they give no record, so no work for the threads.
     let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut blank_lines = 0;
     let mut end = start.min(chunk.len());
     while end < chunk.len() && lines.len() < MAX_LINES_PER_PIECE && end - start < MAX_PIECE_BYTES {
         let line_end = memchr::memchr(b'\n', &chunk[end..]).map_or(chunk.len(), |i| end + i);
         let line = &chunk[end..line_end];
-        lines.push((first_line + lines.len() as u64, line));
+        let number = first_line + lines.len() as u64 + blank_lines;
+        if is_blank(line) {
+            blank_lines += 1;
+        } else {
+            lines.push((number, line));
+        }
         end = (line_end + 1).min(chunk.len());
     }
     let render = |group: &[(u64, &[u8])]| {
         let mut out = String::new();
         let mut tally = Tally::default();
         for &(number, line) in group {
-            if is_blank(line) {
-                tally.blank_lines += 1;
-                continue;
-            }
-            tally += write_record(
-                &mut out,
-                number,
-                line,
-                &extract_numbered(line, number, options),
-            );
+            let read = extract_numbered(line, number, options);
+            tally += write_record(&mut out, number, line, &read);
         }
         (out, tally)
     };
-    let parts: Vec<(String, Tally)> = run(threads, || {
-        lines.par_chunks(LINES_PER_TASK).map(render).collect()
-    })?;
-    let mut output = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
-    let mut tally = Tally::default();
-    for (text, part) in parts {
-        output.extend_from_slice(text.as_bytes());
+    // A piece of a task or less is read here: waking the pool's threads costs more.
+    let mut parts: Vec<(String, Tally)> = if lines.len() <= LINES_PER_TASK {
+        vec![render(&lines)]
+    } else {
+        run(threads, || {
+            lines.par_chunks(LINES_PER_TASK).map(render).collect()
+        })?
+    };
+    let mut tally = Tally {
+        blank_lines,
+        ..Tally::default()
+    };
+    // One part (a piece of one long line, say) is kept, not copied.
+    let output = if parts.len() == 1 {
+        let (text, part) = parts.remove(0);
         tally += part;
-    }
+        text.into_bytes()
+    } else {
+        let mut output = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
+        for (text, part) in parts {
+            output.extend_from_slice(text.as_bytes());
+            tally += part;
+        }
+        output
+    };
     Ok(Piece { output, end, tally })
 }
 
@@ -184,9 +203,15 @@ pub fn write_record(out: &mut String, number: u64, raw: &[u8], line: &Line) -> T
         }
         Err(error) => {
             tally.bad_lines += 1;
-            let raw = String::from_utf8_lossy(raw);
-            let raw = raw.strip_suffix('\r').unwrap_or(&raw);
-            write_error(out, raw, &error.message, "body", 0, error.offset, None);
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.len() > MAX_RAW_BYTES {
+                let raw = String::from_utf8_lossy(&raw[..MAX_RAW_BYTES]);
+                let message = format!("{}; raw holds the line's first MiB", error.message);
+                write_error(out, &raw, &message, "body", 0, error.offset, None);
+            } else {
+                let raw = String::from_utf8_lossy(raw);
+                write_error(out, &raw, &error.message, "body", 0, error.offset, None);
+            }
         }
     }
     out.push_str("]}\n");
@@ -320,6 +345,16 @@ mod tests {
             assert_eq!(ids, ["call_1_0", "call_4_0"], "{out}");
             assert!(out.contains(r#""id":"c1""#));
         }
+    }
+
+    #[test]
+    fn a_long_bad_line_shows_its_first_mib() {
+        let options = options(Locate::Whole, Shape::Auto);
+        let line = "\u{1}".repeat(MAX_RAW_BYTES + 10);
+        let piece = extract_jsonl(line.as_bytes(), 0, 1, &options, 1).unwrap();
+        let record = String::from_utf8(piece.output).unwrap();
+        assert_eq!(record.matches("\\u0001").count(), MAX_RAW_BYTES);
+        assert!(record.contains("raw holds the line's first MiB"));
     }
 
     #[test]
