@@ -17,6 +17,7 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
@@ -94,6 +95,7 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "json_default",
     "loads",
     "parse_native",
     "parse_raw_json",

@@ -343,7 +343,7 @@ def _close(awaitable: Awaitable[Any]) -> None:
         close()
 
 
-def _messages(encoded: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _messages(encoded: Any) -> list[dict[str, Any]]:
     """``encode_calls`` gives one message, or for the Responses API a list of input items."""
     return encoded if isinstance(encoded, list) else [encoded]
 
