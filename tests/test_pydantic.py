@@ -165,3 +165,8 @@ def test_encode_tools_takes_pydantic_models(provider: Any) -> None:
     )
     [back] = toolwire.decode_tools(toolwire.encode_tools([Weather], provider), provider)
     assert back.name == "Weather" and back.parameters == Weather.model_json_schema()
+
+
+def test_prompt_augmentation_takes_pydantic_models() -> None:
+    prompt = toolwire.augment_system_prompt(None, [Weather], compact=True)
+    assert prompt.endswith("- Weather(city: string, days?: integer) — Current weather for a city.")
