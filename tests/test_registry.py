@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
 from toolwire import (
+    Diagnostic,
     InvalidToolCall,
     Tool,
     ToolCall,
@@ -116,7 +117,7 @@ def test_numpy_and_rest_docstrings_and_kwargs() -> None:
     registry.register(lookup)
     web = registry.get("search_web")
     assert web is not None and web.category == "web"
-    assert "additionalProperties" not in web.parameters
+    assert web.parameters["additionalProperties"] is True  # **options: extras are explicit
     assert web.parameters["properties"]["query"]["description"] == "What to look for."
     assert web.parameters["properties"]["limit"] == {
         "type": "integer",
@@ -238,6 +239,15 @@ def test_exception_becomes_an_error_result() -> None:
         "Tool 'boom' failed with RuntimeError: disk full. Check the arguments and retry, or "
         "continue without this tool.",
         is_error=True,
+        diagnostics=(
+            Diagnostic(
+                "error",
+                "execution",
+                "Tool 'boom' failed with RuntimeError: disk full. Check the arguments and "
+                "retry, or continue without this tool.",
+                "c1",
+            ),
+        ),
     )
 
 
