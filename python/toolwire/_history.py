@@ -21,7 +21,9 @@ _CALLER: dict[str, tuple[str, str]] = {
 }
 
 
-def pending_calls(messages: Sequence[Any], *, provider_format: Provider = "openai") -> list[ToolCall]:
+def pending_calls(
+    messages: Sequence[Any], *, provider_format: Provider = "openai"
+) -> list[ToolCall]:
     """The calls of a conversation that no tool result answers, in the order they were made.
 
     ``messages`` is a history in ``provider_format`` (dicts, or SDK objects with
@@ -58,14 +60,14 @@ def unanswered(messages: Sequence[Any], provider_format: str) -> list[tuple[int,
         if not isinstance(message, Mapping):
             turn_parts.append(False)
             continue
-        results = decode_results(message, provider_format)  # type: ignore[arg-type]
+        results = decode_results(message, provider_format)
         for result in results:
             _answer(waiting, result)
         calls: list[ToolCall] = []
         if message.get(key) == value:
             # A Responses item is read as the list of items it belongs to.
             wire = [message] if provider_format == "openai_responses" else message
-            found = decode_tool_calls(wire, provider_format, on_error="keep")  # type: ignore[arg-type]
+            found = decode_tool_calls(wire, provider_format, on_error="keep")
             calls = [c for c in found if isinstance(c, ToolCall)]
         waiting.extend((index, call) for call in calls)
         turn_parts.append(bool(results or calls))
@@ -82,13 +84,12 @@ def _answer(waiting: list[tuple[int, ToolCall]], result: ToolResult) -> None:
     """Removes the call ``result`` answers from ``waiting``."""
     for position, (_, call) in enumerate(waiting):
         if result.tool_call_id is not None:
-            if call.id == result.tool_call_id:
-                break
-        elif result.name is None or call.name == result.name:
-            break
-    else:
-        return
-    del waiting[position]
+            answers = call.id == result.tool_call_id
+        else:
+            answers = result.name is None or call.name == result.name
+        if answers:
+            del waiting[position]
+            return
 
 
 def plain(message: Any) -> Any:

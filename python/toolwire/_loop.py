@@ -111,6 +111,7 @@ class _Notify:
 
 _Need = _Ask | _Run | _Notify
 _Steps = Generator[_Need, Any, LoopResult]
+_Part = Generator[_Need, Any, None]
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
 
     def run_calls(
         found: list[ToolCall | InvalidToolCall], calls: list[ToolCall], started: dict[int, Any]
-    ) -> _Steps:
+    ) -> Generator[_Need, Any, list[ToolResult]]:
         """Runs ``found`` (recorded as ``calls``) and records their results; returns them."""
         outcomes: list[ToolResult] = yield _Run(list(found), started)
         outcomes = [_paired(c, o) for c, o in zip(calls, outcomes, strict=True)]
@@ -296,14 +297,14 @@ def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
         notes.extend(d for o in outcomes for d in o.diagnostics)
         return outcomes
 
-    def append(new: list[Any], at: int | None = None) -> _Steps:
+    def append(new: list[Any], at: int | None = None) -> _Part:
         at = len(history) if at is None else at
         history[at:at] = new
         for message in new:
             yield _Notify("on_message", (message,))
         return None
 
-    def tool_pass(reply: Reply) -> _Steps:
+    def tool_pass(reply: Reply) -> _Part:
         """The assistant message of ``reply`` (text-written calls become native calls; their
         markup is not repeated), then its calls' results."""
         calls = [_placeholder(c) if isinstance(c, InvalidToolCall) else c for c in reply.calls]
@@ -509,9 +510,13 @@ class _SyncTools:
 
     def start(self, call: ToolCall | InvalidToolCall) -> ToolResult | Future[ToolResult]:
         """Starts ``call``: a future in the pool, else its result (both told to the observer)."""
+        if self.pool is None:
+            return self._one(call)
         _notify(self.observer, _Notify("on_tool_call", (call,)))
-        if self.pool is not None:
-            return self.pool.submit(self.execute, call)
+        return self.pool.submit(self.execute, call)
+
+    def _one(self, call: ToolCall | InvalidToolCall) -> ToolResult:
+        _notify(self.observer, _Notify("on_tool_call", (call,)))
         result = self.execute(call)
         _notify(self.observer, _Notify("on_tool_result", (call, result)))
         return result
@@ -520,7 +525,7 @@ class _SyncTools:
         self, calls: list[ToolCall | InvalidToolCall], started: dict[int, Any]
     ) -> list[ToolResult]:
         if self.pool is None:
-            return [started[i] if i in started else self.start(c) for i, c in enumerate(calls)]
+            return [started[i] if i in started else self._one(c) for i, c in enumerate(calls)]
         for i, call in enumerate(calls):
             if i not in started:
                 _notify(self.observer, _Notify("on_tool_call", (call,)))
@@ -553,11 +558,17 @@ class _AsyncTools:
 
     async def start(self, call: ToolCall | InvalidToolCall) -> ToolResult | asyncio.Task[Any]:
         """Starts ``call``: a task when parallel, else its result (told to the observer)."""
+        if not self.parallel:
+            return await self._one(call)
         await _anotify(self.observer, _Notify("on_tool_call", (call,)))
-        work = self.registry.aexecute(call, tool_filter=self.tool_filter)
-        if self.parallel:
-            return asyncio.ensure_future(work)
-        result = await work
+        return asyncio.ensure_future(self.execute(call))
+
+    def execute(self, call: ToolCall | InvalidToolCall) -> Awaitable[ToolResult]:
+        return self.registry.aexecute(call, tool_filter=self.tool_filter)
+
+    async def _one(self, call: ToolCall | InvalidToolCall) -> ToolResult:
+        await _anotify(self.observer, _Notify("on_tool_call", (call,)))
+        result = await self.execute(call)
         await _anotify(self.observer, _Notify("on_tool_result", (call, result)))
         return result
 
@@ -565,18 +576,12 @@ class _AsyncTools:
         self, calls: list[ToolCall | InvalidToolCall], started: dict[int, Any]
     ) -> list[ToolResult]:
         if not self.parallel:
-            return [started[i] if i in started else await self.start(c) for i, c in enumerate(calls)]
+            return [started[i] if i in started else await self._one(c) for i, c in enumerate(calls)]
         for i, call in enumerate(calls):
             if i not in started:
                 await _anotify(self.observer, _Notify("on_tool_call", (call,)))
-        results = list(
-            await asyncio.gather(
-                *(
-                    started[i] if i in started else self.registry.aexecute(c, tool_filter=self.tool_filter)
-                    for i, c in enumerate(calls)
-                )
-            )
-        )
+        work = [started[i] if i in started else self.execute(c) for i, c in enumerate(calls)]
+        results: list[ToolResult] = list(await asyncio.gather(*work))
         for call, result in zip(calls, results, strict=True):
             await _anotify(self.observer, _Notify("on_tool_result", (call, result)))
         return results

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._history import plain
-from ._toolwire import InvalidToolCall, StreamParser, ToolCall, extract
+from ._toolwire import InvalidToolCall, StreamParser, ToolCall, ToolCallEnd, extract
 
 if TYPE_CHECKING:
     from ._toolwire import Event
@@ -105,20 +105,21 @@ class StreamReader:
         if self._text is None:
             return self._read(self._decoder.feed(item))
         if isinstance(item, bytes | bytearray):
-            item = self._utf8.decode(bytes(item))
-        elif not isinstance(item, str):
-            raise TypeError(f"a text stream's items must be str or bytes, not {type(item).__name__}")
-        self._text.append(item)
+            self._text.append(self._utf8.decode(bytes(item)))
+        elif isinstance(item, str):
+            self._text.append(item)
+        else:
+            kind = type(item).__name__
+            raise TypeError(f"a text stream's items must be str or bytes, not {kind}")
         return self._read(self._decoder.feed(item))
 
     def finish(self) -> list[Event]:
         if self._decoder is None:
             return []
+        events = self._read(self._decoder.finish())
         if self._text is not None:
-            tail = self._utf8.decode(b"", final=True)
-            self._text.append(tail)
-            return self._read(self._decoder.feed(tail) + self._decoder.finish())
-        return self._read(self._decoder.finish())
+            self._text.append(self._utf8.decode(b"", final=True))
+        return events
 
     def reply(self, error: BaseException | None = None) -> Reply:
         """The answer as read (after :meth:`finish`); with ``error``, the stream failed."""
@@ -150,7 +151,7 @@ class StreamReader:
         for event in events:
             if isinstance(event, InvalidToolCall):
                 self._calls.append(event)
-            elif event.kind == "tool_call_end":
+            elif isinstance(event, ToolCallEnd):
                 self._positions[id(event)] = (event, len(self._calls))
                 self._calls.append(event.call)
         return events
