@@ -331,9 +331,9 @@ def test_definitions_in_each_wire_format() -> None:
 def test_docstring_examples() -> None:
     import doctest
 
-    from toolwire import _filter, _loop, _registry, _signature, _validation
+    from toolwire import _filter, _history, _loop, _registry, _signature, _types, _validation
 
-    for module in (_filter, _validation, _signature, _registry, _loop):
+    for module in (_filter, _validation, _signature, _registry, _loop, _history, _types):
         failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert attempted > 0 and failed == 0, module.__name__
 
