@@ -133,7 +133,8 @@ def test_a_tool_may_return_its_own_diagnostics() -> None:
     note = Diagnostic("warning", "execution", "cached value, 3 hours old")
     registry.register(Tool("weather"), lambda: ToolResult(None, None, "sunny", diagnostics=(note,)))
     result = run_tool_loop(Script(openai_body(("c1", "weather", {})), "ok"), USER, registry)
-    assert result.diagnostics == (note,)
+    # The call's id is filled in where the tool left it out.
+    assert result.diagnostics == (Diagnostic("warning", "execution", note.text, "c1"),)
     assert result.tool_results[0].content == "sunny"
 
 

@@ -115,6 +115,14 @@ def test_streams_follow_the_same_policy() -> None:
     assert result.messages[-1] == {"role": "assistant", "content": QUOTED}
     run_tool_loop(Script(chunks, "done"), USER, registry, native_tool_calls=False)
     assert len(sent) == 1
+
+    def fenced() -> Iterator[dict[str, Any]]:  # the seed's fallback works when streamed too
+        yield {"choices": [{"index": 0, "delta": {"content": FENCED}}]}
+        yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+
+    fallback = run_tool_loop(Script(fenced, "done"), USER, registry)
+    assert sent[-1] == {"to": "me@example.com", "body": "hi"} and fallback.diagnostics == ()
+    sent.pop()
     # Model text streamed as text is not native: hermes markup runs, unless told otherwise.
     pieces = lambda: iter([QUOTED[i : i + 5] for i in range(0, len(QUOTED), 5)])  # noqa: E731
     run_tool_loop(Script(pieces, "done"), USER, registry)

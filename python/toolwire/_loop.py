@@ -167,7 +167,8 @@ def run_tool_loop(
     run in a thread pool; results keep call order, so the messages are the same as sequential.
     With ``early_tools``, a streamed call starts as soon as its end event arrives, while the
     answer still streams (in the pool when ``parallel_tools``); the messages and results are
-    the same. The input ``messages`` are not modified.
+    the same. ``observer`` is any object with some of the :class:`LoopObserver` callbacks.
+    The input ``messages`` are not modified.
 
     >>> registry = ToolRegistry(filter="*")
     >>> @registry.tool

@@ -390,10 +390,15 @@ def _outcome(ready: _Ready, run: Callable[[], Any]) -> ToolResult:
 
 def _result_of(call: ToolCall, value: Any) -> ToolResult:
     """A tool's return value as a result: text as is, a ``ToolResult`` completed with the call's
-    id and name, anything else as compact JSON text (so every provider accepts it)."""
+    id and name (on its diagnostics too), anything else as compact JSON text (so every provider
+    accepts it)."""
     if isinstance(value, ToolResult):
+        call_id = value.tool_call_id or call.id
+        notes = tuple(
+            dataclasses.replace(d, call_id=d.call_id or call_id) for d in value.diagnostics
+        )
         return dataclasses.replace(
-            value, tool_call_id=value.tool_call_id or call.id, name=value.name or call.name
+            value, tool_call_id=call_id, name=value.name or call.name, diagnostics=notes
         )
     if isinstance(value, str):
         return ToolResult(call.id, call.name, value)
