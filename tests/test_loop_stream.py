@@ -5,12 +5,15 @@ on_delta sees every event in order; early_tools runs a call before the answer en
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from loop_support import Recorder, Script, make_registry, openai_body
 from toolwire import (
     AnthropicStreamAccumulator,
@@ -380,6 +383,7 @@ def test_a_stream_that_fails_after_an_early_call_keeps_what_ran() -> None:
         Script(broken), USER, make_registry(), provider_format="anthropic", early_tools=True
     )
     assert result.stopped_reason == "error" and isinstance(result.error, ConnectionError)
+    assert result.final_response is None  # no answer came whole
     # The call that ran is in the history with its result, so a resumed loop does not rerun it.
     assert [c.id for c in result.tool_calls] == ["toolu_1"]
     assert result.messages[1]["content"] == [
@@ -445,3 +449,12 @@ def test_call_ids_of_a_stream_match_its_messages() -> None:
     assert [m["tool_call_id"] for m in result.messages[2:4]] == ids
     assert [c["id"] for c in result.messages[1]["tool_calls"]] == ids
     assert result.tool_calls[0] == ToolCall(ids[0], "add", {"a": 1, "b": 2})
+
+
+@given(cuts=st.lists(st.integers(1, len(HERMES) - 1), max_size=12, unique=True))
+def test_any_cut_of_the_text_gives_the_same_result(cuts: list[int]) -> None:
+    bounds = [0, *sorted(cuts), len(HERMES)]
+    pieces = [HERMES[a:b] for a, b in itertools.pairwise(bounds)]
+    whole = run_tool_loop(Script(HERMES, "ok"), USER, make_registry())
+    streamed = run_tool_loop(Script(lambda: iter(pieces), "ok"), USER, make_registry())
+    assert normalised(streamed) == normalised(whole)

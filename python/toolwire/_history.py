@@ -28,11 +28,12 @@ def pending_calls(
 
     ``messages`` is a history in ``provider_format`` (dicts, or SDK objects with
     ``model_dump``; other objects are skipped). A result answers the call with its id (the
-    reference's rule). A result that carries no id (Ollama writes none; Gemini's is optional)
-    answers the earliest unanswered call of its name made before it, or the earliest
-    unanswered call when it has no name either. A call whose arguments cannot be read is not
-    listed: it cannot be run. A malformed call or result message raises
-    :class:`ProviderFormatError` naming the message.
+    reference's rule). A call written without an id (Ollama writes none; Gemini's is optional)
+    is listed with a generated id, as every call toolwire reads; a result without an id
+    answers the earliest unanswered call of its name made before it (or the earliest
+    unanswered call when it has no name either), which is how such calls are matched. A call
+    whose arguments cannot be read is not listed: it cannot be run. A malformed call or
+    result message raises :class:`ProviderFormatError` naming the message.
 
     >>> history = [
     ...     {"role": "user", "content": "Weather in Oslo?"},

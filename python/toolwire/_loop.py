@@ -332,14 +332,14 @@ def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
         except Exception as e:
             notes.append(_provider_failure(e))
             return (yield from finish("error", e))
-        response = reply.response
-        if reply.quoted:
-            notes.append(_quoted_note(reply.quoted))
         if reply.error is not None:
             # The stream failed after some of its calls had started: record what ran.
             yield from tool_pass(reply)
             notes.append(_provider_failure(reply.error))
             return (yield from finish("error", reply.error))
+        response = reply.response
+        if reply.quoted:
+            notes.append(_quoted_note(reply.quoted))
         if not reply.calls:
             yield from append(_messages(encode_calls([], fmt, content=reply.text)))
             return (yield from finish("final"))
