@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import toolwire
 from toolwire import (
+    Diagnostic,
     InvalidToolCall,
     ReasoningDelta,
     TextDelta,
@@ -27,7 +28,13 @@ Event = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd
 
 CALL = ToolCall("call_1", "get_weather", {"city": "Paris", "days": [1, 2.5, None]})
 INVALID = InvalidToolCall('{"name": "f", "arguments": {', "unterminated", "hermes", 1, 7, "f")
-RESULT = ToolResult("call_1", "get_weather", [{"type": "text", "text": "sunny"}], is_error=True)
+RESULT = ToolResult(
+    "call_1",
+    "get_weather",
+    [{"type": "text", "text": "sunny"}],
+    is_error=True,
+    diagnostics=(Diagnostic("warning", "execution", "slow answer", "call_1"),),
+)
 EVENTS: list[Any] = [
     TextDelta("Checking."),
     ReasoningDelta("Paris?"),
@@ -52,11 +59,14 @@ def turn() -> Turn:
 def test_fields_keep_the_objects_and_dump_as_to_dict() -> None:
     model = turn()
     assert model.calls[0] is CALL and model.events[4] is EVENTS[4]
-    dumped = model.model_dump()
+    dumped = model.model_dump(mode="json")
     assert dumped["calls"] == [CALL.to_dict(), INVALID.to_dict()]
     assert dumped["result"] == RESULT.to_dict()
     assert dumped["events"] == [event.to_dict() for event in EVENTS]
     assert dumped["first"] == CALL.to_dict()
+    # A result without diagnostics is written without the key, as to_dict writes it.
+    plain = ToolResult("call_2", "f", "ok")
+    assert TypeAdapter(ToolResult).dump_python(plain) == plain.to_dict()
 
 
 def test_json_round_trip() -> None:
@@ -97,7 +107,7 @@ def test_json_schema_describes_the_to_dict_objects() -> None:
     assert defs["TextDelta"]["properties"]["kind"]["const"] == "text_delta"
     serialized = Turn.model_json_schema(mode="serialization")["$defs"]
     assert serialized["ToolCall"]["required"] == ["id", "name", "arguments"]
-    assert serialized["ToolResult"]["required"] == ["tool_call_id", "name", "content", "is_error"]
+    assert serialized["ToolResult"]["required"] == ["tool_call_id", "name", "content"]
 
 
 def test_fastapi_response_and_request_bodies() -> None:

@@ -48,18 +48,20 @@ _NATIVE_FIELDS: dict[type, dict[str, tuple[Any, bool]]] = {
 }
 
 
-def _fields(cls: type) -> dict[str, tuple[Any, bool]]:
-    """``{name: (type, required)}``: the table above, or a dataclass's own fields."""
+def _fields(cls: type) -> dict[str, tuple[Any, bool, bool]]:
+    """``{name: (type, required in, always written)}``: a native class's table above, where
+    ``to_dict()`` writes every field, or a dataclass's own fields, where it may leave out one
+    with a default (``ToolResult.diagnostics`` when empty)."""
     if cls in _NATIVE_FIELDS:
-        return _NATIVE_FIELDS[cls]
+        return {name: (tp, required, True) for name, (tp, required) in _NATIVE_FIELDS[cls].items()}
     hints = typing.get_type_hints(cls)
-    return {
-        field.name: (
-            hints[field.name],
-            field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING,
+    fields = {}
+    for field in dataclasses.fields(cls):
+        required = (
+            field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         )
-        for field in dataclasses.fields(cls)
-    }
+        fields[field.name] = (hints[field.name], required, required)
+    return fields
 
 
 def core_schema(cls: type, handler: GetCoreSchemaHandler) -> CoreSchema:
@@ -72,8 +74,10 @@ def core_schema(cls: type, handler: GetCoreSchemaHandler) -> CoreSchema:
 
     def object_schema(*, output: bool) -> cs.TypedDictSchema:
         items = {
-            name: cs.typed_dict_field(handler.generate_schema(tp), required=output or required)
-            for name, (tp, required) in fields.items()
+            name: cs.typed_dict_field(
+                handler.generate_schema(tp), required=written if output else required
+            )
+            for name, (tp, required, written) in fields.items()
         }
         if isinstance(kind, str):
             kind_field = cs.typed_dict_field(cs.literal_schema([kind]), required=output)
@@ -86,8 +90,8 @@ def core_schema(cls: type, handler: GetCoreSchemaHandler) -> CoreSchema:
     def to_object(value: Any) -> dict[str, Any]:
         if not isinstance(value, cls):  # in a union, pydantic then tries the next type
             raise PydanticSerializationUnexpectedValue(f"expected {cls.__name__}")
-        data = {name: getattr(value, name) for name in fields}
-        return {"kind": kind, **data} if isinstance(kind, str) else data
+        # The keys `to_dict()` writes; the values as objects, which their own schemas serialise.
+        return {key: getattr(value, key) for key in value.to_dict()}
 
     validated = cs.no_info_after_validator_function(from_object, object_schema(output=False))
     return cs.json_or_python_schema(

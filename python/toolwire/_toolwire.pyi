@@ -165,8 +165,12 @@ def extract(
 ) -> list[ToolCall]:
     """Extract the tool calls of any response (SPEC §4.4).
 
-    ``tools`` (tool definitions in any shape ``Tool.from_dict`` accepts) types the raw-text
-    parameter values of the qwen3_coder and glm45 formats (SPEC §6).
+    ``native_tool_calls=True`` says the provider calls tools natively: a response without
+    structured calls has its text read for ``~~~tool_call`` fences only (the fallback for models
+    that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
+    perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
+    ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
+    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats (SPEC §6).
     """
 @overload
 def extract(
