@@ -64,7 +64,7 @@ def _fields(cls: type) -> dict[str, tuple[Any, bool, bool]]:
     return fields
 
 
-def core_schema(cls: type, handler: GetCoreSchemaHandler) -> CoreSchema:
+def core_schema(cls: type[Any], handler: GetCoreSchemaHandler) -> CoreSchema:
     """The schema of ``cls``: an instance, or its ``to_dict()`` object, in; ``to_dict()`` out."""
     from pydantic_core import PydanticSerializationUnexpectedValue
     from pydantic_core import core_schema as cs
