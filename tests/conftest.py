@@ -18,9 +18,10 @@ settings.register_profile(
 settings.load_profile(os.environ.get("TOOLWIRE_HYPOTHESIS", "fast"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster_client() -> Iterator[Any]:
-    """A two-worker Dask ``distributed.LocalCluster`` (one process per core)."""
+    """A two-worker Dask ``distributed.LocalCluster`` (one process per core), for one module:
+    a client left running calls the collector from its own thread, which other tests watch."""
     pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")
     distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
     with (
