@@ -18,6 +18,8 @@ from ._errors import (
 )
 from ._filter import ToolFilter
 from ._format_names import FormatName
+from ._history import pending_calls
+from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
@@ -41,7 +43,7 @@ from ._toolwire import (
     parse_raw_json,
     parse_text_tagged,
 )
-from ._types import Parsed, Tool, ToolResult
+from ._types import Diagnostic, Parsed, Tool, ToolResult
 from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,
@@ -62,6 +64,7 @@ __all__ = [
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
+    "Diagnostic",
     "FormatName",
     "InvalidToolCall",
     "JSONDecodeError",
@@ -100,11 +103,13 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "json_default",
     "loads",
     "parse_native",
     "parse_raw_json",
     "parse_text",
     "parse_text_tagged",
+    "pending_calls",
     "run_tool_loop",
     "validate_arguments",
 ]

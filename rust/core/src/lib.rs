@@ -18,6 +18,7 @@ pub mod raw_json;
 mod registry;
 pub mod scan;
 pub mod stream;
+pub mod text_body;
 pub mod text_tagged;
 pub mod utf8;
 pub mod validate;

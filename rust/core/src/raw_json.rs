@@ -5,8 +5,8 @@ use memchr::memmem;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    failure_subject, push_call, FailureKind, Invalid, Outcome, Protocol, ShapeFailure,
-    TextCallContext, TextPlace,
+    failure_subject, json_failure_subject, push_call, FailureKind, Invalid, Outcome, Protocol,
+    ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
@@ -157,11 +157,12 @@ where
         Err(ParseError::Syntax(error)) => {
             if looks_like_call(body) {
                 let index = outcomes.len();
+                let (kind, subject) = json_failure_subject(error.kind, &what);
                 outcomes.push(Outcome::invalid(context.invalid(
-                    FailureKind::Parse,
+                    kind,
                     index,
-                    format!("invalid JSON in {what}"),
-                    error.kind.message().to_owned(),
+                    subject,
+                    error.kind.message().into_owned(),
                     Some(error.offset),
                     None,
                 )));

@@ -2,7 +2,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyTuple};
 use toolwire_core::body::Shape;
@@ -53,44 +53,59 @@ pub fn with_text<R>(
         let owned = b.to_vec();
         return f(decode_utf8(&owned).map_err(bytes_error)?);
     }
-    Err(parse_error(
-        py,
-        &format!(
-            "{what} must be str or bytes, not {}",
-            input.get_type().name()?
-        ),
-        "input",
-        0,
-        None,
-        "",
+    Err(PyTypeError::new_err(format!(
+        "{what} must be str or bytes, not {}",
+        input.get_type().name()?
+    )))
+}
+
+/// The one wording of a value that is not among its choices (quoted as Python quotes text).
+pub fn not_one_of<'a>(
+    what: &str,
+    choices: impl IntoIterator<Item = &'a str>,
+    value: &str,
+) -> PyErr {
+    let choices: Vec<String> = choices.into_iter().map(quoted).collect();
+    PyValueError::new_err(format!(
+        "{what} must be one of {}, not {}",
+        choices.join(", "),
+        quoted(value)
     ))
 }
 
+/// `'text'`, escaped for a message.
+pub fn quoted(text: &str) -> String {
+    format!("'{}'", text.escape_debug())
+}
+
 pub fn error_policy(on_error: &str) -> PyResult<ErrorPolicy> {
-    ErrorPolicy::parse(on_error).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "on_error must be 'raise', 'skip' or 'keep', not {on_error:?}"
-        ))
-    })
+    ErrorPolicy::parse(on_error)
+        .ok_or_else(|| not_one_of("on_error", ["raise", "skip", "keep"], on_error))
 }
 
 pub fn raw_json_mode(mode: &str) -> PyResult<RawJsonMode> {
-    RawJsonMode::parse(mode).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "raw_json mode must be 'whole', 'fenced' or 'anywhere', not {mode:?}"
-        ))
-    })
+    RawJsonMode::parse(mode)
+        .ok_or_else(|| not_one_of("raw_json", ["whole", "fenced", "anywhere"], mode))
 }
 
 /// The protocols `formats=` accepts beside the open-weight formats.
 const PROTOCOL_NAMES: [&str; 2] = ["text_tagged", "raw_json"];
 
-/// `FORMATS` (the open-weight formats' names, in registry order) and `FORMAT_ALIASES` (each
-/// other project's name for a format → toolwire's), both from the core's registry.
+/// Every name `formats=` accepts (aliases apart): the protocols, then the open-weight formats.
+fn all_names() -> impl Iterator<Item = &'static str> {
+    PROTOCOL_NAMES
+        .into_iter()
+        .chain(Format::ALL.iter().map(|f| f.as_str()))
+}
+
+/// `FORMATS` (the open-weight formats' names, in registry order), `FORMAT_NAMES` (every name
+/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format →
+/// toolwire's), all from the core's registry.
 pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let names = Format::ALL.iter().map(|f| f.as_str());
     m.add("FORMATS", PyTuple::new(py, names)?)?;
+    m.add("FORMAT_NAMES", PyTuple::new(py, all_names())?)?;
     let aliases = PyDict::new(py);
     for format in Format::ALL {
         for alias in format.aliases() {
@@ -108,16 +123,7 @@ fn format_name(name: &str) -> PyResult<String> {
     }
     match Format::parse(name) {
         Some(format) => Ok(format.as_str().to_owned()),
-        None => {
-            let known: Vec<&str> = PROTOCOL_NAMES
-                .into_iter()
-                .chain(Format::ALL.iter().map(|f| f.as_str()))
-                .collect();
-            Err(PyValueError::new_err(format!(
-                "unknown format {name:?}; known formats: {}",
-                known.join(", ")
-            )))
-        }
+        None => Err(not_one_of("format", all_names(), name)),
     }
 }
 
@@ -195,12 +201,8 @@ pub fn extract_text_options<'a>(
 
 /// `provider=`: "auto" (any known shape) or the provider whose shape every body must have.
 pub fn body_shape(provider: &str) -> PyResult<Shape> {
-    Shape::parse(provider).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "provider must be 'auto', 'openai', 'openai_responses', 'anthropic', 'ollama' or \
-             'gemini', not {provider:?}"
-        ))
-    })
+    Shape::parse(provider)
+        .ok_or_else(|| not_one_of("provider", Shape::NAMES.map(|(name, _)| name), provider))
 }
 
 /// Runs `f`, turning a Rust panic (a bug) into a `ToolwireError` rather than letting PyO3's

@@ -69,6 +69,17 @@ impl ToolCall {
     }
 }
 
+/// pydantic's hook (`__get_pydantic_core_schema__`) for the native classes: the schema is built
+/// by `toolwire._pydantic`, which imports pydantic only when pydantic asks (no dependency).
+pub(crate) fn pydantic_core_schema<'py>(
+    cls: &Bound<'py, PyType>,
+    handler: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    cls.py()
+        .import("toolwire._pydantic")?
+        .call_method1("core_schema", (cls, handler))
+}
+
 /// §3 for a user-given arguments value (a `dict`, JSON text, or None).
 fn normalized_arguments<'py>(
     py: Python<'py>,
@@ -83,7 +94,7 @@ fn normalized_arguments<'py>(
     match value {
         Ok(value) => Ok(value.0.cast_into::<PyDict>().map_err(PyErr::from)?),
         Err(failure) => match failure.build {
-            Some(e) => Err(e),
+            Some(e) => Err(e.into()),
             None => Err(arguments_error(py, &failure.detail, None)),
         },
     }
@@ -194,6 +205,17 @@ impl ToolCall {
         Ok(Bound::new(py, call)?.into_any())
     }
 
+    /// The pydantic core schema: validated from a `ToolCall` or its `to_dict()` form,
+    /// serialised as `to_dict()`.
+    #[classmethod]
+    fn __get_pydantic_core_schema__<'py>(
+        cls: &Bound<'py, PyType>,
+        _source: &Bound<'py, PyAny>,
+        handler: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        pydantic_core_schema(cls, handler)
+    }
+
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let cls = py.get_type::<ToolCall>();
         let args = PyTuple::new(
@@ -254,15 +276,38 @@ impl InvalidToolCall {
         error: &str,
         offset: Option<usize>,
     ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Self::made(py, [raw, error, "body"], 0, offset, None)
+    }
+
+    /// A structured call whose arguments Python cannot hold (batch work, when the item cannot
+    /// be read again as Python objects): protocol `"native"`, `raw` the arguments' JSON.
+    pub fn refused<'py>(
+        py: Python<'py>,
+        raw: &str,
+        error: &str,
+        index: usize,
+        name: &str,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Self::made(py, [raw, error, "native"], index, None, Some(name))
+    }
+
+    /// One from its `raw`, `error` and `protocol` texts and the rest.
+    fn made<'py>(
+        py: Python<'py>,
+        [raw, error, protocol]: [&str; 3],
+        index: usize,
+        offset: Option<usize>,
+        name: Option<&str>,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
         Bound::new(
             py,
             InvalidToolCall {
                 raw: PyString::new(py, raw).unbind(),
                 error: PyString::new(py, error).unbind(),
-                protocol: PyString::new(py, "body").unbind(),
-                index: 0,
+                protocol: PyString::new(py, protocol).unbind(),
+                index,
                 offset,
-                name: None,
+                name: name.map(|n| PyString::new(py, n).unbind()),
             },
         )
     }
@@ -369,6 +414,17 @@ impl InvalidToolCall {
         data: &Bound<'py, PyDict>,
     ) -> PyResult<Bound<'py, PyAny>> {
         cls.call((), Some(data))
+    }
+
+    /// The pydantic core schema: validated from an `InvalidToolCall` or its `to_dict()` form,
+    /// serialised as `to_dict()`.
+    #[classmethod]
+    fn __get_pydantic_core_schema__<'py>(
+        cls: &Bound<'py, PyType>,
+        _source: &Bound<'py, PyAny>,
+        handler: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        pydantic_core_schema(cls, handler)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
