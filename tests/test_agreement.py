@@ -108,10 +108,16 @@ def streamed(text: str, fmt: str, rng: random.Random) -> list[Any]:
     return calls
 
 
+def is_body(text: str) -> bool:
+    """Whether `extract` reads `text` as a provider body written as JSON (not model text)."""
+    return bool(toolwire.extract(text, formats=[], on_error="keep"))
+
+
 def assert_agree(text: str, fmt: str, rng: random.Random) -> None:
-    extracted = [shape(c) for c in toolwire.extract(text, formats=[fmt], on_error="keep")]
     parsed = [shape(c) for c in toolwire.parse_text(text, format=fmt).calls]
-    assert extracted == parsed, (fmt, text)
+    if not is_body(text):
+        extracted = [shape(c) for c in toolwire.extract(text, formats=[fmt], on_error="keep")]
+        assert extracted == parsed, (fmt, text)
     assert [shape(c) for c in streamed(text, fmt, rng)] == parsed, (fmt, text)
 
 

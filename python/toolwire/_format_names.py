@@ -15,4 +15,6 @@ FormatName = Literal[
     "deepseek_v31",
     "kimi_k2",
     "harmony",
+    "minimax_m2",
+    "deepseek_dsml",
 ]

@@ -4,9 +4,12 @@
 use crate::calls::Outcome;
 use crate::formats::{sniff, FormatSet, ParamTypes};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
+use crate::raw_json::parse_raw_json_anywhere;
+use crate::scan::fence::LEADING_BOM;
+use crate::scan::think::message_start;
 use crate::stream::{read_calls, StreamOptions};
 
-pub use crate::raw_json::{parse_raw_json, RawJsonMode};
+pub use crate::raw_json::RawJsonMode;
 pub use crate::text_tagged::parse_text_tagged;
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -58,6 +61,42 @@ where
         Some(mode) => parse_raw_json(builder, text, mode, options.json),
         None => Ok(Vec::new()),
     }
+}
+
+/// Bare JSON calls, looked for as `mode` says: the whole message, or also ```` ```json ````
+/// fences (read by the stream engine, as a stream reads them), or anywhere.
+pub fn parse_raw_json<B>(
+    builder: &mut B,
+    text: &str,
+    mode: RawJsonMode,
+    json: ParseOptions,
+) -> Result<Outcomes<B>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if mode == RawJsonMode::Anywhere {
+        return parse_raw_json_anywhere(builder, text, json);
+    }
+    if !may_hold_raw_json(text, mode) {
+        return Ok(Vec::new());
+    }
+    let raw_only = StreamOptions {
+        text_tagged: false,
+        raw_json: Some(mode),
+        formats: FormatSet::NONE,
+        calls_in_reasoning: true,
+        json,
+    };
+    read_calls(builder, text, raw_only, None)
+}
+
+/// Whether raw JSON may hold a call of `text`: the message starts with JSON or a code fence
+/// (past whitespace and think spans), or (`fenced`) a code fence occurs anywhere. A superset of
+/// what the engine reads.
+fn may_hold_raw_json(text: &str, mode: RawJsonMode) -> bool {
+    let message = text[message_start(text)..].trim_start_matches(LEADING_BOM);
+    message.starts_with(['{', '[', '`']) || (mode != RawJsonMode::Whole && text.contains("```"))
 }
 
 #[cfg(test)]

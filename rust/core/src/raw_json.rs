@@ -10,7 +10,7 @@ use crate::calls::{
 };
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 use crate::position::line_column;
-use crate::scan::raw::{balanced_spans, fenced_regions, whole_region};
+use crate::scan::raw::balanced_spans;
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
 
@@ -33,11 +33,12 @@ impl RawJsonMode {
     }
 }
 
-/// Bare JSON calls, looked for as `mode` says.
-pub fn parse_raw_json<B>(
+/// Bare JSON calls anywhere in a text (`raw_json="anywhere"`): every balanced `{…}`/`[…]` span
+/// that decodes to calls. The `whole` and `fenced` modes are the stream engine's
+/// ([`crate::extract::parse_raw_json`]).
+pub fn parse_raw_json_anywhere<B>(
     builder: &mut B,
     text: &str,
-    mode: RawJsonMode,
     options: ParseOptions,
 ) -> Result<Outcomes<B>, B::Error>
 where
@@ -45,64 +46,39 @@ where
     B::Value: JsonView,
 {
     let mut outcomes = Vec::new();
-    if let Some(region) = whole_region(text) {
-        if mode != RawJsonMode::Anywhere {
-            raw_candidate(
-                builder,
-                text,
-                region,
-                TextPlace::RawJson,
-                options,
-                &mut outcomes,
-            )?;
+    let scan = balanced_spans(text);
+    let mut covered_until = 0;
+    for span in scan.spans {
+        if span.range.start < covered_until {
+            continue;
+        }
+        let before = outcomes.len();
+        raw_candidate(
+            builder,
+            text,
+            span.range.clone(),
+            TextPlace::RawJson,
+            options,
+            &mut outcomes,
+        )?;
+        if outcomes.len() > before {
+            covered_until = span.range.end;
         }
     }
-    match mode {
-        RawJsonMode::Whole => {}
-        RawJsonMode::Fenced => {
-            if outcomes.is_empty() {
-                for (k, region) in fenced_regions(text).into_iter().enumerate() {
-                    let what = TextPlace::RawJsonFence(k);
-                    raw_candidate(builder, text, region, what, options, &mut outcomes)?;
-                }
-            }
-        }
-        RawJsonMode::Anywhere => {
-            let scan = balanced_spans(text);
-            let mut covered_until = 0;
-            for span in scan.spans {
-                if span.range.start < covered_until {
-                    continue;
-                }
-                let before = outcomes.len();
-                raw_candidate(
-                    builder,
-                    text,
-                    span.range.clone(),
-                    TextPlace::RawJson,
-                    options,
-                    &mut outcomes,
-                )?;
-                if outcomes.len() > before {
-                    covered_until = span.range.end;
-                }
-            }
-            if let Some(start) = scan.unterminated.filter(|&s| s >= covered_until) {
-                let index = outcomes.len();
-                outcomes.push(Outcome::invalid(Invalid {
-                    kind: FailureKind::Parse,
-                    protocol: Protocol::RawJson,
-                    index,
-                    raw: text[start..].to_owned(),
-                    name: None,
-                    subject: "unterminated raw JSON call".to_owned(),
-                    detail: "the object is never closed".to_owned(),
-                    byte_offset: Some(start),
-                    line_column: None,
-                    offset: None,
-                }));
-            }
-        }
+    if let Some(start) = scan.unterminated.filter(|&s| s >= covered_until) {
+        let index = outcomes.len();
+        outcomes.push(Outcome::invalid(Invalid {
+            kind: FailureKind::Parse,
+            protocol: Protocol::RawJson,
+            index,
+            raw: text[start..].to_owned(),
+            name: None,
+            subject: "unterminated raw JSON call".to_owned(),
+            detail: "the object is never closed".to_owned(),
+            byte_offset: Some(start),
+            line_column: None,
+            offset: None,
+        }));
     }
     Ok(outcomes)
 }

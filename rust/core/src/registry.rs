@@ -38,6 +38,12 @@ macro_rules! for_each_group {
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
             ]
+            minimax_m2 MinimaxM2 [
+                MinimaxM2 "minimax_m2" ["minimax_m2_5"],
+            ]
+            dsml Dsml [
+                DeepseekDsml "deepseek_dsml" ["deepseek_v32", "deepseekv32", "deepseek_v4", "deepseekv4"],
+            ]
         }
     };
 }

@@ -105,7 +105,10 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let names = Format::ALL.iter().map(|f| f.as_str());
     m.add("FORMATS", PyTuple::new(py, names)?)?;
-    m.add("FORMAT_NAMES", PyTuple::new(py, all_names())?)?;
+    m.add(
+        "FORMAT_NAMES",
+        PyTuple::new(py, all_names().collect::<Vec<_>>())?,
+    )?;
     let aliases = PyDict::new(py);
     for format in Format::ALL {
         for alias in format.aliases() {

@@ -42,6 +42,9 @@ pub(crate) struct Open {
     /// first enabled one, as the decoder does).
     pub formats: FormatSet,
     pub json: ParseOptions,
+    /// Record the calls of JSON call text as it is read (a parse that announces calls does; a
+    /// calls-only parse reads them again only when a failure needs their names).
+    pub track: bool,
 }
 
 /// What a machine knows after the region's text so far.

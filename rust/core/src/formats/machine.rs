@@ -67,8 +67,10 @@ pub(crate) enum Scanned {
 }
 
 impl JsonValue {
-    pub fn new(start: usize, options: ParseOptions) -> Self {
-        let mut scanner = CallScanner::new(options, true);
+    /// A value that starts at `start`; its calls are recorded when `track` (a value that is a
+    /// call or a list of calls, in a parse that announces them), else only its end is found.
+    pub fn new(start: usize, options: ParseOptions, track: bool) -> Self {
+        let mut scanner = CallScanner::tracking(options, true, track);
         scanner.pos = start;
         Self { scanner }
     }

@@ -23,6 +23,7 @@
 mod cursor;
 mod cx;
 pub(crate) mod grammar;
+mod invoke;
 mod literal;
 pub(crate) mod machine;
 pub(crate) mod markers;

@@ -16,6 +16,9 @@ use crate::json::{parse, JsonBuilder, JsonKind, JsonStr, JsonView, ParseError, P
 pub struct Types(u8);
 
 impl Types {
+    /// A string, whatever the schema says (a value the model marked as one).
+    pub(crate) const TEXT: Types = Types(Self::STRING);
+
     const STRING: u8 = 1;
     const INTEGER: u8 = 2;
     const NUMBER: u8 = 4;
@@ -175,6 +178,18 @@ pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
 }
 
 /// The value of a raw-text parameter, typed as the module documentation says.
+/// Strips the one newline the templates put after an opening tag and before a closing tag.
+pub(crate) fn strip_newlines(value: &str) -> &str {
+    let value = value
+        .strip_prefix("\r\n")
+        .or_else(|| value.strip_prefix('\n'))
+        .unwrap_or(value);
+    value
+        .strip_suffix("\r\n")
+        .or_else(|| value.strip_suffix('\n'))
+        .unwrap_or(value)
+}
+
 pub(crate) fn typed_value<B>(
     builder: &mut B,
     raw: &str,

@@ -292,6 +292,56 @@ fn tool_call_tag_bodies_are_told_apart() {
     assert_eq!(auto(text), [F_A1, "g {}", r#"h {"b":2}"#]);
 }
 
+// --- minimax_m2 and deepseek_dsml (the invoke shape) ----------------------------------------
+
+#[test]
+fn minimax_m2_variants() {
+    use Format::MinimaxM2;
+    let one = r#"<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter></invoke></minimax:tool_call>"#;
+    assert_eq!(calls(MinimaxM2, one), [F_A1]);
+    let two = "Sure.\n<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n<invoke name=\"g\">\n<parameter name=\"s\">x y</parameter>\n<parameter name=\"o\">{\"k\": [1]}</parameter>\n</invoke>\n</minimax:tool_call>\nDone.";
+    let p = parsed(MinimaxM2, two);
+    assert_eq!(shown(&p.outcomes), [F_A1, r#"g {"s":"x y","o":{"k":[1]}}"#]);
+    assert_eq!(p.content, "Sure.\n\nDone.");
+    // Typed by the schema: "10" stays text for a string parameter.
+    let tools =
+        schemas(r#"[{"name": "f", "parameters": {"properties": {"a": {"type": "string"}}}}]"#);
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    let typed = run_format(MinimaxM2, one, options);
+    assert_eq!(shown(&typed.outcomes), [r#"f {"a":"1"}"#]);
+    // No wrapper close at the end of the text; a broken invoke does not stop the next one.
+    let cut = r#"<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter></invoke>"#;
+    assert_eq!(calls(MinimaxM2, cut), [F_A1]);
+    let broken = r#"<minimax:tool_call><invoke nam="f"></invoke><invoke name="g"></invoke></minimax:tool_call>"#;
+    let shown = calls(MinimaxM2, broken);
+    assert!(
+        shown[0].starts_with("!minimax_m2: invalid tool call in minimax_m2 call 0"),
+        "{shown:?}"
+    );
+    assert_eq!(shown[1], "g {}");
+    assert!(calls(MinimaxM2, "Write `<minimax:tool_call>` tags.").is_empty());
+}
+
+#[test]
+fn deepseek_dsml_variants() {
+    use Format::DeepseekDsml;
+    let v32 = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n<｜DSML｜parameter name=\"s\" string=\"true\">10</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    assert_eq!(calls(DeepseekDsml, v32), [r#"f {"a":1,"s":"10"}"#]);
+    let v4 = v32.replace("function_calls", "tool_calls");
+    assert_eq!(calls(DeepseekDsml, &v4), [r#"f {"a":1,"s":"10"}"#]);
+    let json_body = "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\">\n{\"a\": 1}\n</｜DSML｜invoke></｜DSML｜function_calls>";
+    assert_eq!(calls(DeepseekDsml, json_body), [F_A1]);
+    let no_parameters = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_date\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    assert_eq!(calls(DeepseekDsml, no_parameters), ["get_date {}"]);
+    // The V3.2 wrapper ends at its own closing tag, not the V4 one.
+    let mixed = "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜tool_calls> after";
+    let p = parsed(DeepseekDsml, mixed);
+    assert_eq!(shown(&p.outcomes)[0], "f {}");
+}
+
 // --- mistral ------------------------------------------------------------------------------
 
 #[test]

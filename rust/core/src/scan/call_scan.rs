@@ -115,10 +115,18 @@ pub(crate) struct CallScanner {
     pub records: Vec<CallRecord>,
     /// Number of the first item of the current top-level value.
     item_base: usize,
+    /// Calls are recorded (else only the structure is followed, to find where the value ends).
+    track: bool,
 }
 
 impl CallScanner {
     pub fn new(options: ParseOptions, strict_bytes: bool) -> Self {
+        Self::tracking(options, strict_bytes, true)
+    }
+
+    /// A scanner that records calls only when `track` (one that only finds where a value ends
+    /// does not pay for names and spans).
+    pub fn tracking(options: ParseOptions, strict_bytes: bool, track: bool) -> Self {
         Self {
             pos: 0,
             depth: 0,
@@ -139,6 +147,7 @@ impl CallScanner {
             value: None,
             records: Vec::new(),
             item_base: 0,
+            track,
         }
     }
 
@@ -274,7 +283,7 @@ impl CallScanner {
                 if at_call_level && self.expect == Expect::Value {
                     self.value_start(i, ValueKind::Container);
                 }
-                if b == b'{' && self.depth + 1 == self.call_depth {
+                if b == b'{' && self.depth + 1 == self.call_depth && self.track {
                     self.in_call = true;
                     self.expect = Expect::Key;
                     self.records.push(CallRecord {

@@ -14,7 +14,7 @@ use super::find::Needle;
 pub const OPEN_MARKER: &str = "~~~tool_call";
 static TOOL_CALL_FENCE: Needle = Needle::new(OPEN_MARKER);
 static TILDES: Needle = Needle::new("~~~");
-pub(crate) static BACKTICKS: Needle = Needle::new("```");
+static BACKTICKS: Needle = Needle::new("```");
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FenceBlock {

@@ -1,110 +1,12 @@
-//! §4.3: where bare JSON calls may sit in a message.
-//!
-//! * [`whole_region`]: the message itself, minus think spans, whitespace and one ```` ``` ````
-//!   fence.
-//! * [`fenced_regions`]: the bodies of ```` ```json ```` / ```` ``` ```` fences anywhere.
-//! * [`balanced_spans`]: every balanced `{…}` / `[…]` that could hold a call, found by one
-//!   string-aware pass with a stack; only spans whose keys look like a call are returned, so each
-//!   byte is decoded about once however deep the nesting.
+//! Where bare JSON calls may sit anywhere in a message (`raw_json="anywhere"`): every balanced
+//! `{…}` / `[…]` that could hold a call, found by one string-aware pass with a stack; only spans
+//! whose keys look like a call are returned, so each byte is decoded about once however deep the
+//! nesting. (The message-start and fenced candidates are the stream engine's.)
 
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::fence::BACKTICKS;
-use super::think::{outside, think_spans};
 use crate::json::MAX_DEPTH;
-
-fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
-    let piece = &text[range.clone()];
-    let start = range.start + (piece.len() - piece.trim_start().len());
-    let end = range.start + piece.trim_end().len();
-    start..end.max(start)
-}
-
-/// The body of one ```` ```json ```` or ```` ``` ```` fence around the whole of `range`.
-fn strip_fence(text: &str, range: Range<usize>) -> Range<usize> {
-    let piece = &text[range.clone()];
-    let (Some(after_open), true) = (piece.strip_prefix("```"), piece.ends_with("```")) else {
-        return range;
-    };
-    if piece.len() < 6 {
-        return range;
-    }
-    let Some(newline) = after_open.find('\n') else {
-        return range;
-    };
-    if !is_json_info(&after_open[..newline]) {
-        return range;
-    }
-    let body_start = range.start + 3 + newline + 1;
-    let body_end = range.end - 3;
-    if body_start > body_end || text[body_start..body_end].contains("\n```") {
-        // Several fences: not one fence around the whole message.
-        return range;
-    }
-    trim_range(text, body_start..body_end)
-}
-
-fn is_json_info(info: &str) -> bool {
-    let info = info.trim();
-    info.is_empty() || info.eq_ignore_ascii_case("json")
-}
-
-/// The region that must be one JSON value in `whole` mode, or `None` when the message has text
-/// on both sides of a think span (it is then not "only JSON").
-pub fn whole_region(text: &str) -> Option<Range<usize>> {
-    let spans = think_spans(text);
-    let mut region = None;
-    for (offset, piece) in outside(text, &spans) {
-        if piece.trim().is_empty() {
-            continue;
-        }
-        if region.is_some() {
-            return None;
-        }
-        region = Some(offset..offset + piece.len());
-    }
-    let region = trim_range(text, region?);
-    Some(strip_fence(text, region))
-}
-
-/// The trimmed bodies of every ```` ```json ```` / ```` ``` ```` fenced block, in order. Fences
-/// with another info string (```` ```python ````) are code, not candidates.
-pub fn fenced_regions(text: &str) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut regions = Vec::new();
-    let mut open: Option<(usize, bool)> = None; // (body start, is a JSON fence)
-    let mut pos = 0;
-    while let Some(found) = BACKTICKS.find(&bytes[pos..]) {
-        let at = pos + found;
-        let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
-        let mut line_start = at;
-        while line_start > 0 && matches!(bytes[line_start - 1], b' ' | b'\t') {
-            line_start -= 1;
-        }
-        let starts_line = line_start == 0 || bytes[line_start - 1] == b'\n';
-        let info = text[at + 3..line_end].trim_end_matches(['\n', '\r']);
-        match open {
-            None if starts_line => {
-                open = Some((line_end, is_json_info(info) && !info.contains('`')));
-                pos = line_end;
-            }
-            Some((body_start, is_json)) if info.trim().is_empty() => {
-                // A closing fence: on its own line, or right after the JSON on the last line.
-                if is_json && body_start <= at {
-                    regions.push(trim_range(text, body_start..at));
-                }
-                open = None;
-                pos = line_end;
-            }
-            _ => pos = at + 3,
-        }
-        if pos >= bytes.len() {
-            break;
-        }
-    }
-    regions
-}
 
 /// A balanced `{…}` or `[…]` whose keys look like a tool call (or a list of them).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -353,24 +255,6 @@ fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn whole_strips_think_whitespace_and_one_fence() {
-        let text = "<think>hmm</think>\n```json\n{\"a\": 1}\n```\n";
-        assert_eq!(&text[whole_region(text).unwrap()], "{\"a\": 1}");
-        assert_eq!(whole_region(" [1] "), Some(1..4));
-        assert_eq!(whole_region("a<think>x</think>b"), None);
-        assert_eq!(whole_region("<think>only</think>"), None);
-        let two = "```json\n{}\n```\n```json\n[]\n```";
-        assert_eq!(&two[whole_region(two).unwrap()], two);
-    }
-
-    #[test]
-    fn fenced_blocks_anywhere() {
-        let text = "Sure:\n```json\n{\"a\": 1}\n```\nand\n```python\nx = {}\n```\n```\n[2]\n```";
-        let regions: Vec<&str> = fenced_regions(text).into_iter().map(|r| &text[r]).collect();
-        assert_eq!(regions, vec!["{\"a\": 1}", "[2]"]);
-    }
 
     #[test]
     fn balanced_spans_find_call_like_objects() {

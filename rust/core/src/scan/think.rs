@@ -48,22 +48,6 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     spans
 }
 
-/// The text outside `spans`, as (offset, slice) pieces.
-pub fn outside<'t>(text: &'t str, spans: &[Range<usize>]) -> Vec<(usize, &'t str)> {
-    let mut pieces = Vec::with_capacity(spans.len() + 1);
-    let mut pos = 0;
-    for span in spans {
-        if span.start > pos {
-            pieces.push((pos, &text[pos..span.start]));
-        }
-        pos = span.end;
-    }
-    if pos < text.len() {
-        pieces.push((pos, &text[pos..]));
-    }
-    pieces
-}
-
 /// Where the message proper starts: past leading whitespace and think spans.
 pub(crate) fn message_start(text: &str) -> usize {
     let trimmed = trim_start(text, 0);
@@ -101,7 +85,6 @@ mod tests {
     fn spans() {
         let text = "<think>a</think>b<think>c";
         assert_eq!(think_spans(text), vec![0..16, 17..25]);
-        assert_eq!(outside(text, &think_spans(text)), vec![(16, "b")]);
         assert_eq!(think_spans("plan</think>{}"), vec![0..12]);
         assert!(think_spans("none").is_empty());
         let text = "a</think>b<think>c</think>d<think>e";

@@ -10,9 +10,11 @@
 
 use std::mem;
 
+use crate::calls::Outcome;
 use crate::formats::grammar::{Machine, Open, Verdict};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
 use crate::json::{JsonBuilder, JsonView};
+use crate::scan::call_scan::CallRecord;
 
 use super::emit::{Closing, LiveCalls};
 use super::raw::{RawBody, RawKind};
@@ -21,6 +23,9 @@ use super::{Ctx, Mode, Next};
 
 pub(super) struct RegionBody {
     group: Group,
+    /// The start marker it opened with (`None`: a bare message), and that marker's length.
+    start: Option<usize>,
+    marker_len: usize,
     /// Where the region starts in the input.
     at: Pos,
     /// The region's text, from its start marker, once it runs past the chunk it began in
@@ -58,9 +63,12 @@ impl RegionBody {
         let open = Open {
             formats: cx.options.formats,
             json: cx.options.json,
+            track: cx.shared.events,
         };
         Box::new(Self {
             group,
+            start: Some(start),
+            marker_len: held.len(),
             at: cx.shared.pos,
             text: if in_input {
                 String::new()
@@ -79,9 +87,12 @@ impl RegionBody {
         let open = Open {
             formats: cx.options.formats,
             json: cx.options.json,
+            track: cx.shared.events,
         };
         Box::new(Self {
             group,
+            start: None,
+            marker_len: 0,
             at: cx.shared.pos,
             text: String::new(),
             machine: group.open(None, 0, open),
@@ -212,7 +223,7 @@ impl RegionBody {
         // Every call of the region is announced before the first one ends, whatever the
         // chunking (the region is decoded as a whole).
         let safe = self.machine.safe();
-        if self.announce {
+        if self.announce && cx.shared.events {
             let records = self.machine.records();
             cx.shared
                 .progress(text, records, &mut self.live, safe, cx.out);
@@ -235,11 +246,18 @@ impl RegionBody {
                 collect_text: cx.shared.events,
             },
         )?;
-        if !self.announce {
-            if decoded.outcomes.is_empty() {
-                return self.not_mine(text, cx).map(Some);
-            }
-            let records = self.machine.records();
+        if !self.announce && decoded.outcomes.is_empty() {
+            return self.not_mine(text, cx).map(Some);
+        }
+        // A calls-only parse did not record the calls while reading; a failure needs them (its
+        // call's name, one failure per call begun), so the region is read again, recording.
+        let failed = decoded
+            .outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Invalid(_)));
+        let tracked = (!cx.shared.events && failed).then(|| self.tracked(text, cx));
+        let records = tracked.as_deref().unwrap_or(self.machine.records());
+        if !self.announce || !cx.shared.events {
             cx.shared
                 .progress(text, records, &mut self.live, safe, cx.out);
         }
@@ -247,7 +265,7 @@ impl RegionBody {
         shared.emit_calls(
             Closing {
                 text,
-                records: self.machine.records(),
+                records,
                 live: &mut self.live,
                 outcomes: decoded.outcomes,
                 mapped: true,
@@ -263,6 +281,18 @@ impl RegionBody {
         shared.pos = self.at.after(text);
         shared.after_markup(text);
         Ok(None)
+    }
+
+    /// The calls of the region `text`, read again by a machine that records them.
+    fn tracked<B: JsonBuilder>(&self, text: &str, cx: &Ctx<'_, B>) -> Vec<CallRecord> {
+        let open = Open {
+            formats: cx.options.formats,
+            json: cx.options.json,
+            track: true,
+        };
+        let mut machine = self.group.open(self.start, self.marker_len, open);
+        machine.advance(text);
+        machine.records().to_vec()
     }
 
     /// A bare candidate that is not its format: its first value goes to raw JSON (when enabled)

@@ -28,7 +28,7 @@ impl LlamaCall {
         Self {
             bare,
             state: State::Object(at),
-            scanner: CallScanner::new(open.json, true),
+            scanner: CallScanner::tracking(open.json, true, open.track),
             first_end: None,
         }
     }

@@ -96,7 +96,7 @@ impl Machine for MistralCall {
                         return Verdict::More;
                     }
                     if matches!(b[q], b'[' | b'{') {
-                        self.pre = Some(JsonValue::new(q, self.open.json));
+                        self.pre = Some(JsonValue::new(q, self.open.json, self.open.track));
                         self.state = State::Pre;
                     } else {
                         self.state = State::Name {
@@ -158,7 +158,7 @@ impl Machine for MistralCall {
                         if let Some(record) = self.records.last_mut() {
                             record.args_start = Some(q);
                         }
-                        self.args = Some(JsonValue::new(q, self.open.json));
+                        self.args = Some(JsonValue::new(q, self.open.json, false));
                         self.state = State::Args;
                     } else {
                         if let Some(record) = self.records.last_mut() {

@@ -78,7 +78,7 @@ impl SectionCall {
         if let Some(record) = self.records.last_mut() {
             record.args_start = Some(at);
         }
-        self.args = Some(JsonValue::new(at, self.open.json));
+        self.args = Some(JsonValue::new(at, self.open.json, false));
         self.state = State::Args { v3 };
     }
 }

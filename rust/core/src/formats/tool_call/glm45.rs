@@ -3,9 +3,9 @@
 //! typed as in qwen3_coder.
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
+use super::super::schema::{strip_newlines, typed_value, Types};
 use super::tags::{
-    close_tag, strip_newlines, Closers, CLOSE, KEY, KEY_CLOSE, VALUE, VALUE_CLOSE,
+    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, VALUE, VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;

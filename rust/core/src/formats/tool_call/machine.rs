@@ -109,7 +109,7 @@ impl TagCall {
         let shape = shape_of(b[q], is_function);
         self.state = match body_format(shape, self.open.formats) {
             Format::Hermes => {
-                self.json = Some(JsonValue::new(q, self.open.json));
+                self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
                 State::Json
             }
             Format::Qwen3Coder if shape == Format::Qwen3Coder => State::QName {

@@ -5,9 +5,9 @@
 //! of the text.
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
+use super::super::schema::{strip_newlines, typed_value, Types};
 use super::tags::{
-    close_tag, strip_newlines, tag_name, Closers, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
+    close_tag, tag_name, Closers, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
     PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};

@@ -62,18 +62,6 @@ pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, us
     (!name.is_empty()).then_some((name, start + gt + 1))
 }
 
-/// Strips the one newline the templates put after an opening tag and before a closing tag.
-pub(crate) fn strip_newlines(value: &str) -> &str {
-    let value = value
-        .strip_prefix("\r\n")
-        .or_else(|| value.strip_prefix('\n'))
-        .unwrap_or(value);
-    value
-        .strip_suffix("\r\n")
-        .or_else(|| value.strip_suffix('\n'))
-        .unwrap_or(value)
-}
-
 /// Where the markup of a call that ends at `pos` ends: past whitespace and a `</tool_call>`;
 /// a missing `</tool_call>` is accepted at the end of the text. `None` when something else
 /// follows.

@@ -1,0 +1,62 @@
+//! `deepseek_dsml` (DeepSeek V3.2 and V4): `<｜DSML｜function_calls><｜DSML｜invoke name="f">
+//! <｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter></｜DSML｜invoke>
+//! </｜DSML｜function_calls>` (V4 names the block `tool_calls`). `string="true"` keeps a value's
+//! text, `string="false"` decodes it as JSON (typed by the tool schema when one is given); an
+//! invoke may hold a JSON object instead of parameters.
+
+use std::ops::Range;
+
+use super::cursor::Markers;
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use super::invoke::machine::InvokeBlock;
+use super::invoke::{self, Tags};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::Format;
+use crate::scan::find::Needle;
+
+const FUNCTION_CALLS: &str = "<｜DSML｜function_calls>";
+const TOOL_CALLS: &str = "<｜DSML｜tool_calls>";
+const FUNCTION_CALLS_CLOSE: &str = "</｜DSML｜function_calls>";
+const TOOL_CALLS_CLOSE: &str = "</｜DSML｜tool_calls>";
+const INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
+
+static CLOSES: [Needle; 2] = [
+    Needle::new(FUNCTION_CALLS_CLOSE),
+    Needle::new(TOOL_CALLS_CLOSE),
+];
+
+static TAGS: Tags = Tags {
+    format: Format::DeepseekDsml,
+    closes: &CLOSES,
+    open_markers: Markers::new(&[FUNCTION_CALLS, TOOL_CALLS]),
+    recover: &[
+        Markers::new(&[INVOKE_CLOSE, FUNCTION_CALLS_CLOSE]),
+        Markers::new(&[INVOKE_CLOSE, TOOL_CALLS_CLOSE]),
+    ],
+    invoke: "<｜DSML｜invoke",
+    invoke_close: Needle::new(INVOKE_CLOSE),
+    parameter: "<｜DSML｜parameter",
+    parameter_close: Needle::new("</｜DSML｜parameter>"),
+};
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] =
+        &invoke::starts([FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);
+
+    type Machine = InvokeBlock;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        InvokeBlock::new(&TAGS, start.unwrap_or(0), at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        invoke::decode::parse_region(cx, range, &TAGS)
+    }
+}

@@ -1,0 +1,178 @@
+//! Decoding a block of invokes.
+
+use std::ops::Range;
+
+use super::super::cursor::{ProseCursor, TextSeek};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::schema::{strip_newlines, typed_value, Types};
+use super::{attribute, tag_rest, Tags};
+use crate::json::{JsonBuilder, JsonStr, JsonView};
+
+pub(crate) fn parse_region<B>(
+    cx: &mut Cx<'_, '_, B>,
+    range: Range<usize>,
+    tags: &'static Tags,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
+    let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
+    let mut cursor = ProseCursor::new(text, &tags.open_markers, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        let close = tags.closes[marker.pattern].text;
+        let mut p = marker.end;
+        pos = loop {
+            p = skip_ws(text, p, end);
+            let rest = &text[p..end];
+            if rest.starts_with(tags.invoke) {
+                let mut seeks = (&mut invoke_closes, &mut parameter_closes);
+                p = invoke(cx, tags, p, end, &mut seeks)?;
+            } else if rest.starts_with(close) {
+                break p + close.len();
+            } else if rest.is_empty() {
+                break end;
+            } else {
+                // Not an invoke: the block's markup runs to its closing tag.
+                let at = p;
+                let markup_end = text[p..end]
+                    .find(close)
+                    .map_or(end, |i| p + i + close.len());
+                let detail = format!("expected {} or {close}", tags.invoke);
+                cx.fail(
+                    tags.format,
+                    at..markup_end,
+                    Failure::parse(detail, at, None),
+                );
+                break markup_end;
+            }
+        };
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// One invoke at `at`; returns where its markup ends.
+fn invoke<B>(
+    cx: &mut Cx<'_, '_, B>,
+    tags: &'static Tags,
+    at: usize,
+    end: usize,
+    (invoke_closes, parameter_closes): &mut (&mut TextSeek<'_>, &mut TextSeek<'_>),
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
+        let markup_end = invoke_closes.end_of_next(from, end);
+        cx.fail(tags.format, at..markup_end, failure);
+        markup_end
+    };
+    let attrs_at = at + tags.invoke.len();
+    let named = tag_rest(text, attrs_at, end)
+        .and_then(|(attrs, body)| Some((attribute(attrs, "name")?.trim(), body)))
+        .filter(|(name, _)| !name.is_empty());
+    let Some((name, body)) = named else {
+        let failure = Failure::parse(format!("expected {} name=\"…\">", tags.invoke), at, None);
+        return Ok(fail(cx, at, failure));
+    };
+    let mut pos = skip_ws(text, body, end);
+    // A JSON object for a body.
+    if text[pos..end].starts_with('{') {
+        let arguments = match cx.json_at(pos, end)? {
+            Ok((arguments, json_end)) => {
+                pos = json_end;
+                arguments
+            }
+            Err(error) => return Ok(fail(cx, pos, Failure::json(error, Some(name.into())))),
+        };
+        let after = skip_ws(text, pos, end);
+        let markup_end = if text[after..end].starts_with(tags.invoke_close.text) {
+            after + tags.invoke_close.text.len()
+        } else if after == end {
+            end
+        } else {
+            let detail = format!("expected {} after the arguments", tags.invoke_close.text);
+            let failure = Failure::parse(detail, after, Some(name.into()));
+            return Ok(fail(cx, after, failure));
+        };
+        cx.call(
+            tags.format,
+            at..markup_end,
+            name.to_owned(),
+            None,
+            arguments,
+        )?;
+        return Ok(markup_end);
+    }
+    let mut arguments = cx.builder.new_object()?;
+    let markup_end = loop {
+        pos = skip_ws(text, pos, end);
+        let rest = &text[pos..end];
+        if rest.starts_with(tags.parameter) {
+            let key = tag_rest(text, pos + tags.parameter.len(), end).and_then(|(attrs, v)| {
+                let key = attribute(attrs, "name")?.trim();
+                let string = attribute(attrs, "string").map(str::trim);
+                (!key.is_empty()).then_some((key, string, v))
+            });
+            let Some((key, string, value_start)) = key else {
+                let detail = format!("expected {} name=\"…\">", tags.parameter);
+                return Ok(fail(
+                    cx,
+                    pos,
+                    Failure::parse(detail, pos, Some(name.into())),
+                ));
+            };
+            let Some(close) = parameter_closes.find(value_start) else {
+                let detail = format!(
+                    "unterminated parameter {key:?}: no {}",
+                    tags.parameter_close.text
+                );
+                return Ok(fail(
+                    cx,
+                    pos,
+                    Failure::parse(detail, pos, Some(name.into())),
+                ));
+            };
+            let types = match string {
+                Some("true") => Types::TEXT,
+                _ => cx
+                    .options
+                    .tools
+                    .map_or(Types::default(), |tools| tools.types(name, key)),
+            };
+            let raw = strip_newlines(&text[value_start..close]);
+            let value = typed_value(cx.builder, raw, types, cx.options.json)?;
+            cx.builder
+                .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+            pos = close + tags.parameter_close.text.len();
+        } else if rest.starts_with(tags.invoke_close.text) {
+            break pos + tags.invoke_close.text.len();
+        } else if rest.is_empty() {
+            break end;
+        } else {
+            let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);
+            return Ok(fail(
+                cx,
+                pos,
+                Failure::parse(detail, pos, Some(name.into())),
+            ));
+        }
+    };
+    let arguments = cx.builder.finish_object(arguments)?;
+    cx.call(
+        tags.format,
+        at..markup_end,
+        name.to_owned(),
+        None,
+        arguments,
+    )?;
+    Ok(markup_end)
+}

@@ -1,0 +1,229 @@
+//! The stream machine of an invoke block.
+
+use super::super::cursor::Seek;
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::{attribute, Tags};
+use crate::scan::call_scan::{CallRecord, CallScanner};
+use crate::scan::find::find_byte;
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Between invokes.
+    Between(usize),
+    /// An invoke tag whose attributes start at `.0`, read up to `.1`.
+    InvokeTag(usize, usize),
+    Body(usize),
+    Json,
+    AfterJson(usize),
+    Params(usize),
+    /// A parameter tag whose attributes start at `.0`, read up to `.1`.
+    ParamTag(usize, usize),
+    /// A parameter value that starts here.
+    Value(usize),
+    /// A broken invoke: its markup runs to its closing tag (or the wrapper's), from here.
+    SeekInvokeEnd(usize),
+    /// Not an invoke: the block runs to its closing tag, from here.
+    SeekBlockEnd(usize),
+}
+
+pub(crate) struct InvokeBlock {
+    tags: &'static Tags,
+    open: Open,
+    state: State,
+    /// The wrapper this block opened with.
+    block: usize,
+    block_close: Seek,
+    invoke_end: Seek,
+    parameter_close: Seek,
+    json: Option<JsonValue>,
+    records: Vec<CallRecord>,
+    /// Invokes begun so far (a broken one is a failed call too).
+    invokes: usize,
+}
+
+/// The first `>` at or after `scanned`: `Err` with the new resume point while none has come.
+fn tag_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
+    find_byte(b'>', &b[scanned..])
+        .map(|i| scanned + i)
+        .ok_or(b.len())
+}
+
+impl InvokeBlock {
+    /// A block opened by `tags.opens[block]`, whose text so far ends at `at`.
+    pub fn new(tags: &'static Tags, block: usize, at: usize, open: Open) -> Self {
+        Self {
+            tags,
+            open,
+            state: State::Between(at),
+            block,
+            block_close: Seek::new(&tags.closes[block]),
+            invoke_end: Seek::new(&tags.recover[block]),
+            parameter_close: Seek::new(&tags.parameter_close),
+            json: None,
+            records: Vec::new(),
+            invokes: 0,
+        }
+    }
+}
+
+impl Machine for InvokeBlock {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        let t = self.tags;
+        let close = t.closes[self.block].text;
+        loop {
+            match self.state {
+                State::Between(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[t.invoke, close]) {
+                        Err(()) => {
+                            self.state = State::Between(q);
+                            return Verdict::More;
+                        }
+                        Ok(Some(0)) => {
+                            self.invokes += 1;
+                            let attrs = q + t.invoke.len();
+                            self.state = State::InvokeTag(attrs, attrs);
+                        }
+                        Ok(Some(_)) => return Verdict::End(q + close.len()),
+                        Ok(None) if q == b.len() => {
+                            self.state = State::Between(q);
+                            return Verdict::More;
+                        }
+                        Ok(None) => {
+                            self.invokes += 1;
+                            self.state = State::SeekBlockEnd(q);
+                        }
+                    }
+                }
+                State::InvokeTag(attrs, scanned) => {
+                    let gt = match tag_end(b, scanned) {
+                        Ok(gt) => gt,
+                        Err(scanned) => {
+                            self.state = State::InvokeTag(attrs, scanned);
+                            return Verdict::More;
+                        }
+                    };
+                    match attribute(&buf[attrs..gt], "name").map(str::trim) {
+                        Some(name) if !name.is_empty() => {
+                            let item = self.invokes - 1;
+                            self.records.push(named(name, None, true, item));
+                            self.state = State::Body(gt + 1);
+                        }
+                        _ => self.state = State::SeekInvokeEnd(attrs),
+                    }
+                }
+                State::Body(p) => {
+                    let q = ws(b, p);
+                    if q == b.len() {
+                        self.state = State::Body(q);
+                        return Verdict::More;
+                    }
+                    if b[q] == b'{' {
+                        if let Some(record) = self.records.last_mut() {
+                            record.derived = false;
+                            record.args_start = Some(q);
+                        }
+                        self.json = Some(JsonValue::new(q, self.open.json, false));
+                        self.state = State::Json;
+                    } else {
+                        self.state = State::Params(q);
+                    }
+                }
+                State::Json => {
+                    let json = self.json.as_mut().expect("set with the state");
+                    match json.scan(buf) {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => {
+                            if let Some(record) = self.records.last_mut() {
+                                record.args_end = Some(end);
+                            }
+                            self.state = State::AfterJson(end);
+                        }
+                        Scanned::Broken(at) => self.state = State::SeekInvokeEnd(at),
+                    }
+                }
+                State::AfterJson(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, t.invoke_close.text) {
+                        None => {
+                            self.state = State::AfterJson(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => {
+                            close_last(&mut self.records);
+                            self.state = State::Between(q + t.invoke_close.text.len());
+                        }
+                        Some(false) => self.state = State::SeekInvokeEnd(q),
+                    }
+                }
+                State::Params(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[t.parameter, t.invoke_close.text]) {
+                        Err(()) => {
+                            self.state = State::Params(q);
+                            return Verdict::More;
+                        }
+                        Ok(Some(0)) => {
+                            let attrs = q + t.parameter.len();
+                            self.state = State::ParamTag(attrs, attrs);
+                        }
+                        Ok(Some(_)) => {
+                            close_last(&mut self.records);
+                            self.state = State::Between(q + t.invoke_close.text.len());
+                        }
+                        Ok(None) if q == b.len() => {
+                            self.state = State::Params(q);
+                            return Verdict::More;
+                        }
+                        Ok(None) => self.state = State::SeekInvokeEnd(q),
+                    }
+                }
+                State::ParamTag(attrs, scanned) => match tag_end(b, scanned) {
+                    Ok(gt) => self.state = State::Value(gt + 1),
+                    Err(scanned) => {
+                        self.state = State::ParamTag(attrs, scanned);
+                        return Verdict::More;
+                    }
+                },
+                State::Value(from) => match self.parameter_close.find(b, from) {
+                    Some(found) => self.state = State::Params(found.end),
+                    None => return Verdict::More,
+                },
+                State::SeekInvokeEnd(from) => match self.invoke_end.find(b, from) {
+                    Some(found) => {
+                        close_last(&mut self.records);
+                        if found.pattern == 0 {
+                            self.state = State::Between(found.end);
+                        } else {
+                            return Verdict::End(found.end);
+                        }
+                    }
+                    None => return Verdict::More,
+                },
+                State::SeekBlockEnd(from) => {
+                    return match self.block_close.find(b, from) {
+                        Some(found) => Verdict::End(found.end),
+                        None => Verdict::More,
+                    }
+                }
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        &self.records
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match self.state {
+            State::Json => self.json.as_mut().map(|json| &mut json.scanner),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        self.json.as_ref().map_or(0, |j| j.scanner.pos)
+    }
+}

@@ -1,0 +1,75 @@
+//! The XML "invoke" shape shared by MiniMax-M2 and DeepSeek's DSML: a block of calls
+//! `OPEN INVOKE name="f"> PARAMETER name="a">value</PARAMETER> … </INVOKE> … CLOSE`. Values are
+//! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
+//! keeps its text, `string="false"` is decoded as JSON (DSML). An invoke whose body is a JSON
+//! object instead of parameters is read too (DSML models write both). A missing final closing
+//! tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
+//! and the machine here do the rest.
+
+pub(crate) mod decode;
+pub(crate) mod machine;
+
+use super::cursor::Markers;
+use super::grammar::Start;
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::{find_byte, Needle};
+
+pub(crate) struct Tags {
+    pub format: Format,
+    /// Each wrapper's opening tag (the decoder's markers), with its closing tag at the same
+    /// index.
+    pub open_markers: Markers,
+    pub closes: &'static [Needle],
+    /// For each wrapper, what ends a broken invoke: the invoke's closing tag, or the wrapper's.
+    pub recover: &'static [Markers],
+    /// The start of an invoke tag, before its attributes (`<invoke`).
+    pub invoke: &'static str,
+    pub invoke_close: Needle,
+    pub parameter: &'static str,
+    pub parameter_close: Needle,
+}
+
+/// The start markers of a group of this shape: its wrappers' opening tags.
+pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: Format) -> [Start; N] {
+    let mut starts = [Start {
+        text: "",
+        formats: FormatSet::NONE,
+    }; N];
+    let mut i = 0;
+    while i < N {
+        starts[i] = Start {
+            text: opens[i],
+            formats: FormatSet::only(format),
+        };
+        i += 1;
+    }
+    starts
+}
+
+/// A tag's attributes, from after its name to its `>`: the text between, and the position
+/// after the `>`. `None` when the line ends (or the text does) first.
+pub(crate) fn tag_rest(text: &str, at: usize, end: usize) -> Option<(&str, usize)> {
+    let bytes = &text.as_bytes()[at..end];
+    let gt = find_byte(b'>', bytes)?;
+    Some((&text[at..at + gt], at + gt + 1))
+}
+
+/// The value of `key="…"` (or `'…'`) among a tag's attributes.
+pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
+    let mut rest = attributes;
+    loop {
+        let at = rest.find(key)?;
+        let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
+        let after = rest[at + key.len()..].trim_start();
+        rest = &rest[at + key.len()..];
+        let Some(value) = after.strip_prefix('=').map(str::trim_start) else {
+            continue;
+        };
+        if !before_ok {
+            continue;
+        }
+        let quote = value.chars().next().filter(|&q| q == '"' || q == '\'')?;
+        let value = &value[1..];
+        return value.find(quote).map(|end| &value[..end]);
+    }
+}

@@ -1,0 +1,93 @@
+"""Renderings of the corpus calls in the formats the shared corpus was not rendered in, by
+toolwire's own generator (deterministic: a case's variant depends on its index only). Each
+function takes a case and its index and returns model text; `None` when the format cannot
+write one of the calls so that it reads back the same (an XML-style value is text typed by
+the tool schema: a value whose JSON type the schema contradicts cannot be written)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+Case = dict[str, Any]
+
+JSON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+}
+
+
+def _typed_as_written(case: Case) -> bool:
+    """Whether every argument's JSON type is one its property's schema `type` allows (or the
+    schema gives no single type), so that typing the written text gives the value back."""
+    tools = {t["name"]: t.get("parameters", {}).get("properties", {}) for t in case["tools"]}
+    for call in case["calls"]:
+        properties = tools.get(call["name"], {})
+        for key, value in call["arguments"].items():
+            declared = properties.get(key, {}).get("type")
+            if not isinstance(declared, str) or declared not in JSON_TYPES:
+                continue
+            expected = JSON_TYPES[declared]
+            if isinstance(value, bool) and declared != "boolean":
+                return False
+            if not isinstance(value, expected):
+                return False
+    return True
+
+
+def _text(value: Any) -> str:
+    """A parameter value as XML-style formats write it: strings as they are, the rest as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def minimax_m2(case: Case, k: int) -> str | None:
+    if not _typed_as_written(case):
+        return None
+    calls = case["calls"]
+    nl = "\n" if k % 2 else ""
+    invokes = []
+    for call in calls:
+        params = "".join(
+            f'{nl}<parameter name="{key}">{_text(value)}</parameter>'
+            for key, value in call["arguments"].items()
+        )
+        invokes.append(f'{nl}<invoke name="{call["name"]}">{params}{nl}</invoke>')
+    block = f"<minimax:tool_call>{''.join(invokes)}{nl}</minimax:tool_call>"
+    if k % 5 == 0:
+        block = "Let me look that up.\n\n" + block
+    if k % 7 == 0:
+        block = "<think>The user wants a tool.</think>" + block
+    return block
+
+
+def deepseek_dsml(case: Case, k: int) -> str | None:
+    if not _typed_as_written(case):
+        return None
+    calls = case["calls"]
+    block_name = "tool_calls" if k % 3 == 0 else "function_calls"
+    invokes = []
+    for n, call in enumerate(calls):
+        if (k + n) % 4 == 3:
+            body = "\n" + json.dumps(call["arguments"], ensure_ascii=False) + "\n"
+        else:
+            body = "".join(
+                f'\n<｜DSML｜parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
+                f"{_text(value)}</｜DSML｜parameter>"
+                for key, value in call["arguments"].items()
+            )
+        invokes.append(f'\n<｜DSML｜invoke name="{call["name"]}">{body}\n</｜DSML｜invoke>')
+    text = f"<｜DSML｜{block_name}>{''.join(invokes)}\n</｜DSML｜{block_name}>"
+    if k % 5 == 0:
+        text = "I'll help with that.\n\n" + text
+    return text
+
+
+RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
+    "minimax_m2": minimax_m2,
+    "deepseek_dsml": deepseek_dsml,
+}
