@@ -400,6 +400,17 @@ impl Shape {
             _ => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::OpenAIChat => "openai",
+            Self::OpenAIResponses => "openai_responses",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+            Self::Gemini => "gemini",
+        }
+    }
 }
 
 /// An assistant message given instead of a whole response (what `encode_calls` writes).

@@ -43,4 +43,11 @@ pub trait JsonView: Sized + Clone {
     fn number_text(&self) -> String;
     /// The text of any string, lone surrogates replaced by U+FFFD.
     fn string_lossy(&self) -> Option<String>;
+    /// An integer number that fits `i64` (not a float, nor a boolean).
+    fn as_i64(&self) -> Option<i64> {
+        if self.kind() != JsonKind::Number {
+            return None;
+        }
+        self.number_text().parse().ok()
+    }
 }

@@ -1,0 +1,302 @@
+//! OpenAI Chat Completions: `chat.completion.chunk` objects in and out.
+//!
+//! Reading copes with what servers actually send: calls told apart by `index`, fragments
+//! without `index` (they go to the latest call, or start one when they bring a new `id` or a
+//! second name), index 0 reused for every call (a new `id` there starts a new call), a whole
+//! call in one fragment, and `reasoning_content` / `reasoning` text. Only choice 0 is read.
+
+use super::ledger::{Ledger, Out};
+use super::writer::{Head, Json, Sink, Turn};
+use super::{count, object, with_str, FinishReason, Usage};
+use crate::json::{JsonBuilder, JsonKind, JsonView};
+use crate::stream::Event;
+
+#[derive(Default)]
+pub(super) struct Reader {
+    /// The server's index → the call it currently names.
+    by_index: Vec<(i64, usize)>,
+    last: Option<usize>,
+}
+
+impl Reader {
+    /// Reads one chunk; never ends the stream by itself (`[DONE]` does).
+    pub(super) fn read<I, B>(
+        &mut self,
+        chunk: &I,
+        ledger: &mut Ledger,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<bool, B::Error>
+    where
+        I: JsonView,
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let meta = &mut ledger.meta;
+        if meta.id.is_none() {
+            meta.id = with_str(chunk, "id", str::to_owned);
+        }
+        if meta.model.is_none() {
+            meta.model = with_str(chunk, "model", str::to_owned);
+        }
+        if let Some(usage) = object(chunk, "usage") {
+            meta.usage.merge(read_usage(&usage));
+        }
+        let Some(choices) = chunk.get("choices") else {
+            return Ok(false);
+        };
+        for choice in choices.items() {
+            let first = choice.get("index").is_none_or(|i| i.as_i64() == Some(0));
+            if choice.kind() != JsonKind::Object || !first {
+                continue;
+            }
+            if let Some(delta) = object(&choice, "delta") {
+                for key in ["reasoning_content", "reasoning"] {
+                    let reasoning = delta.get(key);
+                    if let Some(text) = reasoning.as_ref().and_then(|r| r.as_str()) {
+                        if !text.is_empty() {
+                            ledger.reasoning(text, out);
+                            break;
+                        }
+                    }
+                }
+                if let Some(content) = delta.get("content") {
+                    if let Some(text) = content.as_str() {
+                        ledger.text(text, builder, out)?;
+                    }
+                }
+                if let Some(fragments) = delta.get("tool_calls") {
+                    for fragment in fragments.items() {
+                        if fragment.kind() == JsonKind::Object {
+                            self.fragment(&fragment, ledger, builder, out)?;
+                        }
+                    }
+                }
+            }
+            let finish = choice.get("finish_reason");
+            if let Some(reason) = finish.as_ref().and_then(|f| f.as_str()) {
+                if !reason.is_empty() {
+                    ledger.meta.finish_reason = Some(finish_reason(reason));
+                    ledger.close(builder, out)?;
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn fragment<I, B>(
+        &mut self,
+        fragment: &I,
+        ledger: &mut Ledger,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<(), B::Error>
+    where
+        I: JsonView,
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let function = object(fragment, "function");
+        let name = function.as_ref().and_then(|f| f.get("name"));
+        let name = name
+            .as_ref()
+            .and_then(|n| n.as_str())
+            .filter(|n| !n.is_empty());
+        let arguments = function.as_ref().and_then(|f| f.get("arguments"));
+        let id = fragment.get("id");
+        let id = id
+            .as_ref()
+            .and_then(|i| i.as_str())
+            .filter(|i| !i.is_empty());
+        let index = fragment.get("index").and_then(|i| i.as_i64());
+        let found = match index {
+            Some(index) => self
+                .by_index
+                .iter()
+                .find(|(i, _)| *i == index)
+                .map(|(_, c)| *c),
+            None => self.last,
+        };
+        let current_id = found.and_then(|call| ledger.id(call).map(str::to_owned));
+        let new_id = id.is_some_and(|id| Some(id) != current_id.as_deref());
+        // Without an index, a second name is the only sign of a new call from a server that
+        // sends no ids either.
+        let second_name =
+            index.is_none() && name.is_some() && found.is_some_and(|call| ledger.has_name(call));
+        let starts_new = (new_id && current_id.is_some()) || (second_name && !new_id);
+        let call = match found {
+            Some(call) if !starts_new => {
+                if new_id {
+                    ledger.set_id(call, id.unwrap_or_default());
+                }
+                call
+            }
+            previous => {
+                if let Some(previous) = previous {
+                    // The server moved on to a new call (reusing the index, or sending none).
+                    ledger.end(previous, builder, out)?;
+                }
+                let Some(call) = ledger.new_call(id) else {
+                    return Ok(());
+                };
+                call
+            }
+        };
+        if let Some(index) = index {
+            match self.by_index.iter_mut().find(|(i, _)| *i == index) {
+                Some(entry) => entry.1 = call,
+                None => self.by_index.push((index, call)),
+            }
+        }
+        self.last = Some(call);
+        ledger.update(call, name, arguments.as_ref(), out);
+        Ok(())
+    }
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "length" => FinishReason::Length,
+        "tool_calls" | "function_call" => FinishReason::ToolCalls,
+        "content_filter" => FinishReason::ContentFilter,
+        _ => FinishReason::Stop,
+    }
+}
+
+fn read_usage<I: JsonView>(usage: &I) -> Usage {
+    Usage {
+        input_tokens: count(usage, "prompt_tokens"),
+        output_tokens: count(usage, "completion_tokens"),
+        cached_input_tokens: object(usage, "prompt_tokens_details")
+            .and_then(|d| count(&d, "cached_tokens")),
+        reasoning_tokens: object(usage, "completion_tokens_details")
+            .and_then(|d| count(&d, "reasoning_tokens")),
+    }
+}
+
+/// A `chat.completion.chunk` holding one delta of choice 0.
+fn chunk<'a, V>(head: &'a Head, delta: Json<'a, V>, finish: Option<FinishReason>) -> Json<'a, V> {
+    let finish = finish.map_or(Json::Null, |reason| Json::Str(reason.as_str()));
+    let choice = Json::Obj(vec![
+        ("index", Json::Int(0)),
+        ("delta", delta),
+        ("logprobs", Json::Null),
+        ("finish_reason", finish),
+    ]);
+    envelope(head, Json::Arr(vec![choice]))
+}
+
+fn envelope<'a, V>(head: &'a Head, choices: Json<'a, V>) -> Json<'a, V> {
+    Json::Obj(vec![
+        ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
+        ("object", Json::Str("chat.completion.chunk")),
+        ("created", Json::count(Some(head.created))),
+        ("model", Json::Str(head.model())),
+        ("choices", choices),
+    ])
+}
+
+/// The first chunk: the assistant's role.
+fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::Error> {
+    if head.started {
+        return Ok(());
+    }
+    head.started = true;
+    head.id("chatcmpl-");
+    let delta = Json::Obj(vec![
+        ("role", Json::Str("assistant")),
+        ("content", Json::Str("")),
+    ]);
+    sink.push(chunk(head, delta, None))
+}
+
+fn tool_call<'a, V>(index: usize, members: Vec<(&'static str, Json<'a, V>)>) -> Json<'a, V> {
+    let mut fields = vec![("index", Json::count(Some(index as u64)))];
+    fields.extend(members);
+    Json::Obj(vec![("tool_calls", Json::Arr(vec![Json::Obj(fields)]))])
+}
+
+pub(super) fn write<B>(
+    event: Event<B::Value>,
+    head: &mut Head,
+    turn: &mut Turn,
+    sink: &mut Sink<B>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    begin(head, sink)?;
+    let output = |turn: &mut Turn, index| turn.get(index).map_or(index, |call| call.output);
+    let missing;
+    let delta = match &event {
+        Event::Text(text) => Json::Obj(vec![("content", Json::Str(text))]),
+        Event::Reasoning(text) => Json::Obj(vec![("reasoning_content", Json::Str(text))]),
+        Event::CallStart { index, id, name } => {
+            let function = Json::Obj(vec![
+                ("name", Json::Str(name)),
+                ("arguments", Json::Str("")),
+            ]);
+            tool_call(
+                output(turn, *index),
+                vec![
+                    ("id", Json::Str(id)),
+                    ("type", Json::Str("function")),
+                    ("function", function),
+                ],
+            )
+        }
+        Event::CallDelta { index, arguments } => {
+            let function = Json::Obj(vec![("arguments", Json::Str(arguments))]);
+            tool_call(output(turn, *index), vec![("function", function)])
+        }
+        Event::CallEnd { index, call } => {
+            missing = turn.missing_arguments(*index, &call.arguments);
+            let Some(text) = &missing else {
+                return Ok(());
+            };
+            let function = Json::Obj(vec![("arguments", Json::Str(text))]);
+            tool_call(output(turn, *index), vec![("function", function)])
+        }
+        // The wire has no place for a call that failed: its start and pieces (if any were
+        // released) are all the client gets.
+        Event::Invalid(_) => return Ok(()),
+    };
+    sink.push(chunk(head, delta, None))
+}
+
+pub(super) fn finish<B>(
+    reason: FinishReason,
+    usage: Usage,
+    head: &mut Head,
+    sink: &mut Sink<B>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+{
+    begin(head, sink)?;
+    sink.push(chunk(head, Json::Obj(Vec::new()), Some(reason)))?;
+    if usage.is_empty() {
+        return Ok(());
+    }
+    let input = usage.input_tokens.unwrap_or(0);
+    let output = usage.output_tokens.unwrap_or(0);
+    let mut counts = vec![
+        ("prompt_tokens", Json::count(Some(input))),
+        ("completion_tokens", Json::count(Some(output))),
+        ("total_tokens", Json::count(Some(input + output))),
+    ];
+    if let Some(cached) = usage.cached_input_tokens {
+        let details = Json::Obj(vec![("cached_tokens", Json::count(Some(cached)))]);
+        counts.push(("prompt_tokens_details", details));
+    }
+    if let Some(reasoning) = usage.reasoning_tokens {
+        let details = Json::Obj(vec![("reasoning_tokens", Json::count(Some(reasoning)))]);
+        counts.push(("completion_tokens_details", details));
+    }
+    let mut last = envelope(head, Json::Arr(Vec::new()));
+    if let Json::Obj(members) = &mut last {
+        members.push(("usage", Json::Obj(counts)));
+    }
+    sink.push(last)
+}
