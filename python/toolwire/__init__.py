@@ -5,7 +5,6 @@
 {'a': 1}
 """
 
-from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
@@ -17,13 +16,21 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._gateway import atranslate_stream, frame_stream, translate_stream
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
+    AnthropicStreamAccumulator,
+    GeminiStreamAccumulator,
     InvalidToolCall,
+    OllamaStreamAccumulator,
+    OpenAIStreamAccumulator,
     ReasoningDelta,
+    ResponsesStreamAccumulator,
+    StreamEncoder,
     StreamParser,
+    StreamTranslator,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -33,6 +40,7 @@ from ._toolwire import (
     decode_arguments,
     extract,
     extract_batch,
+    frame_chunk,
     loads,
     parse_native,
     parse_raw_json,
@@ -54,19 +62,24 @@ from .codecs import (
 from .prompt import augment_system_prompt
 
 __all__ = [
-    "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
+    "GeminiStreamAccumulator",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
     "LoopResult",
+    "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
+    "PROVIDERS",
     "Parsed",
     "Provider",
     "ProviderFormatError",
     "ReasoningDelta",
+    "ResponsesStreamAccumulator",
+    "StreamEncoder",
     "StreamParser",
+    "StreamTranslator",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -82,6 +95,7 @@ __all__ = [
     "ToolwireError",
     "__version__",
     "arun_tool_loop",
+    "atranslate_stream",
     "augment_system_prompt",
     "convert_message",
     "decode_arguments",
@@ -94,11 +108,14 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "frame_chunk",
+    "frame_stream",
     "loads",
     "parse_native",
     "parse_raw_json",
     "parse_text",
     "parse_text_tagged",
     "run_tool_loop",
+    "translate_stream",
     "validate_arguments",
 ]
