@@ -17,7 +17,7 @@ use crate::gateway::Gateway;
 use crate::input::{guarded, plain_data, with_text};
 use crate::stream::{event_object, stream_options, stream_tools};
 use crate::types::{InvalidToolCall, ToolCall};
-use crate::view::PyJson;
+use crate::view::{PyJson, ScannedJson};
 
 /// An accumulator and the gate after it: stream items in, gated events out.
 pub struct Pipeline {
@@ -59,8 +59,8 @@ impl Pipeline {
     ) -> PyResult<()> {
         let py = item.py();
         if let Ok(dict) = item.cast::<PyDict>() {
-            self.accumulator
-                .feed(&PyJson(dict.clone().into_any()), builder, events)?;
+            let chunk = ScannedJson::<3>(PyJson(dict.clone().into_any()));
+            self.accumulator.feed(&chunk, builder, events)?;
         } else if item.is_instance_of::<PyString>()
             || item.is_instance_of::<PyBytes>()
             || item.is_instance_of::<PyByteArray>()

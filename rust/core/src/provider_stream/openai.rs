@@ -117,13 +117,14 @@ impl Reader {
                 .map(|(_, c)| *c),
             None => self.last,
         };
-        let current_id = found.and_then(|call| ledger.id(call).map(str::to_owned));
-        let new_id = id.is_some_and(|id| Some(id) != current_id.as_deref());
+        let current_id = found.and_then(|call| ledger.id(call));
+        let has_id = current_id.is_some();
+        let new_id = id.is_some_and(|id| Some(id) != current_id);
         // Without an index, a second name is the only sign of a new call from a server that
         // sends no ids either.
         let second_name =
             index.is_none() && name.is_some() && found.is_some_and(|call| ledger.has_name(call));
-        let starts_new = (new_id && current_id.is_some()) || (second_name && !new_id);
+        let starts_new = (new_id && has_id) || (second_name && !new_id);
         let call = match found {
             Some(call) if !starts_new => {
                 if new_id {
@@ -203,10 +204,9 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
     }
     head.started = true;
     head.id("chatcmpl-");
-    let delta = Json::Obj(vec![
-        ("role", Json::Str("assistant")),
-        ("content", Json::Str("")),
-    ]);
+    // `content` null, as OpenAI sends it when the message may hold only calls: text, if any,
+    // comes in the deltas after it.
+    let delta = Json::Obj(vec![("role", Json::Str("assistant")), ("content", Json::Null)]);
     sink.push(chunk(head, delta, None))
 }
 
