@@ -114,7 +114,10 @@ def openai_events(stream: dict[str, Any]) -> tuple[list[Any], Summary]:
 def test_recorded_streams_translate_to_every_provider(stream: dict[str, Any]) -> None:
     """The recorded OpenAI and Anthropic sequences, translated to every provider and read back
     by that provider's accumulator, give what the source gives."""
-    for source, items in (("openai", stream["openai_chunks"]), ("anthropic", stream["anthropic_events"])):
+    for source, items in (
+        ("openai", stream["openai_chunks"]),
+        ("anthropic", stream["anthropic_events"]),
+    ):
         expected = summary(accumulate(source, items)[0])
         for target in PROVIDERS:
             out = list(translate_stream(items, source=source, target=target))
@@ -161,17 +164,26 @@ def test_metadata_passes_through() -> None:
         out = list(translate_stream(stream["anthropic_events"], source="anthropic", target=target))
         back, _ = accumulate(target, out)
         assert {k: back.usage[k] for k in ("input_tokens", "output_tokens")} == {
-            "input_tokens": 385, "output_tokens": 55
+            "input_tokens": 385,
+            "output_tokens": 55,
         }, target
         assert back.finish_reason == "tool_calls", target
         assert back.model == acc.model, target
-    renamed = list(translate_stream(stream["anthropic_events"], source="anthropic",
-                                    target="openai", model="gateway", response_id="chatcmpl-1"))
+    renamed = list(
+        translate_stream(
+            stream["anthropic_events"],
+            source="anthropic",
+            target="openai",
+            model="gateway",
+            response_id="chatcmpl-1",
+        )
+    )
     assert {(c["model"], c["id"]) for c in renamed} == {("gateway", "chatcmpl-1")}
     # A length cut and cached tokens survive too.
     encoder = StreamEncoder("anthropic")
     chunks = encoder.encode([TextDelta("x")]) + encoder.finish(
-        finish_reason="length", usage={"input_tokens": 10, "output_tokens": 3, "cached_input_tokens": 4}
+        finish_reason="length",
+        usage={"input_tokens": 10, "output_tokens": 3, "cached_input_tokens": 4},
     )
     for target in PROVIDERS:
         back, _ = accumulate(target, translate_stream(chunks, source="anthropic", target=target))
@@ -194,7 +206,9 @@ def test_text_written_calls_become_native_calls(stream: dict[str, Any], cuts: li
     ]
     for target in PROVIDERS:
         out = list(
-            translate_stream(chunks, source="openai", target=target, text_formats="auto", tools=tools)
+            translate_stream(
+                chunks, source="openai", target=target, text_formats="auto", tools=tools
+            )
         )
         back, _ = accumulate(target, out)
         assert back.content == content, target
@@ -217,8 +231,14 @@ def test_async_translation() -> None:
         return [chunk async for chunk in chunks]
 
     out = asyncio.run(collect())
-    assert out == list(translate_stream(stream["openai_chunks"], source="openai", target="anthropic",
-                                        response_id=out[0]["message"]["id"]))
+    assert out == list(
+        translate_stream(
+            stream["openai_chunks"],
+            source="openai",
+            target="anthropic",
+            response_id=out[0]["message"]["id"],
+        )
+    )
 
 
 # ----- the official SDKs read our streams ----------------------------------------------------
@@ -248,12 +268,19 @@ def test_openai_sdk_reads_our_chat_completions_stream(stream: dict[str, Any]) ->
     import openai
 
     out = translate_stream(stream["anthropic_events"], source="anthropic", target="openai")
-    client = openai.OpenAI(api_key="test", base_url="http://test.invalid/v1",
-                           http_client=mock_client(openai, wire(out, "openai")))
-    with client.chat.completions.stream(model="m", messages=[{"role": "user", "content": "x"}]) as s:
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://test.invalid/v1",
+        http_client=mock_client(openai, wire(out, "openai")),
+    )
+    with client.chat.completions.stream(
+        model="m", messages=[{"role": "user", "content": "x"}]
+    ) as s:
         final = s.get_final_completion()
     [choice] = final.choices
-    calls = [(c.function.name, json.loads(c.function.arguments)) for c in choice.message.tool_calls or []]
+    calls = [
+        (c.function.name, json.loads(c.function.arguments)) for c in choice.message.tool_calls or []
+    ]
     assert calls == expected_calls(stream)
     assert choice.message.content == (stream["anthropic_text"] or None)
     assert choice.finish_reason == "tool_calls"
@@ -261,7 +288,8 @@ def test_openai_sdk_reads_our_chat_completions_stream(stream: dict[str, Any]) ->
     [delta] = [e for e in stream["anthropic_events"] if e["type"] == "message_delta"]
     assert final.usage is not None
     assert (final.usage.prompt_tokens, final.usage.completion_tokens) == (
-        start["input_tokens"] + start["cache_read_input_tokens"]
+        start["input_tokens"]
+        + start["cache_read_input_tokens"]
         + start["cache_creation_input_tokens"],
         delta["usage"]["output_tokens"],
     )
@@ -272,8 +300,11 @@ def test_anthropic_sdk_reads_our_messages_stream(stream: dict[str, Any]) -> None
     import anthropic
 
     out = translate_stream(stream["openai_chunks"], source="openai", target="anthropic", model="m")
-    client = anthropic.Anthropic(api_key="test", base_url="http://test.invalid",
-                                 http_client=mock_client(anthropic, wire(out, "anthropic")))
+    client = anthropic.Anthropic(
+        api_key="test",
+        base_url="http://test.invalid",
+        http_client=mock_client(anthropic, wire(out, "anthropic")),
+    )
     with client.messages.stream(
         model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}]
     ) as s:
@@ -289,12 +320,19 @@ def test_anthropic_sdk_reads_our_messages_stream(stream: dict[str, Any]) -> None
 def test_openai_sdk_reads_our_responses_stream(stream: dict[str, Any]) -> None:
     import openai
 
-    out = translate_stream(stream["anthropic_events"], source="anthropic", target="openai_responses")
-    client = openai.OpenAI(api_key="test", base_url="http://test.invalid/v1",
-                           http_client=mock_client(openai, wire(out, "openai_responses")))
+    out = translate_stream(
+        stream["anthropic_events"], source="anthropic", target="openai_responses"
+    )
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://test.invalid/v1",
+        http_client=mock_client(openai, wire(out, "openai_responses")),
+    )
     with client.responses.stream(model="m", input="x") as s:
         response = s.get_final_response()
-    calls = [(i.name, json.loads(i.arguments)) for i in response.output if i.type == "function_call"]
+    calls = [
+        (i.name, json.loads(i.arguments)) for i in response.output if i.type == "function_call"
+    ]
     assert calls == expected_calls(stream)
     assert response.output_text == (stream["anthropic_text"] or "")
 
@@ -311,21 +349,37 @@ def test_encoders_write_what_each_provider_sends() -> None:
     openai = encoded(events, "openai", usage={"input_tokens": 5, "output_tokens": 2})
     assert openai[0]["choices"][0]["delta"] == {"role": "assistant", "content": None}
     assert openai[3]["choices"][0]["delta"]["tool_calls"] == [
-        {"index": 0, "id": "call_1", "type": "function",
-         "function": {"name": "get_weather", "arguments": ""}}
+        {
+            "index": 0,
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": ""},
+        }
     ]
     assert openai[-2]["choices"][0]["finish_reason"] == "tool_calls"
     assert openai[-1]["usage"] == {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
     anthropic = encoded(events, "anthropic")
     assert [e["type"] for e in anthropic] == [
         "message_start",
-        "content_block_start", "content_block_delta", "content_block_stop",
-        "content_block_start", "content_block_delta", "content_block_stop",
-        "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-        "message_delta", "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
     ]
-    assert anthropic[7]["content_block"] == {"type": "tool_use", "id": "call_1",
-                                             "name": "get_weather", "input": {}}
+    assert anthropic[7]["content_block"] == {
+        "type": "tool_use",
+        "id": "call_1",
+        "name": "get_weather",
+        "input": {},
+    }
     assert anthropic[-2]["delta"]["stop_reason"] == "tool_use"
     gemini = encoded(events, "gemini")
     assert gemini[2]["candidates"][0]["content"]["parts"] == [
@@ -333,13 +387,18 @@ def test_encoders_write_what_each_provider_sends() -> None:
     ]
     ollama = encoded(events, "ollama")
     assert ollama[2]["message"]["tool_calls"] == [
-        {"id": "call_1", "function": {"index": 0, "name": "get_weather", "arguments": {"city": "Oslo"}}}
+        {
+            "id": "call_1",
+            "function": {"index": 0, "name": "get_weather", "arguments": {"city": "Oslo"}},
+        }
     ]
     assert ollama[-1]["done"] is True
     responses = encoded(events, "openai_responses")
     assert responses[-1]["type"] == "response.completed"
     assert [i["type"] for i in responses[-1]["response"]["output"]] == [
-        "reasoning", "message", "function_call"
+        "reasoning",
+        "message",
+        "function_call",
     ]
     # Framing: SSE with event lines where objects carry a type; NDJSON for Ollama.
     assert toolwire.frame_chunk(anthropic[-1], "anthropic") == (

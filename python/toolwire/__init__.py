@@ -62,6 +62,7 @@ from .codecs import (
 from .prompt import augment_system_prompt
 
 __all__ = [
+    "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
     "GeminiStreamAccumulator",
@@ -71,7 +72,6 @@ __all__ = [
     "LoopResult",
     "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
-    "PROVIDERS",
     "Parsed",
     "Provider",
     "ProviderFormatError",

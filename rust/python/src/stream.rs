@@ -85,7 +85,9 @@ pub(crate) type Chunk<'a, 'py> = Option<(&'a str, &'a Bound<'py, PyString>)>;
 fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<PyString> {
     match chunk {
         Some((chunk_text, object)) if chunk_text == text => object.clone().unbind(),
-        _ => py_text(py, text).map_or_else(|_| PyString::new(py, text), |s| s).unbind(),
+        _ => py_text(py, text)
+            .map_or_else(|_| PyString::new(py, text), |s| s)
+            .unbind(),
     }
 }
 

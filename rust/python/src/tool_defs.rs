@@ -7,7 +7,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use toolwire_core::formats::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
 
-
 use crate::view::{PyJson, ScannedJson};
 
 /// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand

@@ -224,7 +224,6 @@ impl<'py> JsonView for PyJson<'py> {
     }
 }
 
-
 /// [`PyJson`], except that a member of a dict of at most `MAX` members is found by comparing key
 /// text rather than by a dict lookup: cheaper than making a Python `str` for the key and hashing
 /// it, or than a lookup that misses (tool definitions, stream deltas: small dicts whose members

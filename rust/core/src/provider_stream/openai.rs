@@ -206,7 +206,10 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
     head.id("chatcmpl-");
     // `content` null, as OpenAI sends it when the message may hold only calls: text, if any,
     // comes in the deltas after it.
-    let delta = Json::Obj(vec![("role", Json::Str("assistant")), ("content", Json::Null)]);
+    let delta = Json::Obj(vec![
+        ("role", Json::Str("assistant")),
+        ("content", Json::Null),
+    ]);
     sink.push(chunk(head, delta, None))
 }
 
