@@ -20,15 +20,25 @@ an encoder, with no Python event in between); these functions only iterate.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypedDict, Unpack
 
 from ._toolwire import StreamTranslator, frame_chunk
 
-__all__ = ["atranslate_stream", "frame_stream", "translate_stream"]
+__all__ = ["TranslationOptions", "atranslate_stream", "frame_stream", "translate_stream"]
 
 StreamProvider: TypeAlias = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
-Release: TypeAlias = Literal["eager", "complete", "valid"]
-UnknownTools: TypeAlias = Literal["keep", "invalid", "drop"]
+
+
+class TranslationOptions(TypedDict, total=False):
+    """What a translation may be told besides its source and target (see
+    :func:`translate_stream`)."""
+
+    model: str | None
+    response_id: str | None
+    text_formats: str | Sequence[str] | None
+    tools: Any
+    release: Literal["eager", "complete", "valid"]
+    unknown_tools: Literal["keep", "invalid", "drop"]
 
 
 def translate_stream(
@@ -36,12 +46,7 @@ def translate_stream(
     *,
     source: StreamProvider,
     target: StreamProvider,
-    model: str | None = None,
-    response_id: str | None = None,
-    text_formats: str | Sequence[str] | None = None,
-    tools: Any = None,
-    release: Release = "eager",
-    unknown_tools: UnknownTools = "keep",
+    **options: Unpack[TranslationOptions],
 ) -> Iterator[dict[str, Any]]:
     """Translate a provider's stream into another provider's, as it arrives.
 
@@ -57,18 +62,10 @@ def translate_stream(
     ``release`` ("eager": as they arrive; "complete": each call whole once it ends; "valid":
     only once its arguments validate against ``tools``) and ``unknown_tools`` ("keep",
     "invalid", "drop" a call to a tool not in ``tools``) are the gateway policies. Options are
-    checked when this is called, not at the first item.
+    checked when this is called, not at the first item. The work is a
+    :class:`StreamTranslator`'s (one per stream), which a caller may also drive itself.
     """
-    translator = StreamTranslator(
-        source=source,
-        target=target,
-        model=model,
-        response_id=response_id,
-        text_formats=text_formats,
-        tools=tools,
-        release=release,
-        unknown_tools=unknown_tools,
-    )
+    translator = StreamTranslator(source=source, target=target, **options)
 
     def translated() -> Iterator[dict[str, Any]]:
         for chunk in chunks:
@@ -83,24 +80,10 @@ def atranslate_stream(
     *,
     source: StreamProvider,
     target: StreamProvider,
-    model: str | None = None,
-    response_id: str | None = None,
-    text_formats: str | Sequence[str] | None = None,
-    tools: Any = None,
-    release: Release = "eager",
-    unknown_tools: UnknownTools = "keep",
+    **options: Unpack[TranslationOptions],
 ) -> AsyncIterator[dict[str, Any]]:
     """:func:`translate_stream` over an async iterable (an HTTP client's stream)."""
-    translator = StreamTranslator(
-        source=source,
-        target=target,
-        model=model,
-        response_id=response_id,
-        text_formats=text_formats,
-        tools=tools,
-        release=release,
-        unknown_tools=unknown_tools,
-    )
+    translator = StreamTranslator(source=source, target=target, **options)
 
     async def translated() -> AsyncIterator[dict[str, Any]]:
         async for chunk in chunks:

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``toolwire._toolwire``."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Literal, Self, final
 
 __all__ = [
     "AnthropicStreamAccumulator",
@@ -322,185 +322,60 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 StreamProvider = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
 StreamItem = Mapping[str, Any] | str | bytes | bytearray | Any
 
+class _StreamAccumulator:
+    """What every provider stream accumulator offers (a stub-only base)."""
+
+    def __new__(
+        cls,
+        *,
+        text_formats: str | Sequence[str] | None = None,
+        tools: Any = None,
+        release: Release = "eager",
+        unknown_tools: UnknownTools = "keep",
+    ) -> Self: ...
+    @property
+    def tools(self) -> Any: ...
+    def feed(self, item: StreamItem) -> list[Event]:
+        """Feed one stream item; returns the events it completes (never raises for bad
+        model output)."""
+    def finish(self) -> list[Event]:
+        """End the stream: release held text, end every open call."""
+    @property
+    def content(self) -> str: ...
+    @property
+    def reasoning(self) -> str | None: ...
+    @property
+    def calls(self) -> list[ToolCall]: ...
+    @property
+    def invalid_calls(self) -> list[InvalidToolCall]: ...
+    @property
+    def response_id(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def finish_reason(self) -> FinishReason | None: ...
+    @property
+    def usage(self) -> dict[str, int] | None: ...
+
 @final
-class OpenAIStreamAccumulator:
+class OpenAIStreamAccumulator(_StreamAccumulator):
     """Accumulates an OpenAI Chat Completions stream (``chat.completion.chunk`` objects)."""
 
-    def __new__(
-        cls,
-        *,
-        text_formats: str | Sequence[str] | None = None,
-        tools: Any = None,
-        release: Release = "eager",
-        unknown_tools: UnknownTools = "keep",
-    ) -> OpenAIStreamAccumulator: ...
-    @property
-    def tools(self) -> Any: ...
-    def feed(self, item: StreamItem) -> list[Event]:
-        """Feed one stream item; returns the events it completes (never raises for bad
-        model output)."""
-    def finish(self) -> list[Event]:
-        """End the stream: release held text, end every open call."""
-    @property
-    def content(self) -> str: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def calls(self) -> list[ToolCall]: ...
-    @property
-    def invalid_calls(self) -> list[InvalidToolCall]: ...
-    @property
-    def response_id(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def finish_reason(self) -> FinishReason | None: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
-
 @final
-class AnthropicStreamAccumulator:
+class AnthropicStreamAccumulator(_StreamAccumulator):
     """Accumulates an Anthropic Messages stream (``message_start`` … ``message_stop``)."""
 
-    def __new__(
-        cls,
-        *,
-        text_formats: str | Sequence[str] | None = None,
-        tools: Any = None,
-        release: Release = "eager",
-        unknown_tools: UnknownTools = "keep",
-    ) -> AnthropicStreamAccumulator: ...
-    @property
-    def tools(self) -> Any: ...
-    def feed(self, item: StreamItem) -> list[Event]:
-        """Feed one stream item; returns the events it completes (never raises for bad
-        model output)."""
-    def finish(self) -> list[Event]:
-        """End the stream: release held text, end every open call."""
-    @property
-    def content(self) -> str: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def calls(self) -> list[ToolCall]: ...
-    @property
-    def invalid_calls(self) -> list[InvalidToolCall]: ...
-    @property
-    def response_id(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def finish_reason(self) -> FinishReason | None: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
-
 @final
-class ResponsesStreamAccumulator:
+class ResponsesStreamAccumulator(_StreamAccumulator):
     """Accumulates an OpenAI Responses stream (``response.*`` events)."""
 
-    def __new__(
-        cls,
-        *,
-        text_formats: str | Sequence[str] | None = None,
-        tools: Any = None,
-        release: Release = "eager",
-        unknown_tools: UnknownTools = "keep",
-    ) -> ResponsesStreamAccumulator: ...
-    @property
-    def tools(self) -> Any: ...
-    def feed(self, item: StreamItem) -> list[Event]:
-        """Feed one stream item; returns the events it completes (never raises for bad
-        model output)."""
-    def finish(self) -> list[Event]:
-        """End the stream: release held text, end every open call."""
-    @property
-    def content(self) -> str: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def calls(self) -> list[ToolCall]: ...
-    @property
-    def invalid_calls(self) -> list[InvalidToolCall]: ...
-    @property
-    def response_id(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def finish_reason(self) -> FinishReason | None: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
-
 @final
-class GeminiStreamAccumulator:
+class GeminiStreamAccumulator(_StreamAccumulator):
     """Accumulates a Gemini ``streamGenerateContent`` stream."""
 
-    def __new__(
-        cls,
-        *,
-        text_formats: str | Sequence[str] | None = None,
-        tools: Any = None,
-        release: Release = "eager",
-        unknown_tools: UnknownTools = "keep",
-    ) -> GeminiStreamAccumulator: ...
-    @property
-    def tools(self) -> Any: ...
-    def feed(self, item: StreamItem) -> list[Event]:
-        """Feed one stream item; returns the events it completes (never raises for bad
-        model output)."""
-    def finish(self) -> list[Event]:
-        """End the stream: release held text, end every open call."""
-    @property
-    def content(self) -> str: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def calls(self) -> list[ToolCall]: ...
-    @property
-    def invalid_calls(self) -> list[InvalidToolCall]: ...
-    @property
-    def response_id(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def finish_reason(self) -> FinishReason | None: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
-
 @final
-class OllamaStreamAccumulator:
+class OllamaStreamAccumulator(_StreamAccumulator):
     """Accumulates an Ollama ``/api/chat`` NDJSON stream."""
-
-    def __new__(
-        cls,
-        *,
-        text_formats: str | Sequence[str] | None = None,
-        tools: Any = None,
-        release: Release = "eager",
-        unknown_tools: UnknownTools = "keep",
-    ) -> OllamaStreamAccumulator: ...
-    @property
-    def tools(self) -> Any: ...
-    def feed(self, item: StreamItem) -> list[Event]:
-        """Feed one stream item; returns the events it completes (never raises for bad
-        model output)."""
-    def finish(self) -> list[Event]:
-        """End the stream: release held text, end every open call."""
-    @property
-    def content(self) -> str: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def calls(self) -> list[ToolCall]: ...
-    @property
-    def invalid_calls(self) -> list[InvalidToolCall]: ...
-    @property
-    def response_id(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def finish_reason(self) -> FinishReason | None: ...
-    @property
-    def usage(self) -> dict[str, int] | None: ...
 
 @final
 class StreamEncoder:

@@ -58,9 +58,8 @@ impl Pipeline {
         events: &mut Vec<Event<PyJson<'py>>>,
     ) -> PyResult<()> {
         let py = item.py();
-        if let Ok(dict) = item.cast::<PyDict>() {
-            let chunk = ScannedJson::<3>(PyJson(dict.clone().into_any()));
-            self.accumulator.feed(&chunk, builder, events)?;
+        let chunk = if let Ok(dict) = item.cast::<PyDict>() {
+            dict.clone()
         } else if item.is_instance_of::<PyString>()
             || item.is_instance_of::<PyBytes>()
             || item.is_instance_of::<PyByteArray>()
@@ -74,9 +73,11 @@ impl Pipeline {
                     }
                 }
             })?;
+            self.gateway.filter(events);
+            return Ok(());
         } else {
             let plain = plain_data(item)?;
-            let plain = match plain.cast::<PyDict>() {
+            match plain.cast::<PyDict>() {
                 Ok(dict) => dict.clone(),
                 Err(_) if plain.hasattr("keys")? => {
                     PyDict::from_sequence(&plain.call_method0("items")?)?
@@ -88,10 +89,11 @@ impl Pipeline {
                         item.get_type().name()?
                     )))
                 }
-            };
-            self.accumulator
-                .feed(&PyJson(plain.into_any()), builder, events)?;
-        }
+            }
+        };
+        // Chunks are small dicts whose members are read in one walk (see `ScannedJson`).
+        let chunk = ScannedJson::<8>(PyJson(chunk.into_any()));
+        self.accumulator.feed(&chunk, builder, events)?;
         self.gateway.filter(events);
         Ok(())
     }
@@ -171,19 +173,6 @@ pub struct State {
 }
 
 impl State {
-    fn new(
-        provider: Shape,
-        text_formats: Option<&Bound<'_, PyAny>>,
-        tools: Option<&Bound<'_, PyAny>>,
-        release: &str,
-        unknown_tools: &str,
-    ) -> PyResult<Self> {
-        Ok(Self {
-            pipeline: Pipeline::new(provider, text_formats, tools, release, unknown_tools)?,
-            transcript: Transcript::default(),
-        })
-    }
-
     fn feed<'py>(&mut self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let py = item.py();
         let mut builder = PyBuilder::new(py);
@@ -238,14 +227,10 @@ macro_rules! accumulator_class {
                 release: &str,
                 unknown_tools: &str,
             ) -> PyResult<Self> {
-                let state = State::new(
-                    $provider,
-                    text_formats,
-                    tools.as_ref().map(|t| t.bind(py)),
-                    release,
-                    unknown_tools,
-                )?;
-                Ok(Self { state, tools })
+                let given = tools.as_ref().map(|t| t.bind(py));
+                let pipeline = Pipeline::new($provider, text_formats, given, release, unknown_tools)?;
+                let transcript = Transcript::default();
+                Ok(Self { state: State { pipeline, transcript }, tools })
             }
 
             /// Feed one stream item (a dict, SSE or NDJSON text, or an SDK object); returns

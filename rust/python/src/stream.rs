@@ -86,7 +86,7 @@ fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<Py
     match chunk {
         Some((chunk_text, object)) if chunk_text == text => object.clone().unbind(),
         _ => py_text(py, text)
-            .map_or_else(|_| PyString::new(py, text), |s| s)
+            .unwrap_or_else(|_| PyString::new(py, text))
             .unbind(),
     }
 }

@@ -275,6 +275,37 @@ impl<const MAX: usize> JsonView for ScannedJson<'_, MAX> {
     fn as_i64(&self) -> Option<i64> {
         self.0.as_i64()
     }
+
+    fn members<const N: usize>(&self, keys: [&str; N]) -> [Option<Self>; N] {
+        if let Ok(dict) = self.0 .0.cast::<PyDict>() {
+            if dict.len() <= MAX {
+                if let Some(found) = plain_members(dict, keys) {
+                    return found.map(|value| value.map(|v| ScannedJson(PyJson(v))));
+                }
+            }
+        }
+        keys.map(|key| self.get(key))
+    }
+}
+
+/// The values under `keys`, in one walk over the dict while its keys are plain `str`; `None`
+/// when a key of another kind comes first (the caller then looks the keys up).
+fn plain_members<'py, const N: usize>(
+    dict: &Bound<'py, PyDict>,
+    keys: [&str; N],
+) -> Option<[Option<Bound<'py, PyAny>>; N]> {
+    let mut found = [const { None }; N];
+    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: as in `plain_key_value`.
+    unsafe {
+        while ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
+            let text = plain_text(k)?;
+            if let Some(at) = keys.iter().position(|key| key.as_bytes() == text) {
+                found[at] = Some(Bound::from_borrowed_ptr(dict.py(), v));
+            }
+        }
+    }
+    Some(found)
 }
 
 /// The value under the key with `key`'s text while the keys walked are plain `str` (such a

@@ -9,7 +9,7 @@
 use super::ledger::{Ledger, Out};
 use super::writer::{Head, Json, Sequencer, Sink, Step};
 use super::{count, object, with_str, FinishReason, Usage};
-use crate::json::{JsonBuilder, JsonView};
+use crate::json::{JsonBuilder, JsonKind, JsonView};
 
 #[derive(Default)]
 pub(super) struct Reader {
@@ -32,9 +32,22 @@ impl Reader {
         B: JsonBuilder,
         B::Value: JsonView,
     {
-        let kind = event.get("type");
-        let kind = kind.as_ref().and_then(|k| k.as_str()).unwrap_or_default();
-        let index = event.get("index").and_then(|i| i.as_i64());
+        let [kind, index, delta, block, message, usage] = event.members([
+            "type",
+            "index",
+            "delta",
+            "content_block",
+            "message",
+            "usage",
+        ]);
+        let objects = |value: Option<I>| value.filter(|v| v.kind() == JsonKind::Object);
+        let (delta, block, message, usage) = (
+            objects(delta),
+            objects(block),
+            objects(message),
+            objects(usage),
+        );
+        let index = index.and_then(|i| i.as_i64());
         let block_call = match index {
             Some(index) => self
                 .blocks
@@ -44,9 +57,47 @@ impl Reader {
                 .map(|(_, c)| *c),
             None => self.last,
         };
-        match kind {
+        match kind.as_ref().and_then(|k| k.as_str()).unwrap_or_default() {
+            "content_block_delta" => {
+                let Some(delta) = delta else {
+                    return Ok(false);
+                };
+                let [delta_kind, piece] = delta.members(["type", "partial_json"]);
+                if delta_kind.as_ref().and_then(|k| k.as_str()) == Some("input_json_delta") {
+                    if let Some(call) = block_call {
+                        ledger.update(call, None, piece.as_ref(), out);
+                    }
+                } else {
+                    text_and_thinking(&delta, ledger, builder, out)?;
+                }
+            }
+            "content_block_start" => {
+                let Some(block) = block else {
+                    return Ok(false);
+                };
+                let [block_kind, id, name, input] = block.members(["type", "id", "name", "input"]);
+                let block_kind = block_kind.as_ref().and_then(|k| k.as_str());
+                if matches!(block_kind, Some("tool_use" | "server_tool_use")) {
+                    let Some(call) = ledger.new_call(id.as_ref().and_then(|i| i.as_str())) else {
+                        return Ok(false);
+                    };
+                    if let Some(index) = index {
+                        self.blocks.push((index, call));
+                    }
+                    self.last = Some(call);
+                    let name = name.as_ref().and_then(|n| n.as_str());
+                    ledger.update(call, name, input.as_ref(), out);
+                } else {
+                    text_and_thinking(&block, ledger, builder, out)?;
+                }
+            }
+            "content_block_stop" => {
+                if let Some(call) = block_call {
+                    ledger.end(call, builder, out)?;
+                }
+            }
             "message_start" => {
-                if let Some(message) = object(event, "message") {
+                if let Some(message) = message {
                     let meta = &mut ledger.meta;
                     meta.id = meta
                         .id
@@ -62,62 +113,15 @@ impl Reader {
                 }
             }
             "message_delta" => {
-                let reason =
-                    object(event, "delta").and_then(|d| with_str(&d, "stop_reason", stop_reason));
+                let reason = delta.and_then(|d| with_str(&d, "stop_reason", stop_reason));
                 if reason.is_some() {
                     ledger.meta.finish_reason = reason;
                 }
-                if let Some(usage) = object(event, "usage") {
+                if let Some(usage) = usage {
                     ledger.meta.usage.merge(read_usage(&usage));
                 }
             }
             "message_stop" => return Ok(true),
-            "content_block_start" => {
-                let Some(block) = object(event, "content_block") else {
-                    return Ok(false);
-                };
-                let block_kind = block.get("type");
-                let block_kind = block_kind.as_ref().and_then(|k| k.as_str());
-                if matches!(block_kind, Some("tool_use" | "server_tool_use")) {
-                    let id = block.get("id");
-                    let Some(call) = ledger.new_call(id.as_ref().and_then(|i| i.as_str())) else {
-                        return Ok(false);
-                    };
-                    if let Some(index) = index {
-                        self.blocks.push((index, call));
-                    }
-                    self.last = Some(call);
-                    let name = block.get("name");
-                    let input = block.get("input");
-                    ledger.update(
-                        call,
-                        name.as_ref().and_then(|n| n.as_str()),
-                        input.as_ref(),
-                        out,
-                    );
-                } else {
-                    text_and_thinking(&block, ledger, builder, out)?;
-                }
-            }
-            "content_block_delta" => {
-                let Some(delta) = object(event, "delta") else {
-                    return Ok(false);
-                };
-                let is_json = with_str(&delta, "type", |t| t == "input_json_delta") == Some(true);
-                if is_json {
-                    if let Some(call) = block_call {
-                        let piece = delta.get("partial_json");
-                        ledger.update(call, None, piece.as_ref(), out);
-                    }
-                } else {
-                    text_and_thinking(&delta, ledger, builder, out)?;
-                }
-            }
-            "content_block_stop" => {
-                if let Some(call) = block_call {
-                    ledger.end(call, builder, out)?;
-                }
-            }
             _ => {}
         }
         Ok(false)
@@ -136,15 +140,12 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    if let Some(text) = part.get("text") {
-        if let Some(text) = text.as_str() {
-            ledger.text(text, builder, out)?;
-        }
+    let [text, thinking] = part.members(["text", "thinking"]);
+    if let Some(text) = text.as_ref().and_then(|t| t.as_str()) {
+        ledger.text(text, builder, out)?;
     }
-    if let Some(thinking) = part.get("thinking") {
-        if let Some(thinking) = thinking.as_str() {
-            ledger.reasoning(thinking, out);
-        }
+    if let Some(thinking) = thinking.as_ref().and_then(|t| t.as_str()) {
+        ledger.reasoning(thinking, out);
     }
     Ok(())
 }
@@ -214,7 +215,7 @@ impl Writer {
             Step::Text(text) => {
                 let index = self.open_block(Block::Text, sink)?;
                 let delta = Json::Obj(vec![
-                    ("type", Json::Str("text_delta")),
+                    ("type", Json::Tag("text_delta")),
                     ("text", Json::Str(&text)),
                 ]);
                 sink.push(block_delta(index, delta))
@@ -222,7 +223,7 @@ impl Writer {
             Step::Reasoning(text) => {
                 let index = self.open_block(Block::Thinking, sink)?;
                 let delta = Json::Obj(vec![
-                    ("type", Json::Str("thinking_delta")),
+                    ("type", Json::Tag("thinking_delta")),
                     ("thinking", Json::Str(&text)),
                 ]);
                 sink.push(block_delta(index, delta))
@@ -231,7 +232,7 @@ impl Writer {
                 self.close(sink)?;
                 let index = self.next_block(Block::Tool(call));
                 let block = Json::Obj(vec![
-                    ("type", Json::Str("tool_use")),
+                    ("type", Json::Tag("tool_use")),
                     ("id", Json::Str(&id)),
                     ("name", Json::Str(&name)),
                     ("input", Json::Obj(Vec::new())),
@@ -282,11 +283,11 @@ impl Writer {
         let index = self.next_block(block);
         let content = match block {
             Block::Thinking => Json::Obj(vec![
-                ("type", Json::Str("thinking")),
-                ("thinking", Json::Str("")),
-                ("signature", Json::Str("")),
+                ("type", Json::Tag("thinking")),
+                ("thinking", Json::Tag("")),
+                ("signature", Json::Tag("")),
             ]),
-            _ => Json::Obj(vec![("type", Json::Str("text")), ("text", Json::Str(""))]),
+            _ => Json::Obj(vec![("type", Json::Tag("text")), ("text", Json::Tag(""))]),
         };
         sink.push(block_start(index, content))?;
         Ok(index)
@@ -297,7 +298,7 @@ impl Writer {
             return Ok(());
         };
         sink.push(Json::Obj(vec![
-            ("type", Json::Str("content_block_stop")),
+            ("type", Json::Tag("content_block_stop")),
             ("index", Json::count(Some(index as u64))),
         ]))
     }
@@ -325,7 +326,7 @@ impl Writer {
             counts.extend(input_counts(usage));
         }
         sink.push(Json::Obj(vec![
-            ("type", Json::Str("message_delta")),
+            ("type", Json::Tag("message_delta")),
             (
                 "delta",
                 Json::Obj(vec![
@@ -335,7 +336,7 @@ impl Writer {
             ),
             ("usage", Json::Obj(counts)),
         ]))?;
-        sink.push(Json::Obj(vec![("type", Json::Str("message_stop"))]))
+        sink.push(Json::Obj(vec![("type", Json::Tag("message_stop"))]))
     }
 }
 
@@ -363,8 +364,8 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
     counts.push(("output_tokens", Json::Int(0)));
     let message = Json::Obj(vec![
         ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
-        ("type", Json::Str("message")),
-        ("role", Json::Str("assistant")),
+        ("type", Json::Tag("message")),
+        ("role", Json::Tag("assistant")),
         ("model", Json::Str(head.model())),
         ("content", Json::Arr(Vec::new())),
         ("stop_reason", Json::Null),
@@ -372,14 +373,14 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
         ("usage", Json::Obj(counts)),
     ]);
     sink.push(Json::Obj(vec![
-        ("type", Json::Str("message_start")),
+        ("type", Json::Tag("message_start")),
         ("message", message),
     ]))
 }
 
 fn block_start<'a, V>(index: usize, block: Json<'a, V>) -> Json<'a, V> {
     Json::Obj(vec![
-        ("type", Json::Str("content_block_start")),
+        ("type", Json::Tag("content_block_start")),
         ("index", Json::count(Some(index as u64))),
         ("content_block", block),
     ])
@@ -387,7 +388,7 @@ fn block_start<'a, V>(index: usize, block: Json<'a, V>) -> Json<'a, V> {
 
 fn block_delta<'a, V>(index: usize, delta: Json<'a, V>) -> Json<'a, V> {
     Json::Obj(vec![
-        ("type", Json::Str("content_block_delta")),
+        ("type", Json::Tag("content_block_delta")),
         ("index", Json::count(Some(index as u64))),
         ("delta", delta),
     ])
@@ -395,7 +396,7 @@ fn block_delta<'a, V>(index: usize, delta: Json<'a, V>) -> Json<'a, V> {
 
 fn json_delta<V>(index: usize, text: &str) -> Json<'_, V> {
     let delta = Json::Obj(vec![
-        ("type", Json::Str("input_json_delta")),
+        ("type", Json::Tag("input_json_delta")),
         ("partial_json", Json::Str(text)),
     ]);
     block_delta(index, delta)

@@ -133,7 +133,7 @@ fn chunk<'a, V>(head: &'a Head, candidate: Vec<(&'static str, Json<'a, V>)>) -> 
 
 fn content<'a, V>(part: Json<'a, V>) -> Vec<(&'static str, Json<'a, V>)> {
     let content = Json::Obj(vec![
-        ("role", Json::Str("model")),
+        ("role", Json::Tag("model")),
         ("parts", Json::Arr(vec![part])),
     ]);
     vec![("content", content)]

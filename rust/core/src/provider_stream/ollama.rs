@@ -86,7 +86,7 @@ fn chunk<'a, V>(
     message: Vec<(&'static str, Json<'a, V>)>,
     done: bool,
 ) -> Json<'a, V> {
-    let mut fields = vec![("role", Json::Str("assistant"))];
+    let mut fields = vec![("role", Json::Tag("assistant"))];
     fields.extend(message);
     Json::Obj(vec![
         ("model", Json::Str(head.model())),
@@ -121,7 +121,7 @@ where
             ))
         }
         Event::Reasoning(text) => {
-            let message = vec![("content", Json::Str("")), ("thinking", Json::Str(&text))];
+            let message = vec![("content", Json::Tag("")), ("thinking", Json::Str(&text))];
             return sink.push(chunk(head, &now, message, false));
         }
         Event::CallEnd { index, call } => (turn.get(index).map_or(index, |c| c.output), call),
@@ -136,7 +136,7 @@ where
     ]);
     let tool_call = Json::Obj(vec![("id", Json::Str(&id)), ("function", function)]);
     let message = vec![
-        ("content", Json::Str("")),
+        ("content", Json::Tag("")),
         ("tool_calls", Json::Arr(vec![tool_call])),
     ];
     sink.push(chunk(head, &now, message, false))
@@ -150,7 +150,7 @@ pub(super) fn finish<B: JsonBuilder>(
 ) -> Result<(), B::Error> {
     head.started = true;
     let now = now();
-    let mut last = chunk(head, &now, vec![("content", Json::Str(""))], true);
+    let mut last = chunk(head, &now, vec![("content", Json::Tag(""))], true);
     if let Json::Obj(fields) = &mut last {
         let reason = if reason == FinishReason::Length {
             "length"

@@ -7,7 +7,7 @@
 
 use super::ledger::{Ledger, Out};
 use super::writer::{Head, Json, Sink, Turn};
-use super::{count, object, with_str, FinishReason, Usage};
+use super::{count, object, FinishReason, Usage};
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::stream::Event;
 
@@ -32,48 +32,41 @@ impl Reader {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        let [id, model, usage, choices] = chunk.members(["id", "model", "usage", "choices"]);
         let meta = &mut ledger.meta;
         if meta.id.is_none() {
-            meta.id = with_str(chunk, "id", str::to_owned);
+            meta.id = id.as_ref().and_then(|i| i.as_str()).map(str::to_owned);
         }
         if meta.model.is_none() {
-            meta.model = with_str(chunk, "model", str::to_owned);
+            meta.model = model.as_ref().and_then(|m| m.as_str()).map(str::to_owned);
         }
-        if let Some(usage) = object(chunk, "usage") {
+        if let Some(usage) = usage.filter(|u| u.kind() == JsonKind::Object) {
             meta.usage.merge(read_usage(&usage));
         }
-        let Some(choices) = chunk.get("choices") else {
-            return Ok(false);
-        };
-        for choice in choices.items() {
-            let first = choice.get("index").is_none_or(|i| i.as_i64() == Some(0));
-            if choice.kind() != JsonKind::Object || !first {
+        for choice in choices.map(|c| c.items()).unwrap_or_default() {
+            let [index, delta, finish] = choice.members(["index", "delta", "finish_reason"]);
+            if choice.kind() != JsonKind::Object || index.is_some_and(|i| i.as_i64() != Some(0)) {
                 continue;
             }
-            if let Some(delta) = object(&choice, "delta") {
-                for key in ["reasoning_content", "reasoning"] {
-                    let reasoning = delta.get(key);
-                    if let Some(text) = reasoning.as_ref().and_then(|r| r.as_str()) {
-                        if !text.is_empty() {
-                            ledger.reasoning(text, out);
-                            break;
-                        }
-                    }
+            if let Some(delta) = delta.filter(|d| d.kind() == JsonKind::Object) {
+                let [reasoning_content, reasoning, content, fragments] =
+                    delta.members(["reasoning_content", "reasoning", "content", "tool_calls"]);
+                let reasoning = [reasoning_content, reasoning]
+                    .into_iter()
+                    .flatten()
+                    .find(|r| r.as_str().is_some_and(|text| !text.is_empty()));
+                if let Some(reasoning) = reasoning {
+                    ledger.reasoning(reasoning.as_str().unwrap_or_default(), out);
                 }
-                if let Some(content) = delta.get("content") {
-                    if let Some(text) = content.as_str() {
-                        ledger.text(text, builder, out)?;
-                    }
+                if let Some(text) = content.as_ref().and_then(|c| c.as_str()) {
+                    ledger.text(text, builder, out)?;
                 }
-                if let Some(fragments) = delta.get("tool_calls") {
-                    for fragment in fragments.items() {
-                        if fragment.kind() == JsonKind::Object {
-                            self.fragment(&fragment, ledger, builder, out)?;
-                        }
+                for fragment in fragments.map(|f| f.items()).unwrap_or_default() {
+                    if fragment.kind() == JsonKind::Object {
+                        self.fragment(&fragment, ledger, builder, out)?;
                     }
                 }
             }
-            let finish = choice.get("finish_reason");
             if let Some(reason) = finish.as_ref().and_then(|f| f.as_str()) {
                 if !reason.is_empty() {
                     ledger.meta.finish_reason = Some(finish_reason(reason));
@@ -96,19 +89,20 @@ impl Reader {
         B: JsonBuilder,
         B::Value: JsonView,
     {
-        let function = object(fragment, "function");
-        let name = function.as_ref().and_then(|f| f.get("name"));
+        let [function, id, index] = fragment.members(["function", "id", "index"]);
+        let [name, arguments] = match function.filter(|f| f.kind() == JsonKind::Object) {
+            Some(function) => function.members(["name", "arguments"]),
+            None => [None, None],
+        };
         let name = name
             .as_ref()
             .and_then(|n| n.as_str())
             .filter(|n| !n.is_empty());
-        let arguments = function.as_ref().and_then(|f| f.get("arguments"));
-        let id = fragment.get("id");
         let id = id
             .as_ref()
             .and_then(|i| i.as_str())
             .filter(|i| !i.is_empty());
-        let index = fragment.get("index").and_then(|i| i.as_i64());
+        let index = index.and_then(|i| i.as_i64());
         let found = match index {
             Some(index) => self
                 .by_index
@@ -190,7 +184,7 @@ fn chunk<'a, V>(head: &'a Head, delta: Json<'a, V>, finish: Option<FinishReason>
 fn envelope<'a, V>(head: &'a Head, choices: Json<'a, V>) -> Json<'a, V> {
     Json::Obj(vec![
         ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
-        ("object", Json::Str("chat.completion.chunk")),
+        ("object", Json::Tag("chat.completion.chunk")),
         ("created", Json::count(Some(head.created))),
         ("model", Json::Str(head.model())),
         ("choices", choices),
@@ -207,7 +201,7 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
     // `content` null, as OpenAI sends it when the message may hold only calls: text, if any,
     // comes in the deltas after it.
     let delta = Json::Obj(vec![
-        ("role", Json::Str("assistant")),
+        ("role", Json::Tag("assistant")),
         ("content", Json::Null),
     ]);
     sink.push(chunk(head, delta, None))
@@ -238,13 +232,13 @@ where
         Event::CallStart { index, id, name } => {
             let function = Json::Obj(vec![
                 ("name", Json::Str(name)),
-                ("arguments", Json::Str("")),
+                ("arguments", Json::Tag("")),
             ]);
             tool_call(
                 output(turn, *index),
                 vec![
                     ("id", Json::Str(id)),
-                    ("type", Json::Str("function")),
+                    ("type", Json::Tag("function")),
                     ("function", function),
                 ],
             )

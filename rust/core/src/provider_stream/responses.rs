@@ -501,7 +501,7 @@ fn item_json<V>(item: &Item) -> Json<'_, V> {
     match (&item.call, item.kind) {
         (Some((call_id, name, arguments)), _) => Json::Obj(vec![
             ("id", Json::Str(&item.id)),
-            ("type", Json::Str("function_call")),
+            ("type", Json::Tag("function_call")),
             ("status", status),
             ("call_id", Json::Str(call_id)),
             ("name", Json::Str(name)),
@@ -515,7 +515,7 @@ fn item_json<V>(item: &Item) -> Json<'_, V> {
             };
             Json::Obj(vec![
                 ("id", Json::Str(&item.id)),
-                ("type", Json::Str("reasoning")),
+                ("type", Json::Tag("reasoning")),
                 ("summary", Json::Arr(Vec::new())),
                 ("content", Json::Arr(content)),
             ])
@@ -528,9 +528,9 @@ fn item_json<V>(item: &Item) -> Json<'_, V> {
             };
             Json::Obj(vec![
                 ("id", Json::Str(&item.id)),
-                ("type", Json::Str("message")),
+                ("type", Json::Tag("message")),
                 ("status", status),
-                ("role", Json::Str("assistant")),
+                ("role", Json::Tag("assistant")),
                 ("content", Json::Arr(content)),
             ])
         }
@@ -573,7 +573,7 @@ fn response<'a, V>(
     });
     Json::Obj(vec![
         ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
-        ("object", Json::Str("response")),
+        ("object", Json::Tag("response")),
         ("created_at", Json::count(Some(head.created))),
         ("status", Json::Str(status)),
         ("error", Json::Null),
@@ -581,7 +581,7 @@ fn response<'a, V>(
         ("model", Json::Str(head.model())),
         ("output", Json::Arr(output)),
         ("parallel_tool_calls", Json::Bool(true)),
-        ("tool_choice", Json::Str("auto")),
+        ("tool_choice", Json::Tag("auto")),
         ("tools", Json::Arr(Vec::new())),
         ("usage", usage),
     ])

@@ -3,6 +3,8 @@
 //! so far, and the order of blocks for providers that open one block at a time.
 
 use std::collections::VecDeque;
+
+use smallvec::SmallVec;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{anthropic, gemini, ollama, openai, responses, FinishReason, Meta, Usage};
@@ -18,6 +20,8 @@ pub(crate) enum Json<'a, V> {
     Bool(bool),
     Int(i64),
     Str(&'a str),
+    /// A constant string (a type tag), which a builder may share between documents.
+    Tag(&'static str),
     Obj(Vec<(&'static str, Json<'a, V>)>),
     Arr(Vec<Json<'a, V>>),
     Value(V),
@@ -34,6 +38,7 @@ impl<'a, V> Json<'a, V> {
             Json::Bool(b) => builder.boolean(b),
             Json::Int(n) => builder.int(n),
             Json::Str(s) => builder.string(JsonStr::from_utf8(s)),
+            Json::Tag(s) => builder.recurring_string(s),
             Json::Obj(members) => {
                 let mut object = builder.new_object()?;
                 for (key, value) in members {
@@ -237,8 +242,14 @@ pub(crate) struct Sequencer {
 impl Sequencer {
     /// The steps that can be written now, in order: `step` itself, or nothing while it waits,
     /// or (when it ends the open call) it and the waiting steps it frees.
-    pub(crate) fn order(&mut self, step: Step) -> Vec<Step> {
-        let mut ready = Vec::new();
+    pub(crate) fn order(&mut self, step: Step) -> SmallVec<[Step; 1]> {
+        let mut ready = SmallVec::new();
+        if self.pending.is_empty() && (self.open_call.is_none() || step.call() == self.open_call) {
+            // The usual case: nothing waits, and this step may pass.
+            self.note(&step);
+            ready.push(step);
+            return ready;
+        }
         if let Step::Invalid { call } = step {
             if self.open_call != Some(call) {
                 // A call that failed before its block could open is never announced.
