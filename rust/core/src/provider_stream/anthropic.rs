@@ -363,10 +363,10 @@ fn begin<B: JsonBuilder>(head: &mut Head, sink: &mut Sink<B>) -> Result<(), B::E
     let mut counts = input_counts(head.usage);
     counts.push(("output_tokens", Json::Int(0)));
     let message = Json::Obj(vec![
-        ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
+        ("id", Json::Tag(head.id.as_deref().unwrap_or_default())),
         ("type", Json::Tag("message")),
         ("role", Json::Tag("assistant")),
-        ("model", Json::Str(head.model())),
+        ("model", Json::Tag(head.model())),
         ("content", Json::Arr(Vec::new())),
         ("stop_reason", Json::Null),
         ("stop_sequence", Json::Null),

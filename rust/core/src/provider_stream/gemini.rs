@@ -123,10 +123,10 @@ fn chunk<'a, V>(head: &'a Head, candidate: Vec<(&'static str, Json<'a, V>)>) -> 
     candidate.push(("index", Json::Int(0)));
     Json::Obj(vec![
         ("candidates", Json::Arr(vec![Json::Obj(candidate)])),
-        ("modelVersion", Json::Str(head.model())),
+        ("modelVersion", Json::Tag(head.model())),
         (
             "responseId",
-            Json::Str(head.id.as_deref().unwrap_or_default()),
+            Json::Tag(head.id.as_deref().unwrap_or_default()),
         ),
     ])
 }

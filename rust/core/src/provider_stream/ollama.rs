@@ -89,7 +89,7 @@ fn chunk<'a, V>(
     let mut fields = vec![("role", Json::Tag("assistant"))];
     fields.extend(message);
     Json::Obj(vec![
-        ("model", Json::Str(head.model())),
+        ("model", Json::Tag(head.model())),
         ("created_at", Json::Str(now)),
         ("message", Json::Obj(fields)),
         ("done", Json::Bool(done)),

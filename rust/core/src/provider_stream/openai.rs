@@ -171,11 +171,10 @@ fn read_usage<I: JsonView>(usage: &I) -> Usage {
 
 /// A `chat.completion.chunk` holding one delta of choice 0.
 fn chunk<'a, V>(head: &'a Head, delta: Json<'a, V>, finish: Option<FinishReason>) -> Json<'a, V> {
-    let finish = finish.map_or(Json::Null, |reason| Json::Str(reason.as_str()));
+    let finish = finish.map_or(Json::Null, |reason| Json::Tag(reason.as_str()));
     let choice = Json::Obj(vec![
         ("index", Json::Int(0)),
         ("delta", delta),
-        ("logprobs", Json::Null),
         ("finish_reason", finish),
     ]);
     envelope(head, Json::Arr(vec![choice]))
@@ -183,10 +182,10 @@ fn chunk<'a, V>(head: &'a Head, delta: Json<'a, V>, finish: Option<FinishReason>
 
 fn envelope<'a, V>(head: &'a Head, choices: Json<'a, V>) -> Json<'a, V> {
     Json::Obj(vec![
-        ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
+        ("id", Json::Tag(head.id.as_deref().unwrap_or_default())),
         ("object", Json::Tag("chat.completion.chunk")),
         ("created", Json::count(Some(head.created))),
-        ("model", Json::Str(head.model())),
+        ("model", Json::Tag(head.model())),
         ("choices", choices),
     ])
 }

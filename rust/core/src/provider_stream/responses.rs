@@ -572,13 +572,13 @@ fn response<'a, V>(
         ])
     });
     Json::Obj(vec![
-        ("id", Json::Str(head.id.as_deref().unwrap_or_default())),
+        ("id", Json::Tag(head.id.as_deref().unwrap_or_default())),
         ("object", Json::Tag("response")),
         ("created_at", Json::count(Some(head.created))),
         ("status", Json::Str(status)),
         ("error", Json::Null),
         ("incomplete_details", incomplete),
-        ("model", Json::Str(head.model())),
+        ("model", Json::Tag(head.model())),
         ("output", Json::Arr(output)),
         ("parallel_tool_calls", Json::Bool(true)),
         ("tool_choice", Json::Tag("auto")),

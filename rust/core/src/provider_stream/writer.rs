@@ -20,8 +20,9 @@ pub(crate) enum Json<'a, V> {
     Bool(bool),
     Int(i64),
     Str(&'a str),
-    /// A constant string (a type tag), which a builder may share between documents.
-    Tag(&'static str),
+    /// A string that recurs in object after object (a type tag, the response's id or model),
+    /// which a builder may share between them.
+    Tag(&'a str),
     Obj(Vec<(&'static str, Json<'a, V>)>),
     Arr(Vec<Json<'a, V>>),
     Value(V),
