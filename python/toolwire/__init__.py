@@ -17,6 +17,8 @@ from ._errors import (
 )
 from ._filter import ToolFilter
 from ._gateway import atranslate_stream, frame_stream, translate_stream
+from ._history import pending_calls
+from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
@@ -46,7 +48,7 @@ from ._toolwire import (
     parse_raw_json,
     parse_text_tagged,
 )
-from ._types import Parsed, Tool, ToolResult
+from ._types import Diagnostic, Parsed, Tool, ToolResult
 from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,
@@ -66,6 +68,7 @@ __all__ = [
     "AnthropicStreamAccumulator",
     "ArgumentsError",
     "GeminiStreamAccumulator",
+    "Diagnostic",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
@@ -110,11 +113,13 @@ __all__ = [
     "extract_batch",
     "frame_chunk",
     "frame_stream",
+    "json_default",
     "loads",
     "parse_native",
     "parse_raw_json",
     "parse_text",
     "parse_text_tagged",
+    "pending_calls",
     "run_tool_loop",
     "translate_stream",
     "validate_arguments",
