@@ -422,6 +422,9 @@ def test_encoder_and_translator_options_are_checked() -> None:
         StreamEncoder("openai").finish(usage={"prompt_tokens": 1})
     with pytest.raises(TypeError):
         toolwire.frame_chunk("data: {}", "openai")  # type: ignore[arg-type]
+    # A stream item that is not JSON at all is the transport's fault, not the model's.
+    with pytest.raises(toolwire.ProviderFormatError, match=r"not JSON \(.* at byte 1\): '\{not"):
+        toolwire.OpenAIStreamAccumulator().feed("data: {not json")
 
 
 def test_a_broken_call_is_not_announced_where_blocks_follow_one_another() -> None:

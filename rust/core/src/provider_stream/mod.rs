@@ -25,7 +25,7 @@ mod writer;
 use std::borrow::Cow;
 
 use crate::body::Shape;
-use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseOptions, ValueBuilder};
+use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions, ValueBuilder};
 use crate::stream::StreamParser;
 use ledger::{Ledger, Out};
 
@@ -219,8 +219,12 @@ impl Accumulator {
                             let lines: Vec<&str> =
                                 json.lines().filter(|l| !l.trim().is_empty()).collect();
                             if lines.len() < 2 {
+                                // The value builder cannot fail: only syntax errors.
+                                let ParseError::Syntax(error) = error;
                                 return Err(FeedError::NotJson(format!(
-                                    "a stream item is not JSON: {error:?} in {:?}",
+                                    "a stream item is not JSON ({} at byte {}): {:?}",
+                                    error.kind.message(),
+                                    error.offset,
                                     preview(&json)
                                 )));
                             }
