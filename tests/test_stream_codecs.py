@@ -423,7 +423,8 @@ def test_encoder_and_translator_options_are_checked() -> None:
     with pytest.raises(TypeError):
         toolwire.frame_chunk("data: {}", "openai")  # type: ignore[arg-type]
     # A stream item that is not JSON at all is the transport's fault, not the model's.
-    with pytest.raises(toolwire.ProviderFormatError, match=r'not JSON \(.* at byte 1\): "\{not json"'):
+    not_json = r'not JSON \(.* at byte 1\): "\{not json"'
+    with pytest.raises(toolwire.ProviderFormatError, match=not_json):
         toolwire.OpenAIStreamAccumulator().feed("data: {not json")
 
 
