@@ -17,6 +17,7 @@ pub mod position;
 pub mod provider_stream;
 pub mod scan;
 pub mod stream;
+pub mod text_body;
 pub mod utf8;
 pub mod validate;
 

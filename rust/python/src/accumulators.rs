@@ -67,7 +67,7 @@ impl Pipeline {
             with_text(item, "a stream item", |text| {
                 match self.accumulator.feed_text(text, builder, events) {
                     Ok(()) => Ok(()),
-                    Err(FeedError::Build(e)) => Err(e),
+                    Err(FeedError::Build(e)) => Err(e.into()),
                     Err(FeedError::NotJson(message)) => {
                         Err(provider_format_error(py, &message, ""))
                     }
