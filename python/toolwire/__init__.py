@@ -5,7 +5,6 @@
 {'a': 1}
 """
 
-from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
@@ -18,6 +17,7 @@ from ._errors import (
 )
 from ._filter import ToolFilter
 from ._format_names import FormatName
+from ._gateway import atranslate_stream, frame_stream, translate_stream
 from ._history import pending_calls
 from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
@@ -26,9 +26,16 @@ from ._registry import ToolRegistry
 from ._toolwire import (
     FORMAT_ALIASES,
     FORMATS,
+    AnthropicStreamAccumulator,
+    GeminiStreamAccumulator,
     InvalidToolCall,
+    OllamaStreamAccumulator,
+    OpenAIStreamAccumulator,
     ReasoningDelta,
+    ResponsesStreamAccumulator,
+    StreamEncoder,
     StreamParser,
+    StreamTranslator,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -38,6 +45,7 @@ from ._toolwire import (
     decode_arguments,
     extract,
     extract_batch,
+    frame_chunk,
     loads,
     parse_native,
     parse_raw_json,
@@ -66,16 +74,21 @@ __all__ = [
     "ArgumentsError",
     "Diagnostic",
     "FormatName",
+    "GeminiStreamAccumulator",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
     "LoopResult",
+    "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
     "Parsed",
     "Provider",
     "ProviderFormatError",
     "ReasoningDelta",
+    "ResponsesStreamAccumulator",
+    "StreamEncoder",
     "StreamParser",
+    "StreamTranslator",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -91,6 +104,7 @@ __all__ = [
     "ToolwireError",
     "__version__",
     "arun_tool_loop",
+    "atranslate_stream",
     "augment_system_prompt",
     "convert_message",
     "decode_arguments",
@@ -103,6 +117,8 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "frame_chunk",
+    "frame_stream",
     "json_default",
     "loads",
     "parse_native",
@@ -111,5 +127,6 @@ __all__ = [
     "parse_text_tagged",
     "pending_calls",
     "run_tool_loop",
+    "translate_stream",
     "validate_arguments",
 ]
