@@ -11,7 +11,7 @@ import toolwire
 
 
 def ds(token: str) -> str:
-    """A DeepSeek token: `tool_sep` is `tool▁sep` between U+FF5C bars (▁ is U+2581)."""
+    """A DeepSeek token: `tool_sep` is `tool\u2581sep` between U+FF5C bars (\u2581 is U+2581)."""
     return "<\uff5c" + token.replace("_", "\u2581") + "\uff5c>"
 
 
@@ -81,11 +81,11 @@ MARKERS: list[str] = [
     "</invoke>",
     '<parameter name="a">',
     "</minimax:tool_call>",
-    "<｜DSML｜function_calls>",
-    "<｜DSML｜tool_calls>",
-    '<｜DSML｜invoke name="f">',
-    '<｜DSML｜parameter name="a" string="true">',
-    "</｜DSML｜invoke>",
+    "<\uff5cDSML\uff5cfunction_calls>",
+    "<\uff5cDSML\uff5ctool_calls>",
+    '<\uff5cDSML\uff5cinvoke name="f">',
+    '<\uff5cDSML\uff5cparameter name="a" string="true">',
+    "</\uff5cDSML\uff5cinvoke>",
     "<|constrain|>",
     "<|call|>",
     "<|end|>",

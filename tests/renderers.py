@@ -69,6 +69,7 @@ def deepseek_dsml(case: Case, k: int) -> str | None:
     if not _typed_as_written(case):
         return None
     calls = case["calls"]
+    dsml = "<\uff5cDSML\uff5c"
     block_name = "tool_calls" if k % 3 == 0 else "function_calls"
     invokes = []
     for n, call in enumerate(calls):
@@ -76,12 +77,12 @@ def deepseek_dsml(case: Case, k: int) -> str | None:
             body = "\n" + json.dumps(call["arguments"], ensure_ascii=False) + "\n"
         else:
             body = "".join(
-                f'\n<｜DSML｜parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
-                f"{_text(value)}</｜DSML｜parameter>"
+                f'\n{dsml}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
+                f"{_text(value)}</{dsml[1:]}parameter>"
                 for key, value in call["arguments"].items()
             )
-        invokes.append(f'\n<｜DSML｜invoke name="{call["name"]}">{body}\n</｜DSML｜invoke>')
-    text = f"<｜DSML｜{block_name}>{''.join(invokes)}\n</｜DSML｜{block_name}>"
+        invokes.append(f'\n{dsml}invoke name="{call["name"]}">{body}\n</{dsml[1:]}invoke>')
+    text = f"{dsml}{block_name}>{''.join(invokes)}\n</{dsml[1:]}{block_name}>"
     if k % 5 == 0:
         text = "I'll help with that.\n\n" + text
     return text

@@ -42,7 +42,7 @@ def conformance() -> list[dict[str, Any]]:
 def corpus_texts() -> list[str]:
     texts = []
     for k, case in enumerate(cases()):
-        for wire, text in case["wire"].items():
+        for text in case["wire"].values():
             # Every 7th case: the Rust tests cover all of them; these keep the suite fast.
             if isinstance(text, str) and k % 7 == 0:
                 texts.append(text)
@@ -62,8 +62,8 @@ MARKERS = [
     "[ARGS]",
     "<|python_tag|>",
     "<|python_start|>",
-    "<｜tool▁calls▁begin｜>",
-    "<｜tool▁call▁end｜>",
+    "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+    "<\uff5ctool\u2581call\u2581end\uff5c>",
     "<|tool_call_begin|>",
     "<|start|>",
     "<|channel|>",
