@@ -4,6 +4,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 __all__ = [
+    "FORMAT_NAMES",
     "CompiledSchema",
     "InvalidToolCall",
     "ReasoningDelta",
@@ -32,6 +33,8 @@ __all__ = [
 ]
 
 __version__: Final[str]
+FORMAT_NAMES: Final[tuple[str, ...]]
+"""Every name ``formats=`` accepts: ``text_tagged``, ``raw_json`` and the §6 formats."""
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]

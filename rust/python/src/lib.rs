@@ -29,6 +29,10 @@ mod wire_encode;
 #[pymodule]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "FORMAT_NAMES",
+        pyo3::types::PyTuple::new(m.py(), input::FORMAT_NAMES)?,
+    )?;
     m.add_class::<types::ToolCall>()?;
     m.add_class::<types::InvalidToolCall>()?;
     m.add_class::<stream::StreamParser>()?;
