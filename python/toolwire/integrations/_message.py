@@ -36,7 +36,7 @@ _UNKNOWN_TOOLS = ("keep", "drop")
 class CallPiece(NamedTuple):
     """Part of one call: ``id`` and ``name`` on its first piece only, then argument text."""
 
-    index: int
+    call: int  # the call's index in the message
     id: str | None
     name: str | None
     arguments: str
@@ -183,7 +183,7 @@ class MessageReader:
 
 
 def _append(calls: list[CallPiece], index: int, arguments: str) -> None:
-    if calls and calls[-1].index == index:
+    if calls and calls[-1].call == index:
         last = calls[-1]
         calls[-1] = last._replace(arguments=last.arguments + arguments)
     else:
@@ -209,8 +209,8 @@ def read_message(
     arguments: dict[int, list[str]] = {}
     for piece in (piece for step in steps for piece in step.calls):
         if piece.id is not None and piece.name is not None:
-            ids[piece.index], names[piece.index] = piece.id, piece.name
-        arguments.setdefault(piece.index, []).append(piece.arguments)
+            ids[piece.call], names[piece.call] = piece.id, piece.name
+        arguments.setdefault(piece.call, []).append(piece.arguments)
     calls = [
         (ids[index], names[index], "".join(arguments[index]))
         for index in sorted(ids)

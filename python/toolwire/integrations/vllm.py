@@ -144,7 +144,7 @@ def _delta(step: Step) -> Any:
         return None
     calls = [
         DeltaToolCall(
-            index=piece.index,
+            index=piece.call,
             id=piece.id,
             type="function" if piece.id is not None else None,
             function=DeltaFunctionCall(name=piece.name, arguments=piece.arguments),

@@ -23,6 +23,10 @@ from typing import Any
 CALLS: list[str] = []
 """The name of every stand-in called, in order."""
 
+ANSWERS = {"torch.distributed.is_initialized": False}
+"""Calls with a true answer here, not counted: one process, no process group (vLLM's logger
+asks it before logging a message once per rank)."""
+
 # Probed with hasattr() to detect accelerator plugins: a stand-in must not claim them.
 _ABSENT = frozenset({"npu", "hpu", "musa", "mlu"})
 
@@ -44,6 +48,8 @@ class Placeholder:
         return _attribute(self._path, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._path in ANSWERS:
+            return ANSWERS[self._path]
         CALLS.append(self._path)
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]  # a decorator
