@@ -36,6 +36,13 @@ class Result:
         self.calls[index][2] += args
 
 
+class Tokenizer:
+    """The part of a tokenizer vLLM's parser set-up reads (toolwire's adapters need none)."""
+
+    def get_vocab(self) -> dict[str, int]:
+        return {}
+
+
 def token_like_chunks(text: str, seed: int) -> list[str]:
     """``text`` cut at random points 1 to 6 characters apart (model tokens, or a few of them
     batched per step); markers are cut too, which a tokenizer's special tokens never are."""

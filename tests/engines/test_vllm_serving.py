@@ -14,19 +14,12 @@ from typing import Any
 import pytest
 import toolwire
 import toolwire.integrations.vllm as adapter
-from engine_support import STREAMS, Result, token_like_chunks
+from engine_support import STREAMS, Result, Tokenizer, token_like_chunks
 from vllm.entrypoints.common.cli_args import init_parser_plugin, validate_api_server_args
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 from vllm.parser.parser_manager import ParserManager
 from vllm.tool_parsers import ToolParserManager
-
-
-class Tokenizer:
-    """The part of a tokenizer vLLM's parser set-up reads (toolwire needs none)."""
-
-    def get_vocab(self) -> dict[str, int]:
-        return {}
 
 
 def _request(stream: dict[str, Any], **overrides: Any) -> Any:
