@@ -18,6 +18,7 @@ from ._errors import (
 )
 from ._filter import ToolFilter
 from ._history import pending_calls
+from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
@@ -98,6 +99,7 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "json_default",
     "loads",
     "parse_native",
     "parse_raw_json",

@@ -609,6 +609,6 @@ def _close(answer: Awaitable[Any] | Any) -> None:
         close()
 
 
-def _messages(encoded: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _messages(encoded: Any) -> list[dict[str, Any]]:
     """``encode_calls`` gives one message, or for the Responses API a list of input items."""
     return encoded if isinstance(encoded, list) else [encoded]

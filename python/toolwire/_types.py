@@ -3,14 +3,15 @@ native classes (they are made on the hot path); these are made by users."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal, Protocol, TypeAlias, get_args
 
 from ._errors import ToolDefinitionError
 from ._toolwire import InvalidToolCall, ToolCall
 
-__all__ = ["Diagnostic", "Origin", "Parsed", "Severity", "Tool", "ToolResult"]
+__all__ = ["Diagnostic", "Origin", "Parsed", "PydanticModel", "Severity", "Tool", "ToolResult"]
 
 Severity: TypeAlias = Literal["info", "warning", "error"]
 Origin: TypeAlias = Literal[
@@ -18,6 +19,13 @@ Origin: TypeAlias = Literal[
 ]
 _SEVERITIES: tuple[str, ...] = get_args(Severity)
 _ORIGINS: tuple[str, ...] = get_args(Origin)
+
+
+class PydanticModel(Protocol):
+    """A pydantic model class, as far as toolwire needs one (pydantic is not a dependency)."""
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]: ...
 
 
 def _empty_schema() -> dict[str, Any]:
@@ -50,6 +58,22 @@ class Tool:
         if self.metadata:
             data["metadata"] = self.metadata
         return data
+
+    @classmethod
+    def from_pydantic(
+        cls, model: type[PydanticModel], *, name: str | None = None, description: str | None = None
+    ) -> Tool:
+        """A tool whose arguments are a pydantic model's fields, as the openai SDK's
+        ``pydantic_function_tool`` makes it: ``name`` defaults to the class name,
+        ``description`` to its docstring, and the parameters are ``model_json_schema()``.
+        pydantic itself is not imported: any class with that method serves.
+        """
+        if not (isinstance(model, type) and hasattr(model, "model_json_schema")):
+            raise TypeError(f"expected a pydantic model class, got {model!r}")
+        doc = model.__doc__
+        if description is None:
+            description = inspect.cleandoc(doc) if doc else ""
+        return cls(name or model.__name__, description, dict(model.model_json_schema()))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Tool:
@@ -176,6 +200,13 @@ class ToolResult:
         if self.diagnostics:
             data["diagnostics"] = [d.to_dict() for d in self.diagnostics]
         return data
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from a ``ToolResult`` or its ``to_dict()`` form."""
+        from ._pydantic import core_schema
+
+        return core_schema(cls, handler)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolResult:
