@@ -5,7 +5,6 @@
 {'a': 1}
 """
 
-from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
@@ -17,6 +16,7 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._gateway import atranslate_stream, frame_stream, translate_stream
 from ._history import pending_calls
 from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
@@ -24,9 +24,16 @@ from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
     FORMAT_NAMES,
+    AnthropicStreamAccumulator,
+    GeminiStreamAccumulator,
     InvalidToolCall,
+    OllamaStreamAccumulator,
+    OpenAIStreamAccumulator,
     ReasoningDelta,
+    ResponsesStreamAccumulator,
+    StreamEncoder,
     StreamParser,
+    StreamTranslator,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -36,6 +43,7 @@ from ._toolwire import (
     decode_arguments,
     extract,
     extract_batch,
+    frame_chunk,
     loads,
     parse_native,
     parse_raw_json,
@@ -61,17 +69,22 @@ __all__ = [
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
+    "GeminiStreamAccumulator",
     "Diagnostic",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
     "LoopResult",
+    "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
     "Parsed",
     "Provider",
     "ProviderFormatError",
     "ReasoningDelta",
+    "ResponsesStreamAccumulator",
+    "StreamEncoder",
     "StreamParser",
+    "StreamTranslator",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -87,6 +100,7 @@ __all__ = [
     "ToolwireError",
     "__version__",
     "arun_tool_loop",
+    "atranslate_stream",
     "augment_system_prompt",
     "convert_message",
     "decode_arguments",
@@ -99,6 +113,8 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "frame_chunk",
+    "frame_stream",
     "json_default",
     "loads",
     "parse_native",
@@ -107,5 +123,6 @@ __all__ = [
     "parse_text_tagged",
     "pending_calls",
     "run_tool_loop",
+    "translate_stream",
     "validate_arguments",
 ]

@@ -405,6 +405,31 @@ impl Shape {
             _ => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::OpenAIChat => "openai",
+            Self::OpenAIResponses => "openai_responses",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+            Self::Gemini => "gemini",
+        }
+    }
+}
+
+/// Whether a list is an Anthropic message's `content` given on its own: every item a block
+/// whose `type` is one an assistant message holds.
+pub fn is_content_block_list<V: JsonView>(list: &V) -> bool {
+    let items = list.items();
+    !items.is_empty()
+        && items.iter().all(|item| {
+            let kind = item.get("type");
+            matches!(
+                kind.as_ref().and_then(|k| k.as_str()),
+                Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use")
+            )
+        })
 }
 
 /// An assistant message given instead of a whole response (what `encode_calls` writes).
@@ -421,6 +446,7 @@ fn missing<V>(key: &str, what: &str) -> Result<BodyParts<V>, FormatError> {
 pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>, FormatError> {
     if body.kind() == JsonKind::Array {
         return match shape {
+            Shape::Auto if is_content_block_list(body) => content_blocks(body, ""),
             Shape::Auto => Ok(BodyParts {
                 text: BodyText::Absent,
                 positions: (0..body.items().len()).collect(),
@@ -428,6 +454,7 @@ pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>
                 calls_at: String::new(),
             }),
             Shape::OpenAIResponses => response_items(body, ""),
+            Shape::Anthropic => content_blocks(body, ""),
             _ => Err(format_error(
                 "",
                 "expected a response body or a message (an object), got an array".to_owned(),

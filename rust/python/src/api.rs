@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
-use toolwire_core::body::{extract_body_as, BodyError, Shape};
+use toolwire_core::body::{extract_body_as, is_content_block_list, BodyError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
@@ -14,7 +14,9 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
-use crate::input::{error_policy, extract_text_options, guarded, raw_json_mode, with_text};
+use crate::input::{
+    error_policy, extract_text_options, guarded, plain_data, raw_json_mode, with_text,
+};
 use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
@@ -230,7 +232,7 @@ pub fn extract<'py>(
             options.formats = FormatSet::NONE;
             options.raw_json = None;
         }
-        extract_any(py, response, &options, Shape::Auto, policy)
+        extract_any(py, &plain_data(response)?, &options, Shape::Auto, policy)
     })
 }
 
@@ -253,6 +255,7 @@ pub fn extract_any<'py>(
     }
     if shape == Shape::Auto
         && (response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>())
+        && !is_content_block_list(&PyJson(response.clone()))
     {
         let elements = native_list(py, response)?;
         let mut builder = PyBuilder::new(py);
@@ -260,8 +263,13 @@ pub fn extract_any<'py>(
         finish_outcomes("", &mut outcomes);
         return calls_list(&mut builder, outcomes, policy);
     }
-    if shape != Shape::Auto || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
-        let body = if response.is_instance_of::<PyDict>() || !response.hasattr("keys")? {
+    let is_list = response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>();
+    if shape != Shape::Auto
+        || is_list
+        || response.is_instance_of::<PyDict>()
+        || response.hasattr("keys")?
+    {
+        let body = if is_list || response.is_instance_of::<PyDict>() || !response.hasattr("keys")? {
             response.clone()
         } else {
             PyDict::from_sequence(&response.call_method0("items")?)?.into_any()

@@ -224,6 +224,9 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
     fn string(&mut self, value: JsonStr<'_>) -> PyResult<PyJson<'py>> {
         py_string(self.py, value).map(PyJson)
     }
+    fn recurring_string(&mut self, value: &str) -> PyResult<PyJson<'py>> {
+        self.key(JsonStr::from_utf8(value)).map(PyJson)
+    }
     fn new_object(&mut self) -> PyResult<Bound<'py, PyDict>> {
         Ok(PyDict::new(self.py))
     }

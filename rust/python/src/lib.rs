@@ -10,12 +10,15 @@ static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 mod allocator;
 
+mod accumulators;
 mod api;
 mod batch;
 mod builder;
 mod codec;
+mod encoder;
 mod errors;
 mod events;
+mod gateway;
 mod gc_pause;
 mod input;
 mod schema;
@@ -37,6 +40,11 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::InvalidToolCall>()?;
     m.add_class::<stream::StreamParser>()?;
     events::add_classes(m)?;
+    accumulators::add_classes(m)?;
+    m.add_class::<encoder::StreamEncoder>()?;
+    m.add_class::<encoder::StreamTranslator>()?;
+    m.add_function(wrap_pyfunction!(encoder::frame_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(input::sdk_plain_data, m)?)?;
     m.add_function(wrap_pyfunction!(stream::parse_text_parts, m)?)?;
     m.add_function(wrap_pyfunction!(api::new_call_id, m)?)?;
     m.add_function(wrap_pyfunction!(api::loads, m)?)?;
