@@ -22,7 +22,7 @@ from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionReque
 from vllm.parser.parser_manager import ParserManager
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benches"))
-from bench_data import write_file_call_in  # noqa: E402
+from bench_data import write_file_call_in
 
 SIZES = {"1KB": (1 << 10, 4), "64KB": (1 << 16, 4), "1MB": (1 << 20, 64)}
 PARSERS = {"toolwire": "toolwire_hermes", "vllm": "hermes"}
