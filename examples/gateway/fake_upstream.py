@@ -35,7 +35,7 @@ def create_upstream(
         name = body["messages"][-1]["content"].removeprefix("replay ")
         if name not in outputs:
             return JSONResponse({"error": {"message": f"no output {name!r}"}}, status_code=404)
-        chunks = list(_chunks(name, outputs[name], chunk_chars, body.get("model") or "fake"))
+        chunks = list(stream_chunks(name, outputs[name], chunk_chars, body.get("model") or "fake"))
         if not body.get("stream"):
             text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks[:-1])
             return JSONResponse(_completion(name, text, len(chunks) - 1))
@@ -55,9 +55,10 @@ def create_upstream(
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 
 
-def _chunks(
+def stream_chunks(
     name: str, output: str | list[dict[str, Any]], size: int, model: str
 ) -> Iterator[dict[str, Any]]:
+    """The Chat Completions chunks an output is streamed as (before the usage chunk)."""
     if not isinstance(output, str):
         yield from output
         return

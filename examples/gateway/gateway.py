@@ -75,7 +75,11 @@ def create_app(config: GatewayConfig) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=1024)
+        # Idle connections expire before the upstream closes them (uvicorn: after 5 s), so a
+        # request never goes out on a connection the upstream is closing.
+        limits = httpx.Limits(
+            max_connections=None, max_keepalive_connections=1024, keepalive_expiry=2.0
+        )
         async with httpx.AsyncClient(timeout=httpx.Timeout(300.0), limits=limits) as client:
             app.state.client = client
             yield
@@ -150,22 +154,27 @@ def create_app(config: GatewayConfig) -> Starlette:
         return StreamingResponse(frames(), media_type="text/event-stream")
 
     async def _passthrough(request: Request, body: dict[str, Any]) -> Response:
-        upstream = await _open(request, body)
+        try:
+            upstream = await _open(request, body)
+        except httpx.HTTPError as error:
+            return _unreachable(error, "openai")
         if upstream.status_code >= 400:
             return await _upstream_error(upstream, "openai")
 
-        async def lines() -> AsyncIterator[str]:
+        async def events() -> AsyncIterator[str]:
             try:
                 async for line in upstream.aiter_lines():
+                    if not line:
+                        continue
                     started = time.perf_counter_ns()
-                    framed = f"{line}\n"
-                    if config.record_timings and line:
+                    framed = f"{line}\n\n"  # one SSE event per line: upstreams send data only
+                    if config.record_timings:
                         timings.append(time.perf_counter_ns() - started)
                     yield framed
             finally:
                 await upstream.aclose()
 
-        return StreamingResponse(lines(), media_type="text/event-stream")
+        return StreamingResponse(events(), media_type="text/event-stream")
 
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
@@ -195,6 +204,16 @@ def _policies(config: GatewayConfig, body: dict[str, Any]) -> dict[str, Any]:
         "release": config.release,
         "unknown_tools": config.unknown_tools,
     }
+
+
+def _unreachable(error: httpx.HTTPError, target: Target) -> Response:
+    message = f"upstream unreachable: {type(error).__name__}: {error}"
+    logger.warning(message)
+    if target == "openai":
+        body: dict[str, Any] = {"error": {"message": message, "type": "upstream_error"}}
+    else:
+        body = {"type": "error", "error": {"type": "api_error", "message": message}}
+    return JSONResponse(body, status_code=502)
 
 
 async def _upstream_error(upstream: httpx.Response, target: Target) -> Response:
