@@ -301,6 +301,7 @@ def test_openai_sdk_objects() -> None:
     same_results(toolwire.decode_tool_calls, message, "openai")
     same_results(toolwire.convert_message, message, "openai", "anthropic")
     same_results(toolwire.extract, message.tool_calls)  # a list of SDK calls
+    same_results(toolwire.parse_native, message.tool_calls)
     for stream in SSE[:10]:
         chunks = [ChatCompletionChunk.model_validate(c) for c in stream["openai_chunks"]]
         from_objects, from_dicts = OpenAIStreamAccumulator(), OpenAIStreamAccumulator()

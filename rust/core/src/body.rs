@@ -446,7 +446,10 @@ fn missing<V>(key: &str, what: &str) -> Result<BodyParts<V>, FormatError> {
 pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>, FormatError> {
     if body.kind() == JsonKind::Array {
         return match shape {
-            Shape::Auto if is_content_block_list(body) => content_blocks(body, ""),
+            // An Anthropic message's `content` given on its own.
+            Shape::Anthropic | Shape::Auto if is_content_block_list(body) => {
+                content_blocks(body, "")
+            }
             Shape::Auto => Ok(BodyParts {
                 text: BodyText::Absent,
                 positions: (0..body.items().len()).collect(),
@@ -454,7 +457,6 @@ pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>
                 calls_at: String::new(),
             }),
             Shape::OpenAIResponses => response_items(body, ""),
-            Shape::Anthropic => content_blocks(body, ""),
             _ => Err(format_error(
                 "",
                 "expected a response body or a message (an object), got an array".to_owned(),
@@ -601,6 +603,11 @@ mod tests {
         assert_eq!(names(ollama).unwrap(), ["h"]);
         let text = r#"{"text": "~~~tool_call\n{\"name\": \"i\"}\n~~~", "tool_calls": []}"#;
         assert_eq!(names(text).unwrap(), ["i"]);
+        // An Anthropic message's content on its own: its text is read too.
+        let blocks = r#"[{"type": "text", "text": "~~~tool_call\n{\"name\": \"j\"}\n~~~"}, {"type": "tool_use", "id": "t", "name": "g", "input": {}}]"#;
+        assert_eq!(names(blocks).unwrap(), ["g"]);
+        let text_only = r#"[{"type": "text", "text": "~~~tool_call\n{\"name\": \"j\"}\n~~~"}]"#;
+        assert_eq!(names(text_only).unwrap(), ["j"]);
     }
 
     #[test]

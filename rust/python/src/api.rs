@@ -147,7 +147,7 @@ pub fn parse_native<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let elements = native_list(py, calls)?;
+        let elements = native_list(py, &plain_data(calls)?)?;
         let mut builder = PyBuilder::new(py);
         let mut outcomes =
             core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
