@@ -25,6 +25,7 @@ from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
     FORMAT_ALIASES,
+    FORMAT_NAMES,
     FORMATS,
     AnthropicStreamAccumulator,
     GeminiStreamAccumulator,
@@ -69,6 +70,7 @@ from .prompt import augment_system_prompt
 __all__ = [
     "FORMATS",
     "FORMAT_ALIASES",
+    "FORMAT_NAMES",
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",

@@ -48,9 +48,11 @@ __all__ = [
 
 __version__: Final[str]
 
+#: The open-weight formats, in registry order.
 FORMATS: Final[tuple[FormatName, ...]]
+#: Other projects' names for a format → toolwire's name (accepted by ``formats=``).
 FORMAT_ALIASES: Final[Mapping[str, FormatName]]
-#: Every name ``formats=`` accepts.
+#: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
