@@ -3,10 +3,12 @@
 use smallvec::SmallVec;
 
 use crate::calls::{
-    call_fields_from_text, call_from_fields, push_call, push_calls_of_text, push_calls_of_value,
-    CallFields, FailureKind, Invalid, Outcome, Protocol, TextCallContext, TextPlace,
+    call_fields_from_text, call_from_fields, push_call, push_calls_of_text_parsed,
+    push_calls_of_value, CallFields, FailureKind, Invalid, Outcome, Protocol, TextCallContext,
+    TextPlace,
 };
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseOptions};
+use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::{closing_fence_after, find_blocks_with};
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -54,14 +56,12 @@ where
     let mut outcomes = Vec::with_capacity(blocks.len());
     for (block_index, block) in blocks.into_iter().enumerate() {
         let what = TextPlace::FenceBlock(block_index);
+        let body = &text[block.body.clone()];
         if !block.terminated {
             let index = outcomes.len();
-            outcomes.push(Outcome::invalid(unterminated_block(
-                &what,
-                index,
-                &text[block.span.clone()],
-                block.span.start,
-            )));
+            let invalid =
+                unterminated_block(&what, index, &text[block.span.clone()], block.span.start);
+            push_failures(invalid, &begun_calls(body, options), true, &mut outcomes);
             continue;
         }
         let context = TextCallContext {
@@ -78,10 +78,72 @@ where
             Some((_, Decoded::Value(value))) => {
                 push_calls_of_value(builder, value, &context, 0, options, &mut outcomes)?
             }
-            None => push_calls_of_text(builder, &context, options, &mut outcomes)?,
+            None => {
+                let before = outcomes.len();
+                let parsed = push_calls_of_text_parsed(builder, &context, options, &mut outcomes)?;
+                if !parsed {
+                    let Some(Outcome::Invalid(invalid)) = outcomes.pop() else {
+                        unreachable!("text that is not JSON gives one failure")
+                    };
+                    debug_assert_eq!(outcomes.len(), before);
+                    push_failures(*invalid, &begun_calls(body, options), false, &mut outcomes);
+                }
+            }
         }
     }
     Ok(outcomes)
+}
+
+/// The calls a block had begun, as a stream sees them.
+struct Begun {
+    /// The name of its first call object, begun or not.
+    first_name: Option<String>,
+    /// Each call object whose name is known and whose arguments began (or that closed): a
+    /// stream announces these, and ends each of them, so a block that fails as a whole fails
+    /// once per call begun.
+    names: Vec<Option<String>>,
+}
+
+fn begun_calls(body: &str, options: ParseOptions) -> Begun {
+    let mut scanner = CallScanner::new(options, false);
+    while scanner.scan(body) != Stop::End {}
+    let records = scanner.records;
+    Begun {
+        first_name: records.first().and_then(|r| r.name.clone()),
+        names: records
+            .into_iter()
+            .filter(|r| r.ready.is_some())
+            .map(|r| r.name)
+            .collect(),
+    }
+}
+
+/// Adds the failure of a block that failed as a whole (`invalid`), once per call it had begun,
+/// each named after its call (an unterminated block's failure is named after its first call
+/// even when none had begun).
+fn push_failures<V>(
+    mut invalid: Invalid,
+    begun: &Begun,
+    unterminated: bool,
+    outcomes: &mut Vec<Outcome<V>>,
+) {
+    if unterminated {
+        invalid.name.clone_from(&begun.first_name);
+    }
+    let Some((first, rest)) = begun.names.split_first() else {
+        outcomes.push(Outcome::invalid(invalid));
+        return;
+    };
+    if invalid.name.is_none() || unterminated {
+        invalid.name.clone_from(first);
+    }
+    for name in rest {
+        let mut next = invalid.clone();
+        next.name.clone_from(name);
+        next.index = outcomes.len() + 1;
+        outcomes.push(Outcome::invalid(std::mem::replace(&mut invalid, next)));
+    }
+    outcomes.push(Outcome::invalid(invalid));
 }
 
 /// The failure for a `~~~tool_call` block with no closing fence; `raw` is the block's text and

@@ -1,6 +1,6 @@
 //! Small pieces the stream machines of every group are built from.
 
-use crate::json::ParseOptions;
+use crate::json::{skip_value, ParseOptions};
 use crate::scan::call_scan::{CallRecord, CallScanner, Stop};
 
 /// Whether `buf[at..]` starts with `lit`: `None` while too short to tell.
@@ -57,6 +57,9 @@ pub(crate) fn named(name: &str, id: Option<String>, derived: bool, item: usize) 
 /// A JSON value read structurally (strings, nesting) until it closes.
 pub(crate) struct JsonValue {
     pub scanner: CallScanner,
+    /// Where the value starts, and whether the strict skipper may still take it whole.
+    start: usize,
+    skippable: bool,
 }
 
 pub(crate) enum Scanned {
@@ -72,10 +75,24 @@ impl JsonValue {
     pub fn new(start: usize, options: ParseOptions, track: bool) -> Self {
         let mut scanner = CallScanner::tracking(options, true, track);
         scanner.pos = start;
-        Self { scanner }
+        Self {
+            scanner,
+            start,
+            skippable: !track,
+        }
     }
 
     pub fn scan(&mut self, buf: &str) -> Scanned {
+        // A value whose calls are not recorded and that has all arrived is taken by the strict
+        // skipper in one go; it ends a valid value where the scanner would, and leaves anything
+        // else (invalid, unfinished, lenient) to the scanner from the start.
+        if self.skippable {
+            self.skippable = false;
+            if let Some(end) = skip_value(buf.as_bytes(), self.start, 0) {
+                self.scanner.pos = end;
+                return Scanned::Closed(end);
+            }
+        }
         loop {
             match self.scanner.scan(buf) {
                 Stop::End => return Scanned::More,

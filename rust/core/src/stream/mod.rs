@@ -52,7 +52,6 @@
 //!   cannot be used, so the call keeps the id announced at its start.
 //! * Spaces before an opening `~~~tool_call` line are text (they cannot be held: their number
 //!   is unbounded), so an unterminated block's `raw` starts at the first `~`.
-//! * A block that fails as a whole reports one `Invalid` per call it had announced.
 //! * A `</think>` without an opening tag stays text (it cannot reclassify text already sent).
 //! * In `whole` mode a message that starts with a JSON call is a call as soon as the value
 //!   closes; text after it is content.
