@@ -16,7 +16,7 @@ use toolwire_core::ids::generate_id;
 use toolwire_core::json::JsonStr;
 
 use crate::api::extract_any;
-use crate::builder::{py_text, PyBuilder};
+use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::gc_pause::GcPause;
 use crate::input::{body_shape, error_policy, extract_text_options, guarded};
@@ -92,8 +92,8 @@ fn tool_call<'py>(
     arguments: ArgumentsRef<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let id = match id {
-        Some(id) => py_text(py, id)?,
-        None => py_text(py, &generate_id())?,
+        Some(id) => PyString::new(py, id),
+        None => PyString::new(py, &generate_id()),
     };
     let name = builder.key(JsonStr::from_utf8(name))?;
     let arguments = arguments.build(builder)?.0;
