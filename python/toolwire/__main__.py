@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ._cli_extract import run_extract
 from ._cli_messages import run_convert, run_prompt
+from ._toolwire import __version__
 
 __all__ = ["main"]
 
@@ -20,7 +21,12 @@ PROVIDERS = ("auto", "openai", "openai_responses", "anthropic", "ollama", "gemin
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolwire", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="toolwire",
+        description="Extract the tool calls of LLM response logs, convert messages between "
+        "providers, and print the system prompt that teaches a model its tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     extract = commands.add_parser(
