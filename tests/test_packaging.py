@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import toolwire
 from support import ROOT
@@ -34,3 +35,11 @@ def test_cli_help_is_plain_text() -> None:
         text = cli(*command, "--help")
         assert "usage: toolwire" in text
         assert not markup.search(text), (command, text)
+
+
+def test_one_extension_module_beside_the_package() -> None:
+    # A version-specific build left beside the abi3 one (python/toolwire/ after an upgrade of
+    # an editable install) would be imported instead of it: CPython tries that suffix first.
+    extension = Path(toolwire._toolwire.__file__)
+    found = sorted(p.name for p in extension.parent.glob("_toolwire.*") if p.suffix != ".pyi")
+    assert found == [extension.name], f"remove the stale builds: {found}"
