@@ -2,8 +2,9 @@
 
 The "model" first writes its calls as ``~~~tool_call`` blocks in plain text (as weak or
 prompt-augmented models do, even when the provider supports native calls), then answers with
-native OpenAI ``tool_calls``, then gives its final answer. toolwire finds the calls either way,
-validates and runs them, and keeps the conversation in the provider's wire format.
+native OpenAI ``tool_calls``, then streams its final answer as text. toolwire finds the calls
+either way, validates and runs them, reports the streamed text as it arrives, and keeps the
+conversation in the provider's wire format.
 
 Run: ``python examples/tool_loop.py [openai|anthropic|ollama|gemini|openai_responses]``
 """
@@ -14,7 +15,15 @@ import json
 import sys
 from typing import Any, Literal
 
-from toolwire import LoopResult, Provider, ToolCall, ToolRegistry, ToolResult, run_tool_loop
+from toolwire import (
+    LoopResult,
+    Provider,
+    TextDelta,
+    ToolCall,
+    ToolRegistry,
+    ToolResult,
+    run_tool_loop,
+)
 
 registry = ToolRegistry(filter="*")
 
@@ -74,29 +83,24 @@ def scripted_provider() -> Any:
                 }
             ]
         },
-        {
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {
-                        "role": "assistant",
-                        "content": "Oslo is 4.5 °C, Lisbon 66.2 °F; 100 EUR is 1150.00 NOK.",
-                    },
-                }
-            ]
-        },
+        # The final answer, streamed as model text (a real provider streams it as it is written).
+        lambda: iter(["Oslo is 4.5 °C, ", "Lisbon 66.2 °F; ", "100 EUR is 1150.00 NOK."]),
     ]
     turn = iter(answers)
 
     def provider(messages: list[Any]) -> Any:
         # A real provider would send `messages` and `registry.definitions(...)` to its API here.
-        return next(turn)
+        answer = next(turn)
+        return answer() if callable(answer) else answer
 
     return provider
 
 
 class PrintingObserver:
+    def on_delta(self, event: object) -> None:
+        if isinstance(event, TextDelta):
+            print(f"~ {event.text}")
+
     def on_tool_call(self, call: ToolCall) -> None:
         print(f"-> {call.name}({json.dumps(call.arguments, ensure_ascii=False)})")
 

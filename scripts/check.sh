@@ -18,7 +18,7 @@ cargo check --quiet --manifest-path rust/fuzz/Cargo.toml --target-dir target/fuz
 echo "== ruff"
 ruff check .
 echo "== mypy --strict"
-mypy --strict python/ tests/typing_check.py
+mypy --strict python/ tests/typing_check.py tests/typing_user.py
 echo "== stubtest"
 python -m mypy.stubtest toolwire._toolwire --allowlist python/toolwire/stubtest_allowlist.txt
 echo "== pytest"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -13,3 +16,18 @@ settings.register_profile(
     "slow", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("TOOLWIRE_HYPOTHESIS", "fast"))
+
+
+@pytest.fixture(scope="module")
+def cluster_client() -> Iterator[Any]:
+    """A two-worker Dask ``distributed.LocalCluster`` (one process per core), for one module:
+    a client left running calls the collector from its own thread, which other tests watch."""
+    pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

@@ -58,3 +58,43 @@ def mutated(body: Any, path: tuple[Any, ...], rng: random.Random) -> Any:
     else:
         parent[path[-1]] = rng.choice(SWAPS)
     return body
+
+
+# --- the calls of the sample log, in extract_arrow's entry shape ----------------------------
+
+SAMPLE = ROOT / "examples" / "logs_sample.jsonl"
+
+
+def sample_lines() -> list[str]:
+    return SAMPLE.read_text(encoding="utf-8").splitlines()
+
+
+def entries(calls: list[Any]) -> list[dict[str, Any]]:
+    """`extract_batch` results in `extract_arrow`'s entry shape."""
+    import toolwire
+
+    out = []
+    for call in calls:
+        if isinstance(call, toolwire.ToolCall):
+            arguments = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
+            out.append({"id": call.id, "name": call.name, "arguments": arguments, "error": None})
+        else:
+            out.append({"id": None, "name": call.name, "arguments": None, "error": call.error})
+    return out
+
+
+def mask(rows: list[Any]) -> list[Any]:
+    """Generated ids replaced by "generated" (they differ on every run)."""
+    for row in rows:
+        for entry in row or []:
+            if entry["id"] and len(entry["id"]) == 17 and entry["id"].startswith("call_"):
+                entry["id"] = "generated"
+    return rows
+
+
+def expected_rows(lines: list[str]) -> list[Any]:
+    """The calls of each log line's ``response``, by ``extract_batch`` in process."""
+    import toolwire
+
+    bodies = [json.dumps(json.loads(line)["response"]) for line in lines]
+    return mask([entries(calls) for calls in toolwire.extract_batch(bodies)])

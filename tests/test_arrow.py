@@ -10,40 +10,9 @@ from typing import Any
 
 import pytest
 import toolwire
-from support import ROOT
+from support import expected_rows, mask, sample_lines
 
 pa = pytest.importorskip("pyarrow", reason="the arrow extra (pyarrow) is not installed")
-
-SAMPLE = ROOT / "examples" / "logs_sample.jsonl"
-
-
-def sample_lines() -> list[str]:
-    return SAMPLE.read_text(encoding="utf-8").splitlines()
-
-
-def entries(calls: list[Any]) -> list[dict[str, Any]]:
-    """`extract_batch` results in `extract_arrow`'s entry shape, generated ids masked."""
-    out = []
-    for call in calls:
-        if isinstance(call, toolwire.ToolCall):
-            arguments = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
-            out.append({"id": call.id, "name": call.name, "arguments": arguments, "error": None})
-        else:
-            out.append({"id": None, "name": call.name, "arguments": None, "error": call.error})
-    return out
-
-
-def mask(rows: list[Any]) -> list[Any]:
-    for row in rows:
-        for entry in row or []:
-            if entry["id"] and len(entry["id"]) == 17 and entry["id"].startswith("call_"):
-                entry["id"] = "generated"
-    return rows
-
-
-def expected_rows(lines: list[str]) -> list[Any]:
-    bodies = [json.dumps(json.loads(line)["response"]) for line in lines]
-    return mask([entries(calls) for calls in toolwire.extract_batch(bodies)])
 
 
 def test_extract_arrow_equals_extract_batch() -> None:
@@ -125,19 +94,6 @@ def test_a_writable_buffer_written_during_the_call_does_not_change_the_rows() ->
         writer.join()
     assert view.tobytes().strip() == b""  # the writer ran
     assert mask(got.to_pylist()) == want
-
-
-@pytest.fixture(scope="module")
-def cluster_client() -> Any:
-    pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
 
 
 def test_dask_dataframe_on_a_local_cluster(cluster_client: Any) -> None:

@@ -19,6 +19,7 @@ def test_example_runs_as_a_script() -> None:
     assert "stopped: final after 3 provider calls" in done.stdout
     assert '<- {"city":"Oslo","temperature":4.5}' in done.stdout
     assert "<- 1150.00 NOK" in done.stdout
+    assert "~ Lisbon 66.2 °F; " in done.stdout  # the streamed answer, as it arrived
 
 
 @pytest.mark.parametrize("provider_format", ["openai", "anthropic", "ollama"])
@@ -33,6 +34,8 @@ def test_example_loop_in_every_format(provider_format: str) -> None:
         "1150.00 NOK",
     ]
     assert not any(r.is_error for r in result.tool_results)
+    streamed = ["Oslo is 4.5 °C, ", "Lisbon 66.2 °F; ", "100 EUR is 1150.00 NOK."]
+    assert result.final_response == streamed  # a stream's last response: its items
     roles = [m["role"] for m in result.messages]
     if provider_format == "anthropic":
         assert roles == ["user", "assistant", "user", "assistant", "user", "assistant"]

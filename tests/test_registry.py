@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import pytest
 from toolwire import (
+    Diagnostic,
     InvalidToolCall,
     Tool,
     ToolCall,
@@ -116,7 +117,7 @@ def test_numpy_and_rest_docstrings_and_kwargs() -> None:
     registry.register(lookup)
     web = registry.get("search_web")
     assert web is not None and web.category == "web"
-    assert "additionalProperties" not in web.parameters
+    assert web.parameters["additionalProperties"] is True  # **options: extras are explicit
     assert web.parameters["properties"]["query"]["description"] == "What to look for."
     assert web.parameters["properties"]["limit"] == {
         "type": "integer",
@@ -238,6 +239,15 @@ def test_exception_becomes_an_error_result() -> None:
         "Tool 'boom' failed with RuntimeError: disk full. Check the arguments and retry, or "
         "continue without this tool.",
         is_error=True,
+        diagnostics=(
+            Diagnostic(
+                "error",
+                "execution",
+                "Tool 'boom' failed with RuntimeError: disk full. Check the arguments and "
+                "retry, or continue without this tool.",
+                "c1",
+            ),
+        ),
     )
 
 
@@ -321,8 +331,105 @@ def test_definitions_in_each_wire_format() -> None:
 def test_docstring_examples() -> None:
     import doctest
 
-    from toolwire import _filter, _loop, _registry, _signature, _validation
+    from toolwire import _filter, _history, _loop, _registry, _signature, _types, _validation
 
-    for module in (_filter, _validation, _signature, _registry, _loop):
+    for module in (_filter, _validation, _signature, _registry, _loop, _history, _types):
         failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert attempted > 0 and failed == 0, module.__name__
+
+
+# --- issue 20.5: a model never sets a parameter the tool's schema did not offer -------------
+
+
+def guarded_registry() -> tuple[ToolRegistry, list[dict[str, Any]]]:
+    calls: list[dict[str, Any]] = []
+    registry = ToolRegistry(filter="*")
+    schema = {"type": "object", "properties": {"amount": {"type": "number"}}}
+
+    def refund(amount: float, approved_by_admin: bool = False) -> str:
+        calls.append({"amount": amount, "approved_by_admin": approved_by_admin})
+        return "ok"
+
+    registry.register(Tool("refund", parameters=schema), refund)
+    return registry, calls
+
+
+def test_an_argument_the_schema_does_not_declare_never_reaches_the_function() -> None:
+    registry, calls = guarded_registry()
+    call = ToolCall("c1", "refund", {"amount": 5, "approved_by_admin": True})
+    result = run_both(registry, call)
+    assert result.is_error and calls == []
+    assert result.content == (
+        "Arguments for tool 'refund' have properties the tool does not take: "
+        "approved_by_admin. Retry the tool call without them."
+    )
+    assert [d.origin for d in result.diagnostics] == ["validation"]
+    assert run_both(registry, ToolCall("c2", "refund", {"amount": 5})).content == "ok"
+    assert calls == [{"amount": 5, "approved_by_admin": False}] * 2  # sync and async
+
+
+def test_extra_properties_need_the_schema_and_kwargs_to_allow_them() -> None:
+    seen: list[dict[str, Any]] = []
+    registry = ToolRegistry(filter="*")
+    open_schema = {"type": "object", "properties": {"q": {"type": "string"}},
+                   "additionalProperties": True}  # fmt: skip
+
+    def search(q: str, admin: bool = False, **options: Any) -> str:
+        seen.append({"q": q, "admin": admin, **options})
+        return "ok"
+
+    registry.register(Tool("search", parameters=open_schema), search)
+    registry.register(Tool("strict_search", parameters=open_schema), lambda q: "never")
+    typed = {**open_schema, "additionalProperties": {"type": "integer"}}
+    registry.register(Tool("typed_search", parameters=typed), search)
+    patterned = {"type": "object", "properties": {"q": {"type": "string"}},
+                 "patternProperties": {"^x_": {"type": "string"}}}  # fmt: skip
+    registry.register(Tool("pattern_search", parameters=patterned), search)
+
+    assert registry.execute(ToolCall("c1", "search", {"q": "a", "lang": "en"})).content == "ok"
+    assert seen[-1] == {"q": "a", "admin": False, "lang": "en"}
+    # A named parameter the schema did not declare is not an "extra": **kwargs would not get it.
+    refused = registry.execute(ToolCall("c2", "search", {"q": "a", "admin": True}))
+    assert refused.is_error and "does not take: admin." in refused.content
+    # The schema allows extras but the function takes no **kwargs.
+    assert registry.execute(ToolCall("c3", "strict_search", {"q": "a", "lang": "en"})).is_error
+    def run(name: str, arguments: dict[str, Any]) -> ToolResult:
+        return registry.execute(ToolCall("c", name, arguments))
+
+    assert run("typed_search", {"q": "a", "n": 3}).content == "ok"
+    assert "not of type" in run("typed_search", {"q": "a", "n": "3"}).content
+    assert run("pattern_search", {"q": "a", "x_lang": "en"}).content == "ok"
+    assert run("pattern_search", {"q": "a", "lang": "en"}).is_error
+    assert len(seen) == 3 and all(not entry["admin"] for entry in seen)
+
+
+def test_derived_schemas_hide_private_parameters() -> None:
+    seen: list[Any] = []
+    registry = ToolRegistry(filter="*")
+
+    @registry.tool
+    def lookup(key: str, _token: str = "server-secret", **extra: int) -> str:
+        """Look a key up."""
+        seen.append((key, _token, extra))
+        return "ok"
+
+    parameters = registry.get("lookup").parameters  # type: ignore[union-attr]
+    assert list(parameters["properties"]) == ["key"]
+    assert parameters["additionalProperties"] == {"type": "integer"}
+    assert registry.execute(ToolCall("c1", "lookup", {"key": "k", "n": 1})).content == "ok"
+    stolen = registry.execute(ToolCall("c2", "lookup", {"key": "k", "_token": "mine"}))
+    assert stolen.is_error and "_token" in stolen.content
+    assert seen == [("k", "server-secret", {"n": 1})]
+
+    with pytest.raises(ToolDefinitionError, match="'_context' is private"):
+
+        @registry.tool
+        def needs_context(q: str, _context: object) -> str:
+            return q
+
+    @registry.tool
+    def closed(q: str, _cache: bool = True) -> str:
+        return q
+
+    rejected = registry.execute(ToolCall("c3", "closed", {"q": "x", "_cache": False}))
+    assert rejected.is_error and "unexpected properties: _cache" in rejected.content

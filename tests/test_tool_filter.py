@@ -49,10 +49,24 @@ def test_tokens_compare_case_insensitively() -> None:
 
 @pytest.mark.parametrize(
     "spec",
-    ["script_new,web_get", "script_new web_get", " script_new ,\tweb_get\n", "web_get,,script_new"],
+    [
+        "script_new,web_get",
+        "script_new web_get",
+        " script_new ,\tweb_get\n",
+        "web_get,,script_new",
+        "script_new\tweb_get",
+        "script_new\r\nweb_get",
+        "\tscript_new,\tweb_get\t",
+    ],
 )
 def test_commas_and_any_whitespace_separate_tokens(spec: str) -> None:
     assert allowed(spec) == ["script_new", "web_get"]
+
+
+def test_a_tab_separates_excludes_too() -> None:
+    # SmartHopper splits on ',', ' ', '\t', '\r' and '\n'.
+    assert allowed("*\t-web_get\t-files") == ["script_new", "script_edit", "gh_pr", "gh_issue"]
+    assert str(ToolFilter("b\ta\t-c")) == "a,b -c"
 
 
 def test_double_minus_excludes_a_name_starting_with_minus() -> None:
@@ -104,12 +118,18 @@ def test_name_or_category_matches() -> None:
         ("*", "*"),
         ("* script_new", "*"),
         ("-*", "-*"),
-        ("-b -A", "* -a -b"),
+        ("-b -A", "* -A -b"),
         ("* -b, -a -b", "* -a -b"),
-        ("B, a -c", "a,b -c"),
+        ("B, a -c", "a,B -c"),
         ("b a a +A", "a,b"),
         ("web_*, -web_post gh_?", "gh_?,web_* -web_post"),
         ("+-a --b", "+-a --b"),
+        # SmartHopper's rules: spelling kept, sorted ignoring case with "_" after letters.
+        ("b,A -z -_x", "A,b -z -_x"),
+        ("Script_New web_Get", "Script_New,web_Get"),
+        ("a_b ab a1 A", "A,a1,ab,a_b"),
+        ("* -Web_* -web_post", "* -Web_* -web_post"),
+        ("Gh_Pr gh_pr GH_PR", "Gh_Pr"),
     ],
 )
 def test_canonical_form(spec: str | None, canonical: str) -> None:
@@ -119,19 +139,27 @@ def test_canonical_form(spec: str | None, canonical: str) -> None:
     assert repr(f) == f"ToolFilter({canonical!r})"
 
 
+def test_filters_differing_only_in_case_are_equal() -> None:
+    assert ToolFilter("A -B") == ToolFilter("a -b")
+    assert hash(ToolFilter("A -B")) == hash(ToolFilter("a -b"))
+    assert str(ToolFilter("A -B")) != str(ToolFilter("a -b"))
+    assert ToolFilter("a") != ToolFilter("a -b")
+
+
 def test_accepts_token_lists_and_filters() -> None:
     assert ToolFilter(["a", "-b"]) == ToolFilter("a -b")
     f = ToolFilter("x,y")
     assert ToolFilter(f) == f and hash(ToolFilter(f)) == hash(f)
 
 
-TOKEN = st.from_regex(r"[-+]{0,2}[a-c*?]{1,3}", fullmatch=True)
+TOKEN = st.from_regex(r"[-+]{0,2}[a-cA-C_*?]{1,3}", fullmatch=True)
 
 
-@given(st.lists(TOKEN, max_size=6), st.text("abc_", min_size=1, max_size=4))
+@given(st.lists(TOKEN, max_size=6), st.text("abcAB_", min_size=1, max_size=4))
 def test_canonical_form_reads_back_to_the_same_decisions(tokens: list[str], name: str) -> None:
     f = ToolFilter(" ".join(tokens))
     again = ToolFilter(str(f))
     assert str(again) == str(f)
+    assert again == f
     assert again.allows(name) == f.allows(name)
     assert again.allows(name, category="c") == f.allows(name, category="c")

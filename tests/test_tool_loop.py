@@ -4,102 +4,17 @@ provider's message format, parallel == sequential."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
 import pytest
+from loop_support import Recorder, Script, make_registry, openai_body
 from toolwire import (
-    LoopResult,
     ToolCall,
-    ToolRegistry,
     ToolResult,
     arun_tool_loop,
     run_tool_loop,
 )
-
-
-def make_registry() -> ToolRegistry:
-    registry = ToolRegistry(filter="* -secret")
-
-    @registry.tool
-    def add(a: int, b: int) -> int:
-        """Add two integers."""
-        return a + b
-
-    @registry.tool
-    def boom() -> str:
-        """Always fails."""
-        raise ValueError("the disk is full")
-
-    @registry.tool(timeout=0.05)
-    def slow() -> str:
-        """Never finishes in time."""
-        time.sleep(1)
-        return "late"
-
-    @registry.tool
-    async def wait(seconds: float) -> str:
-        """Sleep, asynchronously."""
-        await asyncio.sleep(seconds)
-        return f"waited {seconds}"
-
-    @registry.tool(category="secret")
-    def launch() -> str:
-        """Filtered out."""
-        return "launched"
-
-    return registry
-
-
-def openai_body(
-    *calls: tuple[str, str, dict[str, Any]], content: str | None = None
-) -> dict[str, Any]:
-    tool_calls = [
-        {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-        for i, n, a in calls
-    ]
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_calls:
-        message["tool_calls"] = tool_calls
-    return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
-
-
-class Script:
-    """A fake provider answering from a list (the last answer repeats); records what it got."""
-
-    def __init__(self, *answers: Any) -> None:
-        self.answers = list(answers)
-        self.seen: list[list[Any]] = []
-
-    def __call__(self, messages: list[Any]) -> Any:
-        self.seen.append(messages)
-        index = min(len(self.seen), len(self.answers)) - 1
-        return self.answers[index]
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[Any, ...]] = []
-
-    def on_start(self, messages: list[Any]) -> None:
-        self.events.append(("start", len(messages)))
-
-    def on_tool_call(self, call: ToolCall) -> None:
-        self.events.append(("call", call.id))
-
-    def on_tool_result(self, call: ToolCall, result: ToolResult) -> None:
-        self.events.append(("result", call.id, result.tool_call_id, result.is_error))
-
-    def on_message(self, message: dict[str, Any]) -> None:
-        self.events.append(("message", message["role"]))
-
-    def on_final(self, result: LoopResult) -> None:
-        self.events.append(("final", result.stopped_reason))
-
-    def on_error(self, error: BaseException) -> None:
-        self.events.append(("error", type(error).__name__))
-
 
 ALWAYS_CALLS = openai_body(("call_1", "add", {"a": 1, "b": 2}))
 USER = [{"role": "user", "content": "add things"}]

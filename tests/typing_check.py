@@ -19,25 +19,28 @@ from toolwire import (
 
 
 def extract_paths(text: str, data: bytes, body: dict[str, Any]) -> None:
-    assert_type(toolwire.extract(text), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.extract(text), list[ToolCall])
     assert_type(
         toolwire.extract(data, on_error="keep", repair=True), list[ToolCall | InvalidToolCall]
     )
     assert_type(
         toolwire.extract(body, formats=["hermes", "raw_json"], raw_json="anywhere"),
-        list[ToolCall | InvalidToolCall],
+        list[ToolCall],
     )
     assert_type(
-        toolwire.extract([{"name": "f"}], tools=[{"name": "f"}]), list[ToolCall | InvalidToolCall]
+        toolwire.extract([{"name": "f"}], tools=[{"name": "f"}], on_error="skip"), list[ToolCall]
     )
     assert_type(
         toolwire.extract_batch([text, data, body], threads=2),
         list[list[ToolCall | InvalidToolCall]],
     )
-    assert_type(toolwire.parse_text_tagged(text), list[ToolCall | InvalidToolCall])
-    assert_type(toolwire.parse_raw_json(text, mode="whole"), list[ToolCall | InvalidToolCall])
-    assert_type(toolwire.parse_native([body]), list[ToolCall | InvalidToolCall])
-    assert_type(toolwire.decode_tool_calls(body, "anthropic"), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.parse_text_tagged(text), list[ToolCall])
+    assert_type(toolwire.parse_raw_json(text, mode="whole"), list[ToolCall])
+    assert_type(toolwire.parse_native([body]), list[ToolCall])
+    assert_type(toolwire.parse_native([body], on_error="keep"), list[ToolCall | InvalidToolCall])
+    assert_type(toolwire.decode_tool_calls(body, "anthropic"), list[ToolCall])
+    policy: toolwire._toolwire.ErrorPolicy = "keep"
+    assert_type(toolwire.extract(text, on_error=policy), list[ToolCall | InvalidToolCall])
     assert_type(toolwire.loads(data), Any)
     assert_type(toolwire.decode_arguments('{"a": 1}'), dict[str, Any])
 
@@ -79,7 +82,7 @@ def types(tool: Tool, result: ToolResult, parsed: Parsed) -> None:
     assert_type(parsed.content, str)
     assert_type(parsed.reasoning, str | None)
     assert_type(parsed.calls, list[ToolCall | InvalidToolCall])
-    assert_type(toolwire.encode_calls([ToolCall(name="f")], "openai"), dict[str, Any])
+    assert_type(toolwire.encode_calls([ToolCall(name="f")], "ollama"), dict[str, Any])
     assert_type(toolwire.augment_system_prompt(None, [tool], compact=True), str)
 
 
@@ -103,6 +106,6 @@ def streaming(text: str, data: bytes) -> None:
 
 
 def rejected(text: str) -> None:
-    toolwire.extract(text, on_error="ignore")  # type: ignore[arg-type]
-    toolwire.parse_raw_json(text, mode="everywhere")  # type: ignore[arg-type]
-    toolwire.extract(3)  # type: ignore[arg-type]
+    toolwire.extract(text, on_error="ignore")  # type: ignore[call-overload]
+    toolwire.parse_raw_json(text, mode="everywhere")  # type: ignore[call-overload]
+    toolwire.extract(3)  # type: ignore[call-overload]

@@ -17,6 +17,8 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._history import pending_calls
+from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
@@ -38,7 +40,7 @@ from ._toolwire import (
     parse_raw_json,
     parse_text_tagged,
 )
-from ._types import Parsed, Tool, ToolResult
+from ._types import Diagnostic, Parsed, Tool, ToolResult
 from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,
@@ -57,6 +59,7 @@ __all__ = [
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",
+    "Diagnostic",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
@@ -94,11 +97,13 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "json_default",
     "loads",
     "parse_native",
     "parse_raw_json",
     "parse_text",
     "parse_text_tagged",
+    "pending_calls",
     "run_tool_loop",
     "validate_arguments",
 ]

@@ -1,5 +1,6 @@
-"""The bounded multi-turn tool loop (SPEC §11): ask the provider, run the calls it makes, give
-it the results, and repeat until it answers without calls or the bounds are hit.
+"""The bounded multi-turn tool loop (SPEC §11): run the calls still pending, ask the provider,
+run the calls it makes, give it the results, and repeat until it answers without calls or the
+bounds are hit.
 
 The loop's logic is written once, as a generator that yields what it needs (a provider answer,
 a pass of tool runs, an observer notification); a sync and an async driver serve those needs.
@@ -9,16 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._filter import ToolFilter
+from ._history import unanswered
 from ._registry import ToolRegistry
-from ._toolwire import InvalidToolCall, ToolCall, extract
-from ._types import ToolResult
+from ._reply import Reply, StreamReader, is_async_stream, is_stream, read_whole
+from ._toolwire import InvalidToolCall, ToolCall
+from ._types import Diagnostic, ToolResult
 from .codecs import PROVIDERS, Provider, encode_calls, encode_results
+
+if TYPE_CHECKING:
+    from ._toolwire import Event
 
 __all__ = ["LoopObserver", "LoopResult", "MessageFormat", "arun_tool_loop", "run_tool_loop"]
 
@@ -30,15 +36,20 @@ StoppedReason = Literal["final", "max_turns", "error"]
 class LoopResult:
     """What a tool loop did.
 
-    - ``messages``: the conversation: the input messages, then for each tool pass the assistant
-      message with its calls and the result messages, in the provider's format; on
-      ``"final"`` also the final assistant message.
-    - ``final_response``: the last provider response (on ``"max_turns"`` its calls were not
-      run; on ``"error"`` the last good response, or None).
+    - ``messages``: the conversation: the input messages (with the results of the calls that
+      were pending placed after them), then for each tool pass the assistant message with its
+      calls and the result messages, in the provider's format; on ``"final"`` also the final
+      assistant message.
+    - ``final_response``: the last provider response (for a stream, the list of its items; on
+      ``"max_turns"`` its calls were not run; on ``"error"`` the last good response, or None).
     - ``turns``: turns begun; ``provider_calls``: times the provider was called.
-    - ``tool_calls`` / ``tool_results``: every call run and its result, in order.
+    - ``tool_calls`` / ``tool_results``: every call run and its result, in order (the pending
+      calls of the input first).
     - ``stopped_reason``: ``"final"`` (an answer without calls), ``"max_turns"`` (the bounds
-      were hit) or ``"error"`` (the provider raised or sent an unreadable body: ``error``).
+      were hit) or ``"error"`` (the provider raised or sent an unreadable answer: ``error``).
+    - ``diagnostics``: every :class:`Diagnostic` of the run, in the order they arose: those
+      of the tool results, and the loop's own (provider failures, calls left unrun at the
+      bounds, text-written calls the native policy did not run).
     """
 
     messages: list[Any]
@@ -49,20 +60,27 @@ class LoopResult:
     tool_results: list[ToolResult] = field(default_factory=list)
     provider_calls: int = 0
     error: BaseException | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 class LoopObserver(Protocol):
     """The callbacks a loop observer may implement; each is optional (duck-typed), and in
     :func:`arun_tool_loop` each may also be ``async def``.
 
-    Order: ``on_start(messages)``; per tool pass ``on_message(assistant message)``, then
-    ``on_tool_call(call)`` / ``on_tool_result(call, result)`` (interleaved per call when
-    sequential; all calls then all results, in call order, when parallel), then
-    ``on_message(m)`` for each result message; ``on_message(final assistant message)``;
-    ``on_error(error)`` if the loop stops on an error; ``on_final(result)`` last, always.
+    Order: ``on_start(messages)``; for the pending calls of the input, ``on_tool_call`` /
+    ``on_tool_result`` then ``on_message`` for each result message; per provider answer
+    ``on_delta(event)`` for each stream event as it arrives (streams only); per tool pass
+    ``on_message(assistant message)``, then ``on_tool_call(call)`` /
+    ``on_tool_result(call, result)`` (interleaved per call when sequential; all calls then all
+    results, in call order, when parallel; a call run early from a stream has its
+    ``on_tool_call`` while the stream is read), then ``on_message(m)`` for each result
+    message; ``on_message(final assistant message)``; ``on_error(error)`` if the loop stops on
+    an error; ``on_final(result)`` last, always. ``on_message`` is the reference's
+    "interaction completed" hook.
     """
 
     def on_start(self, messages: list[Any]) -> Any: ...
+    def on_delta(self, event: Event) -> Any: ...
     def on_tool_call(self, call: ToolCall) -> Any: ...
     def on_tool_result(self, call: ToolCall, result: ToolResult) -> Any: ...
     def on_message(self, message: Any) -> Any: ...
@@ -74,11 +92,15 @@ class LoopObserver(Protocol):
 @dataclass(frozen=True)
 class _Ask:
     messages: list[Any]
+    # The answer's calls will be run (the bounds allow it): they may start while it streams.
+    may_run: bool
 
 
 @dataclass(frozen=True)
 class _Run:
     calls: list[ToolCall | InvalidToolCall]
+    # Position -> the run started while the answer streamed (a result, or a future of one).
+    started: dict[int, Any]
 
 
 @dataclass(frozen=True)
@@ -89,6 +111,16 @@ class _Notify:
 
 _Need = _Ask | _Run | _Notify
 _Steps = Generator[_Need, Any, LoopResult]
+_Part = Generator[_Need, Any, None]
+
+
+@dataclass(frozen=True)
+class _Options:
+    provider_format: str
+    max_turns: int
+    max_tool_passes: int
+    native_tool_calls: bool | None
+    early_tools: bool
 
 
 def run_tool_loop(
@@ -102,21 +134,41 @@ def run_tool_loop(
     parallel_tools: bool = False,
     observer: object | None = None,
     tool_filter: ToolFilter | str | None = None,
+    native_tool_calls: bool | None = None,
+    early_tools: bool = False,
 ) -> LoopResult:
     """Run tools for a model until it answers without calls, or the bounds are hit.
 
+    First, the calls of ``messages`` that no tool result answers (:func:`pending_calls`) are
+    run and their results placed after them: the provider is never sent a pending call.
+
     ``provider(messages)`` returns a response: a full provider body (OpenAI, Anthropic, Ollama,
-    OpenAI Responses), a ``{"text", "tool_calls"}`` mapping or plain text. Its calls are found
-    with :func:`extract` (so a model that writes ``~~~tool_call`` blocks or raw JSON instead of
-    native calls still gets its tools run), executed with ``registry.execute`` (filtered by
-    ``tool_filter``, else the registry's filter), and appended as one assistant message with
-    native calls plus the result messages, in ``provider_format`` (any of the codecs'
-    providers: ``openai``, ``openai_responses``, ``anthropic``, ``ollama``, ``gemini``). A
-    turn is one provider call plus up to ``max_tool_passes`` passes of tool runs, each followed
-    by a provider call, so the provider is called at most ``max_turns * (1 + max_tool_passes)``
-    times. With
-    ``parallel_tools`` the calls of one pass run in a thread pool; results keep call order, so
-    the messages are the same as sequential. The input ``messages`` are not modified.
+    OpenAI Responses, Gemini; an SDK object with ``model_dump`` too), a ``{"text",
+    "tool_calls"}`` mapping or plain text; or a stream: an iterator of ``provider_format``'s
+    chunks or events (OpenAI and Anthropic; dicts or SDK objects) or of model text (``str`` or
+    ``bytes``). A stream is read as it arrives, each event given to the observer's
+    ``on_delta``, and gives the same calls as the whole response would. Calls are found with
+    :func:`extract`, executed with ``registry.execute`` (filtered by ``tool_filter``, else the
+    registry's filter), and appended as one assistant message with native calls plus the
+    result messages, in ``provider_format`` (any of the codecs' providers: ``openai``,
+    ``openai_responses``, ``anthropic``, ``ollama``, ``gemini``).
+
+    ``native_tool_calls`` is the policy for calls written in the text of an answer: ``True``,
+    the provider calls tools natively, so text is read for ``~~~tool_call`` fences only (the
+    fallback for models that ignore the native API), and other markup or JSON in it is prose
+    that never runs (it may quote a document or a tool result); ``False``, every text format
+    is read (a server that returns the model's raw text); ``None`` (default): ``True`` for
+    provider bodies and event streams, ``False`` for text and the ``{"text", "tool_calls"}``
+    mapping. Calls left unread by the policy are reported in ``diagnostics``.
+
+    A turn is one provider call plus up to ``max_tool_passes`` passes of tool runs, each
+    followed by a provider call, so the provider is called at most
+    ``max_turns * (1 + max_tool_passes)`` times. With ``parallel_tools`` the calls of one pass
+    run in a thread pool; results keep call order, so the messages are the same as sequential.
+    With ``early_tools``, a streamed call starts as soon as its end event arrives, while the
+    answer still streams (in the pool when ``parallel_tools``); the messages and results are
+    the same. ``observer`` is any object with some of the :class:`LoopObserver` callbacks.
+    The input ``messages`` are not modified.
 
     >>> registry = ToolRegistry(filter="*")
     >>> @registry.tool
@@ -133,22 +185,21 @@ def run_tool_loop(
     >>> [m["role"] for m in result.messages]
     ['assistant', 'tool', 'assistant']
     """
-    steps = _steps(messages, registry, provider_format, max_turns, max_tool_passes, tool_filter)
+    options = _Options(provider_format, max_turns, max_tool_passes, native_tool_calls, early_tools)
+    steps = _steps(messages, options)
     pool = ThreadPoolExecutor(thread_name_prefix="toolwire-loop") if parallel_tools else None
+    tools = _SyncTools(registry, tool_filter, observer, pool)
     try:
         need = next(steps)
         while True:
             if isinstance(need, _Ask):
                 try:
-                    answer = provider(need.messages)
-                    if inspect.isawaitable(answer):
-                        _close(answer)
-                        raise TypeError("the provider returned an awaitable: use arun_tool_loop")
+                    answer: Any = _ask_sync(provider, need, options, tools, observer)
                 except Exception as e:
                     need = steps.throw(e)
                     continue
             elif isinstance(need, _Run):
-                answer = _run_sync(need.calls, registry, tool_filter, observer, pool)
+                answer = tools.run(need.calls, need.started)
             else:
                 answer = _notify(observer, need)
             need = steps.send(answer)
@@ -171,10 +222,14 @@ async def arun_tool_loop(
     parallel_tools: bool = False,
     observer: object | None = None,
     tool_filter: ToolFilter | str | None = None,
+    native_tool_calls: bool | None = None,
+    early_tools: bool = False,
 ) -> LoopResult:
-    """The async :func:`run_tool_loop`: ``provider`` may be sync or ``async def``, tools run
-    with ``registry.aexecute`` (concurrently with ``asyncio.gather`` when ``parallel_tools``),
-    observer callbacks may be ``async def``. Same messages, bounds and result.
+    """The async :func:`run_tool_loop`: ``provider`` may be sync or ``async def`` and may
+    return an async iterator (a stream), tools run with ``registry.aexecute`` (concurrently
+    with ``asyncio.gather`` when ``parallel_tools``, as tasks started during the stream with
+    ``early_tools``), observer callbacks may be ``async def``. Same messages, bounds and
+    result.
 
     >>> import asyncio
     >>> registry = ToolRegistry(filter="*")
@@ -183,94 +238,115 @@ async def arun_tool_loop(
     >>> asyncio.run(arun_tool_loop(provider, [], registry)).stopped_reason
     'final'
     """
-    steps = _steps(messages, registry, provider_format, max_turns, max_tool_passes, tool_filter)
+    options = _Options(provider_format, max_turns, max_tool_passes, native_tool_calls, early_tools)
+    steps = _steps(messages, options)
+    tools = _AsyncTools(registry, tool_filter, observer, parallel_tools)
     try:
         need = next(steps)
         while True:
             if isinstance(need, _Ask):
                 try:
-                    answer = provider(need.messages)
-                    if inspect.isawaitable(answer):
-                        answer = await answer
+                    answer: Any = await _ask_async(provider, need, options, tools, observer)
                 except Exception as e:
                     need = steps.throw(e)
                     continue
             elif isinstance(need, _Run):
-                answer = await _run_async(
-                    need.calls, registry, tool_filter, observer, parallel_tools
-                )
+                answer = await tools.run(need.calls, need.started)
             else:
-                answer = _notify(observer, need)
-                if inspect.isawaitable(answer):
-                    answer = await answer
+                answer = await _anotify(observer, need)
             need = steps.send(answer)
     except StopIteration as stop:
         result: LoopResult = stop.value
         return result
 
 
-def _steps(
-    messages: Sequence[Any],
-    registry: ToolRegistry,
-    provider_format: MessageFormat,
-    max_turns: int,
-    max_tool_passes: int,
-    tool_filter: ToolFilter | str | None,
-) -> _Steps:
-    """The loop itself, independent of sync/async."""
-    if provider_format not in PROVIDERS:
-        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {provider_format!r}")
-    if max_turns < 1 or max_tool_passes < 0:
+def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
+    """The loop itself, independent of sync/async and of whole or streamed answers."""
+    fmt = options.provider_format
+    if fmt not in PROVIDERS:
+        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {fmt!r}")
+    if options.max_turns < 1 or options.max_tool_passes < 0:
         raise ValueError("max_turns must be at least 1 and max_tool_passes at least 0")
     history = list(messages)
-    budget = max_turns * (1 + max_tool_passes)
+    pending = unanswered(history, fmt)
+    per_turn = 1 + options.max_tool_passes
+    budget = options.max_turns * per_turn
     ran: list[ToolCall] = []
     results: list[ToolResult] = []
+    notes: list[Diagnostic] = []
     response: Any = None
     asked = 0
 
     def finish(reason: StoppedReason, error: BaseException | None = None) -> _Steps:
-        turns = -(-asked // (1 + max_tool_passes))
-        result = LoopResult(history, response, turns, ran, reason, results, asked, error)
+        turns = -(-asked // per_turn)
+        result = LoopResult(
+            history, response, turns, ran, reason, results, asked, error, tuple(notes)
+        )
         if error is not None:
             yield _Notify("on_error", (error,))
         yield _Notify("on_final", (result,))
         return result
 
-    yield _Notify("on_start", (list(history),))
-    while True:
-        try:
-            asked += 1
-            answer = yield _Ask(list(history))
-            found = extract(answer, on_error="keep")
-        except Exception as e:
-            return (yield from finish("error", e))
-        response = answer
-        text, native = _response_text(answer)
-        if not found:
-            for message in _messages(encode_calls([], provider_format, content=text)):
-                history.append(message)
-                yield _Notify("on_message", (message,))
-            return (yield from finish("final"))
-        if asked >= budget:
-            return (yield from finish("max_turns"))
-        calls = [_placeholder(c) if isinstance(c, InvalidToolCall) else c for c in found]
-        # Text-form calls become native calls in the history; their markup is not repeated.
-        for message in _messages(
-            encode_calls(calls, provider_format, content=text if native else None)
-        ):
-            history.append(message)
-            yield _Notify("on_message", (message,))
-        outcomes: list[ToolResult] = yield _Run(list(found))
-        outcomes = [
-            o if o.tool_call_id is not None else ToolResult(c.id, c.name, o.content, o.is_error)
-            for c, o in zip(calls, outcomes, strict=True)
-        ]
+    def run_calls(
+        found: list[ToolCall | InvalidToolCall], calls: list[ToolCall], started: dict[int, Any]
+    ) -> Generator[_Need, Any, list[ToolResult]]:
+        """Runs ``found`` (recorded as ``calls``) and records their results; returns them."""
+        outcomes: list[ToolResult] = yield _Run(list(found), started)
+        outcomes = [_paired(c, o) for c, o in zip(calls, outcomes, strict=True)]
         ran.extend(calls)
         results.extend(outcomes)
-        for message in encode_results(outcomes, provider_format):
-            history.append(message)
+        notes.extend(d for o in outcomes for d in o.diagnostics)
+        return outcomes
+
+    def append(new: list[Any], at: int | None = None) -> _Part:
+        at = len(history) if at is None else at
+        history[at:at] = new
+        for message in new:
             yield _Notify("on_message", (message,))
+        return None
+
+    def tool_pass(reply: Reply) -> _Part:
+        """The assistant message of ``reply`` (text-written calls become native calls; their
+        markup is not repeated), then its calls' results."""
+        calls = [_placeholder(c) if isinstance(c, InvalidToolCall) else c for c in reply.calls]
+        content = reply.text if reply.structured else None
+        yield from append(_messages(encode_calls(calls, fmt, content=content)))
+        outcomes = yield from run_calls(reply.calls, calls, reply.started)
+        yield from append(encode_results(outcomes, fmt))
+        return None
+
+    yield _Notify("on_start", (list(history),))
+    if pending:
+        calls = [call for _, call in pending]
+        outcomes = yield from run_calls(list(calls), calls, {})
+        shift = 0  # results placed earlier move the later places
+        for place in sorted({place for place, _ in pending}):
+            answers = [o for (p, _), o in zip(pending, outcomes, strict=True) if p == place]
+            encoded = encode_results(answers, fmt)
+            yield from append(encoded, place + shift)
+            shift += len(encoded)
+    while True:
+        asked += 1
+        try:
+            reply: Reply = yield _Ask(list(history), may_run=asked < budget)
+        except Exception as e:
+            notes.append(_provider_failure(e))
+            return (yield from finish("error", e))
+        if reply.error is not None:
+            # The stream failed after some of its calls had started: record what ran.
+            yield from tool_pass(reply)
+            notes.append(_provider_failure(reply.error))
+            return (yield from finish("error", reply.error))
+        response = reply.response
+        if reply.quoted:
+            notes.append(_quoted_note(reply.quoted))
+        if not reply.calls:
+            yield from append(_messages(encode_calls([], fmt, content=reply.text)))
+            return (yield from finish("final"))
+        if asked >= budget:
+            notes.append(_bounds_note(len(reply.calls), budget, options))
+            return (yield from finish("max_turns"))
+        yield from tool_pass(reply)
 
 
 def _placeholder(invalid: InvalidToolCall) -> ToolCall:
@@ -279,57 +355,240 @@ def _placeholder(invalid: InvalidToolCall) -> ToolCall:
     return ToolCall(None, invalid.name or "invalid_tool_call", {})
 
 
-def _run_sync(
-    calls: list[ToolCall | InvalidToolCall],
-    registry: ToolRegistry,
-    tool_filter: ToolFilter | str | None,
-    observer: object | None,
-    pool: ThreadPoolExecutor | None,
-) -> list[ToolResult]:
-    if pool is None:
-        results = []
-        for call in calls:
-            _notify(observer, _Notify("on_tool_call", (call,)))
-            result = registry.execute(call, tool_filter=tool_filter)
-            _notify(observer, _Notify("on_tool_result", (call, result)))
-            results.append(result)
-        return results
-    for call in calls:
-        _notify(observer, _Notify("on_tool_call", (call,)))
-    results = list(pool.map(lambda c: registry.execute(c, tool_filter=tool_filter), calls))
-    for call, result in zip(calls, results, strict=True):
-        _notify(observer, _Notify("on_tool_result", (call, result)))
-    return results
+def _paired(call: ToolCall, outcome: ToolResult) -> ToolResult:
+    """``outcome`` with the id of the call it answers (a placeholder's id for a call that
+    could not be read), on the result and its diagnostics."""
+    if outcome.tool_call_id is not None:
+        return outcome
+    notes = tuple(replace(d, call_id=d.call_id or call.id) for d in outcome.diagnostics)
+    return replace(outcome, tool_call_id=call.id, name=outcome.name or call.name, diagnostics=notes)
 
 
-async def _run_async(
-    calls: list[ToolCall | InvalidToolCall],
-    registry: ToolRegistry,
-    tool_filter: ToolFilter | str | None,
-    observer: object | None,
-    parallel: bool,
-) -> list[ToolResult]:
-    async def tell(event: str, *args: Any) -> None:
-        outcome = _notify(observer, _Notify(event, args))
-        if inspect.isawaitable(outcome):
-            await outcome
+def _provider_failure(error: BaseException) -> Diagnostic:
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return Diagnostic("error", "provider", f"The provider's answer failed with {detail}.")
 
-    if not parallel:
-        results = []
-        for call in calls:
-            await tell("on_tool_call", call)
-            result = await registry.aexecute(call, tool_filter=tool_filter)
-            await tell("on_tool_result", call, result)
-            results.append(result)
-        return results
-    for call in calls:
-        await tell("on_tool_call", call)
-    results = list(
-        await asyncio.gather(*(registry.aexecute(c, tool_filter=tool_filter) for c in calls))
+
+def _quoted_note(count: int) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        "parse",
+        f"The answer's text holds {count} tool call(s) written as text; they were not run, "
+        "since the provider calls tools natively. Pass native_tool_calls=False if this "
+        "provider's calls arrive as text.",
     )
-    for call, result in zip(calls, results, strict=True):
-        await tell("on_tool_result", call, result)
-    return results
+
+
+def _bounds_note(unrun: int, budget: int, options: _Options) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        "loop",
+        f"The loop stopped at its bound of {budget} provider calls (max_turns="
+        f"{options.max_turns}, max_tool_passes={options.max_tool_passes}); the {unrun} call(s) "
+        "of the last answer were not run.",
+    )
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+
+def _ask_sync(
+    provider: Callable[[list[Any]], Any],
+    need: _Ask,
+    options: _Options,
+    tools: _SyncTools,
+    observer: object | None,
+) -> Reply:
+    answer = provider(need.messages)
+    if inspect.isawaitable(answer) or is_async_stream(answer):
+        _close(answer)
+        raise TypeError("the provider returned an awaitable or async stream: use arun_tool_loop")
+    if not is_stream(answer):
+        return read_whole(answer, options.native_tool_calls)
+    reader = StreamReader(options.provider_format, options.native_tool_calls)
+    started: dict[int, Any] = {}
+
+    def read(events: list[Event]) -> None:
+        for event in events:
+            _notify(observer, _Notify("on_delta", (event,)))
+            position = reader.position(event)
+            if position is not None and options.early_tools and need.may_run:
+                started[position] = tools.start(event.call)  # type: ignore[union-attr]
+
+    try:
+        for item in answer:
+            read(reader.feed(item))
+        read(reader.finish())
+    except Exception as e:
+        if not started:
+            raise
+        return _failed(reader, started, e)
+    finally:
+        _close(answer)
+    return _read(reader, started)
+
+
+async def _ask_async(
+    provider: Callable[[list[Any]], Any],
+    need: _Ask,
+    options: _Options,
+    tools: _AsyncTools,
+    observer: object | None,
+) -> Reply:
+    answer = provider(need.messages)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    if not is_stream(answer) and not is_async_stream(answer):
+        return read_whole(answer, options.native_tool_calls)
+    reader = StreamReader(options.provider_format, options.native_tool_calls)
+    started: dict[int, Any] = {}
+
+    async def read(events: list[Event]) -> None:
+        for event in events:
+            await _anotify(observer, _Notify("on_delta", (event,)))
+            position = reader.position(event)
+            if position is not None and options.early_tools and need.may_run:
+                started[position] = await tools.start(event.call)  # type: ignore[union-attr]
+
+    try:
+        if is_async_stream(answer):
+            async for item in answer:
+                await read(reader.feed(item))
+        else:
+            for item in answer:
+                await read(reader.feed(item))
+        await read(reader.finish())
+    except Exception as e:
+        if not started:
+            raise
+        return _failed(reader, started, e)
+    finally:
+        close = getattr(answer, "aclose", None)
+        if callable(close):
+            await close()
+        else:
+            _close(answer)
+    return _read(reader, started)
+
+
+def _read(reader: StreamReader, started: dict[int, Any]) -> Reply:
+    reply = reader.reply()
+    reply.started.update(started)
+    return reply
+
+
+def _failed(reader: StreamReader, started: dict[int, Any], error: Exception) -> Reply:
+    """The reply of a stream that failed after ``started`` calls began: those calls only."""
+    reply = reader.reply(error)
+    order = sorted(started)
+    reply.calls = [reply.calls[p] for p in order]
+    reply.started.update({i: started[p] for i, p in enumerate(order)})
+    return reply
+
+
+# --- tool runs -------------------------------------------------------------------------------
+
+
+class _SyncTools:
+    """Runs calls for the sync driver: in order, or in a thread pool."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        tool_filter: ToolFilter | str | None,
+        observer: object | None,
+        pool: ThreadPoolExecutor | None,
+    ) -> None:
+        self.registry, self.tool_filter, self.observer, self.pool = (
+            registry,
+            tool_filter,
+            observer,
+            pool,
+        )
+
+    def execute(self, call: ToolCall | InvalidToolCall) -> ToolResult:
+        return self.registry.execute(call, tool_filter=self.tool_filter)
+
+    def start(self, call: ToolCall | InvalidToolCall) -> ToolResult | Future[ToolResult]:
+        """Starts ``call``: a future in the pool, else its result (both told to the observer)."""
+        if self.pool is None:
+            return self._one(call)
+        _notify(self.observer, _Notify("on_tool_call", (call,)))
+        return self.pool.submit(self.execute, call)
+
+    def _one(self, call: ToolCall | InvalidToolCall) -> ToolResult:
+        _notify(self.observer, _Notify("on_tool_call", (call,)))
+        result = self.execute(call)
+        _notify(self.observer, _Notify("on_tool_result", (call, result)))
+        return result
+
+    def run(
+        self, calls: list[ToolCall | InvalidToolCall], started: dict[int, Any]
+    ) -> list[ToolResult]:
+        if self.pool is None:
+            return [started[i] if i in started else self._one(c) for i, c in enumerate(calls)]
+        for i, call in enumerate(calls):
+            if i not in started:
+                _notify(self.observer, _Notify("on_tool_call", (call,)))
+        futures = [
+            started[i] if i in started else self.pool.submit(self.execute, c)
+            for i, c in enumerate(calls)
+        ]
+        results = [future.result() for future in futures]
+        for call, result in zip(calls, results, strict=True):
+            _notify(self.observer, _Notify("on_tool_result", (call, result)))
+        return results
+
+
+class _AsyncTools:
+    """Runs calls for the async driver: in order, or concurrently as tasks."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        tool_filter: ToolFilter | str | None,
+        observer: object | None,
+        parallel: bool,
+    ) -> None:
+        self.registry, self.tool_filter, self.observer, self.parallel = (
+            registry,
+            tool_filter,
+            observer,
+            parallel,
+        )
+
+    async def start(self, call: ToolCall | InvalidToolCall) -> ToolResult | asyncio.Task[Any]:
+        """Starts ``call``: a task when parallel, else its result (told to the observer)."""
+        if not self.parallel:
+            return await self._one(call)
+        await _anotify(self.observer, _Notify("on_tool_call", (call,)))
+        return asyncio.ensure_future(self.execute(call))
+
+    def execute(self, call: ToolCall | InvalidToolCall) -> Awaitable[ToolResult]:
+        return self.registry.aexecute(call, tool_filter=self.tool_filter)
+
+    async def _one(self, call: ToolCall | InvalidToolCall) -> ToolResult:
+        await _anotify(self.observer, _Notify("on_tool_call", (call,)))
+        result = await self.execute(call)
+        await _anotify(self.observer, _Notify("on_tool_result", (call, result)))
+        return result
+
+    async def run(
+        self, calls: list[ToolCall | InvalidToolCall], started: dict[int, Any]
+    ) -> list[ToolResult]:
+        if not self.parallel:
+            return [started[i] if i in started else await self._one(c) for i, c in enumerate(calls)]
+        for i, call in enumerate(calls):
+            if i not in started:
+                await _anotify(self.observer, _Notify("on_tool_call", (call,)))
+        work = [started[i] if i in started else self.execute(c) for i, c in enumerate(calls)]
+        results: list[ToolResult] = list(await asyncio.gather(*work))
+        for call, result in zip(calls, results, strict=True):
+            await _anotify(self.observer, _Notify("on_tool_result", (call, result)))
+        return results
+
+
+# --- helpers ---------------------------------------------------------------------------------
 
 
 def _notify(observer: object | None, need: _Notify) -> Any:
@@ -337,58 +596,19 @@ def _notify(observer: object | None, need: _Notify) -> Any:
     return callback(*need.args) if callable(callback) else None
 
 
-def _close(awaitable: Awaitable[Any]) -> None:
-    close = getattr(awaitable, "close", None)
+async def _anotify(observer: object | None, need: _Notify) -> Any:
+    outcome = _notify(observer, need)
+    return await outcome if inspect.isawaitable(outcome) else outcome
+
+
+def _close(answer: Awaitable[Any] | Any) -> None:
+    """Closes an answer the loop is done with: a coroutine it will not await, a stream it
+    stopped reading (a generator, an SDK stream's connection)."""
+    close = getattr(answer, "close", None)
     if callable(close):
         close()
 
 
-def _messages(encoded: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _messages(encoded: Any) -> list[dict[str, Any]]:
     """``encode_calls`` gives one message, or for the Responses API a list of input items."""
     return encoded if isinstance(encoded, list) else [encoded]
-
-
-def _response_text(response: Any) -> tuple[str | None, bool]:
-    """The text of a response (SPEC §4.4's shapes) and whether it carries native calls."""
-    if isinstance(response, str):
-        return response, False
-    if not isinstance(response, Mapping):
-        return None, False
-    choices = response.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
-        message = choices[0].get("message") or {}
-        return _text_or_none(message.get("content")), bool(message.get("tool_calls"))
-    content = response.get("content")
-    if isinstance(content, list):  # Anthropic Messages
-        texts = [
-            b.get("text", "") for b in content if isinstance(b, Mapping) and b.get("type") == "text"
-        ]
-        uses = any(isinstance(b, Mapping) and b.get("type") == "tool_use" for b in content)
-        return ("".join(texts) if texts else None), uses
-    output = response.get("output")
-    if isinstance(output, list):  # OpenAI Responses
-        texts = [
-            part.get("text", "")
-            for item in output
-            if isinstance(item, Mapping) and item.get("type") == "message"
-            for part in item.get("content") or []
-            if isinstance(part, Mapping) and part.get("type") == "output_text"
-        ]
-        calls = any(isinstance(i, Mapping) and i.get("type") == "function_call" for i in output)
-        return ("".join(texts) if texts else None), calls
-    candidates = response.get("candidates")
-    if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
-        parts = (candidates[0].get("content") or {}).get("parts") or []  # Gemini
-        texts = [
-            p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)
-        ]
-        calls = any(isinstance(p, Mapping) and "functionCall" in p for p in parts)
-        return ("".join(texts) if texts else None), calls
-    message = response.get("message")
-    if isinstance(message, Mapping):  # Ollama /api/chat
-        return _text_or_none(message.get("content")), bool(message.get("tool_calls"))
-    return _text_or_none(response.get("text")), bool(response.get("tool_calls"))
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

@@ -8,14 +8,16 @@ import dataclasses
 import inspect
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from ._errors import ToolDefinitionError
 from ._filter import ToolFilter
+from ._history import pending_calls
+from ._signature import Binding, binding_of
 from ._toolwire import InvalidToolCall, ToolCall
-from ._types import Tool, ToolResult
+from ._types import Diagnostic, Origin, Tool, ToolResult
 from ._validation import validate_arguments
 from .codecs import Provider, encode_tools
 
@@ -30,14 +32,16 @@ class _Entry:
     tool: Tool
     func: Callable[..., Any] | None
     timeout: float | None
+    binding: Binding | None
 
 
 @dataclass(frozen=True)
 class _Ready:
-    """A call that passed every check and can run."""
+    """A call that passed every check and can run, with the function's keyword arguments."""
 
     call: ToolCall
     func: Callable[..., Any]
+    arguments: dict[str, Any]
     timeout: float | None
 
 
@@ -47,8 +51,13 @@ class ToolRegistry:
     The filter defaults to ``"-*"``: nothing runs until tools are enabled, by passing
     ``filter=`` here, setting :attr:`filter`, or giving ``tool_filter=`` per call.
     ``execute``/``aexecute`` turn every failure (unknown or filtered tool, invalid arguments,
-    an exception, a timeout) into a ``ToolResult`` with ``is_error=True`` and a message the
-    model can act on.
+    an exception, a timeout) into a ``ToolResult`` with ``is_error=True``, a message the model
+    can act on, and a :class:`Diagnostic` per problem for logs and UIs.
+
+    A function is only ever given the arguments its tool's schema declares: an argument the
+    schema does not list is refused (an error result naming it) unless the schema explicitly
+    allows extra properties and the function takes ``**kwargs``. Parameters typed with a
+    pydantic model receive a validated model instance.
 
     >>> registry = ToolRegistry(filter="*")
     >>> @registry.tool
@@ -122,7 +131,8 @@ class ToolRegistry:
             raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
         if timeout is not None and timeout <= 0:
             raise ToolDefinitionError(f"the timeout of tool {tool.name!r} must be positive")
-        self._entries[tool.name] = _Entry(tool, func, timeout)
+        binding = binding_of(func, tool.parameters) if func is not None else None
+        self._entries[tool.name] = _Entry(tool, func, timeout, binding)
         return tool
 
     @overload
@@ -209,8 +219,48 @@ class ToolRegistry:
         if inspect.iscoroutinefunction(ready.func):
             return _in_new_loop(self._run_async(ready))
         if ready.timeout is None:
-            return _outcome(ready, lambda: ready.func(**ready.call.arguments))
+            return _outcome(ready, lambda: ready.func(**ready.arguments))
         return _with_thread_timeout(ready)
+
+    def execute_pending(
+        self,
+        messages: Sequence[Any],
+        *,
+        provider_format: Provider = "openai",
+        tool_filter: FilterSpec = None,
+    ) -> ToolResult:
+        """Run the one call of ``messages`` that no tool result answers yet (see
+        :func:`pending_calls`) and return its result, as :meth:`execute` does.
+
+        With no pending call, or more than one, nothing runs: the result is an error result
+        (no call id) that says which, with a ``"loop"`` diagnostic.
+
+        >>> registry = ToolRegistry(filter="*")
+        >>> _ = registry.register(Tool("ping"), lambda: "pong")
+        >>> history = [{"role": "assistant", "content": None, "tool_calls": [
+        ...     {"id": "c1", "type": "function", "function": {"name": "ping", "arguments": "{}"}}]}]
+        >>> registry.execute_pending(history).content
+        'pong'
+        >>> registry.execute_pending([]).content
+        'No tool call is pending: every call of the conversation has a result.'
+        """
+        only = _only_pending(messages, provider_format)
+        if isinstance(only, ToolResult):
+            return only
+        return self.execute(only, tool_filter=tool_filter)
+
+    async def aexecute_pending(
+        self,
+        messages: Sequence[Any],
+        *,
+        provider_format: Provider = "openai",
+        tool_filter: FilterSpec = None,
+    ) -> ToolResult:
+        """Async :meth:`execute_pending`."""
+        only = _only_pending(messages, provider_format)
+        if isinstance(only, ToolResult):
+            return only
+        return await self.aexecute(only, tool_filter=tool_filter)
 
     async def aexecute(
         self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
@@ -224,9 +274,9 @@ class ToolRegistry:
 
     async def _run_async(self, ready: _Ready) -> ToolResult:
         if inspect.iscoroutinefunction(ready.func):
-            work: Awaitable[Any] = ready.func(**ready.call.arguments)
+            work: Awaitable[Any] = ready.func(**ready.arguments)
         else:
-            work = _in_daemon_thread(ready.func, ready.call.arguments)
+            work = _in_daemon_thread(ready.func, ready.arguments)
         try:
             value = await asyncio.wait_for(work, ready.timeout)
         except TimeoutError:
@@ -243,13 +293,11 @@ class ToolRegistry:
     ) -> _Ready | ToolResult:
         """Every check before running: the call itself, the name, the filter, the arguments."""
         if isinstance(call, InvalidToolCall):
-            return ToolResult(
-                None,
-                call.name,
+            message = (
                 f"The tool call could not be read: {call.error}. Retry the tool call with a "
-                'JSON object of the form {"name": ..., "arguments": {...}}.',
-                is_error=True,
+                'JSON object of the form {"name": ..., "arguments": {...}}.'
             )
+            return _failure(None, call.name, "parse", message)
         allowed = self._resolve_filter(tool_filter)
         entry = self._entries.get(call.name)
         if entry is None or not allowed.allows(entry.tool.name, entry.tool.category):
@@ -261,27 +309,63 @@ class ToolRegistry:
                 if names
                 else " No tools are available: answer without calling tools."
             )
-            return _error(call, f"{reason} '{call.name}'{state}.{hint}")
-        if entry.func is None:
-            return _error(call, f"Tool '{call.name}' has no implementation. Continue without it.")
+            origin: Origin = "registry" if entry is None else "filter"
+            return _error(call, origin, f"{reason} '{call.name}'{state}.{hint}")
+        if entry.func is None or entry.binding is None:
+            message = f"Tool '{call.name}' has no implementation. Continue without it."
+            return _error(call, "registry", message)
         try:
             problems = validate_arguments(entry.tool, call.arguments)
         except ToolDefinitionError as e:
-            return _error(call, f"Tool '{call.name}' cannot be used: {e}. Continue without it.")
+            message = f"Tool '{call.name}' cannot be used: {e}. Continue without it."
+            return _error(call, "registry", message)
         if problems:
-            return _error(call, "\n".join(problems))
+            return _error(call, "validation", *problems)
+        undeclared = entry.binding.undeclared(call.arguments)
+        if undeclared:
+            message = (
+                f"Arguments for tool '{call.name}' have properties the tool does not take: "
+                f"{', '.join(undeclared)}. Retry the tool call without them."
+            )
+            return _error(call, "validation", message)
+        arguments, problems = entry.binding.convert(call.name, call.arguments)
+        if problems:
+            return _error(call, "validation", *problems)
         timeout = entry.timeout if entry.timeout is not None else self.timeout
-        return _Ready(call, entry.func, timeout)
+        return _Ready(call, entry.func, arguments, timeout)
 
 
-def _error(call: ToolCall, message: str) -> ToolResult:
-    return ToolResult(call.id, call.name, message, is_error=True)
+def _only_pending(messages: Sequence[Any], provider_format: Provider) -> ToolCall | ToolResult:
+    """The one pending call of ``messages``, or the error result saying there is not one."""
+    pending = pending_calls(messages, provider_format=provider_format)
+    if len(pending) == 1:
+        return pending[0]
+    if not pending:
+        message = "No tool call is pending: every call of the conversation has a result."
+    else:
+        listed = ", ".join(f"{c.id} ({c.name})" for c in pending)
+        message = (
+            f"{len(pending)} tool calls are pending ({listed}); execute_pending runs exactly "
+            "one. Run them with run_tool_loop, or each with execute."
+        )
+    return _failure(None, None, "loop", message)
+
+
+def _failure(call_id: str | None, name: str | None, origin: Origin, *messages: str) -> ToolResult:
+    """An error result: the messages, one line each, and a diagnostic per message."""
+    notes = tuple(Diagnostic("error", origin, m, call_id) for m in messages)
+    return ToolResult(call_id, name, "\n".join(messages), True, notes)
+
+
+def _error(call: ToolCall, origin: Origin, *messages: str) -> ToolResult:
+    return _failure(call.id, call.name, origin, *messages)
 
 
 def _exception_result(call: ToolCall, e: BaseException) -> ToolResult:
     detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
     return _error(
         call,
+        "execution",
         f"Tool '{call.name}' failed with {detail}. Check the arguments and retry, or continue "
         "without this tool.",
     )
@@ -290,6 +374,7 @@ def _exception_result(call: ToolCall, e: BaseException) -> ToolResult:
 def _timeout_result(ready: _Ready) -> ToolResult:
     return _error(
         ready.call,
+        "timeout",
         f"Tool '{ready.call.name}' did not finish within {ready.timeout:g} seconds. Retry with a "
         "smaller request, or continue without this tool.",
     )
@@ -305,10 +390,15 @@ def _outcome(ready: _Ready, run: Callable[[], Any]) -> ToolResult:
 
 def _result_of(call: ToolCall, value: Any) -> ToolResult:
     """A tool's return value as a result: text as is, a ``ToolResult`` completed with the call's
-    id and name, anything else as compact JSON text (so every provider accepts it)."""
+    id and name (on its diagnostics too), anything else as compact JSON text (so every provider
+    accepts it)."""
     if isinstance(value, ToolResult):
+        call_id = value.tool_call_id or call.id
+        notes = tuple(
+            dataclasses.replace(d, call_id=d.call_id or call_id) for d in value.diagnostics
+        )
         return dataclasses.replace(
-            value, tool_call_id=value.tool_call_id or call.id, name=value.name or call.name
+            value, tool_call_id=call_id, name=value.name or call.name, diagnostics=notes
         )
     if isinstance(value, str):
         return ToolResult(call.id, call.name, value)
@@ -329,7 +419,7 @@ def _plain(value: Any) -> Any:
 def _with_thread_timeout(ready: _Ready) -> ToolResult:
     box: list[ToolResult] = []
     worker = threading.Thread(
-        target=lambda: box.append(_outcome(ready, lambda: ready.func(**ready.call.arguments))),
+        target=lambda: box.append(_outcome(ready, lambda: ready.func(**ready.arguments))),
         name=f"toolwire-tool-{ready.call.name}",
         daemon=True,
     )

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``toolwire._toolwire``."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Literal, final
+from typing import Any, ClassVar, Final, Literal, final, overload
 
 __all__ = [
     "CompiledSchema",
@@ -35,6 +35,7 @@ __version__: Final[str]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
+Provider = Literal["auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"]
 
 @final
 class ToolCall:
@@ -51,6 +52,9 @@ class ToolCall:
         cls, id: str | int | None = None, name: str | None = None, arguments: Any = None
     ) -> ToolCall: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall: ...
     def __eq__(self, value: object, /) -> bool: ...
@@ -86,6 +90,9 @@ class InvalidToolCall:
     ) -> InvalidToolCall: ...
     def to_dict(self) -> dict[str, Any]: ...
     @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> InvalidToolCall: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -96,26 +103,55 @@ def loads(data: str | bytes | bytearray, /) -> Any:
 def decode_arguments(arguments: Any, /, *, repair: bool = False) -> dict[str, Any]:
     """Normalise one arguments value to a dict (SPEC §3)."""
 
+# Each parser is overloaded on `on_error`: under "raise" and "skip" no InvalidToolCall can come
+# back, so the list holds only ToolCall; "keep" (or a policy known only at run time) may mix them.
+
+@overload
 def parse_native(
-    calls: Sequence[Any], /, *, repair: bool = False, on_error: ErrorPolicy = "raise"
-) -> list[ToolCall | InvalidToolCall]:
+    calls: Sequence[Any],
+    /,
+    *,
+    repair: bool = False,
+    on_error: Literal["raise", "skip"] = "raise",
+) -> list[ToolCall]:
     """Parse structured provider calls (SPEC §4.1)."""
-
+@overload
+def parse_native(
+    calls: Sequence[Any], /, *, repair: bool = False, on_error: ErrorPolicy
+) -> list[ToolCall | InvalidToolCall]: ...
+@overload
 def parse_text_tagged(
-    text: str | bytes, /, *, repair: bool = False, on_error: ErrorPolicy = "raise"
-) -> list[ToolCall | InvalidToolCall]:
+    text: str | bytes,
+    /,
+    *,
+    repair: bool = False,
+    on_error: Literal["raise", "skip"] = "raise",
+) -> list[ToolCall]:
     """Parse ``~~~tool_call`` fenced blocks (SPEC §4.2)."""
-
+@overload
+def parse_text_tagged(
+    text: str | bytes, /, *, repair: bool = False, on_error: ErrorPolicy
+) -> list[ToolCall | InvalidToolCall]: ...
+@overload
 def parse_raw_json(
     text: str | bytes,
     /,
     *,
     mode: RawJsonMode = "fenced",
     repair: bool = False,
-    on_error: ErrorPolicy = "raise",
-) -> list[ToolCall | InvalidToolCall]:
+    on_error: Literal["raise", "skip"] = "raise",
+) -> list[ToolCall]:
     """Parse bare JSON calls from weak models (SPEC §4.3)."""
-
+@overload
+def parse_raw_json(
+    text: str | bytes,
+    /,
+    *,
+    mode: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy,
+) -> list[ToolCall | InvalidToolCall]: ...
+@overload
 def extract(
     response: str | bytes | Mapping[str, Any] | Sequence[Any],
     /,
@@ -124,26 +160,47 @@ def extract(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
-    on_error: ErrorPolicy = "raise",
+    on_error: Literal["raise", "skip"] = "raise",
     tools: Sequence[Any] | None = None,
-) -> list[ToolCall | InvalidToolCall]:
+) -> list[ToolCall]:
     """Extract the tool calls of any response (SPEC §4.4).
 
-    ``tools`` (tool definitions in any shape ``Tool.from_dict`` accepts) types the raw-text
-    parameter values of the qwen3_coder and glm45 formats (SPEC §6).
+    ``native_tool_calls=True`` says the provider calls tools natively: a response without
+    structured calls has its text read for ``~~~tool_call`` fences only (the fallback for models
+    that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
+    perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
+    ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
+    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats (SPEC §6).
     """
-
+@overload
+def extract(
+    response: str | bytes | Mapping[str, Any] | Sequence[Any],
+    /,
+    *,
+    native_tool_calls: bool | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy,
+    tools: Sequence[Any] | None = None,
+) -> list[ToolCall | InvalidToolCall]: ...
+@overload
 def decode_tool_calls(
     body: Mapping[str, Any] | Sequence[Any],
-    provider: Literal[
-        "auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"
-    ] = "auto",
+    provider: Provider = "auto",
     *,
     repair: bool = False,
-    on_error: ErrorPolicy = "raise",
-) -> list[ToolCall | InvalidToolCall]:
+    on_error: Literal["raise", "skip"] = "raise",
+) -> list[ToolCall]:
     """The structured calls of a provider body or assistant message (SPEC §7)."""
-
+@overload
+def decode_tool_calls(
+    body: Mapping[str, Any] | Sequence[Any],
+    provider: Provider = "auto",
+    *,
+    repair: bool = False,
+    on_error: ErrorPolicy,
+) -> list[ToolCall | InvalidToolCall]: ...
 def assistant_message(
     calls: object, provider: str, content: object
 ) -> dict[str, Any] | None:
@@ -153,8 +210,7 @@ def assistant_message(
 def dumps_compact(value: Any, /) -> str:
     """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, in Rust."""
 
-Provider = Literal["auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"]
-
+@overload
 def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
     /,
@@ -165,9 +221,35 @@ def extract_batch(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
-    on_error: ErrorPolicy = "keep",
+    on_error: Literal["keep"] = "keep",
 ) -> list[list[ToolCall | InvalidToolCall]]:
     """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10)."""
+@overload
+def extract_batch(
+    items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
+    /,
+    *,
+    provider: Provider = "auto",
+    threads: int | None = None,
+    native_tool_calls: bool | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: Literal["raise", "skip"],
+) -> list[list[ToolCall]]: ...
+@overload
+def extract_batch(
+    items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
+    /,
+    *,
+    provider: Provider = "auto",
+    threads: int | None = None,
+    native_tool_calls: bool | None = None,
+    formats: Literal["auto"] | Sequence[str] | None = None,
+    raw_json: RawJsonMode = "fenced",
+    repair: bool = False,
+    on_error: ErrorPolicy,
+) -> list[list[ToolCall | InvalidToolCall]]: ...
 
 def extract_jsonl_chunk(
     chunk: bytes,
@@ -209,12 +291,15 @@ def new_call_id() -> str:
 class TextDelta:
     """Plain text that can no longer be part of a marker (SPEC §9.1)."""
 
-    kind: Final = "text_delta"
+    kind: ClassVar[Literal["text_delta"]]
     __match_args__: Final = ("text",)
     @property
     def text(self) -> str: ...
     def __new__(cls, text: str) -> TextDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -222,12 +307,15 @@ class TextDelta:
 class ReasoningDelta:
     """Text inside a ``<think>`` span or an analysis channel (SPEC §9.1)."""
 
-    kind: Final = "reasoning_delta"
+    kind: ClassVar[Literal["reasoning_delta"]]
     __match_args__: Final = ("text",)
     @property
     def text(self) -> str: ...
     def __new__(cls, text: str) -> ReasoningDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -235,7 +323,7 @@ class ReasoningDelta:
 class ToolCallStart:
     """A call begins: its name is known (SPEC §9.1)."""
 
-    kind: Final = "tool_call_start"
+    kind: ClassVar[Literal["tool_call_start"]]
     __match_args__: Final = ("index", "id", "name")
     @property
     def index(self) -> int: ...
@@ -245,6 +333,9 @@ class ToolCallStart:
     def name(self) -> str: ...
     def __new__(cls, index: int, id: str, name: str) -> ToolCallStart: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -252,7 +343,7 @@ class ToolCallStart:
 class ToolCallDelta:
     """The next piece of a call's arguments text, as the model wrote it (SPEC §9.1)."""
 
-    kind: Final = "tool_call_delta"
+    kind: ClassVar[Literal["tool_call_delta"]]
     __match_args__: Final = ("index", "arguments")
     @property
     def index(self) -> int: ...
@@ -260,6 +351,9 @@ class ToolCallDelta:
     def arguments(self) -> str: ...
     def __new__(cls, index: int, arguments: str) -> ToolCallDelta: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -267,7 +361,7 @@ class ToolCallDelta:
 class ToolCallEnd:
     """A call is complete and decoded (SPEC §9.1)."""
 
-    kind: Final = "tool_call_end"
+    kind: ClassVar[Literal["tool_call_end"]]
     __match_args__: Final = ("index", "call")
     @property
     def index(self) -> int: ...
@@ -275,6 +369,9 @@ class ToolCallEnd:
     def call(self) -> ToolCall: ...
     def __new__(cls, index: int, call: ToolCall) -> ToolCallEnd: ...
     def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, handler: Any) -> Any:
+        """pydantic's hook: validated from an instance or its ``to_dict()`` form."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

@@ -14,7 +14,7 @@ Five providers: ``openai`` (Chat Completions), ``openai_responses`` (Responses A
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ._codecs import CODECS, PROVIDERS
 from ._codecs.base import (
@@ -30,6 +30,19 @@ from ._codecs.base import (
 )
 from ._toolwire import ToolCall, assistant_message, decode_tool_calls
 from ._types import Tool, ToolResult
+
+if TYPE_CHECKING:
+    # The SDKs' own request types (typing only: toolwire depends on neither SDK). Without the
+    # SDK installed they are unknown to a type checker, which then treats them as Any. A
+    # provider known only at run time (a `Provider` variable) gets Any too.
+    from anthropic.types import MessageParam, ToolParam
+    from openai.types.chat import (
+        ChatCompletionAssistantMessageParam,
+        ChatCompletionFunctionToolParam,
+        ChatCompletionMessageParam,
+        ChatCompletionToolMessageParam,
+    )
+    from openai.types.responses import FunctionToolParam, ResponseInputItemParam
 
 __all__ = [
     "PROVIDERS",
@@ -56,10 +69,28 @@ def _codec(provider: str) -> Codec:
 # --- public API -----------------------------------------------------------------------------
 
 
-def encode_tools(tools: Iterable[ToolLike], provider: Provider) -> list[dict[str, Any]]:
-    """Tool definitions in ``provider``'s request format.
+@overload
+def encode_tools(
+    tools: Iterable[ToolLike], provider: Literal["openai"]
+) -> list[ChatCompletionFunctionToolParam]: ...
+@overload
+def encode_tools(
+    tools: Iterable[ToolLike], provider: Literal["openai_responses"]
+) -> list[FunctionToolParam]: ...
+@overload
+def encode_tools(tools: Iterable[ToolLike], provider: Literal["anthropic"]) -> list[ToolParam]: ...
+@overload
+def encode_tools(
+    tools: Iterable[ToolLike], provider: Literal["ollama", "gemini"]
+) -> list[dict[str, Any]]: ...
+@overload
+def encode_tools(tools: Iterable[ToolLike], provider: Provider) -> list[Any]: ...
+def encode_tools(tools: Iterable[ToolLike], provider: Provider) -> list[Any]:
+    """Tool definitions in ``provider``'s request format, typed as the ``openai`` and
+    ``anthropic`` SDKs' request types where those SDKs are installed.
 
-    ``tools`` are :class:`Tool` objects or mappings in any shape :meth:`Tool.from_dict` reads.
+    ``tools`` are :class:`Tool` objects, mappings in any shape :meth:`Tool.from_dict` reads,
+    or pydantic model classes (:meth:`Tool.from_pydantic`).
     Gemini gets one ``{"functionDeclarations": [...]}`` entry holding them all.
 
     >>> encode_tools([{"name": "ping", "parameters": {"type": "object"}}], "anthropic")
@@ -79,25 +110,30 @@ def decode_tools(wire: Sequence[Mapping[str, Any]], provider: Provider) -> list[
 
 @overload
 def encode_calls(
-    calls: Iterable[CallLike],
-    provider: Literal["openai", "anthropic", "ollama", "gemini"],
-    *,
-    content: str | None = None,
-) -> dict[str, Any]: ...
+    calls: Iterable[CallLike], provider: Literal["openai"], *, content: str | None = None
+) -> ChatCompletionAssistantMessageParam: ...
+@overload
+def encode_calls(
+    calls: Iterable[CallLike], provider: Literal["anthropic"], *, content: str | None = None
+) -> MessageParam: ...
 @overload
 def encode_calls(
     calls: Iterable[CallLike],
     provider: Literal["openai_responses"],
     *,
     content: str | None = None,
-) -> list[dict[str, Any]]: ...
+) -> list[ResponseInputItemParam]: ...
+@overload
+def encode_calls(
+    calls: Iterable[CallLike], provider: Literal["ollama", "gemini"], *, content: str | None = None
+) -> dict[str, Any]: ...
 @overload
 def encode_calls(
     calls: Iterable[CallLike], provider: Provider, *, content: str | None = None
-) -> dict[str, Any] | list[dict[str, Any]]: ...
+) -> Any: ...
 def encode_calls(
     calls: Iterable[CallLike], provider: Provider, *, content: str | None = None
-) -> dict[str, Any] | list[dict[str, Any]]:
+) -> Any:
     """One assistant message holding ``calls`` (and the text ``content``, if any).
 
     For ``openai_responses`` the result is the list of input items (an optional ``message``
@@ -114,9 +150,38 @@ def encode_calls(
     )
 
 
+@overload
+def encode_results(
+    results: Iterable[ResultLike], provider: Literal["openai"], *, error_prefix: str | None = None
+) -> list[ChatCompletionToolMessageParam]: ...
+@overload
+def encode_results(
+    results: Iterable[ResultLike],
+    provider: Literal["openai_responses"],
+    *,
+    error_prefix: str | None = None,
+) -> list[ResponseInputItemParam]: ...
+@overload
+def encode_results(
+    results: Iterable[ResultLike],
+    provider: Literal["anthropic"],
+    *,
+    error_prefix: str | None = None,
+) -> list[MessageParam]: ...
+@overload
+def encode_results(
+    results: Iterable[ResultLike],
+    provider: Literal["ollama", "gemini"],
+    *,
+    error_prefix: str | None = None,
+) -> list[dict[str, Any]]: ...
+@overload
 def encode_results(
     results: Iterable[ResultLike], provider: Provider, *, error_prefix: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[Any]: ...
+def encode_results(
+    results: Iterable[ResultLike], provider: Provider, *, error_prefix: str | None = None
+) -> list[Any]:
     """The messages that give ``results`` back to the model.
 
     Anthropic and Gemini get **one** user message holding every result (``[]`` when there are
@@ -161,13 +226,53 @@ def decode_results(
     return results
 
 
+@overload
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Literal["openai"],
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[ChatCompletionMessageParam]: ...
+@overload
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Literal["openai_responses"],
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[ResponseInputItemParam]: ...
+@overload
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Literal["anthropic"],
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[MessageParam]: ...
+@overload
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Literal["ollama", "gemini"],
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[dict[str, Any]]: ...
+@overload
 def convert_message(
     message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     from_provider: Provider,
     to_provider: Provider,
     *,
     calls: Iterable[ToolCall] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Any]: ...
+def convert_message(
+    message: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    from_provider: Provider,
+    to_provider: Provider,
+    *,
+    calls: Iterable[ToolCall] | None = None,
+) -> list[Any]:
     """Converts one assistant message (or a whole response body) or one turn of tool results
     between providers (a gateway's translation step).
 

@@ -14,6 +14,8 @@ import dask.bag as db
 import dask.dataframe as dd
 import pandas as pd
 import pyarrow as pa
+from fsspec.core import get_fs_token_paths
+from fsspec.utils import infer_compression
 
 from ._arrow import calls_type, extract_arrow
 
@@ -64,8 +66,14 @@ def extract_jsonl(
     URLs as :func:`dask.bag.read_text` takes them): the line's calls as a list of
     ``{"id", "name", "arguments", "error"}`` dicts. ``field`` is the dotted path to the
     response inside each line (``None``: the line is the response).
+
+    ``blocksize`` splits plain files into partitions; a compressed file (``.gz``, ``.bz2``,
+    ``.xz``, ``.zst``, …) cannot be split, so when the paths name any, each file is one
+    partition.
     """
     extract_options = {**options, "field": field, "threads": threads}
+    if blocksize is not None and _any_compressed(paths):
+        blocksize = None
 
     def calls_of_lines(lines: list[str]) -> list[Any]:
         bodies = pa.array([line.rstrip("\r\n") for line in lines], pa.string())
@@ -73,3 +81,9 @@ def extract_jsonl(
         return calls
 
     return db.read_text(paths, blocksize=blocksize).map_partitions(calls_of_lines)
+
+
+def _any_compressed(paths: str | Sequence[str]) -> bool:
+    """Whether any file the paths (or globs) name is compressed, by its suffix."""
+    _, _, files = get_fs_token_paths(paths, mode="rb")
+    return any(infer_compression(name) is not None for name in files)

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._codecs.base import ToolLike, as_tool
 from ._types import Tool
 
 __all__ = ["augment_system_prompt"]
@@ -49,21 +50,21 @@ _PLACEHOLDERS: dict[str, Any] = {
 
 
 def augment_system_prompt(
-    existing: str | None, tools: Iterable[Tool | Mapping[str, Any]], *, compact: bool = False
+    existing: str | None, tools: Iterable[ToolLike], *, compact: bool = False
 ) -> str:
     """``existing`` followed by a blank line and instructions for calling ``tools`` with
     ``~~~tool_call`` blocks (the instructions alone when ``existing`` is None or blank).
 
-    ``tools`` are :class:`Tool` objects or mappings with the schema under ``parameters``,
-    ``input_schema`` or ``schema``. The full list gives each tool's description and its schema
-    as compact JSON; ``compact=True`` gives one line per tool, ``- name(a: string, b?: int[]) —
-    First sentence.``, for weak models that degrade on long prompts. The output is
-    deterministic.
+    ``tools`` are :class:`Tool` objects, mappings with the schema under ``parameters``,
+    ``input_schema`` or ``schema``, or pydantic model classes. The full list gives each tool's
+    description and its schema as compact JSON; ``compact=True`` gives one line per tool,
+    ``- name(a: string, b?: int[]) — First sentence.``, for weak models that degrade on long
+    prompts. The output is deterministic.
 
     >>> print(augment_system_prompt(None, [Tool("ping", "Ping.")]).splitlines()[-2:])
     ['- ping: Ping.', '  {"type":"object","properties":{}}']
     """
-    definitions = [tool if isinstance(tool, Tool) else Tool.from_dict(tool) for tool in tools]
+    definitions = [as_tool(tool) for tool in tools]
     listing = [_compact_line(t) if compact else _full_entry(t) for t in definitions]
     instructions = "\n\n".join(
         [_INTRO, _example(definitions), _RULES, "\n".join(["Tools:", *listing])]

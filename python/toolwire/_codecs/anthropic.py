@@ -44,11 +44,12 @@ class Anthropic(Codec):
         if not results:
             return []
         blocks = []
-        for result in results:
-            block: Message = {"type": "tool_result"}
-            if result.tool_call_id is not None:
-                block["tool_use_id"] = result.tool_call_id
-            block["content"] = self._blocks(result.content)
+        for i, result in enumerate(results):
+            block: Message = {
+                "type": "tool_result",
+                "tool_use_id": self._result_id(result, i),
+                "content": self._blocks(result.content),
+            }
             if result.is_error:
                 block["is_error"] = True
             blocks.append(block)

@@ -11,12 +11,12 @@ from typing import Any, Literal, TypeAlias
 from .. import _shape as shape
 from .._errors import ArgumentsError, ProviderFormatError, ToolCallParseError, ToolDefinitionError
 from .._toolwire import ToolCall, assistant_message, dumps_compact
-from .._types import Tool, ToolResult
+from .._types import PydanticModel, Tool, ToolResult
 
 Provider: TypeAlias = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "openai_responses", "anthropic", "ollama", "gemini")
 
-ToolLike: TypeAlias = Tool | Mapping[str, Any]
+ToolLike: TypeAlias = Tool | Mapping[str, Any] | type[PydanticModel]
 CallLike: TypeAlias = ToolCall | Mapping[str, Any]
 ResultLike: TypeAlias = ToolResult | Mapping[str, Any]
 Message: TypeAlias = dict[str, Any]
@@ -30,7 +30,11 @@ def as_tool(tool: object) -> Tool:
         return tool
     if isinstance(tool, Mapping):
         return Tool.from_dict(tool)
-    raise ToolDefinitionError(f"expected a Tool or a mapping, got {type(tool).__name__}")
+    if isinstance(tool, type) and hasattr(tool, "model_json_schema"):
+        return Tool.from_pydantic(tool)
+    raise ToolDefinitionError(
+        f"expected a Tool, a mapping or a pydantic model class, got {type(tool).__name__}"
+    )
 
 
 def as_call(call: object, index: int) -> ToolCall:
@@ -168,6 +172,16 @@ class Codec(ABC):
     def read_turn(self, message: object) -> Assistant | list[ToolResult]:
         """An assistant message as text and calls, or a tool-result message as results."""
         ...
+
+    def _result_id(self, result: ToolResult, index: int) -> str:
+        """The id of the call a result answers, which this wire cannot do without."""
+        if result.tool_call_id is None:
+            raise ProviderFormatError(
+                f"result {index} has no tool_call_id, which {self.name} needs (decode_results "
+                "and convert_message fill it in from the calls answered, given as calls=)",
+                path=f"[{index}].tool_call_id",
+            )
+        return result.tool_call_id
 
     def _result_text(self, result: ToolResult, error_prefix: str | None) -> str:
         text = as_text(result.content)

@@ -52,14 +52,14 @@ class OpenAIChat(Codec):
         return native_message(calls, self.name, content)
 
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
-        messages = []
-        for result in results:
-            message: Message = {"role": "tool"}
-            if result.tool_call_id is not None:
-                message["tool_call_id"] = result.tool_call_id
-            message["content"] = self._result_text(result, error_prefix)
-            messages.append(message)
-        return messages
+        return [
+            {
+                "role": "tool",
+                "tool_call_id": self._result_id(result, i),
+                "content": self._result_text(result, error_prefix),
+            }
+            for i, result in enumerate(results)
+        ]
 
     def decode_results(self, messages: object) -> list[ToolResult]:
         return [

@@ -46,14 +46,8 @@ class OpenAIResponses(Codec):
 
     def encode_calls(self, calls: list[ToolCall], content: str | None) -> list[Message]:
         items: list[Message] = []
-        if content:
-            items.append(
-                {
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": content}],
-                }
-            )
+        if content:  # an input message (EasyInputMessage): assistant text goes in as a string
+            items.append({"type": "message", "role": "assistant", "content": content})
         items.extend(
             {
                 "type": "function_call",
@@ -66,14 +60,14 @@ class OpenAIResponses(Codec):
         return items
 
     def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
-        items = []
-        for result in results:
-            item: Message = {"type": "function_call_output"}
-            if result.tool_call_id is not None:
-                item["call_id"] = result.tool_call_id
-            item["output"] = self._result_text(result, error_prefix)
-            items.append(item)
-        return items
+        return [
+            {
+                "type": "function_call_output",
+                "call_id": self._result_id(result, i),
+                "output": self._result_text(result, error_prefix),
+            }
+            for i, result in enumerate(results)
+        ]
 
     def decode_results(self, messages: object) -> list[ToolResult]:
         return [

@@ -208,8 +208,12 @@ fn response_items<V: JsonView>(items: &V, path: &str) -> Result<BodyParts<V>, Fo
                 calls.push(item);
                 positions.push(i);
             }
-            Some("message") => {
-                if let Some(content) = item.get("content") {
+            // An output message holds typed parts; an input message may hold a plain string.
+            Some("message") => match item.get("content") {
+                Some(content) if content.kind() == JsonKind::String => {
+                    texts.push(content.string_lossy().unwrap_or_default());
+                }
+                Some(content) => {
                     expect_kind(
                         &content,
                         JsonKind::Array,
@@ -217,7 +221,8 @@ fn response_items<V: JsonView>(items: &V, path: &str) -> Result<BodyParts<V>, Fo
                     )?;
                     texts.extend(text_parts(&content, &format!("{path}[{i}].content"))?);
                 }
-            }
+                None => {}
+            },
             _ => {}
         }
     }
@@ -607,6 +612,21 @@ mod tests {
             value(r#"[{"type":"message","content":[]},{"type":"function_call","name":"f"}]"#);
         let parts = split_body_as(&items, Shape::OpenAIResponses).unwrap();
         assert_eq!(parts.call_path(0), "[1]");
+    }
+
+    #[test]
+    fn responses_message_content_is_parts_or_a_string() {
+        let text = |body: &str| match split_body_as(&value(body), Shape::OpenAIResponses)
+            .unwrap()
+            .text
+        {
+            BodyText::Joined(text) => text,
+            _ => String::new(),
+        };
+        let input = r#"[{"type":"message","role":"assistant","content":"Hi."}]"#;
+        let output = r#"[{"type":"message","content":[{"type":"output_text","text":"Hi."}]}]"#;
+        assert_eq!(text(input), "Hi.");
+        assert_eq!(text(output), "Hi.");
     }
 
     #[test]

@@ -218,13 +218,18 @@ pub fn extract<'py>(
     on_error: &str,
     tools: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    // Kept for the seed's capabilities map; the tiers are the same either way (§4.4).
-    let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let tools = ToolDefs::read(tools)?;
         let tools = tools.as_ref().map(|t| t as &dyn ParamTypes);
-        let options = extract_text_options(formats, raw_json, repair, tools)?;
+        let mut options = extract_text_options(formats, raw_json, repair, tools)?;
+        if native_tool_calls == Some(true) {
+            // The provider calls natively: the text of a response that has no structured calls
+            // is read for `~~~tool_call` fences only (the seed's fallback for models that ignore
+            // the native API); other markup and JSON in it are prose, maybe quoted, never run.
+            options.formats = FormatSet::NONE;
+            options.raw_json = None;
+        }
         extract_any(py, response, &options, Shape::Auto, policy)
     })
 }

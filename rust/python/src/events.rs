@@ -1,14 +1,14 @@
 //! The stream events of §9.1 as native frozen classes: a stream makes one per chunk, and a
 //! native object costs a fraction of a Python dataclass (see the README's "Streaming").
 //!
-//! Each class has a `kind` string, value equality, a `repr`, `to_dict()` (with `kind`), pickling
-//! and `__match_args__`. `InvalidToolCall` (in [`crate::types`]) is the sixth event.
+//! Each class has a `kind` string, value equality, a `repr`, `to_dict()` (with `kind`), pickling,
+//! `__match_args__` and pydantic's schema hook. `InvalidToolCall` (in [`crate::types`]) is the sixth event.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 
-use crate::types::ToolCall;
+use crate::types::{pydantic_core_schema, ToolCall};
 
 /// A field of an event: its Python value, and its plain JSON-ready form for `to_dict`.
 trait Field {
@@ -106,6 +106,17 @@ macro_rules! event_class {
                 dict.set_item("kind", $kind)?;
                 $(dict.set_item(stringify!($field), self.$field.plain(py)?)?;)+
                 Ok(dict)
+            }
+
+            /// The pydantic core schema: validated from the event or its `to_dict()` form,
+            /// serialised as `to_dict()`.
+            #[classmethod]
+            fn __get_pydantic_core_schema__<'py>(
+                cls: &Bound<'py, PyType>,
+                _source: &Bound<'py, PyAny>,
+                handler: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                pydantic_core_schema(cls, handler)
             }
 
             fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

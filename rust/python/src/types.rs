@@ -69,6 +69,17 @@ impl ToolCall {
     }
 }
 
+/// pydantic's hook (`__get_pydantic_core_schema__`) for the native classes: the schema is built
+/// by `toolwire._pydantic`, which imports pydantic only when pydantic asks (no dependency).
+pub(crate) fn pydantic_core_schema<'py>(
+    cls: &Bound<'py, PyType>,
+    handler: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    cls.py()
+        .import("toolwire._pydantic")?
+        .call_method1("core_schema", (cls, handler))
+}
+
 /// §3 for a user-given arguments value (a `dict`, JSON text, or None).
 fn normalized_arguments<'py>(
     py: Python<'py>,
@@ -192,6 +203,17 @@ impl ToolCall {
         let arguments = dict.get_item("arguments")?;
         let call = ToolCall::new(py, id, name, arguments)?;
         Ok(Bound::new(py, call)?.into_any())
+    }
+
+    /// The pydantic core schema: validated from a `ToolCall` or its `to_dict()` form,
+    /// serialised as `to_dict()`.
+    #[classmethod]
+    fn __get_pydantic_core_schema__<'py>(
+        cls: &Bound<'py, PyType>,
+        _source: &Bound<'py, PyAny>,
+        handler: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        pydantic_core_schema(cls, handler)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -369,6 +391,17 @@ impl InvalidToolCall {
         data: &Bound<'py, PyDict>,
     ) -> PyResult<Bound<'py, PyAny>> {
         cls.call((), Some(data))
+    }
+
+    /// The pydantic core schema: validated from an `InvalidToolCall` or its `to_dict()` form,
+    /// serialised as `to_dict()`.
+    #[classmethod]
+    fn __get_pydantic_core_schema__<'py>(
+        cls: &Bound<'py, PyType>,
+        _source: &Bound<'py, PyAny>,
+        handler: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        pydantic_core_schema(cls, handler)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
