@@ -132,7 +132,7 @@ def test_provider_restricts_the_body_shape() -> None:
     assert bad.error == "missing 'content': not an Anthropic Messages body or message at content"
     with pytest.raises(ValueError, match="provider must be"):
         toolwire.extract_batch([openai], provider="nope")
-    with pytest.raises(ValueError, match="threads must be at least 1"):
+    with pytest.raises(ValueError, match="threads must be from 1 to 1024, not 0"):
         toolwire.extract_batch([openai], threads=0)
 
 

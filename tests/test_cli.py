@@ -18,14 +18,16 @@ from typing import Any
 import pytest
 import toolwire
 from support import ROOT
+from tqdm import tqdm
 
 SAMPLE = ROOT / "examples" / "logs_sample.jsonl"
 BAD_LINES = [
     b"this is not JSON",
-    b"",
     b'{"request_id": "r-x", "response": {"odd": 1}}',
     b"\xff\xfe",
 ]
+#: Whitespace-only lines: skipped, counted in the summary, still counted in line numbers.
+BLANK_LINES = [b"", b" \t\r"]
 
 
 def run(*args: str | Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -58,6 +60,8 @@ def log_with_bad_lines(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lines = SAMPLE.read_bytes().splitlines()
     for k, bad in enumerate(BAD_LINES):
         lines.insert(500 * (k + 1), bad)
+    for k, blank in enumerate(BLANK_LINES):
+        lines.insert(3000 + 7 * k, blank)
     path = tmp_path_factory.mktemp("logs") / "log.jsonl"
     path.write_bytes(b"\n".join(lines))
     return path
@@ -71,14 +75,17 @@ def jobs_1(log_with_bad_lines: Path) -> subprocess.CompletedProcess[bytes]:
 def test_one_record_per_input_line(log_with_bad_lines: Path, jobs_1: Any) -> None:
     assert jobs_1.returncode == 0, jobs_1.stderr
     out = records(jobs_1.stdout)
-    n_lines = len(log_with_bad_lines.read_bytes().splitlines())
-    assert len(out) == n_lines == 4014 + len(BAD_LINES)
-    assert [r["line"] for r in out] == list(range(1, n_lines + 1))
+    lines = log_with_bad_lines.read_bytes().splitlines()
+    assert len(lines) == 4014 + len(BAD_LINES) + len(BLANK_LINES)
+    assert len(out) == 4014 + len(BAD_LINES)
+    blank = [n for n, line in enumerate(lines, start=1) if not line.strip()]
+    assert [r["line"] for r in out] == [n for n in range(1, len(lines) + 1) if n not in blank]
     calls = sum(len(r["tool_calls"]) for r in out)
     invalid = sum(len(r["errors"]) for r in out)
     summary = jobs_1.stderr.decode()
-    assert f"{n_lines} lines, {calls} calls, " in summary
-    assert f"{invalid - len(BAD_LINES)} invalid calls, {len(BAD_LINES)} bad lines" in summary
+    assert f"{len(out)} lines, {calls} calls, " in summary
+    assert f"{invalid - len(BAD_LINES)} invalid calls, {len(BAD_LINES)} bad lines, " in summary
+    assert f"{len(BLANK_LINES)} blank lines skipped" in summary
     assert "MB/s" in summary
 
 
@@ -104,9 +111,8 @@ def test_bad_lines_are_error_records_with_their_line_number(jobs_1: Any) -> None
     assert [r["line"] for r in bad] == [500 * (k + 1) + 1 for k in range(len(BAD_LINES))]
     messages = [r["errors"][0]["error"] for r in bad]
     assert messages[0].startswith("invalid JSON (offset 0)")
-    assert messages[1].startswith("invalid JSON")  # the empty line
-    assert "unrecognised response shape" in messages[2] and bad[2]["id"] == "r-x"
-    assert messages[3].startswith("not valid UTF-8")
+    assert "unrecognised response shape" in messages[1] and bad[1]["id"] == "r-x"
+    assert messages[2].startswith("not valid UTF-8")
     assert all(r["tool_calls"] == [] for r in bad)
     assert bad[0]["errors"][0]["raw"] == "this is not JSON"
 
@@ -241,6 +247,10 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     text = seen.decode(errors="replace")
     assert "lines/s" in text and "B/s" in text and "%" in text
     assert "toolwire: 64224 lines" in text
+    # The bar counts decimal megabytes, as the summary does.
+    size = big.stat().st_size
+    assert f"/{tqdm.format_sizeof(size, divisor=1000)} " in text
+    assert f"{size / 1e6:.1f} MB in " in text
 
 
 def test_convert_and_prompt(tmp_path: Path) -> None:

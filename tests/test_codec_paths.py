@@ -326,7 +326,7 @@ def test_assistant_message_leaves_other_inputs_to_the_python_codecs() -> None:
     assert assistant_message(iter(CALLS), "openai", None) is None
     assert assistant_message([{"name": "f"}], "openai", None) is None
     assert assistant_message(CALLS, "openai", None) == expected_message("openai", CALLS, None)
-    with pytest.raises(ValueError, match="unknown provider"):
+    with pytest.raises(ValueError, match="provider must be one of"):
         encode_calls(CALLS, "cohere")  # type: ignore[call-overload]
     with pytest.raises(toolwire.ToolCallParseError, match="call 1"):
         encode_calls([CALLS[0], 5], "anthropic")  # type: ignore[list-item]

@@ -534,9 +534,9 @@ def test_wrong_shapes_in_tools_and_results(call: Any, path: str) -> None:
 
 
 def test_unknown_provider_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match="unknown provider"):
+    with pytest.raises(ValueError, match="provider must be one of"):
         encode_tools([TOOL], "cohere")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="unknown provider"):
+    with pytest.raises(ValueError, match="provider must be one of"):
         decode_tool_calls({}, "cohere")  # type: ignore[arg-type]
 
 

@@ -203,7 +203,7 @@ def test_formats_restrict_the_tiers() -> None:
     text = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
     assert toolwire.extract(text, formats=["mistral", "text_tagged"]) == []
     assert one(text, formats=["hermes"]) == [("f", {"a": 1})]
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="format must be one of"):
         toolwire.extract(text, formats=["hermes3"])
 
 

@@ -144,7 +144,8 @@ def test_native_unrecognised_or_nameless_is_an_error_for_that_call(element: obje
 
 
 def test_native_needs_a_list() -> None:
-    with pytest.raises(toolwire.ProviderFormatError):
+    # A wrong Python type is a TypeError (the ToolwireError tree is for bad model output).
+    with pytest.raises(TypeError, match="tool calls must be a list, not dict"):
         toolwire.parse_native({"function": {}})  # type: ignore[arg-type]
 
 
@@ -369,7 +370,7 @@ def test_extract_tiers_first_wins() -> None:
     assert names(toolwire.extract(text)) == ["tagged"]
     assert names(toolwire.extract(text, formats=["raw_json"])) == ["raw"]
     assert toolwire.extract(text, formats=["raw_json"], raw_json="whole") == []
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="format must be one of"):
         toolwire.extract(text, formats=["nope"])
 
 
@@ -418,13 +419,17 @@ def test_bodies_by_shape() -> None:
         ({"choices": [{"message": {"tool_calls": {"a": 1}}}]}, "choices[0].message.tool_calls"),
         ({"choices": [{"message": {"content": 5}}]}, "choices[0].message.content"),
         ({"unrelated": True}, ""),
-        (42, ""),
     ],
 )
 def test_wrong_bodies_raise_provider_format_error_with_path(body: object, path: str) -> None:
     with pytest.raises(toolwire.ProviderFormatError) as info:
         toolwire.extract(body)  # type: ignore[arg-type]
     assert info.value.path == path
+
+
+def test_a_response_of_the_wrong_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="a response must be text, a mapping or a list of calls"):
+        toolwire.extract(42)  # type: ignore[arg-type]
 
 
 # --- §5 error policy ----------------------------------------------------------------------

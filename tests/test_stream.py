@@ -402,7 +402,7 @@ def test_formats() -> None:
     assert pairs(collected(run([fenced + tagged], formats="text_tagged"))[2]) == [("g", {})]
     assert pairs(collected(run([fenced + tagged], formats=["raw_json"]))[2]) == [("f", {})]
     assert toolwire.parse_text(fenced + tagged, "raw_json").content == "Here:\n" + tagged
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="format must be one of"):
         StreamParser(formats=["nope"])
     for name in ("hermes", "qwen3_coder", "mistral", "harmony"):
         if not engine_supports(name):

@@ -10,18 +10,52 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ._cli_extract import run_extract
 from ._cli_messages import run_convert, run_prompt
-from ._toolwire import __version__
+from ._toolwire import FORMAT_NAMES, __version__
 
 __all__ = ["main"]
 
 PROVIDERS = ("auto", "openai", "openai_responses", "anthropic", "ollama", "gemini")
 
+#: The most threads ``--jobs`` takes (as for ``extract_batch``).
+MAX_JOBS = 1024
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number of threads."""
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of threads, not {text!r}"
+        ) from None
+    if not 1 <= jobs <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_JOBS}, not {jobs}")
+    return jobs
+
+
+def _formats(text: str) -> str:
+    """``--formats``: ``auto`` or names from ``FORMAT_NAMES``, comma-separated."""
+    if text != "auto":
+        unknown = [name for name in text.split(",") if name not in FORMAT_NAMES]
+        if unknown:
+            choices = ", ".join(repr(name) for name in FORMAT_NAMES)
+            raise argparse.ArgumentTypeError(f"format must be one of {choices}, not {unknown[0]!r}")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes as one line on stderr (exit status 2), pointing at ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="toolwire",
         description="Extract the tool calls of LLM response logs, convert messages between "
         "providers, and print the system prompt that teaches a model its tools.",
@@ -49,7 +83,28 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="the body shape every response must have (default: any)",
     )
-    extract.add_argument("-j", "--jobs", type=int, help="threads to use (default: all cores)")
+    extract.add_argument("-j", "--jobs", type=_jobs, help="threads to use (default: all cores)")
+    extract.add_argument(
+        "--formats",
+        type=_formats,
+        default="auto",
+        help="the text formats to read, comma-separated (default: auto, all of them): "
+        + ", ".join(FORMAT_NAMES),
+    )
+    extract.add_argument(
+        "--on-error",
+        choices=("keep", "skip", "raise"),
+        default="keep",
+        help="calls and lines that cannot be read: listed in each record's errors (keep, the "
+        "default), left out (skip, still counted in the summary), or the end of the run at "
+        "the first one (raise: exit status 1)",
+    )
+    extract.add_argument(
+        "--deterministic-ids",
+        action="store_true",
+        help="give calls without an id call_LINE_INDEX instead of a random id, so that two "
+        "runs over the same log can be diffed",
+    )
     extract.add_argument(
         "--raw-json",
         choices=("whole", "fenced", "anywhere"),
@@ -85,7 +140,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    status: int = args.run(args)
+    try:
+        status: int = args.run(args)
+    except KeyboardInterrupt:
+        print("toolwire: interrupted", file=sys.stderr)
+        return 130
     return status
 
 

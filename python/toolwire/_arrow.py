@@ -61,12 +61,18 @@ def extract_arrow(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: Literal["whole", "fenced", "anywhere"] = "fenced",
     repair: bool = False,
+    deterministic_ids: bool = False,
 ) -> pa.Array | pa.ChunkedArray:
     """The tool calls of every row of a pyarrow string or binary array of JSON response bodies
     (or of log records, with ``field`` the dotted path to the body), as a
     ``list<struct<id, name, arguments, error>>`` array of the same length (see
     :func:`calls_type`). Null rows stay null. Needs ``pyarrow`` (``pip install
     'toolwire[arrow]'``).
+
+    ``provider``, ``threads``, ``formats``, ``raw_json`` and ``repair`` are those of
+    :func:`toolwire.extract_batch`. With ``deterministic_ids``, a call without an id gets
+    ``call_{n}_{k}`` (row ``n`` counted from 1 over the whole array, call ``k`` of its
+    response), as ``extract_batch`` and the CLI give, instead of a random id.
 
     >>> import pyarrow as pa
     >>> body = '{"tool_calls": [{"id": "c1", "name": "f", "arguments": {"a": 1}}]}'
@@ -75,20 +81,33 @@ def extract_arrow(
     """
     import pyarrow as pa
 
+    options: dict[str, Any] = {
+        "field": field,
+        "provider": provider,
+        "threads": threads,
+        "formats": formats,
+        "raw_json": raw_json,
+        "repair": repair,
+        "deterministic_ids": deterministic_ids,
+    }
     if isinstance(array, pa.ChunkedArray):
-        chunks = [
-            extract_arrow(
-                chunk,
-                field=field,
-                provider=provider,
-                threads=threads,
-                formats=formats,
-                raw_json=raw_json,
-                repair=repair,
-            )
-            for chunk in array.chunks
-        ]
+        chunks = []
+        first_line = 1
+        for chunk in array.chunks:
+            chunks.append(_extract_array(chunk, first_line, options))
+            first_line += len(chunk)
         return pa.chunked_array(chunks, type=calls_type())
+    return _extract_array(array, 1, options)
+
+
+def _extract_array(array: pa.Array, first_line: int, options: dict[str, Any]) -> pa.Array:
+    """:func:`extract_arrow` on one array, whose first row is line ``first_line``."""
+    import pyarrow as pa
+
+    if not isinstance(array, pa.Array):
+        raise TypeError(
+            f"extract_arrow needs a pyarrow Array or ChunkedArray, not {type(array).__name__}"
+        )
     kind = array.type
     if pa.types.is_string_view(kind) or pa.types.is_binary_view(kind):
         array = array.cast(pa.large_binary())
@@ -109,12 +128,8 @@ def extract_arrow(
         wide,
         array.offset,
         len(array),
-        field=field,
-        provider=provider,
-        threads=threads,
-        formats=formats,
-        raw_json=raw_json,
-        repair=repair,
+        first_line=first_line,
+        **options,
     )
     row_validity, list_offsets, row_nulls, entries, *columns = result
     struct = pa.StructArray.from_arrays(

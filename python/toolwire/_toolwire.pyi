@@ -4,6 +4,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, final, overload
 
 __all__ = [
+    "FORMAT_NAMES",
     "CompiledSchema",
     "InvalidToolCall",
     "ReasoningDelta",
@@ -29,9 +30,13 @@ __all__ = [
     "parse_raw_json",
     "parse_text_parts",
     "parse_text_tagged",
+    "unread_jsonl_record",
 ]
 
 __version__: Final[str]
+
+#: Every name ``formats=`` accepts.
+FORMAT_NAMES: Final[tuple[str, ...]]
 
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
@@ -215,6 +220,7 @@ def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
     /,
     *,
+    field: str | None = None,
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
@@ -222,13 +228,20 @@ def extract_batch(
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: Literal["keep"] = "keep",
+    deterministic_ids: bool = False,
 ) -> list[list[ToolCall | InvalidToolCall]]:
-    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10)."""
+    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10).
+
+    ``field`` is the dotted path to the response in each item (a log record); with
+    ``deterministic_ids``, a call without an id gets ``call_{n}_{k}`` (item ``n`` counted from
+    1, call ``k`` of its response) instead of a random id.
+    """
 @overload
 def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
     /,
     *,
+    field: str | None = None,
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
@@ -236,12 +249,14 @@ def extract_batch(
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: Literal["raise", "skip"],
+    deterministic_ids: bool = False,
 ) -> list[list[ToolCall]]: ...
 @overload
 def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
     /,
     *,
+    field: str | None = None,
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
@@ -249,10 +264,12 @@ def extract_batch(
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: ErrorPolicy,
+    deterministic_ids: bool = False,
 ) -> list[list[ToolCall | InvalidToolCall]]: ...
 
 def extract_jsonl_chunk(
     chunk: bytes,
+    start: int,
     first_line: int,
     /,
     *,
@@ -262,9 +279,14 @@ def extract_jsonl_chunk(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
-) -> tuple[bytes, int, int, int, int]:
-    """The CLI's records for a chunk of whole JSONL lines, and its counts (lines, calls,
-    invalid calls, bad lines)."""
+    deterministic_ids: bool = False,
+) -> tuple[bytes, int, int, int, int, int, int]:
+    """The CLI's records for the lines of a chunk of whole JSONL lines from byte ``start`` on
+    (a bounded piece of them), line ``first_line`` first: ``(records, end, lines, calls,
+    invalid calls, bad lines, blank lines)``; call again from ``end`` until the chunk is read."""
+
+def unread_jsonl_record(number: int, raw: bytes, message: str, /) -> bytes:
+    """The CLI's record for line ``number``, which was not read (``message`` says why)."""
 
 def extract_arrow_buffers(
     data: memoryview,
@@ -281,6 +303,8 @@ def extract_arrow_buffers(
     formats: Literal["auto"] | Sequence[str] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
+    deterministic_ids: bool = False,
+    first_line: int = 1,
 ) -> tuple[Any, ...]:
     """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""
 

@@ -61,9 +61,8 @@ def _codec(provider: str) -> Codec:
     try:
         return CODECS[provider]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}"
-        ) from None
+        choices = ", ".join(repr(name) for name in PROVIDERS)
+        raise ValueError(f"provider must be one of {choices}, not {provider!r}") from None
 
 
 # --- public API -----------------------------------------------------------------------------

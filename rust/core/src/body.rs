@@ -393,17 +393,21 @@ pub enum Shape {
 }
 
 impl Shape {
-    /// The §7 provider names, plus `auto`.
+    /// The §7 provider names, plus `auto`, with their shapes.
+    pub const NAMES: [(&'static str, Shape); 6] = [
+        ("auto", Self::Auto),
+        ("openai", Self::OpenAIChat),
+        ("openai_responses", Self::OpenAIResponses),
+        ("anthropic", Self::Anthropic),
+        ("ollama", Self::Ollama),
+        ("gemini", Self::Gemini),
+    ];
+
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "auto" => Some(Self::Auto),
-            "openai" => Some(Self::OpenAIChat),
-            "openai_responses" => Some(Self::OpenAIResponses),
-            "anthropic" => Some(Self::Anthropic),
-            "ollama" => Some(Self::Ollama),
-            "gemini" => Some(Self::Gemini),
-            _ => None,
-        }
+        Self::NAMES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, shape)| *shape)
     }
 }
 

@@ -7,10 +7,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::ids::generate_id;
+use crate::ids::generate_id_for;
 use crate::json::{
     deferrable_object, parse, parse_object_with, to_compact_json, JsonBuilder, JsonKind, JsonView,
     MemberAction, MemberText, ObjectVisitor, ParseError, ParseOptions, SyntaxError,
+    SyntaxErrorKind,
 };
 use crate::position::{array_item_starts, line_column, CharOffsets, LineColumns};
 
@@ -173,17 +174,17 @@ pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
                     .any(|o| matches!(o, Outcome::Call(c) if c.id.as_deref() == Some(id)))
             };
             if call.id.as_deref().is_none_or(taken) {
-                call.id = Some(generate_id());
+                call.id = Some(generate_id_for(i));
             }
         }
         return;
     }
     let mut seen: HashSet<String> = HashSet::with_capacity(outcomes.len());
-    for outcome in outcomes.iter_mut() {
+    for (i, outcome) in outcomes.iter_mut().enumerate() {
         if let Outcome::Call(call) = outcome {
             let kept = call.id.as_ref().is_some_and(|id| seen.insert(id.clone()));
             if !kept {
-                let id = generate_id();
+                let id = generate_id_for(i);
                 seen.insert(id.clone());
                 call.id = Some(id);
             }
@@ -214,7 +215,12 @@ fn syntax_failure<E>(kind: FailureKind, detail_prefix: &str, e: ParseError<E>) -
     match e {
         ParseError::Syntax(SyntaxError { kind: k, offset }) => DecodeFailure {
             kind,
-            detail: format!("{detail_prefix}{}", k.message()),
+            // A refused value is valid JSON: its message stands alone.
+            detail: if k.is_refusal() {
+                k.message().into_owned()
+            } else {
+                format!("{detail_prefix}{}", k.message())
+            },
             byte_offset: Some(offset),
             build: None,
         },
@@ -334,7 +340,7 @@ pub fn id_of<V: JsonView>(value: Option<V>) -> Option<String> {
     let value = value?;
     match value.kind() {
         JsonKind::String => value.as_str().filter(|s| !s.is_empty()).map(str::to_owned),
-        JsonKind::Number => Some(value.number_text()),
+        JsonKind::Number => value.number_text(),
         _ => None,
     }
 }
@@ -397,7 +403,11 @@ impl<V> Default for CallFields<V> {
 fn member_text<V: JsonView>(value: V) -> MemberText {
     match value.kind() {
         JsonKind::String => MemberText::String(value.string_lossy().unwrap_or_default()),
-        JsonKind::Number => MemberText::Number(value.number_text()),
+        JsonKind::Number => match value.number_text() {
+            Some(text) => MemberText::Number(text),
+            // A number without text (too long to write) is no usable id or name.
+            None => MemberText::Other(JsonKind::Number),
+        },
         kind => MemberText::Other(kind),
     }
 }
@@ -825,6 +835,22 @@ pub fn push_call<V, E>(
     Ok(())
 }
 
+/// The kind and subject of a call whose JSON text failed to parse: a syntax error makes the
+/// call unreadable; a value the builder refused (valid JSON) makes its arguments unusable.
+pub(crate) fn json_failure_subject(
+    error: SyntaxErrorKind,
+    what: &TextPlace,
+) -> (FailureKind, String) {
+    if error.is_refusal() {
+        (
+            FailureKind::Arguments,
+            format!("invalid arguments in {what}"),
+        )
+    } else {
+        (FailureKind::Parse, format!("invalid JSON in {what}"))
+    }
+}
+
 /// Parses `context.text` as JSON and adds its calls (or one failure) to `outcomes`.
 pub fn push_calls_of_text<B>(
     builder: &mut B,
@@ -858,11 +884,12 @@ where
         Err(ParseError::Build(e)) => Err(e),
         Err(ParseError::Syntax(error)) => {
             let index = outcomes.len();
+            let (kind, subject) = json_failure_subject(error.kind, &context.what);
             outcomes.push(Outcome::invalid(context.invalid(
-                FailureKind::Parse,
+                kind,
                 index,
-                format!("invalid JSON in {}", context.what),
-                error.kind.message().to_owned(),
+                subject,
+                error.kind.message().into_owned(),
                 Some(error.offset),
                 None,
             )));

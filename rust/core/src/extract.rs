@@ -5,8 +5,8 @@ use smallvec::SmallVec;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    push_call, push_calls_of_text, push_calls_of_value, CallFields, FailureKind, Invalid, Outcome,
-    Protocol, ShapeFailure, TextCallContext, TextPlace,
+    json_failure_subject, push_call, push_calls_of_text, push_calls_of_value, CallFields,
+    FailureKind, Invalid, Outcome, Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::formats::{extract_formats, FormatOptions, FormatSet, ParamTypes};
 use crate::json::{parse, parse_prefix, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
@@ -266,11 +266,12 @@ where
         Err(ParseError::Syntax(error)) => {
             if looks_like_call(body) {
                 let index = outcomes.len();
+                let (kind, subject) = json_failure_subject(error.kind, &what);
                 outcomes.push(Outcome::invalid(context.invalid(
-                    FailureKind::Parse,
+                    kind,
                     index,
-                    format!("invalid JSON in {what}"),
-                    error.kind.message().to_owned(),
+                    subject,
+                    error.kind.message().into_owned(),
                     Some(error.offset),
                     None,
                 )));

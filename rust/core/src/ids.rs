@@ -1,7 +1,8 @@
 //! Call ids for calls that arrive without one (§1): `call_` + 12 URL-safe base64 characters made
-//! from 9 bytes of OS randomness.
+//! from 9 bytes of OS randomness, or, for batch work that asks for ids it can rerun and diff,
+//! `call_{line}_{index}` ([`with_line_ids`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Once;
 
@@ -42,6 +43,38 @@ thread_local! {
         used: ID_BYTES * BUFFER_IDS,
         generation: u64::MAX,
     }) };
+}
+
+thread_local! {
+    /// The line whose calls this thread is reading, inside [`with_line_ids`].
+    static LINE: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (the reading of one line of a batch, which happens on one thread) with the ids it
+/// generates derived from `line` ([`generate_id_for`]); with `None`, ids stay random.
+///
+/// A scope rather than a parameter: ids are generated deep inside the call rules, which would
+/// otherwise all carry an id source for the batch's sake.
+pub fn with_line_ids<R>(line: Option<u64>, f: impl FnOnce() -> R) -> R {
+    /// Puts the previous line back, also when `f` panics (a thread's later ids stay random).
+    struct Restore(Option<u64>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LINE.set(self.0);
+        }
+    }
+    let _restore = Restore(LINE.replace(line));
+    f()
+}
+
+/// The id generated for call `index` of a response (its position among the response's calls,
+/// as `InvalidToolCall.index` counts): `call_{line}_{index}` inside [`with_line_ids`], else
+/// [`generate_id`].
+pub fn generate_id_for(index: usize) -> String {
+    match LINE.get() {
+        Some(line) => format!("call_{line}_{index}"),
+        None => generate_id(),
+    }
 }
 
 /// A fresh id matching `^call_[A-Za-z0-9_-]{12}$`.
@@ -96,6 +129,28 @@ mod tests {
                 format!("call_{}", URL_SAFE_NO_PAD.encode(raw))
             );
         }
+    }
+
+    #[test]
+    fn line_ids_are_derived_from_the_line_and_index_inside_their_scope_only() {
+        assert_eq!(with_line_ids(Some(7), || generate_id_for(2)), "call_7_2");
+        let outer = with_line_ids(Some(1), || {
+            let inner = with_line_ids(None, || generate_id_for(0));
+            (inner, generate_id_for(3))
+        });
+        assert!(
+            outer.0.len() == 17 && outer.0.starts_with("call_"),
+            "{}",
+            outer.0
+        );
+        assert_eq!(outer.1, "call_1_3");
+        let panicked = std::panic::catch_unwind(|| with_line_ids(Some(9), || panic!("boom")));
+        assert!(panicked.is_err());
+        assert_eq!(
+            generate_id_for(0).len(),
+            17,
+            "the scope ends with a panic too"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod json;
 pub mod position;
 pub mod scan;
 pub mod stream;
+pub mod text_body;
 pub mod utf8;
 pub mod validate;
 

@@ -88,9 +88,10 @@ fuzz_target!(|data: &[u8]| {
         text: options,
         shape: Shape::Auto,
         locate: place,
+        deterministic_ids: false,
     };
     let skimmed = extract_line(text.as_bytes(), &line_options);
-    let lines = [text.as_bytes()];
+    let lines = [(1, text.as_bytes())];
     assert_eq!(
         packed_reading(&OrderedLines::new(&lines, &line_options)),
         reading(&skimmed).1,

@@ -1,14 +1,16 @@
 //! The parsing functions exported to Python.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
-use toolwire_core::body::{extract_body_as, BodyError, Shape};
+use toolwire_core::body::{extract_body_as, BodyError, FormatError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
 use toolwire_core::formats::{FormatSet, ParamTypes};
 use toolwire_core::json::{parse, ParseError, ParseOptions};
 use toolwire_core::position::CharOffsets;
+use toolwire_core::text_body::body_in_text;
 
 use crate::builder::PyBuilder;
 use crate::errors::{
@@ -72,10 +74,10 @@ pub fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'
             let mut builder = PyBuilder::new(py);
             match parse(text, &mut builder, ParseOptions::default()) {
                 Ok(value) => Ok(value.0),
-                Err(ParseError::Build(e)) => Err(e),
+                Err(ParseError::Build(e)) => Err(e.into()),
                 Err(ParseError::Syntax(e)) => {
                     let offset = CharOffsets::new(text).char_offset(e.offset);
-                    Err(json_decode_error(py, e.kind.message(), text, offset))
+                    Err(json_decode_error(py, &e.kind.message(), text, offset))
                 }
             }
         })
@@ -100,28 +102,27 @@ pub fn decode_arguments<'py>(
             ParseOptions { lenient: repair },
         ) {
             Ok(value) => Ok(value.0),
-            Err(failure) => Err(failure.build.unwrap_or_else(|| {
-                let raw = arguments.str().map(|s| s.to_string_lossy().into_owned());
-                arguments_error(py, &failure.detail, raw.ok().as_deref())
-            })),
+            Err(failure) => Err(match failure.build {
+                Some(e) => e.into(),
+                None => {
+                    let raw = arguments.str().map(|s| s.to_string_lossy().into_owned());
+                    arguments_error(py, &failure.detail, raw.ok().as_deref())
+                }
+            }),
         }
     })
 }
 
-fn native_list<'py>(py: Python<'py>, calls: &Bound<'py, PyAny>) -> PyResult<Vec<PyJson<'py>>> {
+fn native_list<'py>(calls: &Bound<'py, PyAny>) -> PyResult<Vec<PyJson<'py>>> {
     let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = calls.cast::<PyList>() {
         list.iter().collect()
     } else if let Ok(tuple) = calls.cast::<PyTuple>() {
         tuple.iter().collect()
     } else {
-        return Err(provider_format_error(
-            py,
-            &format!(
-                "tool calls must be a list, not {}",
-                calls.get_type().name()?
-            ),
-            "",
-        ));
+        return Err(PyTypeError::new_err(format!(
+            "tool calls must be a list, not {}",
+            calls.get_type().name()?
+        )));
     };
     items
         .into_iter()
@@ -145,7 +146,7 @@ pub fn parse_native<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let elements = native_list(py, calls)?;
+        let elements = native_list(calls)?;
         let mut builder = PyBuilder::new(py);
         let mut outcomes =
             core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
@@ -235,7 +236,9 @@ pub fn extract<'py>(
 }
 
 /// §4.4 dispatch on a Python response: model text, a list of structured calls, or a mapping
-/// (a body, read as `shape`: any known shape for `Shape::Auto`).
+/// (a body, read as `shape`: any known shape for `Shape::Auto`). A body of the wrong shape
+/// raises `ProviderFormatError`, except one given as JSON text, which `policy` treats as a
+/// bad call (kept as an `InvalidToolCall` with protocol `"body"`, skipped, or raised).
 pub fn extract_any<'py>(
     py: Python<'py>,
     response: &Bound<'py, PyAny>,
@@ -243,40 +246,95 @@ pub fn extract_any<'py>(
     shape: Shape,
     policy: ErrorPolicy,
 ) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = PyBuilder::new(py);
+    match response_outcomes(&mut builder, response, options, shape)? {
+        Ok(outcomes) => calls_list(&mut builder, outcomes, policy),
+        Err(NotAResponse {
+            error,
+            text: Some(text),
+        }) if policy != ErrorPolicy::Raise => {
+            drop(builder);
+            let kept = InvalidToolCall::bad_input(py, &text, &error.message, None)?;
+            PyList::new(py, (policy == ErrorPolicy::Keep).then_some(kept))
+        }
+        Err(NotAResponse { error, .. }) => {
+            Err(provider_format_error(py, &error.message, &error.path))
+        }
+    }
+}
+
+/// A response that is not one: a body of the wrong shape, and its text when it was given as
+/// JSON text.
+pub(crate) struct NotAResponse {
+    pub error: FormatError,
+    pub text: Option<String>,
+}
+
+/// The outcomes of a Python response (§4.4; see [`extract_any`]), finished (offsets, ids).
+pub(crate) fn response_outcomes<'py>(
+    builder: &mut PyBuilder<'py>,
+    response: &Bound<'py, PyAny>,
+    options: &TextOptions,
+    shape: Shape,
+) -> PyResult<Result<Vec<Outcome<PyJson<'py>>>, NotAResponse>> {
     let is_text = response.is_instance_of::<PyString>()
         || response.is_instance_of::<PyBytes>()
         || response.is_instance_of::<PyByteArray>();
-    if is_text && shape == Shape::Auto {
-        return with_text(response, "response", |text| {
-            text_calls(py, text, options, policy)
-        });
+    if is_text {
+        let read = with_text(response, "response", |text| {
+            // A body written as JSON text is read as that body.
+            let Some(body) = body_in_text(builder, text, shape)? else {
+                if shape != Shape::Auto {
+                    return Ok(None);
+                }
+                let mut outcomes = extract_text(builder, text, options)?;
+                finish_outcomes(text, &mut outcomes);
+                return Ok(Some(Ok(outcomes)));
+            };
+            Ok(Some(
+                body_outcomes(builder, &body, options, shape)?.map_err(|error| NotAResponse {
+                    error,
+                    text: Some(text.to_owned()),
+                }),
+            ))
+        })?;
+        if let Some(read) = read {
+            return Ok(read);
+        }
     }
     if shape == Shape::Auto
         && (response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>())
     {
-        let elements = native_list(py, response)?;
-        let mut builder = PyBuilder::new(py);
-        let mut outcomes = core_parse_native(&mut builder, &elements, options.json)?;
+        let elements = native_list(response)?;
+        let mut outcomes = core_parse_native(builder, &elements, options.json)?;
         finish_outcomes("", &mut outcomes);
-        return calls_list(&mut builder, outcomes, policy);
+        return Ok(Ok(outcomes));
     }
-    if shape != Shape::Auto || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
-        let body = if response.is_instance_of::<PyDict>() || !response.hasattr("keys")? {
+    if is_text || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
+        let body = if is_text || response.is_instance_of::<PyDict>() {
             response.clone()
         } else {
             PyDict::from_sequence(&response.call_method0("items")?)?.into_any()
         };
-        let mut builder = PyBuilder::new(py);
-        return match extract_body_as(&mut builder, &PyJson(body), options, shape) {
-            Ok(outcomes) => calls_list(&mut builder, outcomes, policy),
-            Err(BodyError::Build(e)) => Err(e),
-            Err(BodyError::Format(e)) => Err(provider_format_error(py, &e.message, &e.path)),
-        };
+        return Ok(body_outcomes(builder, &PyJson(body), options, shape)?
+            .map_err(|error| NotAResponse { error, text: None }));
     }
-    let kind = response.get_type().name()?;
-    Err(provider_format_error(
-        py,
-        &format!("a response must be text, a mapping or a list of calls, not {kind}"),
-        "",
-    ))
+    Err(PyTypeError::new_err(format!(
+        "a response must be text, a mapping or a list of calls, not {}",
+        response.get_type().name()?
+    )))
+}
+
+/// A body's outcomes, or why it is not a body of `shape`.
+fn body_outcomes<'py>(
+    builder: &mut PyBuilder<'py>,
+    body: &PyJson<'py>,
+    options: &TextOptions,
+    shape: Shape,
+) -> PyResult<Result<Vec<Outcome<PyJson<'py>>>, FormatError>> {
+    match extract_body_as(builder, body, options, shape) {
+        Ok(outcomes) => Ok(Ok(outcomes)),
+        Err(BodyError::Build(e)) => Err(e.into()),
+        Err(BodyError::Format(e)) => Ok(Err(e)),
+    }
 }

@@ -1,38 +1,87 @@
 //! Batch extraction (§10): inputs are borrowed (or copied) while attached, parsed on several
 //! threads with the interpreter detached, and turned into Python objects once re-attached.
 
-use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::PyRuntimeError;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use toolwire_core::batch::{
-    all_cores, extract_jsonl, extract_lines, with_helpers, ArgumentsRef, Line, LineError,
-    LineErrorKind, LineOptions, Locate, OrderedLines, OutcomeRef, PackedCalls, PackedLines,
+    all_cores, locate, with_helpers, ArgumentsRef, LineError, LineErrorKind, LineOptions, Locate,
+    OrderedLines, OutcomeRef, PackedCalls, PackedLines,
 };
 use toolwire_core::calls::ErrorPolicy;
-use toolwire_core::columns::{CallColumns, StringColumn};
-use toolwire_core::ids::generate_id;
-use toolwire_core::json::JsonStr;
+use toolwire_core::ids::{generate_id, with_line_ids};
+use toolwire_core::json::{parse, JsonStr, ParseError, ParseOptions};
 
-use crate::api::extract_any;
-use crate::builder::PyBuilder;
+use crate::api::{calls_list, response_outcomes, NotAResponse};
+use crate::builder::{BuildError, PyBuilder};
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::gc_pause::GcPause;
-use crate::input::{body_shape, error_policy, extract_text_options, guarded};
+use crate::input::{body_shape, error_policy, extract_text_options, guarded, quoted};
 use crate::types::{InvalidToolCall, ToolCall};
+use crate::view::PyJson;
 
-fn thread_count(threads: Option<usize>) -> PyResult<usize> {
-    match threads {
-        None => Ok(all_cores()),
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
-        Some(n) => Ok(n),
+/// The most threads a batch may ask for (a larger number is a mistake, not a machine).
+const MAX_THREADS: usize = 1024;
+
+/// `threads=`: `None` for all cores, else an int from 1 to [`MAX_THREADS`].
+pub(crate) fn thread_count(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let Some(threads) = threads.filter(|t| !t.is_none()) else {
+        return Ok(all_cores());
+    };
+    if !threads.is_instance_of::<PyInt>() || threads.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "threads must be an int or None, not {}",
+            threads.get_type().name()?
+        )));
+    }
+    match threads.extract::<i64>() {
+        Ok(n) if (1..=MAX_THREADS as i64).contains(&n) => Ok(n as usize),
+        _ => Err(PyValueError::new_err(format!(
+            "threads must be from 1 to {MAX_THREADS}, not {threads}"
+        ))),
     }
 }
 
 /// A thread that could not start (the message names how many were asked for).
-fn thread_error(message: String) -> PyErr {
+pub(crate) fn thread_error(message: String) -> PyErr {
     PyRuntimeError::new_err(message)
+}
+
+/// `field=`: a dotted path of object keys to the response in each record; `unset` without.
+fn field_locate(field: Option<&str>, unset: Locate) -> PyResult<Locate> {
+    match field {
+        None => Ok(unset),
+        Some(path) if path.split('.').any(str::is_empty) => Err(PyValueError::new_err(format!(
+            "field must be a dotted path of keys, like 'response.body', not {}",
+            quoted(path)
+        ))),
+        Some(path) => Ok(Locate::log_field(Some(path))),
+    }
+}
+
+/// The options every batch path takes, as given.
+pub(crate) struct BatchArgs<'a, 'py> {
+    pub field: Option<&'a str>,
+    pub provider: &'a str,
+    pub threads: Option<&'a Bound<'py, PyAny>>,
+    pub formats: Option<&'a Bound<'py, PyAny>>,
+    pub raw_json: &'a str,
+    pub repair: bool,
+    pub deterministic_ids: bool,
+}
+
+impl BatchArgs<'_, '_> {
+    /// The number of threads and the options of every line; without `field`, each line is
+    /// read as `unset` says.
+    pub fn read(&self, unset: Locate) -> PyResult<(usize, LineOptions<'static>)> {
+        let options = LineOptions {
+            text: extract_text_options(self.formats, self.raw_json, self.repair, None)?,
+            shape: body_shape(self.provider)?,
+            locate: field_locate(self.field, unset)?,
+            deterministic_ids: self.deterministic_ids,
+        };
+        Ok((thread_count(self.threads)?, options))
+    }
 }
 
 /// One input of `extract_batch`, as read while attached.
@@ -83,36 +132,38 @@ fn slot<'a>(item: &'a Bound<'a, PyAny>) -> PyResult<Slot<'a>> {
 }
 
 /// A call extracted without the interpreter, as a `ToolCall`. Names repeat across a batch,
-/// so they come from the builder's key cache.
+/// so they come from the builder's key cache. Arguments Python refuses (an integer over its
+/// int-string limit) are an `Err(BuildError::Refused)`.
 fn tool_call<'py>(
     py: Python<'py>,
     builder: &mut PyBuilder<'py>,
     id: Option<&str>,
     name: &str,
     arguments: ArgumentsRef<'_>,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> Result<Bound<'py, PyAny>, BuildError> {
     let id = match id {
         Some(id) => PyString::new(py, id),
         None => PyString::new(py, &generate_id()),
     };
     let name = builder.key(JsonStr::from_utf8(name))?;
     let arguments = arguments.build(builder)?.0;
-    ToolCall::from_parts(
+    Ok(ToolCall::from_parts(
         id,
-        name.cast_into::<PyString>()?,
-        arguments.cast_into::<PyDict>()?,
-    )
-    .map(Bound::into_any)
+        name.cast_into::<PyString>().map_err(PyErr::from)?,
+        arguments.cast_into::<PyDict>().map_err(PyErr::from)?,
+    )?
+    .into_any())
 }
 
-/// One line's outcomes as the list `extract` returns under `policy`.
+/// One line's outcomes as the list `extract` returns under `policy`; `None` when Python
+/// refused a call's arguments (see [`refused_line`]).
 fn line_calls<'py>(
     py: Python<'py>,
     builder: &mut PyBuilder<'py>,
     gc_pause: &mut GcPause<'py>,
     outcomes: PackedCalls<'_>,
     policy: ErrorPolicy,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Option<Bound<'py, PyList>>> {
     let mut calls = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
         match (outcome, policy) {
@@ -123,7 +174,11 @@ fn line_calls<'py>(
                     arguments,
                 },
                 _,
-            ) => calls.push(tool_call(py, builder, id, name, arguments)?),
+            ) => match tool_call(py, builder, id, name, arguments) {
+                Ok(call) => calls.push(call),
+                Err(BuildError::Refused(_)) => return Ok(None),
+                Err(BuildError::Python(e)) => return Err(e),
+            },
             (OutcomeRef::Invalid(invalid), ErrorPolicy::Keep) => {
                 calls.push(InvalidToolCall::from_invalid(py, invalid)?.into_any())
             }
@@ -135,7 +190,127 @@ fn line_calls<'py>(
             }
         }
     }
-    PyList::new(py, calls)
+    Ok(Some(PyList::new(py, calls)?))
+}
+
+/// A line one of whose calls Python cannot hold (an integer longer than its int-string
+/// limit in the arguments): read again as `extract(loads(line))` reads it, so that call is an
+/// `InvalidToolCall` in its place, with its protocol and offset. When the line itself cannot be
+/// loaded (the integer is one of its own numbers: a call's arguments object), the calls read
+/// off the interpreter are kept and each refused one is an `InvalidToolCall` saying why.
+#[allow(clippy::too_many_arguments)]
+fn refused_line<'py>(
+    py: Python<'py>,
+    gc_pause: &mut GcPause<'py>,
+    item: usize,
+    text: &[u8],
+    outcomes: PackedCalls<'_>,
+    options: &LineOptions,
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = PyBuilder::new(py);
+    // The skim accepted the line: it is UTF-8 JSON.
+    let text = String::from_utf8_lossy(text);
+    match parse(&text, &mut builder, ParseOptions::default()) {
+        Ok(record) => {
+            drop(builder);
+            let raw = || text.clone().into_owned();
+            item_calls(py, gc_pause, item, &raw, &record, options, policy)
+        }
+        Err(ParseError::Syntax(_)) => {
+            let mut calls = Vec::with_capacity(outcomes.len());
+            for (index, outcome) in outcomes.enumerate() {
+                let (id, name, arguments) = match outcome {
+                    OutcomeRef::Call {
+                        id,
+                        name,
+                        arguments,
+                    } => (id, name, arguments),
+                    OutcomeRef::Invalid(invalid) => match policy {
+                        ErrorPolicy::Keep => {
+                            calls.push(InvalidToolCall::from_invalid(py, invalid)?.into_any());
+                            continue;
+                        }
+                        ErrorPolicy::Skip => continue,
+                        ErrorPolicy::Raise => {
+                            gc_pause.resume();
+                            return Err(invalid_call_error(py, invalid));
+                        }
+                    },
+                };
+                let refusal = match tool_call(py, &mut builder, id, name, arguments) {
+                    Ok(call) => {
+                        calls.push(call);
+                        continue;
+                    }
+                    Err(BuildError::Refused(refusal)) => refusal,
+                    Err(BuildError::Python(e)) => return Err(e),
+                };
+                let message = format!(
+                    "invalid arguments in tool call {index} ({}): {}",
+                    quoted(name),
+                    refusal.message()
+                );
+                match policy {
+                    ErrorPolicy::Keep => calls.push(
+                        InvalidToolCall::refused(py, &arguments.json(), &message, index, name)?
+                            .into_any(),
+                    ),
+                    ErrorPolicy::Skip => {}
+                    ErrorPolicy::Raise => {
+                        gc_pause.resume();
+                        return Err(crate::errors::arguments_error(
+                            py,
+                            &format!("item {item}: {message}"),
+                            Some(&arguments.json()),
+                        ));
+                    }
+                }
+            }
+            PyList::new(py, calls)
+        }
+        Err(ParseError::Build(e)) => Err(e.into()),
+    }
+}
+
+/// An item read while attached (a mapping, or a line read again): `extract`'s outcomes for
+/// the response it holds where `options` says, or the bad input it is (shown as `raw()`).
+#[allow(clippy::too_many_arguments)]
+fn item_calls<'py>(
+    py: Python<'py>,
+    gc_pause: &mut GcPause<'py>,
+    item: usize,
+    raw: &dyn Fn() -> String,
+    record: &PyJson<'py>,
+    options: &LineOptions,
+    policy: ErrorPolicy,
+) -> PyResult<Bound<'py, PyList>> {
+    let response = match locate(record, &options.locate) {
+        Ok(response) => response,
+        Err(error) => return bad_input(py, gc_pause, item, raw().as_bytes(), &error, policy),
+    };
+    // Reading a mapping may run its Python code.
+    gc_pause.resume();
+    let mut builder = PyBuilder::new(py);
+    let line_ids = options.deterministic_ids.then_some(item as u64 + 1);
+    let read = with_line_ids(line_ids, || {
+        response_outcomes(&mut builder, &response.0, &options.text, options.shape)
+    })?;
+    let calls = match read {
+        Ok(outcomes) => calls_list(&mut builder, outcomes, policy),
+        Err(NotAResponse { error, .. }) => {
+            drop(builder);
+            let error = LineError {
+                kind: LineErrorKind::Format,
+                message: error.message,
+                path: error.path,
+                offset: None,
+            };
+            bad_input(py, gc_pause, item, raw().as_bytes(), &error, policy)
+        }
+    };
+    gc_pause.hold();
+    calls
 }
 
 /// A bad input under the error policy: kept as an `InvalidToolCall`, skipped, or raised as
@@ -175,55 +350,83 @@ fn bad_input<'py>(
     }
 }
 
-fn line_options(
-    provider: &str,
-    locate: Locate,
-    formats: Option<&Bound<'_, PyAny>>,
-    raw_json: &str,
-    repair: bool,
-) -> PyResult<LineOptions<'static>> {
-    Ok(LineOptions {
-        text: extract_text_options(formats, raw_json, repair, None)?,
-        shape: body_shape(provider)?,
-        locate,
-    })
+/// The raw text a mapping item is shown as in its `InvalidToolCall`.
+fn item_text(item: &Bound<'_, PyAny>) -> String {
+    crate::codec::compact_json(item)
+        .or_else(|_| item.repr().map(|r| r.to_string_lossy().into_owned()))
+        .unwrap_or_default()
 }
+
+/// Items read between checks for a signal (Ctrl-C) while the batch's items are collected.
+const ITEMS_BETWEEN_SIGNAL_CHECKS: usize = 1 << 16;
 
 /// Extract the tool calls of many responses on all cores (§10).
 ///
 /// Each item is a response body as JSON text (`str` or `bytes`, e.g. a line of a log), or a
-/// mapping/list as `extract` takes. The JSON is parsed in Rust on `threads` threads (default:
-/// all cores) with the GIL released; Python objects are built afterwards. `on_error` defaults
+/// mapping/list as `extract` takes; with `field`, each item is a record and the response sits
+/// at that dotted path in it. The JSON is parsed in Rust on `threads` threads (default: all
+/// cores) with the GIL released; Python objects are built afterwards. `on_error` defaults
 /// to "keep": a bad item gives `[InvalidToolCall(protocol="body", …)]` and never fails the
-/// batch. Output order = input order.
+/// batch. Output order = input order. With `deterministic_ids`, a call without an id gets
+/// `call_{n}_{k}` (item `n`, counted from 1, and the call's index `k`) instead of a random id.
 #[pyfunction]
 #[pyo3(signature = (
-    items, /, *, provider = "auto", threads = None, native_tool_calls = None, formats = None,
-    raw_json = "fenced", repair = false, on_error = "keep"
+    items, /, *, field = None, provider = "auto", threads = None, native_tool_calls = None,
+    formats = None, raw_json = "fenced", repair = false, on_error = "keep",
+    deterministic_ids = false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_batch<'py>(
     py: Python<'py>,
     items: &Bound<'py, PyAny>,
+    field: Option<&str>,
     provider: &str,
-    threads: Option<usize>,
+    threads: Option<&Bound<'py, PyAny>>,
     native_tool_calls: Option<bool>,
     formats: Option<&Bound<'py, PyAny>>,
     raw_json: &str,
     repair: bool,
     on_error: &str,
+    deterministic_ids: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let threads = thread_count(threads)?;
-        let options = line_options(provider, Locate::Whole, formats, raw_json, repair)?;
-        let items: Vec<Bound<'py, PyAny>> = items.try_iter()?.collect::<PyResult<_>>()?;
+        let (threads, options) = BatchArgs {
+            field,
+            provider,
+            threads,
+            formats,
+            raw_json,
+            repair,
+            deterministic_ids,
+        }
+        .read(Locate::Whole)?;
+        // Iterated, text would give its characters and a mapping its keys.
+        if items.is_instance_of::<PyString>()
+            || items.is_instance_of::<PyBytes>()
+            || items.is_instance_of::<PyByteArray>()
+            || items.is_instance_of::<PyDict>()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "items must be an iterable of responses (a list of JSON lines, say), not {}",
+                items.get_type().name()?
+            )));
+        }
+        let mut collected: Vec<Bound<'py, PyAny>> = Vec::new();
+        for (k, item) in items.try_iter()?.enumerate() {
+            if k % ITEMS_BETWEEN_SIGNAL_CHECKS == 0 {
+                py.check_signals()?;
+            }
+            collected.push(item?);
+        }
+        let items = collected;
         let slots: Vec<Slot<'_>> = items.iter().map(slot).collect::<PyResult<_>>()?;
-        let json: Vec<&[u8]> = slots
+        let json: Vec<(u64, &[u8])> = slots
             .iter()
-            .filter_map(|s| match s {
-                Slot::Json(text) => Some(&**text),
+            .enumerate()
+            .filter_map(|(k, s)| match s {
+                Slot::Json(text) => Some((k as u64 + 1, &**text)),
                 _ => None,
             })
             .collect();
@@ -240,9 +443,10 @@ pub fn extract_batch<'py>(
                     Slot::Json(text) => {
                         if in_chunk == chunk.len() {
                             // Neither the key cache nor the collector is held while other
-                            // threads may run.
+                            // threads may run, or while a signal handler (Ctrl-C) runs.
                             drop(builder);
                             gc_pause.resume();
+                            py.check_signals()?;
                             let spent = std::mem::take(&mut chunk);
                             chunk = py.detach(|| {
                                 drop(spent);
@@ -261,16 +465,35 @@ pub fn extract_batch<'py>(
                         in_chunk += 1;
                         match line {
                             Ok(outcomes) => {
-                                line_calls(py, &mut builder, &mut gc_pause, outcomes, policy)?
+                                let read = outcomes.clone();
+                                match line_calls(py, &mut builder, &mut gc_pause, read, policy)? {
+                                    Some(calls) => calls,
+                                    None => {
+                                        drop(builder);
+                                        let calls = refused_line(
+                                            py,
+                                            &mut gc_pause,
+                                            index,
+                                            text,
+                                            outcomes,
+                                            &options,
+                                            policy,
+                                        )?;
+                                        builder = PyBuilder::new(py);
+                                        calls
+                                    }
+                                }
                             }
                             Err(error) => bad_input(py, &mut gc_pause, index, text, error, policy)?,
                         }
                     }
                     Slot::Object(item) => {
-                        // Reading a mapping may run its Python code.
-                        gc_pause.resume();
-                        let calls = extract_any(py, item, &options.text, options.shape, policy)?;
-                        gc_pause.hold();
+                        drop(builder);
+                        let raw = || item_text(item);
+                        let record = PyJson((*item).clone());
+                        let calls =
+                            item_calls(py, &mut gc_pause, index, &raw, &record, &options, policy)?;
+                        builder = PyBuilder::new(py);
                         calls
                     }
                     Slot::Bad(error) => bad_input(py, &mut gc_pause, index, b"", error, policy)?,
@@ -288,201 +511,5 @@ pub fn extract_batch<'py>(
         })
         .map_err(thread_error)??;
         Ok(results)
-    })
-}
-
-/// The CLI's inner loop (`toolwire extract`): a chunk of whole JSONL lines → its output
-/// records as bytes, and the counts (lines, calls, invalid calls, bad lines).
-#[pyfunction]
-#[pyo3(signature = (
-    chunk, first_line, /, *, field = None, provider = "auto", threads = None, formats = None,
-    raw_json = "fenced", repair = false
-))]
-#[allow(clippy::too_many_arguments)]
-pub fn extract_jsonl_chunk<'py>(
-    py: Python<'py>,
-    chunk: &Bound<'py, PyBytes>,
-    first_line: u64,
-    field: Option<&str>,
-    provider: &str,
-    threads: Option<usize>,
-    formats: Option<&Bound<'py, PyAny>>,
-    raw_json: &str,
-    repair: bool,
-) -> PyResult<(Bound<'py, PyBytes>, u64, u64, u64, u64)> {
-    guarded(py, || {
-        let threads = thread_count(threads)?;
-        let options = line_options(
-            provider,
-            Locate::log_field(field),
-            formats,
-            raw_json,
-            repair,
-        )?;
-        let chunk = chunk.as_bytes();
-        let (output, tally) = py
-            .detach(|| extract_jsonl(chunk, first_line, &options, threads))
-            .map_err(thread_error)?;
-        Ok((
-            PyBytes::new(py, &output),
-            tally.lines,
-            tally.calls,
-            tally.invalid_calls,
-            tally.bad_lines,
-        ))
-    })
-}
-
-/// The bytes of a contiguous buffer (a `memoryview` of format "B"), borrowed: read them only
-/// while attached, unless the buffer is read-only (see [`detached_text`]).
-fn buffer_bytes(buffer: &PyBuffer<u8>) -> PyResult<&[u8]> {
-    if !buffer.is_c_contiguous() {
-        return Err(PyValueError::new_err("expected a contiguous buffer"));
-    }
-    // SAFETY: a contiguous buffer of `len_bytes` bytes, kept alive for as long as `buffer` is
-    // held; Python code cannot write to it while this thread is attached.
-    Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) })
-}
-
-/// The part `span` of `bytes` (the contents of `buffer`) that threads may read while the
-/// interpreter is detached, and where it starts in `bytes`: borrowed when the buffer is
-/// read-only, else copied now, while attached (Python code could otherwise write to it while
-/// those threads read it). pyarrow exports the buffers of arrays it built (`pa.array`,
-/// Parquet) as writable, those of IPC and memory-mapped data as read-only.
-fn detached_text<'a>(
-    buffer: &PyBuffer<u8>,
-    bytes: &'a [u8],
-    span: std::ops::Range<usize>,
-) -> (std::borrow::Cow<'a, [u8]>, usize) {
-    if buffer.readonly() {
-        (bytes.into(), 0)
-    } else {
-        let start = span.start;
-        (bytes[span].to_vec().into(), start)
-    }
-}
-
-fn is_valid(validity: Option<&[u8]>, index: usize) -> bool {
-    validity.is_none_or(|bits| {
-        bits.get(index / 8)
-            .is_some_and(|b| b & (1 << (index % 8)) != 0)
-    })
-}
-
-type ColumnBuffers<'py> = (
-    Option<Bound<'py, PyBytes>>,
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-    usize,
-);
-
-fn column_buffers<'py>(py: Python<'py>, column: &StringColumn) -> ColumnBuffers<'py> {
-    let validity = (column.nulls > 0).then(|| PyBytes::new(py, &column.validity));
-    let offsets: Vec<u8> = column
-        .offsets
-        .iter()
-        .flat_map(|o| o.to_le_bytes())
-        .collect();
-    (
-        validity,
-        PyBytes::new(py, &offsets),
-        PyBytes::new(py, &column.data),
-        column.nulls,
-    )
-}
-
-/// `extract_arrow`'s core: an Arrow string/binary array given by its buffers → the buffers of
-/// a `list<struct<id, name, arguments, error>>` array. `wide` means 64-bit offsets.
-#[pyfunction]
-#[pyo3(signature = (
-    data, offsets, validity, wide, offset, length, /, *, field = None, provider = "auto",
-    threads = None, formats = None, raw_json = "fenced", repair = false
-))]
-#[allow(clippy::too_many_arguments)]
-pub fn extract_arrow_buffers<'py>(
-    py: Python<'py>,
-    data: PyBuffer<u8>,
-    offsets: PyBuffer<u8>,
-    validity: Option<PyBuffer<u8>>,
-    wide: bool,
-    offset: usize,
-    length: usize,
-    field: Option<&str>,
-    provider: &str,
-    threads: Option<usize>,
-    formats: Option<&Bound<'py, PyAny>>,
-    raw_json: &str,
-    repair: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
-    guarded(py, || {
-        let threads = thread_count(threads)?;
-        let locate = field.map_or(Locate::Whole, |f| Locate::log_field(Some(f)));
-        let options = line_options(provider, locate, formats, raw_json, repair)?;
-        let bytes = buffer_bytes(&data)?;
-        let offsets = buffer_bytes(&offsets)?;
-        let validity = validity.as_ref().map(buffer_bytes).transpose()?;
-        let width = if wide { 8 } else { 4 };
-        let bound = |i: usize| -> Option<usize> {
-            let at = offsets.get(i * width..(i + 1) * width)?;
-            let value = if wide {
-                i64::from_le_bytes(at.try_into().ok()?)
-            } else {
-                i64::from(i32::from_le_bytes(at.try_into().ok()?))
-            };
-            usize::try_from(value).ok()
-        };
-        let spans = (offset..offset + length)
-            .map(|row| match (bound(row), bound(row + 1)) {
-                (Some(start), Some(end)) if start <= end && end <= bytes.len() => {
-                    Ok(is_valid(validity, row).then_some(start..end))
-                }
-                _ => Err(PyValueError::new_err("malformed Arrow offsets buffer")),
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let start = spans.iter().flatten().map(|s| s.start).min().unwrap_or(0);
-        let end = spans.iter().flatten().map(|s| s.end).max().unwrap_or(start);
-        let (text, base) = detached_text(&data, bytes, start..end);
-        let rows: Vec<Option<&[u8]>> = spans
-            .into_iter()
-            .map(|span| span.map(|span| &text[span.start - base..span.end - base]))
-            .collect();
-        let columns = py
-            .detach(|| -> Result<CallColumns, String> {
-                let present: Vec<&[u8]> = rows.iter().flatten().copied().collect();
-                let mut lines = extract_lines(&present, &options, threads)?.into_iter();
-                let lines: Vec<Option<Line>> = rows
-                    .iter()
-                    .map(|row| row.and_then(|_| lines.next()))
-                    .collect();
-                CallColumns::from_lines(&lines)
-            })
-            .map_err(PyValueError::new_err)?;
-        let list_offsets: Vec<u8> = columns
-            .list_offsets
-            .iter()
-            .flat_map(|o| o.to_le_bytes())
-            .collect();
-        let row_validity = (columns.row_nulls > 0).then(|| PyBytes::new(py, &columns.row_validity));
-        PyTuple::new(
-            py,
-            [
-                row_validity.into_pyobject(py)?.into_any(),
-                PyBytes::new(py, &list_offsets).into_any(),
-                columns.row_nulls.into_pyobject(py)?.into_any(),
-                columns.entries().into_pyobject(py)?.into_any(),
-                column_buffers(py, &columns.id)
-                    .into_pyobject(py)?
-                    .into_any(),
-                column_buffers(py, &columns.name)
-                    .into_pyobject(py)?
-                    .into_any(),
-                column_buffers(py, &columns.arguments)
-                    .into_pyobject(py)?
-                    .into_any(),
-                column_buffers(py, &columns.error)
-                    .into_pyobject(py)?
-                    .into_any(),
-            ],
-        )
     })
 }

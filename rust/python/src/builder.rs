@@ -4,11 +4,11 @@
 use std::ffi::CString;
 use std::sync::{Mutex, MutexGuard};
 
-use pyo3::exceptions::PyMemoryError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use toolwire_core::json::{JsonBuilder, JsonStr};
+use toolwire_core::json::{parse, JsonBuilder, JsonStr, ParseError, ParseOptions, Refusal};
 
 use crate::view::PyJson;
 
@@ -53,6 +53,41 @@ impl<'py> PyBuilder<'py> {
         // SAFETY: `ptr` is a new reference (or NULL with an exception set).
         unsafe { Bound::from_owned_ptr_or_err(self.py, ptr) }.map(PyJson)
     }
+}
+
+/// Why [`PyBuilder`] did not make a value.
+#[derive(Debug)]
+pub enum BuildError {
+    /// A value Python cannot hold (an integer over the int-string limit): that value alone
+    /// fails, at its offset, and so does the call holding it.
+    Refused(Refusal),
+    /// Python failed (out of memory): the whole operation stops with this exception.
+    Python(PyErr),
+}
+
+impl From<PyErr> for BuildError {
+    fn from(error: PyErr) -> Self {
+        BuildError::Python(error)
+    }
+}
+
+/// A refusal that reaches Python uncaught is a `ValueError`, as Python's own conversion raises.
+impl From<BuildError> for PyErr {
+    fn from(error: BuildError) -> Self {
+        match error {
+            BuildError::Refused(refusal) => PyValueError::new_err(refusal.message()),
+            BuildError::Python(error) => error,
+        }
+    }
+}
+
+/// The interpreter's limit on the digits of an integer converted from text
+/// (`sys.get_int_max_str_digits()`; 0 means none).
+fn int_max_str_digits(py: Python<'_>) -> usize {
+    py.import("sys")
+        .and_then(|sys| sys.call_method0("get_int_max_str_digits"))
+        .and_then(|limit| limit.extract())
+        .unwrap_or(0)
 }
 
 /// A Python `str` from decoded JSON text.
@@ -153,35 +188,54 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
     type Value = PyJson<'py>;
     type Object = Bound<'py, PyDict>;
     type Array = Vec<Bound<'py, PyAny>>;
-    type Error = PyErr;
+    type Error = BuildError;
 
-    fn null(&mut self) -> PyResult<PyJson<'py>> {
+    fn refusal(&self, error: &BuildError) -> Option<Refusal> {
+        match error {
+            BuildError::Refused(refusal) => Some(*refusal),
+            BuildError::Python(_) => None,
+        }
+    }
+
+    fn null(&mut self) -> Built<'py> {
         Ok(PyJson(self.py.None().into_bound(self.py)))
     }
-    fn boolean(&mut self, value: bool) -> PyResult<PyJson<'py>> {
+    fn boolean(&mut self, value: bool) -> Built<'py> {
         Ok(PyJson(
             pyo3::types::PyBool::new(self.py, value)
                 .to_owned()
                 .into_any(),
         ))
     }
-    fn int(&mut self, value: i64) -> PyResult<PyJson<'py>> {
+    fn int(&mut self, value: i64) -> Built<'py> {
         // SAFETY: returns a new reference or NULL.
-        self.owned(unsafe { ffi::PyLong_FromLongLong(value) })
+        Ok(self.owned(unsafe { ffi::PyLong_FromLongLong(value) })?)
     }
-    fn big_int(&mut self, digits: &str) -> PyResult<PyJson<'py>> {
-        let digits = CString::new(digits).map_err(|_| PyMemoryError::new_err("bad digits"))?;
+    fn big_int(&mut self, digits: &str) -> Built<'py> {
+        let text = CString::new(digits).map_err(|_| PyMemoryError::new_err("bad digits"))?;
         // SAFETY: a NUL-terminated decimal string.
-        self.owned(unsafe { ffi::PyLong_FromString(digits.as_ptr(), std::ptr::null_mut(), 10) })
+        let int =
+            self.owned(unsafe { ffi::PyLong_FromString(text.as_ptr(), std::ptr::null_mut(), 10) });
+        match int {
+            Ok(int) => Ok(int),
+            // Valid digits are only refused for their number (a MemoryError stays one).
+            Err(e) if e.is_instance_of::<PyValueError>(self.py) => {
+                Err(BuildError::Refused(Refusal::IntegerTooLong {
+                    digits: digits.trim_start_matches('-').len(),
+                    limit: int_max_str_digits(self.py),
+                }))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
-    fn float(&mut self, value: f64) -> PyResult<PyJson<'py>> {
+    fn float(&mut self, value: f64) -> Built<'py> {
         // SAFETY: returns a new reference or NULL.
-        self.owned(unsafe { ffi::PyFloat_FromDouble(value) })
+        Ok(self.owned(unsafe { ffi::PyFloat_FromDouble(value) })?)
     }
-    fn string(&mut self, value: JsonStr<'_>) -> PyResult<PyJson<'py>> {
-        py_string(self.py, value).map(PyJson)
+    fn string(&mut self, value: JsonStr<'_>) -> Built<'py> {
+        Ok(py_string(self.py, value).map(PyJson)?)
     }
-    fn new_object(&mut self) -> PyResult<Bound<'py, PyDict>> {
+    fn new_object(&mut self) -> Result<Bound<'py, PyDict>, BuildError> {
         Ok(PyDict::new(self.py))
     }
     fn object_insert(
@@ -189,27 +243,48 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
         object: &mut Bound<'py, PyDict>,
         key: JsonStr<'_>,
         value: PyJson<'py>,
-    ) -> PyResult<()> {
+    ) -> Result<(), BuildError> {
         let key = self.key(key)?;
         // SAFETY: a dict, a str key and a value, all valid; SetItem does not steal.
         let status =
             unsafe { ffi::PyDict_SetItem(object.as_ptr(), key.as_ptr(), value.0.as_ptr()) };
         if status < 0 {
-            return Err(PyErr::fetch(self.py));
+            return Err(PyErr::fetch(self.py).into());
         }
         Ok(())
     }
-    fn finish_object(&mut self, object: Bound<'py, PyDict>) -> PyResult<PyJson<'py>> {
+    fn finish_object(&mut self, object: Bound<'py, PyDict>) -> Built<'py> {
         Ok(PyJson(object.into_any()))
     }
-    fn new_array(&mut self) -> PyResult<Self::Array> {
+    fn new_array(&mut self) -> Result<Self::Array, BuildError> {
         Ok(Vec::new())
     }
-    fn array_push(&mut self, array: &mut Self::Array, value: PyJson<'py>) -> PyResult<()> {
+    fn array_push(
+        &mut self,
+        array: &mut Self::Array,
+        value: PyJson<'py>,
+    ) -> Result<(), BuildError> {
         array.push(value.0);
         Ok(())
     }
-    fn finish_array(&mut self, array: Self::Array) -> PyResult<PyJson<'py>> {
-        PyList::new(self.py, array).map(|list| PyJson(list.into_any()))
+    fn finish_array(&mut self, array: Self::Array) -> Built<'py> {
+        Ok(PyList::new(self.py, array).map(|list| PyJson(list.into_any()))?)
+    }
+    /// Builds the object, its refusals returned as errors (a batch's deferred arguments: the
+    /// caller makes that call invalid).
+    fn checked_object(&mut self, json: &str) -> Built<'py> {
+        match parse(json, self, ParseOptions::default()) {
+            Ok(object) => Ok(object),
+            Err(ParseError::Build(e)) => Err(e),
+            Err(ParseError::Syntax(e)) => match e.kind {
+                toolwire_core::json::SyntaxErrorKind::Refused(refusal) => {
+                    Err(BuildError::Refused(refusal))
+                }
+                // Not reached for checked text (see the trait's default).
+                _ => self.empty_object(),
+            },
+        }
     }
 }
+
+type Built<'py> = Result<PyJson<'py>, BuildError>;

@@ -7,14 +7,14 @@ use std::fmt::Write;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use toolwire_core::body::{decode_body_calls, BodyError, Shape};
+use toolwire_core::body::{decode_body_calls, BodyError};
 use toolwire_core::calls::{ErrorPolicy, Outcome};
 use toolwire_core::json::{python_float_repr, write_json_string, ParseOptions};
 
 use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::provider_format_error;
-use crate::input::{error_policy, guarded};
+use crate::input::{body_shape, error_policy, guarded};
 use crate::view::PyJson;
 use crate::wire_decode::decode_well_formed;
 
@@ -34,12 +34,7 @@ pub fn decode_tool_calls<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let shape = Shape::parse(provider).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown provider {provider:?}; expected 'auto', 'openai', 'openai_responses', \
-                 'anthropic', 'ollama' or 'gemini'"
-            ))
-        })?;
+        let shape = body_shape(provider)?;
         let options = ParseOptions { lenient: repair };
         if let Some(calls) = decode_well_formed(body, shape, options)? {
             return Ok(calls);
@@ -64,7 +59,7 @@ pub fn decode_tool_calls<'py>(
         let mut builder = PyBuilder::new(py);
         let decoded = match decode_body_calls(&mut builder, &PyJson(body), shape, options) {
             Ok(decoded) => decoded,
-            Err(BodyError::Build(e)) => return Err(e),
+            Err(BodyError::Build(e)) => return Err(e.into()),
             Err(BodyError::Format(e)) => {
                 return Err(provider_format_error(py, &e.message, &e.path))
             }

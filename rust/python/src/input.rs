@@ -2,7 +2,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use toolwire_core::body::Shape;
@@ -53,33 +53,39 @@ pub fn with_text<R>(
         let owned = b.to_vec();
         return f(decode_utf8(&owned).map_err(bytes_error)?);
     }
-    Err(parse_error(
-        py,
-        &format!(
-            "{what} must be str or bytes, not {}",
-            input.get_type().name()?
-        ),
-        "input",
-        0,
-        None,
-        "",
+    Err(PyTypeError::new_err(format!(
+        "{what} must be str or bytes, not {}",
+        input.get_type().name()?
+    )))
+}
+
+/// The one wording of a value that is not among its choices (quoted as Python quotes text).
+pub fn not_one_of<'a>(
+    what: &str,
+    choices: impl IntoIterator<Item = &'a str>,
+    value: &str,
+) -> PyErr {
+    let choices: Vec<String> = choices.into_iter().map(quoted).collect();
+    PyValueError::new_err(format!(
+        "{what} must be one of {}, not {}",
+        choices.join(", "),
+        quoted(value)
     ))
 }
 
+/// `'text'`, escaped for a message.
+pub fn quoted(text: &str) -> String {
+    format!("'{}'", text.escape_debug())
+}
+
 pub fn error_policy(on_error: &str) -> PyResult<ErrorPolicy> {
-    ErrorPolicy::parse(on_error).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "on_error must be 'raise', 'skip' or 'keep', not {on_error:?}"
-        ))
-    })
+    ErrorPolicy::parse(on_error)
+        .ok_or_else(|| not_one_of("on_error", ["raise", "skip", "keep"], on_error))
 }
 
 pub fn raw_json_mode(mode: &str) -> PyResult<RawJsonMode> {
-    RawJsonMode::parse(mode).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "raw_json mode must be 'whole', 'fenced' or 'anywhere', not {mode:?}"
-        ))
-    })
+    RawJsonMode::parse(mode)
+        .ok_or_else(|| not_one_of("raw_json", ["whole", "fenced", "anywhere"], mode))
 }
 
 /// Every name `formats=` accepts: the seed protocols and the open-weight formats of §6.
@@ -105,10 +111,7 @@ pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Opti
         if FORMAT_NAMES.contains(&name.as_str()) {
             Ok(name)
         } else {
-            Err(PyValueError::new_err(format!(
-                "unknown format {name:?}; known formats: {}",
-                FORMAT_NAMES.join(", ")
-            )))
+            Err(not_one_of("format", FORMAT_NAMES.iter().copied(), &name))
         }
     };
     if let Ok(s) = formats.cast::<PyString>() {
@@ -182,12 +185,8 @@ pub fn extract_text_options<'a>(
 
 /// `provider=`: "auto" (any known shape) or the provider whose shape every body must have.
 pub fn body_shape(provider: &str) -> PyResult<Shape> {
-    Shape::parse(provider).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "provider must be 'auto', 'openai', 'openai_responses', 'anthropic', 'ollama' or \
-             'gemini', not {provider:?}"
-        ))
-    })
+    Shape::parse(provider)
+        .ok_or_else(|| not_one_of("provider", Shape::NAMES.map(|(name, _)| name), provider))
 }
 
 /// Runs `f`, turning a Rust panic (a bug) into a `ToolwireError` rather than letting PyO3's

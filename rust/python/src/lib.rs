@@ -14,6 +14,7 @@ mod api;
 mod batch;
 mod builder;
 mod codec;
+mod columns;
 mod errors;
 mod events;
 mod gc_pause;
@@ -34,6 +35,10 @@ mod wire_encode;
 #[pymodule(gil_used = true)]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "FORMAT_NAMES",
+        pyo3::types::PyTuple::new(m.py(), input::FORMAT_NAMES)?,
+    )?;
     m.add_class::<types::ToolCall>()?;
     m.add_class::<types::InvalidToolCall>()?;
     m.add_class::<stream::StreamParser>()?;
@@ -50,8 +55,9 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::dumps_compact, m)?)?;
     m.add_function(wrap_pyfunction!(wire_encode::assistant_message, m)?)?;
     m.add_function(wrap_pyfunction!(batch::extract_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::extract_jsonl_chunk, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::extract_arrow_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(columns::extract_jsonl_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(columns::unread_jsonl_record, m)?)?;
+    m.add_function(wrap_pyfunction!(columns::extract_arrow_buffers, m)?)?;
     m.add_class::<schema::CompiledSchema>()?;
     m.add_function(wrap_pyfunction!(schema::compile_schema, m)?)?;
     Ok(())

@@ -299,7 +299,7 @@ impl StreamParser {
                 };
                 match fed {
                     Ok(()) => event_list(py, &mut events, policy, None),
-                    Err(StreamError::Build(e)) => Err(e),
+                    Err(StreamError::Build(e)) => Err(e.into()),
                     Err(StreamError::Utf8 { offset }) => Err(utf8_error(py, offset)),
                 }
             };
@@ -318,7 +318,7 @@ impl StreamParser {
             let mut events = Vec::new();
             match this.engine.finish(&mut builder, &mut events) {
                 Ok(()) => {}
-                Err(StreamError::Build(e)) => return Err(e),
+                Err(StreamError::Build(e)) => return Err(e.into()),
                 Err(StreamError::Utf8 { offset }) => return Err(utf8_error(py, offset)),
             }
             event_list(py, &mut events, this.policy, None)

@@ -126,7 +126,7 @@ impl JsonView for Definition<'_> {
         entries.map(|(k, v)| (k, Definition(v))).collect()
     }
 
-    fn number_text(&self) -> String {
+    fn number_text(&self) -> Option<String> {
         self.0.number_text()
     }
 

@@ -94,7 +94,7 @@ fn normalized_arguments<'py>(
     match value {
         Ok(value) => Ok(value.0.cast_into::<PyDict>().map_err(PyErr::from)?),
         Err(failure) => match failure.build {
-            Some(e) => Err(e),
+            Some(e) => Err(e.into()),
             None => Err(arguments_error(py, &failure.detail, None)),
         },
     }
@@ -276,15 +276,38 @@ impl InvalidToolCall {
         error: &str,
         offset: Option<usize>,
     ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Self::made(py, [raw, error, "body"], 0, offset, None)
+    }
+
+    /// A structured call whose arguments Python cannot hold (batch work, when the item cannot
+    /// be read again as Python objects): protocol `"native"`, `raw` the arguments' JSON.
+    pub fn refused<'py>(
+        py: Python<'py>,
+        raw: &str,
+        error: &str,
+        index: usize,
+        name: &str,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
+        Self::made(py, [raw, error, "native"], index, None, Some(name))
+    }
+
+    /// One from its `raw`, `error` and `protocol` texts and the rest.
+    fn made<'py>(
+        py: Python<'py>,
+        [raw, error, protocol]: [&str; 3],
+        index: usize,
+        offset: Option<usize>,
+        name: Option<&str>,
+    ) -> PyResult<Bound<'py, InvalidToolCall>> {
         Bound::new(
             py,
             InvalidToolCall {
                 raw: PyString::new(py, raw).unbind(),
                 error: PyString::new(py, error).unbind(),
-                protocol: PyString::new(py, "body").unbind(),
-                index: 0,
+                protocol: PyString::new(py, protocol).unbind(),
+                index,
                 offset,
-                name: None,
+                name: name.map(|n| PyString::new(py, n).unbind()),
             },
         )
     }

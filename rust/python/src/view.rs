@@ -151,7 +151,7 @@ impl<'py> JsonView for PyJson<'py> {
         dict.iter()
             .map(|(k, v)| {
                 let key = match k.cast::<PyString>() {
-                    Ok(s) => s.to_string_lossy().into_owned(),
+                    Ok(s) => lossy(s),
                     Err(_) => k
                         .str()
                         .map(|s| s.to_string_lossy().into_owned())
@@ -162,20 +162,41 @@ impl<'py> JsonView for PyJson<'py> {
             .collect()
     }
 
-    fn number_text(&self) -> String {
+    fn number_text(&self) -> Option<String> {
         // `json.dumps` writes ints with `int.__repr__` and floats with `float.__repr__`.
-        let text = if self.0.is_instance_of::<PyFloat>() {
+        if self.0.is_instance_of::<PyFloat>() {
             let value: f64 = self.0.extract().unwrap_or(f64::NAN);
-            return toolwire_core::json::python_float_repr(value);
-        } else {
-            self.0.repr()
-        };
-        text.map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
+            return Some(toolwire_core::json::python_float_repr(value));
+        }
+        // An int over the int-string limit has no text Python will write.
+        let text = self.0.repr().ok()?;
+        Some(text.to_string_lossy().into_owned())
     }
 
     fn string_lossy(&self) -> Option<String> {
-        let s = self.0.cast::<PyString>().ok()?;
-        Some(s.to_string_lossy().into_owned())
+        Some(lossy(self.0.cast::<PyString>().ok()?))
+    }
+}
+
+/// The text of a `str`, each lone surrogate replaced by one U+FFFD (as the core's own lossy
+/// strings read; PyO3's replaces each of its three UTF-8 bytes).
+fn lossy(s: &Bound<'_, PyString>) -> String {
+    if let Ok(text) = s.to_str() {
+        return text.to_owned();
+    }
+    let units = s
+        .call_method1("encode", ("utf-16-le", "surrogatepass"))
+        .ok()
+        .and_then(|b| b.cast_into::<pyo3::types::PyBytes>().ok());
+    match units {
+        Some(bytes) => {
+            let units: Vec<u16> = bytes
+                .as_bytes()
+                .chunks_exact(2)
+                .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+                .collect();
+            String::from_utf16_lossy(&units)
+        }
+        None => s.to_string_lossy().into_owned(),
     }
 }

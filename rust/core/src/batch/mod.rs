@@ -1,6 +1,7 @@
 //! Batch work without the interpreter (§10): one JSON line → the outcomes of the response it
 //! holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
 
+mod jsonl;
 mod node;
 mod ordered;
 mod packed;
@@ -8,6 +9,10 @@ mod skim;
 
 use node::{ArenaBuilder, Node};
 
+pub use jsonl::{
+    extract_jsonl, unread_line_record, write_record, Piece, Tally, MAX_LINES_PER_PIECE,
+    MAX_PIECE_BYTES,
+};
 pub use ordered::{with_helpers, OrderedLines};
 pub use packed::{ArgumentsRef, OutcomeRef, PackedCalls, PackedLines};
 
@@ -24,11 +29,10 @@ use crate::body::{extract_body_as, BodyError, Shape};
 use crate::calls::{Call, Outcome};
 use crate::extract::{extract_text, TextOptions};
 use crate::finish_outcomes;
-use crate::json::{
-    to_compact_json, write_json_string, DeferringBuilder, JsonBuilder, JsonKind, JsonView,
-    ParseError, Value,
-};
+use crate::ids::with_line_ids;
+use crate::json::{DeferringBuilder, JsonBuilder, JsonKind, JsonView, ParseError, Value};
 use crate::position::CharOffsets;
+use crate::text_body::body_in_text;
 use crate::utf8::decode_utf8;
 
 /// Where the response sits inside each line.
@@ -67,6 +71,9 @@ pub struct LineOptions<'a> {
     /// `provider=`: how bodies are read (`Shape::Auto`: any known shape).
     pub shape: Shape,
     pub locate: Locate,
+    /// Generated ids derived from the line's number and the call's index
+    /// ([`with_line_ids`]), the same on every run and any number of threads, instead of random.
+    pub deterministic_ids: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +107,23 @@ pub struct Line {
 /// §4.4 on one JSON line.
 pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
     extract_line_to(line, options, OwnedLine)
+}
+
+/// [`extract_line`] for line `number` of the input (counted from 1), which its generated ids
+/// derive from when the options ask for deterministic ids.
+pub fn extract_numbered(line: &[u8], number: u64, options: &LineOptions) -> Line {
+    extract_numbered_to(line, number, options, OwnedLine)
+}
+
+/// [`extract_numbered`], its result handed to `sink`.
+pub(crate) fn extract_numbered_to<S: LineSink>(
+    line: &[u8],
+    number: u64,
+    options: &LineOptions,
+    sink: S,
+) -> S::Output {
+    let line_ids = options.deterministic_ids.then_some(number);
+    with_line_ids(line_ids, || extract_line_to(line, options, sink))
 }
 
 /// [`extract_line`], its result handed to `sink`.
@@ -267,7 +291,8 @@ impl IntoValue for Node<'_> {
     }
 }
 
-pub(crate) fn locate<V: JsonView>(record: &V, locate: &Locate) -> Result<V, LineError> {
+/// The response inside a record, as `locate` says where.
+pub fn locate<V: JsonView>(record: &V, locate: &Locate) -> Result<V, LineError> {
     match locate {
         Locate::Whole => Ok(record.clone()),
         Locate::LogRecord => Ok(record
@@ -289,8 +314,9 @@ pub(crate) fn locate<V: JsonView>(record: &V, locate: &Locate) -> Result<V, Line
     }
 }
 
-/// `extract`'s dispatch on a decoded value: a string is model text; anything else is a
-/// response body (or, read as `Shape::Auto`, a list of structured calls).
+/// `extract`'s dispatch on a decoded value: a string is model text, unless it is a body written
+/// as JSON ([`body_in_text`]); anything else is a response body (or, read as `Shape::Auto`, a
+/// list of structured calls).
 fn extract_response<B>(
     builder: &mut B,
     response: &B::Value,
@@ -300,176 +326,31 @@ where
     B: JsonBuilder<Error = Infallible>,
     B::Value: JsonView,
 {
-    let text = response.as_str().filter(|_| options.shape == Shape::Auto);
-    if let Some(text) = text {
-        let Ok(mut outcomes) = extract_text(builder, text, &options.text);
-        finish_outcomes(text, &mut outcomes);
-        return Ok(outcomes);
-    }
+    let body_text;
+    let response = match response.as_str() {
+        Some(text) => {
+            let Ok(body) = body_in_text(builder, text, options.shape);
+            match body {
+                Some(body) => {
+                    body_text = body;
+                    &body_text
+                }
+                None if options.shape == Shape::Auto => {
+                    let Ok(mut outcomes) = extract_text(builder, text, &options.text);
+                    finish_outcomes(text, &mut outcomes);
+                    return Ok(outcomes);
+                }
+                // Not a body of that provider: its shape error says so.
+                None => response,
+            }
+        }
+        None => response,
+    };
     match extract_body_as(builder, response, &options.text, options.shape) {
         Ok(outcomes) => Ok(outcomes),
         Err(BodyError::Format(e)) => Err(e),
         Err(BodyError::Build(never)) => match never {},
     }
-}
-
-/// Counts of one chunk of lines, for the CLI summary.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub lines: u64,
-    pub calls: u64,
-    pub invalid_calls: u64,
-    pub bad_lines: u64,
-}
-
-impl std::ops::AddAssign for Tally {
-    fn add_assign(&mut self, other: Self) {
-        self.lines += other.lines;
-        self.calls += other.calls;
-        self.invalid_calls += other.invalid_calls;
-        self.bad_lines += other.bad_lines;
-    }
-}
-
-/// Lines per task: enough work to amortise scheduling, small enough to balance the threads.
-const LINES_PER_TASK: usize = 64;
-
-/// The CLI's output for a chunk of JSONL (whole lines; the last one may lack its `\n`): one
-/// record per line, `{"line", "id"?, "tool_calls", "errors"}`, in input order.
-pub fn extract_jsonl(
-    chunk: &[u8],
-    first_line: u64,
-    options: &LineOptions,
-    threads: usize,
-) -> Result<(Vec<u8>, Tally), String> {
-    let mut lines: Vec<&[u8]> = memchr::memchr_iter(b'\n', chunk)
-        .scan(0, |start, end| {
-            let line = &chunk[*start..end];
-            *start = end + 1;
-            Some(line)
-        })
-        .collect();
-    let consumed: usize = lines.iter().map(|l| l.len() + 1).sum();
-    if consumed < chunk.len() {
-        lines.push(&chunk[consumed..]);
-    }
-    let render = |(task, group): (usize, &[&[u8]])| {
-        let mut out = String::new();
-        let mut tally = Tally::default();
-        for (k, line) in group.iter().enumerate() {
-            let number = first_line + (task * LINES_PER_TASK + k) as u64;
-            tally += write_record(&mut out, number, line, &extract_line(line, options));
-        }
-        (out, tally)
-    };
-    let parts: Vec<(String, Tally)> = run(threads, || {
-        lines
-            .par_chunks(LINES_PER_TASK)
-            .enumerate()
-            .map(render)
-            .collect()
-    })?;
-    let mut output = Vec::with_capacity(parts.iter().map(|(s, _)| s.len()).sum());
-    let mut tally = Tally::default();
-    for (text, part) in parts {
-        output.extend_from_slice(text.as_bytes());
-        tally += part;
-    }
-    Ok((output, tally))
-}
-
-/// Appends one output record (and its newline); returns its counts.
-pub fn write_record(out: &mut String, number: u64, raw: &[u8], line: &Line) -> Tally {
-    let mut tally = Tally {
-        lines: 1,
-        ..Tally::default()
-    };
-    out.push_str("{\"line\":");
-    out.push_str(&number.to_string());
-    if let Some(id) = &line.id {
-        out.push_str(",\"id\":");
-        out.push_str(&to_compact_json(id));
-    }
-    out.push_str(",\"tool_calls\":[");
-    let outcomes: &[Outcome<Value>] = line.result.as_deref().unwrap_or(&[]);
-    let mut first = true;
-    for outcome in outcomes {
-        if let Outcome::Call(call) = outcome {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            tally.calls += 1;
-            out.push_str("{\"id\":");
-            write_json_string(call.id.as_deref().unwrap_or_default(), out);
-            out.push_str(",\"name\":");
-            write_json_string(&call.name, out);
-            out.push_str(",\"arguments\":");
-            out.push_str(&to_compact_json(&call.arguments));
-            out.push('}');
-        }
-    }
-    out.push_str("],\"errors\":[");
-    match &line.result {
-        Ok(outcomes) => {
-            let mut first = true;
-            for outcome in outcomes {
-                if let Outcome::Invalid(invalid) = outcome {
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    tally.invalid_calls += 1;
-                    write_error(
-                        out,
-                        &invalid.raw,
-                        &invalid.message(),
-                        invalid.protocol.as_str(),
-                        invalid.index,
-                        invalid.offset,
-                        invalid.name.as_deref(),
-                    );
-                }
-            }
-        }
-        Err(error) => {
-            tally.bad_lines += 1;
-            let raw = String::from_utf8_lossy(raw);
-            let raw = raw.strip_suffix('\r').unwrap_or(&raw);
-            write_error(out, raw, &error.message, "body", 0, error.offset, None);
-        }
-    }
-    out.push_str("]}\n");
-    tally
-}
-
-/// An error entry, with the fields (and order) of `InvalidToolCall.to_dict()`.
-fn write_error(
-    out: &mut String,
-    raw: &str,
-    message: &str,
-    protocol: &str,
-    index: usize,
-    offset: Option<usize>,
-    name: Option<&str>,
-) {
-    out.push_str("{\"raw\":");
-    write_json_string(raw, out);
-    out.push_str(",\"error\":");
-    write_json_string(message, out);
-    out.push_str(",\"protocol\":");
-    write_json_string(protocol, out);
-    out.push_str(&format!(",\"index\":{index},\"offset\":"));
-    match offset {
-        Some(offset) => out.push_str(&offset.to_string()),
-        None => out.push_str("null"),
-    }
-    out.push_str(",\"name\":");
-    match name {
-        Some(name) => write_json_string(name, out),
-        None => out.push_str("null"),
-    }
-    out.push('}');
 }
 
 /// The number of threads "all cores" means here.
@@ -505,17 +386,17 @@ pub fn run<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R
     Ok(pool(threads.max(1))?.install(work))
 }
 
-/// [`extract_line`] over many lines, in order.
+/// [`extract_numbered`] over many numbered lines, in order.
 pub fn extract_lines(
-    lines: &[&[u8]],
+    lines: &[(u64, &[u8])],
     options: &LineOptions,
     threads: usize,
 ) -> Result<Vec<Line>, String> {
     run(threads, || {
         lines
             .par_iter()
-            .with_min_len(LINES_PER_TASK / 4)
-            .map(|line| extract_line(line, options))
+            .with_min_len(16)
+            .map(|&(number, line)| extract_numbered(line, number, options))
             .collect()
     })
 }
@@ -524,7 +405,7 @@ pub fn extract_lines(
 pub(crate) mod tests {
     use super::*;
     use crate::extract::RawJsonMode;
-    use crate::json::ParseOptions;
+    use crate::json::{to_compact_json, ParseOptions};
 
     pub(crate) fn options(locate: Locate, shape: Shape) -> LineOptions<'static> {
         LineOptions {
@@ -537,10 +418,11 @@ pub(crate) mod tests {
             },
             shape,
             locate,
+            deterministic_ids: false,
         }
     }
 
-    const OPENAI: &str = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}]}}]}"#;
+    pub(crate) const OPENAI: &str = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}]}}]}"#;
 
     fn arena_bytes() -> usize {
         ARENA.with(|arena| arena.borrow().allocated_bytes())
@@ -641,38 +523,5 @@ pub(crate) mod tests {
             field.result.unwrap_err().message,
             "no field \"a.b\" in this line"
         );
-    }
-
-    #[test]
-    fn jsonl_chunks_give_one_record_per_line_in_order() {
-        let record = format!(r#"{{"request_id":"r1","response":{OPENAI}}}"#);
-        let text = format!("{record}\nnot json\n\n{{\"text\": \"hi\"}}");
-        for threads in [1, 2] {
-            let (out, tally) = extract_jsonl(
-                text.as_bytes(),
-                7,
-                &options(Locate::LogRecord, Shape::Auto),
-                threads,
-            )
-            .unwrap();
-            let out = String::from_utf8(out).unwrap();
-            let lines: Vec<&str> = out.lines().collect();
-            assert_eq!(lines.len(), 4);
-            assert!(lines[0].starts_with(r#"{"line":7,"id":"r1","tool_calls":[{"id":"c1","name":"f","arguments":{"a":1}}],"errors":[]}"#));
-            assert!(lines[1].starts_with(
-                r#"{"line":8,"tool_calls":[],"errors":[{"raw":"not json","error":"invalid JSON"#
-            ));
-            assert!(lines[2].contains(r#""line":9"#));
-            assert_eq!(lines[3], r#"{"line":10,"tool_calls":[],"errors":[]}"#);
-            assert_eq!(
-                tally,
-                Tally {
-                    lines: 4,
-                    calls: 1,
-                    invalid_calls: 0,
-                    bad_lines: 2
-                }
-            );
-        }
     }
 }

@@ -163,13 +163,13 @@ impl JsonView for Node<'_> {
             .map(|(key, value)| ((*key).to_owned(), *value))
             .collect()
     }
-    fn number_text(&self) -> String {
-        match self {
+    fn number_text(&self) -> Option<String> {
+        Some(match self {
             Node::Int(i) => i.to_string(),
             Node::BigInt(digits) => (**digits).to_owned(),
             Node::Float(f) => python_float_repr(*f),
             _ => String::new(),
-        }
+        })
     }
     fn string_lossy(&self) -> Option<String> {
         match self {

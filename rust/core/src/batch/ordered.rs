@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::packed::PackedLines;
-use super::{extract_line_to, LineOptions};
+use super::{extract_numbered_to, LineOptions};
 
 /// Lines per chunk: enough to amortise a hand-over, few enough that the consumer starts early
 /// (on the sample log, 64 lines were about 2% faster than 32 on two threads, and 128 no faster).
@@ -23,7 +23,8 @@ const LINES_PER_CHUNK: usize = 64;
 
 /// The shared state of one ordered extraction.
 pub struct OrderedLines<'a> {
-    lines: &'a [&'a [u8]],
+    /// Each line with its number (counted from 1), which deterministic ids derive from.
+    lines: &'a [(u64, &'a [u8])],
     options: &'a LineOptions<'a>,
     /// The first chunk no thread has claimed.
     next: AtomicUsize,
@@ -46,7 +47,7 @@ enum Slot {
 }
 
 impl<'a> OrderedLines<'a> {
-    pub fn new(lines: &'a [&'a [u8]], options: &'a LineOptions<'a>) -> Self {
+    pub fn new(lines: &'a [(u64, &'a [u8])], options: &'a LineOptions<'a>) -> Self {
         let chunks = lines.len().div_ceil(LINES_PER_CHUNK);
         Self {
             lines,
@@ -83,10 +84,11 @@ impl<'a> OrderedLines<'a> {
         let end = self.lines.len().min(start + LINES_PER_CHUNK);
         let lines = claim.lines.insert(PackedLines::with_capacity(end - start));
         for i in start..end {
-            if let Some(next) = self.lines.get(i + 1) {
+            if let Some((_, next)) = self.lines.get(i + 1) {
                 prefetch(next);
             }
-            extract_line_to(self.lines[i], self.options, &mut *lines);
+            let (number, line) = self.lines[i];
+            extract_numbered_to(line, number, self.options, &mut *lines);
         }
         true
     }
@@ -214,6 +216,14 @@ mod tests {
     use crate::body::Shape;
     use crate::calls::Outcome;
 
+    fn numbered(texts: &[String]) -> Vec<(u64, &[u8])> {
+        (1..).zip(texts.iter().map(String::as_bytes)).collect()
+    }
+
+    fn repeated(text: &'static str, n: usize) -> Vec<(u64, &'static [u8])> {
+        (1..=n as u64).map(|k| (k, text.as_bytes())).collect()
+    }
+
     fn names(lines: &[Line]) -> Vec<String> {
         lines
             .iter()
@@ -254,12 +264,12 @@ mod tests {
                 _ => format!(r#"{{"tool_calls": [{{"name": "f{i}", "arguments": {{}}}}]}}"#),
             })
             .collect();
-        let lines: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+        let lines = numbered(&texts);
         let opts = options(Locate::Whole, Shape::Auto);
         let want = names(
             &lines
                 .iter()
-                .map(|l| extract_line(l, &opts))
+                .map(|(_, l)| extract_line(l, &opts))
                 .collect::<Vec<_>>(),
         );
         for threads in [1, 2, 3, 8] {
@@ -276,7 +286,7 @@ mod tests {
 
     #[test]
     fn a_consumer_that_gives_up_early_returns() {
-        let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
+        let texts = repeated(r#"{"text": "hi"}"#, 1000);
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
         let first = with_helpers(&work, 2, || work.take(0).len()).unwrap();
@@ -286,7 +296,7 @@ mod tests {
 
     #[test]
     fn a_consumer_may_stop_after_any_chunk() {
-        let texts = vec![r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#.as_bytes(); 2000];
+        let texts = repeated(r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#, 2000);
         let opts = options(Locate::Whole, Shape::Auto);
         for (threads, give_up_after) in [(2, usize::MAX), (3, usize::MAX), (2, 5), (8, 1)] {
             let work = OrderedLines::new(&texts, &opts);
@@ -309,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_consumer_that_panics_stops_the_helpers() {
-        let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 1000];
+        let texts = repeated(r#"{"text": "hi"}"#, 1000);
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -323,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_chunk_no_helper_claimed_is_extracted_by_take_after_the_helpers_stop() {
-        let texts = vec![r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#.as_bytes(); 1000];
+        let texts = repeated(r#"{"tool_calls": [{"name": "f", "arguments": {}}]}"#, 1000);
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
         with_helpers(&work, 2, || work.take(0)).unwrap();
@@ -333,7 +343,7 @@ mod tests {
 
     #[test]
     fn a_chunk_whose_extraction_panicked_is_lost_not_waited_for() {
-        let texts = vec![r#"{"text": "hi"}"#.as_bytes(); 100];
+        let texts = repeated(r#"{"text": "hi"}"#, 100);
         let opts = options(Locate::Whole, Shape::Auto);
         let work = OrderedLines::new(&texts, &opts);
         let panicked = std::thread::scope(|scope| {

@@ -177,6 +177,14 @@ enum ArgumentsKind<'a> {
 }
 
 impl<'a> ArgumentsRef<'a> {
+    /// The arguments' JSON text (compact when they were built as values).
+    pub fn json(&self) -> std::borrow::Cow<'a, str> {
+        match self.0 {
+            ArgumentsKind::Deferred(json) => json.into(),
+            ArgumentsKind::Value(value) => crate::json::to_compact_json(value).into(),
+        }
+    }
+
     /// The arguments made with `builder`: exactly what [`Value::build`] makes of them.
     pub fn build<B: JsonBuilder>(&self, builder: &mut B) -> Result<B::Value, B::Error> {
         match self.0 {

@@ -398,7 +398,14 @@ impl<'t> Literals<'t> {
             );
             return match signed.parse::<i64>() {
                 Ok(v) => b.int(v).map_err(LitErr::Build),
-                Err(_) => b.big_int(&signed).map_err(LitErr::Build),
+                Err(_) => b.big_int(&signed).map_err(|e| match b.refusal(&e) {
+                    // A value the builder refuses fails this literal alone, like a bad one.
+                    Some(refusal) => LitErr::Syntax(LiteralError {
+                        offset: start,
+                        detail: refusal.message(),
+                    }),
+                    None => LitErr::Build(e),
+                }),
             };
         }
         let valid_float = raw

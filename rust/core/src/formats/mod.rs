@@ -585,13 +585,19 @@ impl Failure {
     }
 
     pub fn json(error: SyntaxError, name: Option<String>) -> Self {
+        // A refused value is valid JSON: its arguments are unusable, whatever the call's name.
+        let refused = error.kind.is_refusal();
         Self {
-            kind: if name.is_some() {
+            kind: if name.is_some() || refused {
                 FailureKind::Arguments
             } else {
                 FailureKind::Parse
             },
-            detail: format!("invalid JSON: {}", error.kind.message()),
+            detail: if refused {
+                error.kind.message().into_owned()
+            } else {
+                format!("invalid JSON: {}", error.kind.message())
+            },
             at: Some(error.offset),
             name,
         }

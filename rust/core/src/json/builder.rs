@@ -106,6 +106,28 @@ impl<'a> JsonStr<'a> {
     }
 }
 
+/// A value a builder cannot make although its JSON is valid. It concerns that value alone: the
+/// parser reports it at the value's offset, as it reports a syntax error
+/// ([`SyntaxErrorKind::Refused`](super::SyntaxErrorKind::Refused)), so only the call holding
+/// it fails, while a builder's other errors (out of memory) stop the whole parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// An integer of `digits` decimal digits, over the builder's `limit` (Python refuses to
+    /// convert integers longer than `sys.get_int_max_str_digits()`, 4300 digits by default).
+    IntegerTooLong { digits: usize, limit: usize },
+}
+
+impl Refusal {
+    pub fn message(self) -> String {
+        match self {
+            Refusal::IntegerTooLong { digits, limit } => format!(
+                "integer of {digits} digits exceeds the limit of {limit} digits for integer \
+                 conversion (Python's sys.set_int_max_str_digits)"
+            ),
+        }
+    }
+}
+
 /// Receives the parser's output, value by value, bottom up.
 ///
 /// Containers are opened, filled and finished explicitly so that a builder can choose its own
@@ -114,8 +136,16 @@ pub trait JsonBuilder {
     type Value;
     type Object;
     type Array;
-    /// A failure of the builder itself (e.g. a Python `MemoryError`).
+    /// A failure of the builder: a value it refuses ([`JsonBuilder::refusal`]), or a failure
+    /// of the builder itself (e.g. a Python `MemoryError`).
     type Error;
+
+    /// The [`Refusal`] `error` stands for, when it refuses one value rather than failing the
+    /// builder. Builders that refuse nothing keep this default.
+    fn refusal(&self, error: &Self::Error) -> Option<Refusal> {
+        let _ = error;
+        None
+    }
 
     fn null(&mut self) -> Result<Self::Value, Self::Error>;
     fn boolean(&mut self, value: bool) -> Result<Self::Value, Self::Error>;
@@ -157,8 +187,12 @@ pub trait JsonBuilder {
     }
 
     /// The object spelled by `json`, strict JSON text the skipper accepted. Only builders that
-    /// [defer objects](JsonBuilder::defers_objects) are handed objects this way; this default
-    /// builds it.
+    /// [defer objects](JsonBuilder::defers_objects) are handed objects this way by the parser
+    /// (a batch's deferred arguments reach other builders through [`Value::build`]); this
+    /// default builds it. A builder that [refuses](JsonBuilder::refusal) values overrides it to
+    /// return its refusals as errors.
+    ///
+    /// [`Value::build`]: super::Value::build
     fn checked_object(&mut self, json: &str) -> Result<Self::Value, Self::Error>
     where
         Self: Sized,

@@ -8,7 +8,8 @@ mod value;
 mod view;
 mod write;
 
-pub use builder::{JsonBuilder, JsonStr};
+pub use builder::{JsonBuilder, JsonStr, Refusal};
+pub(crate) use parser::SkipBuilder;
 pub use parser::{
     parse, parse_object_with, parse_prefix, MemberAction, MemberText, ObjectVisitor, ParseError,
     ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,

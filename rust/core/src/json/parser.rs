@@ -6,9 +6,10 @@
 //! control characters in strings, and missing closing brackets at the very end of the input. It
 //! never invents a value: a truncated literal or string stays an error.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use super::builder::{JsonBuilder, JsonStr};
+use super::builder::{JsonBuilder, JsonStr, Refusal};
 use super::plain_run::plain_run;
 use super::skip::{deferrable_object, skip_value};
 use super::view::JsonKind;
@@ -35,11 +36,13 @@ pub enum SyntaxErrorKind {
     UnterminatedString,
     TrailingCharacters,
     TooDeep,
+    /// Valid JSON, but a value the builder cannot make (see [`Refusal`]).
+    Refused(Refusal),
 }
 
 impl SyntaxErrorKind {
-    pub fn message(self) -> &'static str {
-        match self {
+    pub fn message(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
             Self::UnexpectedEnd => "unexpected end of input",
             Self::ExpectedValue => "expected a JSON value",
             Self::ExpectedColon => "expected ':'",
@@ -54,7 +57,13 @@ impl SyntaxErrorKind {
             Self::UnterminatedString => "unterminated string",
             Self::TrailingCharacters => "extra data after the JSON value",
             Self::TooDeep => "nesting deeper than 256 levels",
-        }
+            Self::Refused(refusal) => return Cow::Owned(refusal.message()),
+        })
+    }
+
+    /// Whether the text was valid JSON holding a value the builder refused.
+    pub fn is_refusal(self) -> bool {
+        matches!(self, Self::Refused(_))
     }
 }
 
@@ -190,9 +199,11 @@ pub fn parse_object_with<B: JsonBuilder, V: ObjectVisitor<B>>(
                 parser.skip_whitespace();
                 let value = match deferrable_object(builder, text, parser.pos, parser.depth) {
                     Some(end) => {
-                        let json = &text[parser.pos..end];
+                        let (start, json) = (parser.pos, &text[parser.pos..end]);
                         parser.pos = end;
-                        builder.checked_object(json).map_err(ParseError::Build)?
+                        builder
+                            .checked_object(json)
+                            .map_err(|e| refused_at(builder, e, start))?
                     }
                     None => parser.value(builder)?,
                 };
@@ -308,6 +319,18 @@ impl JsonBuilder for SkipBuilder {
     }
 }
 
+/// A builder's failure for the value at byte `at`: a [`Refusal`] becomes a syntax-like error
+/// there; any other failure stops the parse.
+fn refused_at<B: JsonBuilder>(b: &B, error: B::Error, at: usize) -> ParseError<B::Error> {
+    match b.refusal(&error) {
+        Some(refusal) => ParseError::Syntax(SyntaxError {
+            kind: SyntaxErrorKind::Refused(refusal),
+            offset: at,
+        }),
+        None => ParseError::Build(error),
+    }
+}
+
 /// A skipped value cannot fail to build; only its syntax errors carry over.
 fn syntax_only<T, E>(
     result: Result<T, ParseError<std::convert::Infallible>>,
@@ -406,8 +429,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The JSON value at the current position (after whitespace). A value the builder refuses
+    /// is reported at its start, like a syntax error.
     fn value<B: JsonBuilder>(&mut self, b: &mut B) -> Res<B::Value, B> {
         self.skip_whitespace();
+        let start = self.pos;
+        self.value_here(b).map_err(|error| match error {
+            ParseError::Build(e) => refused_at(b, e, start),
+            syntax => syntax,
+        })
+    }
+
+    fn value_here<B: JsonBuilder>(&mut self, b: &mut B) -> Res<B::Value, B> {
         let Some(byte) = self.peek() else {
             return Err(self.error(SyntaxErrorKind::UnexpectedEnd).into());
         };

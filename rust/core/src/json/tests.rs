@@ -306,3 +306,146 @@ fn runs_between_escapes_of_every_length() {
         }
     }
 }
+
+/// Builds [`Value`]s, but refuses integers of more than `limit` digits (as Python does past
+/// its int-string limit) and fails outright on the string "fatal" (as on a `MemoryError`).
+struct Picky {
+    limit: usize,
+}
+
+#[derive(Debug, PartialEq)]
+enum PickyError {
+    Refused(Refusal),
+    Fatal,
+}
+
+impl JsonBuilder for Picky {
+    type Value = Value;
+    type Object = Vec<(Key, Value)>;
+    type Array = Vec<Value>;
+    type Error = PickyError;
+
+    fn refusal(&self, error: &PickyError) -> Option<Refusal> {
+        match error {
+            PickyError::Refused(refusal) => Some(*refusal),
+            PickyError::Fatal => None,
+        }
+    }
+    fn null(&mut self) -> Result<Value, PickyError> {
+        Ok(Value::Null)
+    }
+    fn boolean(&mut self, value: bool) -> Result<Value, PickyError> {
+        Ok(Value::Bool(value))
+    }
+    fn int(&mut self, value: i64) -> Result<Value, PickyError> {
+        Ok(Value::Int(value))
+    }
+    fn big_int(&mut self, digits: &str) -> Result<Value, PickyError> {
+        let count = digits.trim_start_matches('-').len();
+        if count > self.limit {
+            return Err(PickyError::Refused(Refusal::IntegerTooLong {
+                digits: count,
+                limit: self.limit,
+            }));
+        }
+        Ok(Value::BigInt(digits.into()))
+    }
+    fn float(&mut self, value: f64) -> Result<Value, PickyError> {
+        Ok(Value::Float(value))
+    }
+    fn string(&mut self, value: JsonStr<'_>) -> Result<Value, PickyError> {
+        if value.as_str() == Some("fatal") {
+            return Err(PickyError::Fatal);
+        }
+        let Ok(value) = ValueBuilder.string(value);
+        Ok(value)
+    }
+    fn new_object(&mut self) -> Result<Self::Object, PickyError> {
+        Ok(Vec::new())
+    }
+    fn object_insert(
+        &mut self,
+        object: &mut Self::Object,
+        key: JsonStr<'_>,
+        value: Value,
+    ) -> Result<(), PickyError> {
+        let Ok(()) = ValueBuilder.object_insert(object, key, value);
+        Ok(())
+    }
+    fn finish_object(&mut self, object: Self::Object) -> Result<Value, PickyError> {
+        let Ok(value) = ValueBuilder.finish_object(object);
+        Ok(value)
+    }
+    fn new_array(&mut self) -> Result<Self::Array, PickyError> {
+        Ok(Vec::new())
+    }
+    fn array_push(&mut self, array: &mut Self::Array, value: Value) -> Result<(), PickyError> {
+        array.push(value);
+        Ok(())
+    }
+    fn finish_array(&mut self, array: Self::Array) -> Result<Value, PickyError> {
+        Ok(Value::array(array))
+    }
+}
+
+/// A value the builder refuses is reported at its own offset, like a syntax error (so the call
+/// holding it fails alone); any other builder failure stops the parse as a build error.
+#[test]
+fn refused_values_are_errors_at_their_offset_and_other_failures_stop_the_parse() {
+    let mut picky = Picky { limit: 25 };
+    let long = "1".repeat(30);
+    let text = format!(r#"{{"a": [1, -{long}], "b": 2}}"#);
+    let error = parse(&text, &mut picky, ParseOptions::default()).unwrap_err();
+    let refusal = Refusal::IntegerTooLong {
+        digits: 30,
+        limit: 25,
+    };
+    let ParseError::Syntax(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.kind, SyntaxErrorKind::Refused(refusal));
+    assert!(error.kind.is_refusal());
+    assert_eq!(error.offset, text.find('-').unwrap());
+    assert_eq!(
+        error.kind.message(),
+        "integer of 30 digits exceeds the limit of 25 digits for integer conversion \
+         (Python's sys.set_int_max_str_digits)"
+    );
+    let short = format!("[{}]", "1".repeat(25));
+    assert!(parse(&short, &mut picky, ParseOptions::default()).is_ok());
+    let fatal = parse(r#"[1, "fatal"]"#, &mut picky, ParseOptions::default());
+    assert!(matches!(fatal, Err(ParseError::Build(PickyError::Fatal))));
+}
+
+/// Reading an object member by member, a refused member is reported the same way.
+#[test]
+fn a_refused_member_read_by_a_visitor_is_an_error_at_its_offset() {
+    struct Arguments(Option<Value>);
+    impl ObjectVisitor<Picky> for Arguments {
+        fn action(&mut self, key: &str) -> MemberAction {
+            if key == "arguments" {
+                MemberAction::Build
+            } else {
+                MemberAction::Skip
+            }
+        }
+        fn built(&mut self, _: &str, value: Value) {
+            self.0 = Some(value);
+        }
+        fn text(&mut self, _: &str, _: MemberText) {}
+    }
+    let long = "7".repeat(40);
+    let text = format!(r#"{{"skipped": {long}, "arguments": {{"n": {long}}}}}"#);
+    let mut visitor = Arguments(None);
+    let error = parse_object_with(
+        &text,
+        &mut Picky { limit: 30 },
+        ParseOptions::default(),
+        &mut visitor,
+    );
+    let Err(ParseError::Syntax(error)) = error else {
+        panic!("{error:?}")
+    };
+    assert!(error.kind.is_refusal());
+    assert_eq!(error.offset, text.rfind('7').unwrap() + 1 - 40);
+}

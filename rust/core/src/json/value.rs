@@ -385,13 +385,13 @@ impl JsonView for Value {
             _ => Vec::new(),
         }
     }
-    fn number_text(&self) -> String {
-        match self {
+    fn number_text(&self) -> Option<String> {
+        Some(match self {
             Value::Int(i) => i.to_string(),
             Value::BigInt(digits) => digits.to_string(),
             Value::Float(f) => python_float_repr(*f),
             _ => String::new(),
-        }
+        })
     }
     fn string_lossy(&self) -> Option<String> {
         match self {

@@ -39,8 +39,9 @@ pub trait JsonView: Sized + Clone {
     fn items(&self) -> Vec<Self>;
     /// The members of an object, in order (empty for other kinds).
     fn entries(&self) -> Vec<(String, Self)>;
-    /// The JSON text of a number, as `json.dumps` writes it.
-    fn number_text(&self) -> String;
+    /// The JSON text of a number, as `json.dumps` writes it; `None` for a number whose digits
+    /// cannot be written (a Python integer over the interpreter's int-string limit).
+    fn number_text(&self) -> Option<String>;
     /// The text of any string, lone surrogates replaced by U+FFFD.
     fn string_lossy(&self) -> Option<String>;
 }

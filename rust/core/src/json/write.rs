@@ -26,7 +26,11 @@ fn write_compact_json<V: JsonView>(value: &V, out: &mut String, depth: usize) {
         } else {
             "false"
         }),
-        JsonKind::Number => out.push_str(&value.number_text()),
+        JsonKind::Number => match value.number_text() {
+            Some(text) => out.push_str(&text),
+            // Shown, not lost: the raw text of a call that holds such a number says so.
+            None => write_json_string("<an integer too long to write>", out),
+        },
         JsonKind::String => write_json_string(&value.string_lossy().unwrap_or_default(), out),
         JsonKind::Array => {
             out.push('[');
