@@ -17,6 +17,14 @@ def corpus_cases() -> tuple[dict[str, Any], ...]:
         return tuple(json.loads(line) for line in f)
 
 
+@cache
+def corpus_streams() -> tuple[dict[str, Any], ...]:
+    """The corpus streams that have recorded OpenAI chunks and Anthropic events."""
+    with (ROOT / "tests" / "data" / "streams.jsonl").open(encoding="utf-8") as f:
+        streams = (json.loads(line) for line in f)
+        return tuple(s for s in streams if "openai_chunks" in s)
+
+
 def as_pairs(calls: list[Any]) -> list[tuple[str, Any]]:
     return [(c.name, c.arguments) for c in calls]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import toolwire
+from support import load_jsonl
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -111,6 +112,32 @@ WORKLOADS["parse_text raise"] = raises(lambda: toolwire.parse_text(BAD_JSON, on_
 WORKLOADS["stream feeds"] = stream_feeds
 RUNS["stream feeds"] = N // len(STREAM_CHUNKS)
 WORKLOADS["stream bad bytes"] = stream_bad_bytes
+
+
+RECORDED = next(s for s in load_jsonl("streams.jsonl") if "openai_chunks" in s)
+OPENAI_CHUNKS = RECORDED["openai_chunks"]
+
+
+def accumulate() -> None:
+    """One recorded OpenAI stream through an accumulator holding calls back ("complete")."""
+    acc = toolwire.OpenAIStreamAccumulator(release="complete")
+    for chunk in OPENAI_CHUNKS:
+        acc.feed(chunk)
+    acc.finish()
+
+
+def translate() -> None:
+    """The same stream translated to Anthropic events and framed for the wire."""
+    out = toolwire.translate_stream(OPENAI_CHUNKS, source="openai", target="anthropic")
+    for _ in toolwire.frame_stream(out, "anthropic"):
+        pass
+
+
+# Each run feeds len(OPENAI_CHUNKS) chunks: 10⁵ feeds in all.
+WORKLOADS["accumulate openai"] = accumulate
+RUNS["accumulate openai"] = N // len(OPENAI_CHUNKS)
+WORKLOADS["translate openai to anthropic"] = translate
+RUNS["translate openai to anthropic"] = N // len(OPENAI_CHUNKS)
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))

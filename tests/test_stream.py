@@ -773,11 +773,21 @@ def test_accumulators_are_chunk_invariant(stream: dict[str, Any], cuts: list[int
 
 
 def test_docstring_examples_run() -> None:
-    from toolwire import _accumulate, _parse_text
+    from toolwire import _gateway, _parse_text
 
-    for module in (_accumulate, _parse_text):
+    for module in (_gateway, _parse_text):
         assert doctest.testmod(module).failed == 0
-    for obj in (StreamParser, TextDelta):
+    for obj in (
+        StreamParser,
+        TextDelta,
+        OpenAIStreamAccumulator,
+        AnthropicStreamAccumulator,
+        toolwire.ResponsesStreamAccumulator,
+        toolwire.GeminiStreamAccumulator,
+        toolwire.OllamaStreamAccumulator,
+        toolwire.StreamEncoder,
+        toolwire.frame_chunk,
+    ):
         finder = doctest.DocTestFinder()
         runner = doctest.DocTestRunner()
         for test in finder.find(obj, globs=vars(toolwire)):

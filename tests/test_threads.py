@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import toolwire
 from adversarial import CALLS
-from support import cases
+from support import cases, load_jsonl
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -175,3 +175,42 @@ def test_separate_stream_parsers_on_eight_threads_match_serial() -> None:
     assert len(serial) >= len(CALLS) - 2
     for results in hammer(stream):
         assert results == serial
+
+
+def test_separate_accumulators_and_translators_on_eight_threads_match_serial() -> None:
+    streams = [s for s in load_jsonl("streams.jsonl") if "openai_chunks" in s][:20]
+
+    def work(seed: int) -> Any:
+        out = []
+        for stream in streams:
+            acc = toolwire.AnthropicStreamAccumulator()
+            for event in stream["anthropic_events"]:
+                acc.feed(event)
+            acc.finish()
+            chunks = toolwire.translate_stream(
+                stream["openai_chunks"], source="openai", target="gemini", response_id="r"
+            )
+            out.append((acc.calls, list(chunks)))
+        return out
+
+    serial = work(0)
+    for results in hammer(work):
+        assert results == serial
+
+
+def test_a_shared_accumulator_refuses_concurrent_use() -> None:
+    acc = toolwire.OpenAIStreamAccumulator()
+    chunk = {"choices": [{"index": 0, "delta": {"content": "x"}}]}
+
+    def work(seed: int) -> int:
+        refused = 0
+        for _ in range(2000):
+            try:
+                acc.feed(chunk)
+            except RuntimeError as error:
+                assert "already in use" in str(error)
+                refused += 1
+        return refused
+
+    refused = sum(hammer(work))
+    assert len(acc.content) == THREADS * 2000 - refused

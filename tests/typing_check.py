@@ -105,7 +105,24 @@ def streaming(text: str, data: bytes) -> None:
     assert_type(parsed, Parsed)
 
 
+def gateways(chunks: list[dict[str, Any]], tools: list[Tool]) -> None:
+    acc = toolwire.ResponsesStreamAccumulator(text_formats="auto", tools=tools, release="valid")
+    assert_type(acc.feed(chunks[0]), list[toolwire._toolwire.Event])
+    assert_type(acc.calls, list[ToolCall])
+    assert_type(acc.usage, dict[str, int] | None)
+    assert_type(acc.finish_reason, toolwire._toolwire.FinishReason | None)
+    encoder = toolwire.StreamEncoder("anthropic", model="m")
+    out = encoder.encode(acc.finish()) + encoder.finish(usage=acc.usage)
+    assert_type(out, list[dict[str, Any]])
+    translated = toolwire.translate_stream(chunks, source="gemini", target="openai")
+    for line in toolwire.frame_stream(translated, "openai"):
+        assert_type(line, str)
+    toolwire.StreamParser(release="complete", unknown_tools="drop", tools=tools)
+
+
 def rejected(text: str) -> None:
+    toolwire.StreamEncoder("auto")  # type: ignore[arg-type]
+    toolwire.OpenAIStreamAccumulator(release="lazy")  # type: ignore[arg-type]
     toolwire.extract(text, on_error="ignore")  # type: ignore[call-overload]
     toolwire.parse_raw_json(text, mode="everywhere")  # type: ignore[call-overload]
     toolwire.extract(3)  # type: ignore[call-overload]

@@ -5,7 +5,6 @@
 {'a': 1}
 """
 
-from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._arrow import extract_arrow
 from ._errors import (
     ArgumentsError,
@@ -17,15 +16,23 @@ from ._errors import (
     ToolwireError,
 )
 from ._filter import ToolFilter
+from ._gateway import atranslate_stream, frame_stream, translate_stream
 from ._history import pending_calls
 from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
+    AnthropicStreamAccumulator,
+    GeminiStreamAccumulator,
     InvalidToolCall,
+    OllamaStreamAccumulator,
+    OpenAIStreamAccumulator,
     ReasoningDelta,
+    ResponsesStreamAccumulator,
+    StreamEncoder,
     StreamParser,
+    StreamTranslator,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -35,6 +42,7 @@ from ._toolwire import (
     decode_arguments,
     extract,
     extract_batch,
+    frame_chunk,
     loads,
     parse_native,
     parse_raw_json,
@@ -60,16 +68,21 @@ __all__ = [
     "AnthropicStreamAccumulator",
     "ArgumentsError",
     "Diagnostic",
+    "GeminiStreamAccumulator",
     "InvalidToolCall",
     "JSONDecodeError",
     "LoopObserver",
     "LoopResult",
+    "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
     "Parsed",
     "Provider",
     "ProviderFormatError",
     "ReasoningDelta",
+    "ResponsesStreamAccumulator",
+    "StreamEncoder",
     "StreamParser",
+    "StreamTranslator",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -85,6 +98,7 @@ __all__ = [
     "ToolwireError",
     "__version__",
     "arun_tool_loop",
+    "atranslate_stream",
     "augment_system_prompt",
     "convert_message",
     "decode_arguments",
@@ -97,6 +111,8 @@ __all__ = [
     "extract",
     "extract_arrow",
     "extract_batch",
+    "frame_chunk",
+    "frame_stream",
     "json_default",
     "loads",
     "parse_native",
@@ -105,5 +121,6 @@ __all__ = [
     "parse_text_tagged",
     "pending_calls",
     "run_tool_loop",
+    "translate_stream",
     "validate_arguments",
 ]

@@ -8,19 +8,32 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._accumulate import AnthropicStreamAccumulator, OpenAIStreamAccumulator
 from ._history import plain
-from ._toolwire import InvalidToolCall, StreamParser, ToolCall, ToolCallEnd, extract
+from ._toolwire import (
+    AnthropicStreamAccumulator,
+    GeminiStreamAccumulator,
+    InvalidToolCall,
+    OllamaStreamAccumulator,
+    OpenAIStreamAccumulator,
+    ResponsesStreamAccumulator,
+    StreamParser,
+    ToolCall,
+    ToolCallEnd,
+    extract,
+)
 
 if TYPE_CHECKING:
     from ._toolwire import Event
 
 __all__ = ["Reply", "StreamReader", "is_async_stream", "is_stream", "read_whole"]
 
-# The accumulator of each provider's stream events; a provider missing here streams text only.
-_ACCUMULATORS: dict[str, type[OpenAIStreamAccumulator | AnthropicStreamAccumulator]] = {
+# The accumulator of each provider's stream events.
+_ACCUMULATORS: dict[str, Any] = {
     "openai": OpenAIStreamAccumulator,
     "anthropic": AnthropicStreamAccumulator,
+    "openai_responses": ResponsesStreamAccumulator,
+    "gemini": GeminiStreamAccumulator,
+    "ollama": OllamaStreamAccumulator,
 }
 
 
@@ -139,13 +152,7 @@ class StreamReader:
         if isinstance(item, str | bytes | bytearray):
             self._text = []
             return StreamParser(formats=["text_tagged"]) if self._policy else StreamParser()
-        accumulator = _ACCUMULATORS.get(self._format)
-        if accumulator is None:
-            raise ValueError(
-                f"streams of {self._format!r} events cannot be read yet; stream the model's "
-                "text, or return the whole response"
-            )
-        return accumulator()
+        return _ACCUMULATORS[self._format]()
 
     def _read(self, events: list[Event]) -> list[Event]:
         for event in events:

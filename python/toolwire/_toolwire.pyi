@@ -1,14 +1,21 @@
 """Type stubs of the native module ``toolwire._toolwire``."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Final, Literal, final, overload
+from typing import Any, ClassVar, Final, Literal, Self, final, overload
 
 __all__ = [
     "FORMAT_NAMES",
+    "AnthropicStreamAccumulator",
     "CompiledSchema",
+    "GeminiStreamAccumulator",
     "InvalidToolCall",
+    "OllamaStreamAccumulator",
+    "OpenAIStreamAccumulator",
     "ReasoningDelta",
+    "ResponsesStreamAccumulator",
+    "StreamEncoder",
     "StreamParser",
+    "StreamTranslator",
     "TextDelta",
     "ToolCall",
     "ToolCallDelta",
@@ -24,12 +31,14 @@ __all__ = [
     "extract_arrow_buffers",
     "extract_batch",
     "extract_jsonl_chunk",
+    "frame_chunk",
     "loads",
     "new_call_id",
     "parse_native",
     "parse_raw_json",
     "parse_text_parts",
     "parse_text_tagged",
+    "sdk_plain_data",
     "unread_jsonl_record",
 ]
 
@@ -416,6 +425,8 @@ class StreamParser:
         tools: Any = None,
         on_error: ErrorPolicy = "keep",
         calls_in_reasoning: bool = True,
+        release: Release = "eager",
+        unknown_tools: UnknownTools = "keep",
     ) -> StreamParser: ...
     @property
     def tools(self) -> Any: ...
@@ -425,6 +436,112 @@ class StreamParser:
         """End the message: release held text, end or invalidate an open call."""
     def reset(self) -> None:
         """Forget everything fed so far (same options)."""
+
+Release = Literal["eager", "complete", "valid"]
+UnknownTools = Literal["keep", "invalid", "drop"]
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
+StreamProvider = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
+StreamItem = Mapping[str, Any] | str | bytes | bytearray | Any
+
+class _StreamAccumulator:
+    """What every provider stream accumulator offers (a stub-only base)."""
+
+    def __new__(
+        cls,
+        *,
+        text_formats: str | Sequence[str] | None = None,
+        tools: Any = None,
+        release: Release = "eager",
+        unknown_tools: UnknownTools = "keep",
+    ) -> Self: ...
+    @property
+    def tools(self) -> Any: ...
+    def feed(self, item: StreamItem) -> list[Event]:
+        """Feed one stream item; returns the events it completes (never raises for bad
+        model output)."""
+    def finish(self) -> list[Event]:
+        """End the stream: release held text, end every open call."""
+    @property
+    def content(self) -> str: ...
+    @property
+    def reasoning(self) -> str | None: ...
+    @property
+    def calls(self) -> list[ToolCall]: ...
+    @property
+    def invalid_calls(self) -> list[InvalidToolCall]: ...
+    @property
+    def response_id(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def finish_reason(self) -> FinishReason | None: ...
+    @property
+    def usage(self) -> dict[str, int] | None: ...
+
+@final
+class OpenAIStreamAccumulator(_StreamAccumulator):
+    """Accumulates an OpenAI Chat Completions stream (``chat.completion.chunk`` objects)."""
+
+@final
+class AnthropicStreamAccumulator(_StreamAccumulator):
+    """Accumulates an Anthropic Messages stream (``message_start`` … ``message_stop``)."""
+
+@final
+class ResponsesStreamAccumulator(_StreamAccumulator):
+    """Accumulates an OpenAI Responses stream (``response.*`` events)."""
+
+@final
+class GeminiStreamAccumulator(_StreamAccumulator):
+    """Accumulates a Gemini ``streamGenerateContent`` stream."""
+
+@final
+class OllamaStreamAccumulator(_StreamAccumulator):
+    """Accumulates an Ollama ``/api/chat`` NDJSON stream."""
+
+@final
+class StreamEncoder:
+    """Writes events as one provider's stream objects (chunks or events, as dicts)."""
+
+    def __new__(
+        cls, provider: StreamProvider, *, model: str | None = None, response_id: str | None = None
+    ) -> StreamEncoder: ...
+    @property
+    def provider(self) -> str: ...
+    def encode(self, events: Iterable[Event]) -> list[dict[str, Any]]:
+        """The stream objects ``events`` make."""
+    def finish(
+        self, *, finish_reason: FinishReason | None = None, usage: Mapping[str, int] | None = None
+    ) -> list[dict[str, Any]]:
+        """The closing objects: stop reason and usage."""
+
+@final
+class StreamTranslator:
+    """Translates one provider's stream into another's, item by item."""
+
+    def __new__(
+        cls,
+        *,
+        source: StreamProvider,
+        target: StreamProvider,
+        model: str | None = None,
+        response_id: str | None = None,
+        text_formats: str | Sequence[str] | None = None,
+        tools: Any = None,
+        release: Release = "eager",
+        unknown_tools: UnknownTools = "keep",
+    ) -> StreamTranslator: ...
+    def feed(self, item: StreamItem) -> list[dict[str, Any]]:
+        """The target's stream objects for one source item."""
+    def finish(self) -> list[dict[str, Any]]:
+        """The target's closing objects."""
+    @property
+    def invalid_calls(self) -> list[InvalidToolCall]: ...
+
+def frame_chunk(chunk: Mapping[str, Any], provider: StreamProvider) -> str:
+    """One stream object as the provider sends it on the wire (SSE event or NDJSON line)."""
+
+def sdk_plain_data(obj: Any, /) -> Any:
+    """An SDK object (``model_dump``/``to_dict``) as plain data; anything else as it is."""
 
 def parse_text_parts(
     text: str | bytes,

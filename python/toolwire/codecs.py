@@ -28,7 +28,7 @@ from ._codecs.base import (
     as_result,
     as_tool,
 )
-from ._toolwire import ToolCall, assistant_message, decode_tool_calls
+from ._toolwire import ToolCall, assistant_message, decode_tool_calls, sdk_plain_data
 from ._types import Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -211,13 +211,14 @@ def decode_results(
     A wire format that does not carry a field leaves it ``None`` (OpenAI and Responses: the
     name; Ollama: the id; Anthropic: the name). Pass the ``calls`` the results answer to fill
     those in: names by id, and ids by name in call order. ``error_prefix`` undoes the prefix
-    :func:`encode_results` added, setting ``is_error``.
+    :func:`encode_results` added, setting ``is_error``. SDK objects (anything with
+    ``model_dump``/``to_dict``) are read as the data they hold.
 
     >>> decode_results([{"role": "tool", "content": "42", "tool_name": "f"}], "ollama")
     [ToolResult(tool_call_id=None, name='f', content='42', is_error=False)]
     """
     codec = _codec(provider)
-    results = codec.decode_results(messages)
+    results = codec.decode_results(sdk_plain_data(messages))
     if error_prefix is not None and not codec.native_errors:
         results = [_unprefixed(result, error_prefix) for result in results]
     if calls is not None:
@@ -278,7 +279,9 @@ def convert_message(
     Returns a list of messages, since one message may become several: Anthropic's single
     results message becomes one OpenAI ``tool`` message per result, and Responses calls are
     separate items. Names, arguments and ids are kept; ``calls`` (the calls being answered)
-    fills in what the source format lacks, as in :func:`decode_results`.
+    fills in what the source format lacks, as in :func:`decode_results`. An SDK object (an
+    ``openai`` ``ChatCompletionMessage``, an ``anthropic`` ``Message``, …) is read as the data
+    it holds, and an Anthropic ``content`` block list as the message holding it.
 
     >>> convert_message({"role": "assistant", "content": [
     ...     {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}]},
@@ -286,7 +289,7 @@ def convert_message(
     {'name': 'f', 'arguments': '{"a":1}'}
     """
     source = _codec(from_provider)
-    turn = source.read_turn(source.message_of(message))
+    turn = source.read_turn(source.message_of(sdk_plain_data(message)))
     target = _codec(to_provider)
     if isinstance(turn, Assistant):
         encoded = target.encode_calls(turn.calls, turn.content)

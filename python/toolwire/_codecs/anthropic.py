@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import _shape as shape
@@ -63,9 +64,18 @@ class Anthropic(Codec):
             return [content]
         return [{"type": "text", "text": json_text(content, "result content")}]
 
+    def message_of(self, body: object) -> object:
+        """A ``content`` block list given on its own is the message that holds it (a user
+        message when it holds ``tool_result`` blocks)."""
+        if _is_block_list(body):
+            blocks = list(body)  # type: ignore[call-overload]
+            results = any(block.get("type") == "tool_result" for block in blocks)
+            return {"role": "user" if results else "assistant", "content": blocks}
+        return super().message_of(body)
+
     def decode_results(self, messages: object) -> list[ToolResult]:
         results = []
-        for path, message in messages_of(messages):
+        for path, message in messages_of(self.message_of(messages)):
             content = message.get("content")
             if message.get("role", "user") != "user" or not isinstance(content, list):
                 continue
@@ -102,3 +112,12 @@ class Anthropic(Codec):
             "expected an assistant message or a user message with tool_result blocks",
             path="content" if role == "user" else "role",
         )
+
+
+def _is_block_list(value: object) -> bool:
+    """A list of content blocks (each with a ``type``), not a list of messages."""
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(b, Mapping) and "type" in b and "role" not in b for b in value)
+    )

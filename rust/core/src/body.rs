@@ -409,6 +409,31 @@ impl Shape {
             .find(|(known, _)| *known == name)
             .map(|(_, shape)| *shape)
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::OpenAIChat => "openai",
+            Self::OpenAIResponses => "openai_responses",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+            Self::Gemini => "gemini",
+        }
+    }
+}
+
+/// Whether a list is an Anthropic message's `content` given on its own: every item a block
+/// whose `type` is one an assistant message holds.
+pub fn is_content_block_list<V: JsonView>(list: &V) -> bool {
+    let items = list.items();
+    !items.is_empty()
+        && items.iter().all(|item| {
+            let kind = item.get("type");
+            matches!(
+                kind.as_ref().and_then(|k| k.as_str()),
+                Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use")
+            )
+        })
 }
 
 /// An assistant message given instead of a whole response (what `encode_calls` writes).
@@ -425,6 +450,10 @@ fn missing<V>(key: &str, what: &str) -> Result<BodyParts<V>, FormatError> {
 pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>, FormatError> {
     if body.kind() == JsonKind::Array {
         return match shape {
+            // An Anthropic message's `content` given on its own.
+            Shape::Anthropic | Shape::Auto if is_content_block_list(body) => {
+                content_blocks(body, "")
+            }
             Shape::Auto => Ok(BodyParts {
                 text: BodyText::Absent,
                 positions: (0..body.items().len()).collect(),
@@ -578,6 +607,11 @@ mod tests {
         assert_eq!(names(ollama).unwrap(), ["h"]);
         let text = r#"{"text": "~~~tool_call\n{\"name\": \"i\"}\n~~~", "tool_calls": []}"#;
         assert_eq!(names(text).unwrap(), ["i"]);
+        // An Anthropic message's content on its own: its text is read too.
+        let blocks = r#"[{"type": "text", "text": "~~~tool_call\n{\"name\": \"j\"}\n~~~"}, {"type": "tool_use", "id": "t", "name": "g", "input": {}}]"#;
+        assert_eq!(names(blocks).unwrap(), ["g"]);
+        let text_only = r#"[{"type": "text", "text": "~~~tool_call\n{\"name\": \"j\"}\n~~~"}]"#;
+        assert_eq!(names(text_only).unwrap(), ["j"]);
     }
 
     #[test]

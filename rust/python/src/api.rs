@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
-use toolwire_core::body::{extract_body_as, BodyError, FormatError, Shape};
+use toolwire_core::body::{extract_body_as, is_content_block_list, BodyError, FormatError, Shape};
 use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
@@ -16,7 +16,9 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
-use crate::input::{error_policy, extract_text_options, guarded, raw_json_mode, with_text};
+use crate::input::{
+    error_policy, extract_text_options, guarded, plain_data, raw_json_mode, with_text,
+};
 use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
@@ -146,7 +148,7 @@ pub fn parse_native<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
-        let elements = native_list(calls)?;
+        let elements = native_list(&plain_data(calls)?)?;
         let mut builder = PyBuilder::new(py);
         let mut outcomes =
             core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
@@ -231,7 +233,7 @@ pub fn extract<'py>(
             options.formats = FormatSet::NONE;
             options.raw_json = None;
         }
-        extract_any(py, response, &options, Shape::Auto, policy)
+        extract_any(py, &plain_data(response)?, &options, Shape::Auto, policy)
     })
 }
 
@@ -304,14 +306,17 @@ pub(crate) fn response_outcomes<'py>(
     }
     if shape == Shape::Auto
         && (response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>())
+        && !is_content_block_list(&PyJson(response.clone()))
     {
         let elements = native_list(response)?;
         let mut outcomes = core_parse_native(builder, &elements, options.json)?;
         finish_outcomes("", &mut outcomes);
         return Ok(Ok(outcomes));
     }
-    if is_text || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
-        let body = if is_text || response.is_instance_of::<PyDict>() {
+    let is_list = response.is_instance_of::<PyList>() || response.is_instance_of::<PyTuple>();
+    if is_text || is_list || response.is_instance_of::<PyDict>() || response.hasattr("keys")? {
+        // A list here is an Anthropic block list, or a list `shape` reads (Responses items).
+        let body = if is_text || is_list || response.is_instance_of::<PyDict>() {
             response.clone()
         } else {
             PyDict::from_sequence(&response.call_method0("items")?)?.into_any()

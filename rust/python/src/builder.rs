@@ -235,6 +235,9 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
     fn string(&mut self, value: JsonStr<'_>) -> Built<'py> {
         Ok(py_string(self.py, value).map(PyJson)?)
     }
+    fn recurring_string(&mut self, value: &str) -> Built<'py> {
+        Ok(self.key(JsonStr::from_utf8(value)).map(PyJson)?)
+    }
     fn new_object(&mut self) -> Result<Bound<'py, PyDict>, BuildError> {
         Ok(PyDict::new(self.py))
     }

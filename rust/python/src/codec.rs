@@ -14,7 +14,7 @@ use toolwire_core::json::{python_float_repr, write_json_string, ParseOptions};
 use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::provider_format_error;
-use crate::input::{body_shape, error_policy, guarded};
+use crate::input::{body_shape, error_policy, guarded, plain_data};
 use crate::view::PyJson;
 use crate::wire_decode::decode_well_formed;
 
@@ -36,6 +36,7 @@ pub fn decode_tool_calls<'py>(
         let policy = error_policy(on_error)?;
         let shape = body_shape(provider)?;
         let options = ParseOptions { lenient: repair };
+        let body = &plain_data(body)?;
         if let Some(calls) = decode_well_formed(body, shape, options)? {
             return Ok(calls);
         }

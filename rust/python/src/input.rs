@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::body::Shape;
 use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
@@ -210,4 +210,47 @@ pub fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R
             ))
         }
     }
+}
+
+/// An object of a provider SDK (the pydantic models of the `openai`, `anthropic`, LiteLLM,
+/// `google-genai` or `ollama` packages) as the plain data it holds, found by duck typing so that
+/// none of them is imported: `model_dump(mode="json", by_alias=True)` (the API's own field
+/// names), else `to_dict()`. A list or tuple gets its items converted. Anything else, plain data
+/// included, is returned as it is.
+pub fn plain_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    // Plain data first: the usual input, and `hasattr` on a dict raises and clears an error.
+    if obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+        || obj.is_none()
+    {
+        return Ok(obj.clone());
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+        let plain: Vec<Bound<'py, PyAny>> =
+            items.iter().map(plain_data).collect::<PyResult<_>>()?;
+        if items.iter().zip(&plain).all(|(a, b)| a.is(b)) {
+            return Ok(obj.clone());
+        }
+        return Ok(PyList::new(obj.py(), plain)?.into_any());
+    }
+    if obj.hasattr("model_dump")? {
+        let kwargs = PyDict::new(obj.py());
+        kwargs.set_item("mode", "json")?;
+        kwargs.set_item("by_alias", true)?;
+        return obj.call_method("model_dump", (), Some(&kwargs));
+    }
+    if obj.hasattr("to_dict")? {
+        return obj.call_method0("to_dict");
+    }
+    Ok(obj.clone())
+}
+
+/// `plain_data` for Python callers (the codecs written in Python).
+#[pyfunction]
+#[pyo3(signature = (obj, /))]
+pub fn sdk_plain_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    plain_data(obj)
 }

@@ -10,13 +10,16 @@ static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 mod allocator;
 
+mod accumulators;
 mod api;
 mod batch;
 mod builder;
 mod codec;
 mod columns;
+mod encoder;
 mod errors;
 mod events;
+mod gateway;
 mod gc_pause;
 mod input;
 mod schema;
@@ -30,8 +33,9 @@ mod wire_encode;
 /// The module needs the GIL: on a free-threaded CPython, importing it turns the GIL back on
 /// (with a `RuntimeWarning`). Two parts rely on it: the batch's collector pause (`gc_pause`)
 /// switches a setting of the whole interpreter off and on, which another thread running at the
-/// same time could read or change in between, and tool definitions are read from dicts through
-/// borrowed references (`tool_defs`), which another thread could free by changing the dict.
+/// same time could read or change in between, and small dicts (tool definitions, stream
+/// chunks) are read through borrowed references (`view::ScannedJson`), which another thread
+/// could free by changing the dict.
 #[pymodule(gil_used = true)]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -43,6 +47,11 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::InvalidToolCall>()?;
     m.add_class::<stream::StreamParser>()?;
     events::add_classes(m)?;
+    accumulators::add_classes(m)?;
+    m.add_class::<encoder::StreamEncoder>()?;
+    m.add_class::<encoder::StreamTranslator>()?;
+    m.add_function(wrap_pyfunction!(encoder::frame_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(input::sdk_plain_data, m)?)?;
     m.add_function(wrap_pyfunction!(stream::parse_text_parts, m)?)?;
     m.add_function(wrap_pyfunction!(api::new_call_id, m)?)?;
     m.add_function(wrap_pyfunction!(api::loads, m)?)?;

@@ -51,18 +51,24 @@ impl CompiledSchema {
 #[pyo3(signature = (schema, /))]
 pub fn compile_schema(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<CompiledSchema> {
     guarded(py, || {
-        let schema = to_value(schema, 0).map_err(|problem| {
-            tool_definition_error(py, &format!("the parameters schema is not JSON: {problem}"))
-        })?;
-        let key = schema.to_string();
-        if let Some(validator) = cache_get(&key) {
-            return Ok(CompiledSchema { validator });
-        }
-        let validator =
-            Arc::new(ArgumentValidator::new(&schema).map_err(|e| tool_definition_error(py, &e))?);
-        cache_put(key, validator.clone());
-        Ok(CompiledSchema { validator })
+        compiled(schema).map(|validator| CompiledSchema { validator })
     })
+}
+
+/// The validator of a parameters schema, from the cache when it was compiled before.
+pub(crate) fn compiled(schema: &Bound<'_, PyAny>) -> PyResult<Arc<ArgumentValidator>> {
+    let py = schema.py();
+    let schema = to_value(schema, 0).map_err(|problem| {
+        tool_definition_error(py, &format!("the parameters schema is not JSON: {problem}"))
+    })?;
+    let key = schema.to_string();
+    if let Some(validator) = cache_get(&key) {
+        return Ok(validator);
+    }
+    let validator =
+        Arc::new(ArgumentValidator::new(&schema).map_err(|e| tool_definition_error(py, &e))?);
+    cache_put(key, validator.clone());
+    Ok(validator)
 }
 
 fn cache_get(key: &str) -> Option<Arc<ArgumentValidator>> {
@@ -80,7 +86,7 @@ fn cache_put(key: String, validator: Arc<ArgumentValidator>) {
 }
 
 /// A Python value as JSON, or what makes it not JSON (with where, for nested values).
-fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
+pub(crate) fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err(format!("nesting deeper than {MAX_DEPTH} levels"));
     }

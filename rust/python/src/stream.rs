@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 use std::mem;
 use std::sync::Arc;
-use toolwire_core::calls::ErrorPolicy;
+use toolwire_core::calls::{ErrorPolicy, Protocol};
 use toolwire_core::extract::RawJsonMode;
 use toolwire_core::json::ParseOptions;
 
@@ -19,13 +19,14 @@ use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
+use crate::gateway::Gateway;
 use crate::input::{error_policy, format_names, guarded, with_text};
 use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
 /// `formats=` (or `format=`) → the engine's options: `"auto"` is every format.
-fn stream_options(
+pub(crate) fn stream_options(
     formats: &Bound<'_, PyAny>,
     one_name: bool,
     calls_in_reasoning: bool,
@@ -49,8 +50,27 @@ fn stream_options(
     })
 }
 
+/// The `protocol` of the invalid calls a gateway policy makes: the one protocol the stream
+/// reads, or `text_tagged` when it reads several (an engine event does not say which format a
+/// call came in).
+fn policy_label(options: &StreamOptions) -> Protocol {
+    let mut formats = Format::ALL
+        .into_iter()
+        .filter(|f| options.formats.contains(*f));
+    match (
+        options.text_tagged,
+        options.raw_json,
+        formats.next(),
+        formats.next(),
+    ) {
+        (false, Some(_), None, _) => Protocol::RawJson,
+        (false, None, Some(format), None) => Protocol::Format(format),
+        _ => Protocol::TextTagged,
+    }
+}
+
 /// `tools=` → the schemas that type qwen3_coder and glm45 values.
-fn stream_tools(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<ToolSchemas>>> {
+pub(crate) fn stream_tools(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<ToolSchemas>>> {
     let Some(tools) = tools else {
         return Ok(None);
     };
@@ -60,7 +80,7 @@ fn stream_tools(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<ToolSch
 
 /// The `str` chunk just fed, when events may reuse it: an event whose text is the whole chunk
 /// (the usual case when a stream is cut small) shares it instead of copying it.
-type Chunk<'a, 'py> = Option<(&'a str, &'a Bound<'py, PyString>)>;
+pub(crate) type Chunk<'a, 'py> = Option<(&'a str, &'a Bound<'py, PyString>)>;
 
 fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<PyString> {
     match chunk {
@@ -70,7 +90,7 @@ fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<Py
 }
 
 /// One engine event as its Python object.
-fn event_object<'py>(
+pub(crate) fn event_object<'py>(
     py: Python<'py>,
     event: Event<PyJson<'py>>,
     chunk: Chunk<'_, 'py>,
@@ -191,6 +211,8 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
 pub struct StreamParser {
     engine: CoreStreamParser,
     policy: ErrorPolicy,
+    /// The gateway policies (`release`, `unknown_tools`) on the engine's events.
+    gateway: Gateway,
     /// The events buffer, empty between calls: kept so that a feed allocates no vector.
     spare: Vec<Event<Py<PyAny>>>,
     #[pyo3(get)]
@@ -212,13 +234,18 @@ impl StreamParser {
 #[pymethods]
 impl StreamParser {
     #[new]
-    #[pyo3(signature = (*, formats = None, tools = None, on_error = "keep", calls_in_reasoning = true))]
+    #[pyo3(signature = (
+        *, formats = None, tools = None, on_error = "keep", calls_in_reasoning = true,
+        release = "eager", unknown_tools = "keep"
+    ))]
     fn new(
         py: Python<'_>,
         formats: Option<&Bound<'_, PyAny>>,
         tools: Option<Py<PyAny>>,
         on_error: &str,
         calls_in_reasoning: bool,
+        release: &str,
+        unknown_tools: &str,
     ) -> PyResult<Self> {
         let options = match formats {
             Some(formats) => stream_options(formats, true, calls_in_reasoning)?,
@@ -227,10 +254,13 @@ impl StreamParser {
                 ..StreamOptions::default()
             },
         };
-        let schemas = stream_tools(tools.as_ref().map(|t| t.bind(py)))?;
+        let tools_given = tools.as_ref().map(|t| t.bind(py));
+        let schemas = stream_tools(tools_given)?;
+        let gateway = Gateway::new(release, unknown_tools, tools_given, policy_label(&options))?;
         Ok(Self {
             engine: CoreStreamParser::with_tools(options, schemas),
             policy: error_policy(on_error)?,
+            gateway,
             spare: Vec::new(),
             tools,
         })
@@ -255,6 +285,7 @@ impl StreamParser {
             let mut events = recycled(mem::take(&mut this.spare));
             let policy = this.policy;
             let engine = &mut this.engine;
+            let gateway = &mut this.gateway;
             // `str` first: the usual chunk, and the cheapest type checks.
             let list = if chunk.is_instance_of::<PyString>() {
                 with_text(chunk, "a chunk", |text| {
@@ -274,8 +305,10 @@ impl StreamParser {
                         .cast_exact::<PyString>()
                         .ok()
                         .map(|object| (text, object));
-                    // The usual chunk of a long call is its next argument delta, whole.
-                    if let Some(index) = engine.feed_argument_piece(text) {
+                    // The usual chunk of a long call is its next argument delta, whole (a
+                    // policy that holds calls back sees every event).
+                    let fast = gateway.is_transparent();
+                    if let Some(index) = fast.then(|| engine.feed_argument_piece(text)).flatten() {
                         let arguments = match shared {
                             Some((_, object)) => object.clone().unbind(),
                             None => PyString::new(py, text).unbind(),
@@ -283,7 +316,12 @@ impl StreamParser {
                         let delta = ToolCallDelta { index, arguments };
                         return PyList::new(py, [Bound::new(py, delta)?]);
                     }
-                    engine.feed_full(text, &mut builder, &mut events)?;
+                    if fast {
+                        engine.feed_full(text, &mut builder, &mut events)?;
+                    } else {
+                        engine.feed(text, &mut builder, &mut events)?;
+                    }
+                    gateway.filter(&mut events);
                     event_list(py, &mut events, policy, shared)
                 })
             } else {
@@ -298,7 +336,10 @@ impl StreamParser {
                     return with_text(chunk, "a chunk", |_| Ok(PyList::empty(py)));
                 };
                 match fed {
-                    Ok(()) => event_list(py, &mut events, policy, None),
+                    Ok(()) => {
+                        gateway.filter(&mut events);
+                        event_list(py, &mut events, policy, None)
+                    }
                     Err(StreamError::Build(e)) => Err(e.into()),
                     Err(StreamError::Utf8 { offset }) => Err(utf8_error(py, offset)),
                 }
@@ -321,13 +362,16 @@ impl StreamParser {
                 Err(StreamError::Build(e)) => return Err(e.into()),
                 Err(StreamError::Utf8 { offset }) => return Err(utf8_error(py, offset)),
             }
+            this.gateway.filter(&mut events);
             event_list(py, &mut events, this.policy, None)
         })
     }
 
     /// Forget everything fed so far, to parse a new message with the same options.
     fn reset(slf: &Bound<'_, Self>) -> PyResult<()> {
-        Self::engine(slf)?.engine.reset();
+        let mut this = Self::engine(slf)?;
+        this.engine.reset();
+        this.gateway.reset();
         Ok(())
     }
 }

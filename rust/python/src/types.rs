@@ -240,7 +240,7 @@ pub struct InvalidToolCall {
     #[pyo3(get)]
     protocol: Py<PyString>,
     #[pyo3(get)]
-    index: usize,
+    pub(crate) index: usize,
     #[pyo3(get)]
     offset: Option<usize>,
     #[pyo3(get)]

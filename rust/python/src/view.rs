@@ -1,6 +1,7 @@
 //! [`JsonView`] over Python objects, so the core's call-shape rules read user dicts and
 //! freshly decoded values alike.
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -8,7 +9,7 @@ use toolwire_core::json::{JsonKind, JsonView};
 
 /// The keys the core's shape rules look up, interned once: a lookup then costs no allocation
 /// and the `str` hash is already known.
-const KNOWN_KEYS: [&str; 28] = [
+const KNOWN_KEYS: [&str; 45] = [
     "name",
     "arguments",
     "parameters",
@@ -38,6 +39,24 @@ const KNOWN_KEYS: [&str; 28] = [
     "schema",
     "anyOf",
     "oneOf",
+    // Stream chunks of the providers, read per chunk by the accumulators.
+    "model",
+    "usage",
+    "reasoning_content",
+    "reasoning",
+    "finish_reason",
+    "content_block",
+    "thinking",
+    "item",
+    "item_id",
+    "output_index",
+    "done",
+    "thought",
+    "finishReason",
+    "usageMetadata",
+    "modelVersion",
+    "responseId",
+    "response",
 ];
 
 fn known_key_index(key: &str) -> Option<usize> {
@@ -70,6 +89,23 @@ fn known_key_index(key: &str) -> Option<usize> {
         "schema" => 25,
         "anyOf" => 26,
         "oneOf" => 27,
+        "model" => 28,
+        "usage" => 29,
+        "reasoning_content" => 30,
+        "reasoning" => 31,
+        "finish_reason" => 32,
+        "content_block" => 33,
+        "thinking" => 34,
+        "item" => 35,
+        "item_id" => 36,
+        "output_index" => 37,
+        "done" => 38,
+        "thought" => 39,
+        "finishReason" => 40,
+        "usageMetadata" => 41,
+        "modelVersion" => 42,
+        "responseId" => 43,
+        "response" => 44,
         _ => return None,
     })
 }
@@ -176,6 +212,14 @@ impl<'py> JsonView for PyJson<'py> {
     fn string_lossy(&self) -> Option<String> {
         Some(lossy(self.0.cast::<PyString>().ok()?))
     }
+
+    fn as_i64(&self) -> Option<i64> {
+        // `bool` is an `int` subclass, but not a number here.
+        if self.0.is_instance_of::<PyBool>() {
+            return None;
+        }
+        self.0.cast::<PyInt>().ok()?.extract().ok()
+    }
 }
 
 /// The text of a `str`, each lone surrogate replaced by one U+FFFD (as the core's own lossy
@@ -199,4 +243,124 @@ fn lossy(s: &Bound<'_, PyString>) -> String {
         }
         None => s.to_string_lossy().into_owned(),
     }
+}
+
+/// [`PyJson`], except that a member of a dict of at most `MAX` members is found by comparing key
+/// text rather than by a dict lookup: cheaper than making a Python `str` for the key and hashing
+/// it, or than a lookup that misses (tool definitions, stream deltas: small dicts whose members
+/// are often absent).
+#[derive(Clone, Debug)]
+pub struct ScannedJson<'py, const MAX: usize = 12>(pub PyJson<'py>);
+
+impl<const MAX: usize> JsonView for ScannedJson<'_, MAX> {
+    fn kind(&self) -> JsonKind {
+        self.0.kind()
+    }
+
+    fn get(&self, key: &str) -> Option<Self> {
+        let found = match self.0 .0.cast::<PyDict>() {
+            Ok(dict) if dict.len() <= MAX => plain_key_value(dict, key),
+            _ => None,
+        };
+        match found {
+            Some(value) => value.map(|v| ScannedJson(PyJson(v))),
+            None => self.0.get(key).map(ScannedJson),
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        self.0.as_str()
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        self.0.as_bool()
+    }
+
+    fn items(&self) -> Vec<Self> {
+        self.0.items().into_iter().map(ScannedJson).collect()
+    }
+
+    fn entries(&self) -> Vec<(String, Self)> {
+        let entries = self.0.entries().into_iter();
+        entries.map(|(k, v)| (k, ScannedJson(v))).collect()
+    }
+
+    fn number_text(&self) -> Option<String> {
+        self.0.number_text()
+    }
+
+    fn string_lossy(&self) -> Option<String> {
+        self.0.string_lossy()
+    }
+
+    fn as_i64(&self) -> Option<i64> {
+        self.0.as_i64()
+    }
+
+    fn members<const N: usize>(&self, keys: [&str; N]) -> [Option<Self>; N] {
+        if let Ok(dict) = self.0 .0.cast::<PyDict>() {
+            if dict.len() <= MAX {
+                if let Some(found) = plain_members(dict, keys) {
+                    return found.map(|value| value.map(|v| ScannedJson(PyJson(v))));
+                }
+            }
+        }
+        keys.map(|key| self.get(key))
+    }
+}
+
+/// The values under `keys`, in one walk over the dict while its keys are plain `str`; `None`
+/// when a key of another kind comes first (the caller then looks the keys up).
+fn plain_members<'py, const N: usize>(
+    dict: &Bound<'py, PyDict>,
+    keys: [&str; N],
+) -> Option<[Option<Bound<'py, PyAny>>; N]> {
+    let mut found = [const { None }; N];
+    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: as in `plain_key_value`.
+    unsafe {
+        while ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
+            let text = plain_text(k)?;
+            if let Some(at) = keys.iter().position(|key| key.as_bytes() == text) {
+                found[at] = Some(Bound::from_borrowed_ptr(dict.py(), v));
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The value under the key with `key`'s text while the keys walked are plain `str` (such a
+/// key is the one a dict lookup finds); `Some(None)` when every key is a plain `str` and none
+/// matches. `None` when a key of another kind (a `str` subclass, a number, lone surrogates)
+/// comes first: the caller then does a dict lookup.
+fn plain_key_value<'py>(dict: &Bound<'py, PyDict>, key: &str) -> Option<Option<Bound<'py, PyAny>>> {
+    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: `dict` is a dict and no Python code runs during the walk, so the borrowed key
+    // and value pointers stay valid.
+    unsafe {
+        while ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
+            if plain_text(k)? == key.as_bytes() {
+                return Some(Some(Bound::from_borrowed_ptr(dict.py(), v)));
+            }
+        }
+    }
+    Some(None)
+}
+
+/// The UTF-8 text of `key` when it is a plain `str` without lone surrogates (an ASCII `str`
+/// holds it inline, any other caches it on first use).
+///
+/// # Safety
+/// `key` must be a valid object, kept alive while the text is used.
+unsafe fn plain_text<'a>(key: *mut ffi::PyObject) -> Option<&'a [u8]> {
+    if ffi::PyUnicode_CheckExact(key) == 0 {
+        return None;
+    }
+    let mut len = 0;
+    let data = ffi::PyUnicode_AsUTF8AndSize(key, &mut len);
+    if data.is_null() {
+        ffi::PyErr_Clear();
+        return None;
+    }
+    Some(std::slice::from_raw_parts(data as *const u8, len as usize))
 }

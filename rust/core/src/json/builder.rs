@@ -173,6 +173,13 @@ pub trait JsonBuilder {
     ) -> Result<(), Self::Error>;
     fn finish_array(&mut self, array: Self::Array) -> Result<Self::Value, Self::Error>;
 
+    /// A string that recurs in document after document (a type tag such as
+    /// `"content_block_delta"`, the id of a stream's response): a builder may hand out one
+    /// shared value. A new string by default.
+    fn recurring_string(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
+        self.string(JsonStr::from_utf8(value))
+    }
+
     /// An empty object, for arguments that are missing or `null` (§3).
     fn empty_object(&mut self) -> Result<Self::Value, Self::Error> {
         let object = self.new_object()?;

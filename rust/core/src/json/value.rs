@@ -385,6 +385,12 @@ impl JsonView for Value {
             _ => Vec::new(),
         }
     }
+    fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
     fn number_text(&self) -> Option<String> {
         Some(match self {
             Value::Int(i) => i.to_string(),

@@ -44,4 +44,17 @@ pub trait JsonView: Sized + Clone {
     fn number_text(&self) -> Option<String>;
     /// The text of any string, lone surrogates replaced by U+FFFD.
     fn string_lossy(&self) -> Option<String>;
+    /// The members under `keys` (`None` where absent), in one pass over the object where the
+    /// view can: for a reader that wants several members of a small object, most of them
+    /// often absent (a stream chunk's delta).
+    fn members<const N: usize>(&self, keys: [&str; N]) -> [Option<Self>; N] {
+        keys.map(|key| self.get(key))
+    }
+    /// An integer number that fits `i64` (not a float, nor a boolean).
+    fn as_i64(&self) -> Option<i64> {
+        if self.kind() != JsonKind::Number {
+            return None;
+        }
+        self.number_text()?.parse().ok()
+    }
 }

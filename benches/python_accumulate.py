@@ -1,5 +1,6 @@
-"""Native stream accumulators (SPEC §9.2): OpenAI Chat Completions chunks and Anthropic
-Messages events → the §9.1 events, the final calls and the text.
+"""Benchmark baseline: toolwire's former pure-Python stream accumulators (SPEC §9.2), replaced by
+the Rust ones. OpenAI Chat Completions chunks and Anthropic Messages events → the §9.1 events,
+the final calls and the text.
 
 The provider already separates text from calls, so this is bookkeeping, not parsing: argument
 pieces are kept in a list and joined and decoded once, by the Rust decoder, when the call ends
@@ -11,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeAlias
 
-from ._errors import ArgumentsError, ProviderFormatError
-from ._toolwire import (
+from toolwire._errors import ArgumentsError, ProviderFormatError
+from toolwire._toolwire import (
     InvalidToolCall,
     ReasoningDelta,
     TextDelta,
@@ -206,21 +207,6 @@ class OpenAIStreamAccumulator(_Accumulator):
     choice reports a ``finish_reason``, at ``[DONE]`` or at :meth:`finish`. Only choice 0 is
     read.
 
-    >>> acc = OpenAIStreamAccumulator()
-    >>> chunks = [
-    ...     {"choices": [{"index": 0, "delta": {"content": "Let me check."}}]},
-    ...     {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1",
-    ...         "function": {"name": "get_weather", "arguments": ""}}]}}]},
-    ...     {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0,
-    ...         "function": {"arguments": '{"city": "Oslo"}'}}]}}]},
-    ...     'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}',
-    ...     "data: [DONE]",
-    ... ]
-    >>> events = [event for chunk in chunks for event in acc.feed(chunk)]
-    >>> [event.kind for event in events]
-    ['text_delta', 'tool_call_start', 'tool_call_delta', 'tool_call_end']
-    >>> acc.calls, acc.content
-    ([ToolCall(id='call_1', name='get_weather', arguments={'city': 'Oslo'})], 'Let me check.')
     """
 
     def __init__(self) -> None:
@@ -288,19 +274,6 @@ class AnthropicStreamAccumulator(_Accumulator):
     input is ``{}``, an ``input`` sent whole in ``content_block_start`` is used as is). Text
     blocks give ``TextDelta``, thinking blocks ``ReasoningDelta``.
 
-    >>> acc = AnthropicStreamAccumulator()
-    >>> events = [
-    ...     {"type": "content_block_start", "index": 0,
-    ...      "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}},
-    ...     {"type": "content_block_delta", "index": 0,
-    ...      "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'}},
-    ...     {"type": "content_block_stop", "index": 0},
-    ...     {"type": "message_stop"},
-    ... ]
-    >>> [e.kind for event in events for e in acc.feed(event)]
-    ['tool_call_start', 'tool_call_delta', 'tool_call_end']
-    >>> acc.calls
-    [ToolCall(id='toolu_1', name='f', arguments={'a': 1})]
     """
 
     def __init__(self) -> None:
