@@ -29,3 +29,13 @@ if [ "$status" -ne 0 ]; then
     echo "pytest failed with exit status $status" >&2
     exit "$status"
 fi
+# vLLM and SGLang (scripts/install_engines.sh), in a process of their own: the group puts
+# stand-ins for torch and triton in sys.modules. TOOLWIRE_REQUIRE_ENGINES=1 (CI) makes their
+# absence an error rather than a skip.
+echo "== pytest (engines: vLLM, SGLang)"
+if python -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('vllm') and u.find_spec('sglang')))" \
+    || [ "${TOOLWIRE_REQUIRE_ENGINES:-}" = 1 ]; then
+    python -m pytest tests/engines -p no:cacheprovider
+else
+    echo "skipped: vLLM and SGLang are not installed (bash scripts/install_engines.sh)"
+fi

@@ -38,3 +38,8 @@ def cluster_client() -> Iterator[Any]:
         distributed.Client(cluster) as client,
     ):
         yield client
+
+
+# The engine group (vLLM, SGLang) runs in a process of its own (scripts/check.sh): it puts
+# stand-ins for torch and triton in sys.modules. `pytest tests/engines` runs it directly.
+collect_ignore = ["engines"]

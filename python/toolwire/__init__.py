@@ -23,6 +23,7 @@ from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
 from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
+    FORMAT_NAMES,
     AnthropicStreamAccumulator,
     GeminiStreamAccumulator,
     InvalidToolCall,
@@ -64,6 +65,7 @@ from .codecs import (
 from .prompt import augment_system_prompt
 
 __all__ = [
+    "FORMAT_NAMES",
     "PROVIDERS",
     "AnthropicStreamAccumulator",
     "ArgumentsError",

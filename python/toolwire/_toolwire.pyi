@@ -43,6 +43,8 @@ __all__ = [
 ]
 
 __version__: Final[str]
+FORMAT_NAMES: Final[tuple[str, ...]]
+"""Every name ``formats=`` accepts: ``text_tagged``, ``raw_json`` and the §6 formats."""
 
 #: Every name ``formats=`` accepts.
 FORMAT_NAMES: Final[tuple[str, ...]]
