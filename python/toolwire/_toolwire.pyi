@@ -46,9 +46,6 @@ __version__: Final[str]
 FORMAT_NAMES: Final[tuple[str, ...]]
 """Every name ``formats=`` accepts: ``text_tagged``, ``raw_json`` and the §6 formats."""
 
-#: Every name ``formats=`` accepts.
-FORMAT_NAMES: Final[tuple[str, ...]]
-
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
 Provider = Literal["auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"]
