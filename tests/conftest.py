@@ -1,8 +1,10 @@
-"""Hypothesis profiles: a fast default; TOOLWIRE_HYPOTHESIS=slow for a thorough run."""
+"""Hypothesis profiles: a fast default; TOOLWIRE_HYPOTHESIS=slow for a thorough run. Python's
+own Ctrl-C handling, whatever the suite was started from."""
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,11 @@ settings.register_profile(
     "slow", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("TOOLWIRE_HYPOTHESIS", "fast"))
+
+# A shell without job control starts its background commands with SIGINT ignored, which
+# Python then leaves ignored (and the CLI processes the tests start inherit): the Ctrl-C tests
+# need KeyboardInterrupt as an interactive run has it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@ calls as `extract_batch` in process."""
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from typing import Any
 
 import pytest
@@ -47,6 +49,51 @@ def test_bodies_without_field() -> None:
         {"id": "c1", "name": "f", "arguments": '{"a":[1,2.5]}', "error": None}
     ]
     assert got.to_pylist()[1][0]["error"].startswith("invalid JSON")
+
+
+def test_writable_and_read_only_buffers_give_the_same_rows() -> None:
+    lines = sample_lines()[:300]
+    built = pa.array(lines, pa.string())
+    _, offsets, data = built.buffers()
+    assert memoryview(data).readonly is False  # what the rows of a pa.array live in
+    # A slice: the rows read start in the middle of the data buffer.
+    want = mask(toolwire.extract_arrow(built.slice(37, 200), field="response").to_pylist())
+    assert want == expected_rows(lines[37:237])
+    for memory in (data.to_pybytes(), bytearray(data.to_pybytes())):
+        # Read-only memory for bytes, writable for a bytearray.
+        buffers = [None, offsets, pa.py_buffer(memory)]
+        array = pa.Array.from_buffers(pa.string(), 200, buffers, offset=37)
+        assert memoryview(array.buffers()[2]).readonly is isinstance(memory, bytes)
+        assert mask(toolwire.extract_arrow(array, field="response").to_pylist()) == want
+
+
+def test_a_writable_buffer_written_during_the_call_does_not_change_the_rows() -> None:
+    """The rows of a writable buffer are copied before other threads read them: a Python
+    thread that overwrites a pa.array's data as soon as the call lets go of the interpreter
+    (the switch interval is too long for it to get in earlier) changes nothing."""
+    array = pa.array(sample_lines(), pa.string())
+    want = mask(toolwire.extract_arrow(array, field="response").to_pylist())
+
+    go = threading.Event()
+    view = memoryview(array.buffers()[2]).cast("B")
+    assert not view.readonly
+
+    def overwrite() -> None:
+        go.wait()
+        view[:] = b" " * len(view)
+
+    writer = threading.Thread(target=overwrite)
+    writer.start()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(100.0)
+    try:
+        go.set()
+        got = toolwire.extract_arrow(array, field="response", threads=2)
+    finally:
+        sys.setswitchinterval(interval)
+        writer.join()
+    assert view.tobytes().strip() == b""  # the writer ran
+    assert mask(got.to_pylist()) == want
 
 
 def test_dask_dataframe_on_a_local_cluster(cluster_client: Any) -> None:

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from ._cli_extract import run_extract
 from ._cli_messages import run_convert, run_prompt
-from ._toolwire import FORMAT_NAMES
+from ._toolwire import FORMAT_NAMES, __version__
 
 __all__ = ["main"]
 
@@ -55,7 +55,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="toolwire", description=__doc__.split("\n\n")[0])
+    parser = _Parser(
+        prog="toolwire",
+        description="Extract the tool calls of LLM response logs, convert messages between "
+        "providers, and print the system prompt that teaches a model its tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     extract = commands.add_parser(

@@ -14,9 +14,22 @@ const BUFFER_IDS: usize = 128;
 static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
 static REGISTER_FORK_HANDLER: Once = Once::new();
 
-extern "C" fn on_fork_child() {
-    FORK_GENERATION.fetch_add(1, Ordering::Relaxed);
+/// Has `FORK_GENERATION` bumped in every child forked from now on.
+#[cfg(unix)]
+fn watch_forks() {
+    extern "C" fn on_fork_child() {
+        FORK_GENERATION.fetch_add(1, Ordering::Relaxed);
+    }
+    // SAFETY: registers a handler that only touches an atomic.
+    unsafe {
+        libc::pthread_atfork(None, None, Some(on_fork_child));
+    }
 }
+
+/// Targets without `fork` (Windows, WASI) cannot copy a process's buffered bytes into a child:
+/// the generation stays 0.
+#[cfg(not(unix))]
+fn watch_forks() {}
 
 struct RandomPool {
     bytes: [u8; ID_BYTES * BUFFER_IDS],
@@ -66,12 +79,7 @@ pub fn generate_id_for(index: usize) -> String {
 
 /// A fresh id matching `^call_[A-Za-z0-9_-]{12}$`.
 pub fn generate_id() -> String {
-    REGISTER_FORK_HANDLER.call_once(|| {
-        // SAFETY: registers a handler that only touches an atomic.
-        unsafe {
-            libc::pthread_atfork(None, None, Some(on_fork_child));
-        }
-    });
+    REGISTER_FORK_HANDLER.call_once(watch_forks);
     let mut raw = [0u8; ID_BYTES];
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();

@@ -13,7 +13,7 @@ use toolwire_core::ids::{generate_id, with_line_ids};
 use toolwire_core::json::{parse, JsonStr, ParseError, ParseOptions};
 
 use crate::api::{calls_list, response_outcomes, NotAResponse};
-use crate::builder::{py_text, BuildError, PyBuilder};
+use crate::builder::{BuildError, PyBuilder};
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::gc_pause::GcPause;
 use crate::input::{body_shape, error_policy, extract_text_options, guarded, quoted};
@@ -142,8 +142,8 @@ fn tool_call<'py>(
     arguments: ArgumentsRef<'_>,
 ) -> Result<Bound<'py, PyAny>, BuildError> {
     let id = match id {
-        Some(id) => py_text(py, id)?,
-        None => py_text(py, &generate_id())?,
+        Some(id) => PyString::new(py, id),
+        None => PyString::new(py, &generate_id()),
     };
     let name = builder.key(JsonStr::from_utf8(name))?;
     let arguments = arguments.build(builder)?.0;

@@ -2,13 +2,12 @@
 //! objects, made with the C API (no intermediate tree, no second conversion).
 
 use std::ffi::CString;
-use std::os::raw::c_void;
 use std::sync::{Mutex, MutexGuard};
 
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 use toolwire_core::json::{parse, JsonBuilder, JsonStr, ParseError, ParseOptions, Refusal};
 
 use crate::view::PyJson;
@@ -94,77 +93,34 @@ fn int_max_str_digits(py: Python<'_>) -> usize {
 /// A Python `str` from decoded JSON text.
 pub fn py_string<'py>(py: Python<'py>, s: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
     let bytes = s.bytes();
-    // SAFETY: each branch calls the C API with a buffer of the stated length and kind; NULL
-    // results become the pending Python exception.
+    // Lone surrogates are held as WTF-8 (each one a 3-byte sequence of its own), which the
+    // UTF-8 decoder takes back, one code point each, under "surrogatepass".
+    let errors = if s.has_surrogates() {
+        c"surrogatepass".as_ptr()
+    } else {
+        std::ptr::null()
+    };
+    // SAFETY: a buffer of the stated length; NULL becomes the pending Python exception.
     unsafe {
-        let ptr = if s.is_ascii() {
-            ascii_str(bytes)
-        } else if s.has_surrogates() {
-            let code_points: Vec<u32> = s.code_points().collect();
-            ffi::PyUnicode_FromKindAndData(
-                ffi::PyUnicode_4BYTE_KIND as _,
-                code_points.as_ptr() as *const c_void,
-                code_points.len() as ffi::Py_ssize_t,
-            )
-        } else {
-            ffi::PyUnicode_FromStringAndSize(
-                bytes.as_ptr() as *const _,
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyUnicode_DecodeUTF8(
+                bytes.as_ptr().cast(),
                 bytes.len() as ffi::Py_ssize_t,
-            )
-        };
-        Bound::from_owned_ptr_or_err(py, ptr)
+                errors,
+            ),
+        )
     }
-}
-
-/// A Python `str` from Rust text (names, ids), without UTF-8 decoding when it is ASCII.
-pub fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
-    if !text.is_ascii() {
-        return Ok(PyString::new(py, text));
-    }
-    // SAFETY: ASCII bytes; the result is a new `str`, or NULL with the exception set.
-    unsafe {
-        Bound::from_owned_ptr_or_err(py, ascii_str(text.as_bytes()))
-            .map(|s| s.cast_into_unchecked())
-    }
-}
-
-/// A new `str` (or NULL with an exception) holding `bytes`, which must be ASCII.
-///
-/// # Safety
-/// `bytes` must be ASCII and the interpreter attached.
-unsafe fn ascii_str(bytes: &[u8]) -> *mut ffi::PyObject {
-    let ptr = ffi::PyUnicode_New(bytes.len() as ffi::Py_ssize_t, 127);
-    if !ptr.is_null() {
-        std::ptr::copy_nonoverlapping(
-            bytes.as_ptr(),
-            ffi::PyUnicode_DATA(ptr) as *mut u8,
-            bytes.len(),
-        );
-    }
-    ptr
 }
 
 const KEY_CACHE_SLOTS: usize = 16384;
 const KEY_CACHE_MAX_LEN: usize = 64;
 
-/// A cached key: an ASCII `str` (so its characters are its UTF-8 bytes, compared in place).
+/// A cached key: its decoded text (compared on lookup) and its `str`.
 struct CachedKey {
     hash: u64,
+    bytes: Box<[u8]>,
     string: Py<PyString>,
-}
-
-impl CachedKey {
-    fn bytes(&self) -> &[u8] {
-        let ptr = self.string.as_ptr();
-        // SAFETY: only ASCII `str`s made by `ascii_str` are cached: compact, one byte per
-        // character, kept alive (and immutable) by `self.string`.
-        unsafe {
-            std::slice::from_raw_parts(
-                ffi::PyUnicode_DATA(ptr) as *const u8,
-                ffi::PyUnicode_GET_LENGTH(ptr) as usize,
-            )
-        }
-    }
 }
 
 /// Object keys repeat across calls and documents (`"name"`, `"arguments"`, schema keys):
@@ -205,7 +161,7 @@ fn load<const N: usize>(bytes: &[u8], at: usize) -> u64 {
 impl KeyCache {
     fn get<'py>(&mut self, py: Python<'py>, key: JsonStr<'_>) -> PyResult<Bound<'py, PyAny>> {
         let bytes = key.bytes();
-        if bytes.len() > KEY_CACHE_MAX_LEN || !key.is_ascii() {
+        if bytes.len() > KEY_CACHE_MAX_LEN {
             return py_string(py, key);
         }
         if self.slots.is_empty() {
@@ -214,13 +170,14 @@ impl KeyCache {
         let hash = key_hash(bytes);
         let slot = &mut self.slots[(hash as usize) % KEY_CACHE_SLOTS];
         if let Some(entry) = slot {
-            if entry.hash == hash && entry.bytes() == bytes {
+            if entry.hash == hash && *entry.bytes == *bytes {
                 return Ok(entry.string.bind(py).clone().into_any());
             }
         }
         let string = py_string(py, key)?.cast_into::<PyString>()?;
         *slot = Some(CachedKey {
             hash,
+            bytes: bytes.into(),
             string: string.clone().unbind(),
         });
         Ok(string.into_any())
@@ -314,17 +271,7 @@ impl<'py> JsonBuilder for PyBuilder<'py> {
         Ok(())
     }
     fn finish_array(&mut self, array: Self::Array) -> Built<'py> {
-        // SAFETY: a list of the right length whose slots are each set once; SET_ITEM steals.
-        unsafe {
-            let list = ffi::PyList_New(array.len() as ffi::Py_ssize_t);
-            if list.is_null() {
-                return Err(PyErr::fetch(self.py).into());
-            }
-            for (i, item) in array.into_iter().enumerate() {
-                ffi::PyList_SET_ITEM(list, i as ffi::Py_ssize_t, item.into_ptr());
-            }
-            Ok(self.owned(list)?)
-        }
+        Ok(PyList::new(self.py, array).map(|list| PyJson(list.into_any()))?)
     }
     /// Builds the object, its refusals returned as errors (a batch's deferred arguments: the
     /// caller makes that call invalid).

@@ -76,14 +76,33 @@ pub fn unread_jsonl_record<'py>(
     PyBytes::new(py, unread_line_record(number, raw, message).as_bytes())
 }
 
-/// The bytes of a contiguous buffer (a `memoryview` of format "B"), borrowed.
+/// The bytes of a contiguous buffer (a `memoryview` of format "B"), borrowed: read them only
+/// while attached, unless the buffer is read-only (see [`detached_text`]).
 fn buffer_bytes(buffer: &PyBuffer<u8>) -> PyResult<&[u8]> {
     if !buffer.is_c_contiguous() {
         return Err(PyValueError::new_err("expected a contiguous buffer"));
     }
-    // SAFETY: a contiguous buffer of `len_bytes` bytes, kept alive (and, being an Arrow
-    // buffer, unmodified) for as long as `buffer` is held.
+    // SAFETY: a contiguous buffer of `len_bytes` bytes, kept alive for as long as `buffer` is
+    // held; Python code cannot write to it while this thread is attached.
     Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) })
+}
+
+/// The part `span` of `bytes` (the contents of `buffer`) that threads may read while the
+/// interpreter is detached, and where it starts in `bytes`: borrowed when the buffer is
+/// read-only, else copied now, while attached (Python code could otherwise write to it while
+/// those threads read it). pyarrow exports the buffers of arrays it built (`pa.array`,
+/// Parquet) as writable, those of IPC and memory-mapped data as read-only.
+fn detached_text<'a>(
+    buffer: &PyBuffer<u8>,
+    bytes: &'a [u8],
+    span: std::ops::Range<usize>,
+) -> (std::borrow::Cow<'a, [u8]>, usize) {
+    if buffer.readonly() {
+        (bytes.into(), 0)
+    } else {
+        let start = span.start;
+        (bytes[span].to_vec().into(), start)
+    }
 }
 
 fn is_valid(validity: Option<&[u8]>, index: usize) -> bool {
@@ -153,7 +172,7 @@ pub fn extract_arrow_buffers<'py>(
             deterministic_ids,
         }
         .read(Locate::Whole)?;
-        let data = buffer_bytes(&data)?;
+        let bytes = buffer_bytes(&data)?;
         let offsets = buffer_bytes(&offsets)?;
         let validity = validity.as_ref().map(buffer_bytes).transpose()?;
         let width = if wide { 8 } else { 4 };
@@ -166,14 +185,21 @@ pub fn extract_arrow_buffers<'py>(
             };
             usize::try_from(value).ok()
         };
-        let mut rows: Vec<Option<&[u8]>> = Vec::with_capacity(length);
-        for row in offset..offset + length {
-            let text = match (bound(row), bound(row + 1)) {
-                (Some(start), Some(end)) if start <= end && end <= data.len() => &data[start..end],
-                _ => return Err(PyValueError::new_err("malformed Arrow offsets buffer")),
-            };
-            rows.push(is_valid(validity, row).then_some(text));
-        }
+        let spans = (offset..offset + length)
+            .map(|row| match (bound(row), bound(row + 1)) {
+                (Some(start), Some(end)) if start <= end && end <= bytes.len() => {
+                    Ok(is_valid(validity, row).then_some(start..end))
+                }
+                _ => Err(PyValueError::new_err("malformed Arrow offsets buffer")),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let start = spans.iter().flatten().map(|s| s.start).min().unwrap_or(0);
+        let end = spans.iter().flatten().map(|s| s.end).max().unwrap_or(start);
+        let (text, base) = detached_text(&data, bytes, start..end);
+        let rows: Vec<Option<&[u8]>> = spans
+            .into_iter()
+            .map(|span| span.map(|span| &text[span.start - base..span.end - base]))
+            .collect();
         let columns = py
             .detach(|| -> Result<CallColumns, String> {
                 let present: Vec<(u64, &[u8])> = (first_line..)

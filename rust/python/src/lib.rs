@@ -30,7 +30,13 @@ mod view;
 mod wire_decode;
 mod wire_encode;
 
-#[pymodule]
+/// The module needs the GIL: on a free-threaded CPython, importing it turns the GIL back on
+/// (with a `RuntimeWarning`). Two parts rely on it: the batch's collector pause (`gc_pause`)
+/// switches a setting of the whole interpreter off and on, which another thread running at the
+/// same time could read or change in between, and small dicts (tool definitions, stream
+/// chunks) are read through borrowed references (`view::ScannedJson`), which another thread
+/// could free by changing the dict.
+#[pymodule(gil_used = true)]
 fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     input::add_format_names(m)?;

@@ -16,7 +16,7 @@ use toolwire_core::stream::{
 };
 
 use crate::api::calls_list;
-use crate::builder::{py_text, PyBuilder};
+use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
 use crate::gateway::Gateway;
@@ -83,9 +83,7 @@ pub(crate) type Chunk<'a, 'py> = Option<(&'a str, &'a Bound<'py, PyString>)>;
 fn text_object<'py>(py: Python<'py>, text: &str, chunk: Chunk<'_, 'py>) -> Py<PyString> {
     match chunk {
         Some((chunk_text, object)) if chunk_text == text => object.clone().unbind(),
-        _ => py_text(py, text)
-            .unwrap_or_else(|_| PyString::new(py, text))
-            .unbind(),
+        _ => PyString::new(py, text).unbind(),
     }
 }
 

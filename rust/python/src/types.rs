@@ -8,7 +8,7 @@ use toolwire_core::calls::{Call, Invalid};
 use toolwire_core::ids::generate_id;
 use toolwire_core::json::{JsonStr, ParseOptions};
 
-use crate::builder::{py_text, PyBuilder};
+use crate::builder::PyBuilder;
 use crate::errors::arguments_error;
 use crate::view::PyJson;
 
@@ -61,7 +61,7 @@ impl ToolCall {
         Bound::new(
             py,
             ToolCall {
-                id: py_text(py, &id)?.unbind(),
+                id: PyString::new(py, &id).unbind(),
                 name: name.cast_into::<PyString>()?.unbind(),
                 arguments: arguments.unbind(),
             },

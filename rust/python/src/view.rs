@@ -347,21 +347,14 @@ fn plain_key_value<'py>(dict: &Bound<'py, PyDict>, key: &str) -> Option<Option<B
     Some(None)
 }
 
-/// The UTF-8 text of `key` when it is a plain `str` without lone surrogates, read as the C
-/// API lays it out: an ASCII `str` holds its bytes inline, any other caches its UTF-8.
+/// The UTF-8 text of `key` when it is a plain `str` without lone surrogates (an ASCII `str`
+/// holds it inline, any other caches it on first use).
 ///
 /// # Safety
 /// `key` must be a valid object, kept alive while the text is used.
 unsafe fn plain_text<'a>(key: *mut ffi::PyObject) -> Option<&'a [u8]> {
     if ffi::PyUnicode_CheckExact(key) == 0 {
         return None;
-    }
-    if ffi::PyUnicode_IS_ASCII(key) != 0 {
-        let len = ffi::PyUnicode_GET_LENGTH(key) as usize;
-        return Some(std::slice::from_raw_parts(
-            ffi::PyUnicode_DATA(key) as *const u8,
-            len,
-        ));
     }
     let mut len = 0;
     let data = ffi::PyUnicode_AsUTF8AndSize(key, &mut len);
