@@ -185,14 +185,17 @@ def test_failures_become_error_results_and_the_loop_continues() -> None:
 
 def test_unreadable_call_gets_a_placeholder_and_an_error_result() -> None:
     not_an_object = '~~~tool_call\n{"name": "add", "arguments": [1]}\n~~~'
+    # A failed call keeps the name it was read with; one with no name gets the placeholder.
     unreadable = '~~~tool_call\n{"name": "add", "arguments": {"a": 1,}}\n~~~'
-    result = run_tool_loop(Script(not_an_object, unreadable, "fine"), USER, make_registry())
+    nameless = "~~~tool_call\n{oops}\n~~~"
+    script = Script(not_an_object, unreadable, nameless, "fine")
+    result = run_tool_loop(script, USER, make_registry())
     assert result.stopped_reason == "final"
-    for index, name in [(1, "add"), (3, "invalid_tool_call")]:
+    for index, name in [(1, "add"), (3, "add"), (5, "invalid_tool_call")]:
         [call] = result.messages[index]["tool_calls"]
         assert call["function"] == {"name": name, "arguments": "{}"}
         assert result.messages[index + 1]["tool_call_id"] == call["id"]
-    assert [r.is_error for r in result.tool_results] == [True, True]
+    assert [r.is_error for r in result.tool_results] == [True, True, True]
     assert all("could not be read" in r.content for r in result.tool_results)
 
 
