@@ -77,6 +77,7 @@ def check_sdist(sdist: Path, version: str) -> None:
             "Cargo.lock",
             "LICENSE",
             "README.md",
+            "docs/README.md",
             "rust/core/src/lib.rs",
             "rust/python/src/lib.rs",
             "python/toolwire/__init__.py",

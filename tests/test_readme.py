@@ -1,4 +1,5 @@
-"""The README's Python examples run as written, and its quickstart command works."""
+"""The Python examples of the README and of the docs pages run as written, and the README's
+quickstart command works."""
 
 from __future__ import annotations
 
@@ -8,16 +9,35 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+
+
+def python_blocks(text: str) -> list[str]:
+    """The ```` ```python ```` blocks (not ```` ```python dask ```` and the like, which
+    tests/test_scale_out.py runs on a cluster)."""
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
 
 
 def test_python_examples_run() -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+    blocks = python_blocks(README)
     assert len(blocks) >= 3
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda page: page.name)
+def test_docs_python_examples_run(page: Path) -> None:
+    for block in python_blocks(page.read_text(encoding="utf-8")):
+        exec(compile(block, str(page), "exec"), {})
+
+
+def test_docs_pages_with_examples() -> None:
+    with_examples = {p.name for p in DOCS if python_blocks(p.read_text(encoding="utf-8"))}
+    assert {"parsing.md", "errors.md", "streaming.md", "codecs.md", "batch.md"} <= with_examples
 
 
 def test_quickstart_extract_command(tmp_path: Path) -> None:

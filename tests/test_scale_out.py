@@ -1,8 +1,8 @@
-"""The README's scale-out examples, run as written: the Dask block on a two-worker LocalCluster
+"""The scale-out examples of docs/batch.md, run as written: the Dask block on a two-worker LocalCluster
 over ``.jsonl.gz`` files (with its default ``blocksize``), and the Spark ``mapInArrow`` block on a
 ``local[2]`` session. Each must give the calls ``extract_batch`` gives in process.
 
-The blocks are taken from README.md (fenced as ``python dask`` / ``python spark``) and executed
+The blocks are taken from docs/batch.md (fenced as ``python dask`` / ``python spark``) and executed
 with ``s3://bucket/`` replaced by a temporary folder; nothing else is changed.
 """
 
@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from support import ROOT, expected_rows, mask, sample_lines
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = ROOT / "docs" / "batch.md"
+BATCH = PAGE.read_text(encoding="utf-8")
 
 
-def readme_block(tag: str, bucket: Path) -> str:
-    [block] = re.findall(rf"```python {tag}\n(.*?)```", README, flags=re.DOTALL)
+def doc_block(tag: str, bucket: Path) -> str:
+    [block] = re.findall(rf"```python {tag}\n(.*?)```", BATCH, flags=re.DOTALL)
     assert "s3://bucket/" in block
     return block.replace("s3://bucket/", f"{bucket.as_posix()}/")
 
@@ -40,11 +41,11 @@ def write_logs(folder: Path, lines: list[str], parts: int, *, compress: bool) ->
             (folder / f"part-{i}.jsonl").write_text(text, encoding="utf-8")
 
 
-def test_readme_dask_example_on_gzip_files(cluster_client: Any, tmp_path: Path) -> None:
+def test_docs_dask_example_on_gzip_files(cluster_client: Any, tmp_path: Path) -> None:
     lines = sample_lines()
     write_logs(tmp_path / "logs", lines, 3, compress=True)
     namespace: dict[str, Any] = {}
-    exec(compile(readme_block("dask", tmp_path), "README.md", "exec"), namespace)
+    exec(compile(doc_block("dask", tmp_path), str(PAGE), "exec"), namespace)
 
     want = [call for row in expected_rows(lines) for call in row]
     assert len(cluster_client.scheduler_info()["workers"]) == 2
@@ -91,14 +92,14 @@ def spark_session() -> Any:
 
 @pytest.mark.spark
 @pytest.mark.timeout(600)
-def test_readme_spark_example_on_local_spark(tmp_path: Path) -> None:
+def test_docs_spark_example_on_local_spark(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     lines = sample_lines()[:300]
     write_logs(tmp_path / "logs", lines, 2, compress=False)
     spark = spark_session()
     try:
-        exec(compile(readme_block("spark", tmp_path), "README.md", "exec"), {"spark": spark})
+        exec(compile(doc_block("spark", tmp_path), str(PAGE), "exec"), {"spark": spark})
     finally:
         spark.stop()
 
