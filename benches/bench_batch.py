@@ -1,5 +1,6 @@
 """`extract_batch` (and the CLI's chunk step) on the shipped sample log, against the
-`json.loads` + pure-Python extraction loop users write today, on 1 and 2 threads (§12).
+`json.loads` + pure-Python extraction loop users write today, on 1 and 2 threads
+(docs/performance.md).
 
     maturin develop --release
     pytest benches/bench_batch.py --benchmark-enable --benchmark-group-by=group

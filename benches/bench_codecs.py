@@ -1,4 +1,4 @@
-"""§7 codecs over the corpus: toolwire against the plain-Python mapping in `plain_codecs.py`,
+"""Provider codecs over the corpus: toolwire against the plain-Python mapping in `plain_codecs.py`,
 in the same run. Target: decode of OpenAI bodies (string arguments) at least 3x faster.
 
 Run: ``python benches/report.py -k codecs`` (after ``maturin develop --release``).

@@ -69,7 +69,7 @@ def write_file_call(size: int) -> tuple[str, str, dict[str, Any]]:
 
 
 def write_file_call_in(format: str, size: int) -> tuple[str, str, dict[str, Any]]:
-    """The call of `write_file_call` written in a §6 format (`hermes` or `qwen3_coder`):
+    """The call of `write_file_call` written in an open-weight format (`hermes` or `qwen3_coder`):
     (message text, the arguments text its deltas concatenate to, the decoded arguments).
     qwen3_coder values are raw text, so its deltas are the compact JSON of the arguments."""
     _, arguments_text, arguments = write_file_call(size)

@@ -1,4 +1,4 @@
-"""`extract(formats="auto")` on each SPEC §6 format's corpus renderings, against a pure-Python
+"""`extract(formats="auto")` on each open-weight format's corpus renderings, against a pure-Python
 detector of that format (`formats_python.py`), in the same run. Both must give the corpus
 calls before anything is timed.
 

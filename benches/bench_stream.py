@@ -1,5 +1,5 @@
 """Streaming one `~~~tool_call` whose string argument is 1 KB to 2 MB of code, fed in
-4-character chunks (SPEC §12), against what streaming servers do today, in the same run:
+4-character chunks (docs/performance.md), against what streaming servers do today, in the same run:
 
 - `partial_json_parser`: the vLLM / SGLang pattern: per chunk, parse the whole partial call
   with `partial_json_parser.loads`, `json.dumps` the arguments, send the new stable prefix;
@@ -182,7 +182,7 @@ def test_python_floor_one_big_call(benchmark: Any, size: str) -> None:
 @pytest.mark.parametrize("how", ["toolwire_stream", "toolwire_parse_text"])
 @pytest.mark.parametrize("format", ["hermes", "qwen3_coder"])
 def test_format_one_big_call(benchmark: Any, format: str, how: str) -> None:
-    """1 MB (1 KB with benchmarks off) in a §6 format: streamed in 4-character chunks, or
+    """1 MB (1 KB with benchmarks off) in an open-weight format: streamed in 4-character chunks, or
     parsed whole."""
     size = KB if benchmark.disabled else KB * KB
     text, deltas_text, arguments = write_file_call_in(format, size)

@@ -1,6 +1,6 @@
-"""Instructions per text for `extract(formats="auto")` on each SPEC §6 format's corpus renderings
-and for that format's pure-Python detector (`formats_python.py`), counted by callgrind (steady
-under load, unlike wall clock on a shared machine).
+"""Instructions per text for `extract(formats="auto")` on each open-weight format's corpus
+renderings and for that format's pure-Python detector (`formats_python.py`), counted by callgrind
+(steady under load, unlike wall clock on a shared machine).
 
 A count is the difference between a 3-pass and a 1-pass loop over the texts, halved and divided
 by the number of texts, so start-up and loading the corpus cancel out. GC is off in the loop, and

@@ -1,4 +1,4 @@
-"""Pure-Python detectors for the SPEC §6 formats, written the way the peers' Python tool parsers
+"""Pure-Python detectors for the open-weight formats, written the way the peers' Python tool parsers
 are (`re` + `json`, `ast` for pythonic): the baseline of `bench_formats.py`.
 
 Each function takes model text (and, for qwen3_coder, the tool definitions) and returns

@@ -10,8 +10,8 @@ Not part of the pytest run: timings on a shared machine are for a script, not a 
 The script runs itself with glibc's mmap threshold pinned (`MALLOC_MMAP_THRESHOLD_`): by
 default glibc raises it as large blocks are freed (up to 32 MiB), so a run at n can reuse
 heap pages while the run at 2n, past the threshold, gets fresh mmap'd pages and pays a page
-fault for each; a flood held whole (an unterminated §6 region) then measured 3-4.6x per
-doubling with linear code. Pinned, both sizes get memory the same way.
+fault for each; a flood held whole (an unterminated open-weight format region) then measured 3-4.6x
+per doubling with linear code. Pinned, both sizes get memory the same way.
 """
 
 from __future__ import annotations

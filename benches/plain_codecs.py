@@ -1,4 +1,4 @@
-"""The baseline: the §7 call mapping as a user would write it in plain Python (``json`` and
+"""The baseline: the call mapping as a user would write it in plain Python (``json`` and
 dict access), for `bench_codecs.py`."""
 
 from __future__ import annotations

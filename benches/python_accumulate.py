@@ -1,5 +1,5 @@
-"""Benchmark baseline: toolwire's former pure-Python stream accumulators (SPEC §9.2), replaced by
-the Rust ones. OpenAI Chat Completions chunks and Anthropic Messages events → the §9.1 events,
+"""Benchmark baseline: toolwire's former pure-Python stream accumulators (docs/codecs.md), replaced
+by the Rust ones. OpenAI Chat Completions chunks and Anthropic Messages events → the stream events,
 the final calls and the text.
 
 The provider already separates text from calls, so this is bookkeeping, not parsing: argument
@@ -164,7 +164,7 @@ class _Accumulator:
                 events.append(ToolCallDelta(call.index, "".join(call.pieces)))
 
     def _claim(self, call_id: str | None) -> str:
-        """The call's id: its own, unless absent or already used in this response (§1)."""
+        """The call's id: its own, unless absent or already used in this response."""
         if call_id is None or call_id in self._ids:
             call_id = new_call_id()
         self._ids.add(call_id)
@@ -200,7 +200,7 @@ class OpenAIStreamAccumulator(_Accumulator):
     """Accumulates an OpenAI Chat Completions stream (``chat.completion.chunk`` objects).
 
     Feed each chunk as a dict or as the text of its SSE ``data:`` line (``[DONE]`` ends the
-    stream); each ``feed`` returns the §9.1 events the chunk completes. Calls are told apart by
+    stream); each ``feed`` returns the stream events the chunk completes. Calls are told apart by
     ``index``; a new ``id`` at an index already in use starts a new call (servers that reuse
     index 0), fragments without ``index`` go to the latest call (or start one when they bring a
     new ``id`` or a second name), and a call may come whole in one fragment. Calls end when the
@@ -269,7 +269,7 @@ class AnthropicStreamAccumulator(_Accumulator):
     ``content_block_delta``, ``content_block_stop``, ``message_delta``, ``message_stop``, …).
 
     Feed each event as a dict or as its SSE text (``event:``/``data:`` lines, or the JSON of
-    ``data``); each ``feed`` returns the §9.1 events it completes. A ``tool_use`` block's
+    ``data``); each ``feed`` returns the stream events it completes. A ``tool_use`` block's
     ``input_json_delta`` pieces are its arguments; its ``content_block_stop`` ends it (an empty
     input is ``{}``, an ``input`` sent whole in ``content_block_start`` is used as is). Text
     blocks give ``TextDelta``, thinking blocks ``ReasoningDelta``.

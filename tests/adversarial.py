@@ -19,7 +19,7 @@ DS_BEGIN = ds("tool_calls_begin") + ds("tool_call_begin")
 DS_SEP = ds("tool_sep")
 DS_END = ds("tool_call_end") + ds("tool_calls_end")
 
-# One call to `f` with {"a": "x y"} in every text protocol of §4 and §6.
+# One call to `f` with {"a": "x y"} in every text protocol and format.
 CALLS: dict[str, str] = {
     "text_tagged": '~~~tool_call\n{"name": "f", "arguments": {"a": "x y"}}\n~~~\n',
     "hermes": '<tool_call>\n{"name": "f", "arguments": {"a": "x y"}}\n</tool_call>',
@@ -40,7 +40,7 @@ CALLS: dict[str, str] = {
     "raw_json_fenced": 'Here:\n```json\n{"name": "f", "arguments": {"a": "x y"}}\n```\n',
 }
 
-# Every marker of §4 and §6, plus code fences and think tags.
+# Every marker of every text protocol and format, plus code fences and think tags.
 MARKERS: list[str] = [
     "~~~tool_call\n",
     "~~~tool_call",

@@ -1,4 +1,4 @@
-"""The one-pass codec paths agree with the general rules (SPEC §7).
+"""The one-pass codec paths agree with the general rules (docs/codecs.md).
 
 `decode_tool_calls` reads well-formed OpenAI, Ollama and Anthropic bodies in one pass and hands
 anything else to the core's body rules; `encode_calls` builds OpenAI, Anthropic and Ollama
@@ -255,7 +255,7 @@ CALLS = [ToolCall("call_1", "f", {"a": [1, "é"]}), ToolCall("call_2", "g", {})]
 
 
 def expected_message(provider: str, calls: list[ToolCall], content: Any) -> Any:
-    """The §7 assistant message, written out in Python."""
+    """The assistant message, written out in Python."""
     if provider == "openai":
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:

@@ -1,4 +1,5 @@
-"""SPEC §7: provider codecs, against the corpus, the llm_core table, round trips and bad input."""
+"""Provider codecs (docs/codecs.md), against the corpus, the llm_core table, round trips and bad
+input."""
 
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ def test_encode_calls_round_trips_on_every_provider() -> None:
         for provider in PROVIDERS:
             for content in (None, "Let me check."):
                 back = decode_tool_calls(encode_calls(calls, provider, content=content), provider)
-                if provider == "ollama":  # no ids on Ollama's wire (§1)
+                if provider == "ollama":  # no ids on Ollama's wire (docs/parsing.md)
                     assert named(back) == named(calls), case["id"]
                 else:
                     assert back == calls, (case["id"], provider)
@@ -296,7 +297,7 @@ def test_result_id_key() -> None:
     ]
 
 
-# --- the other two providers and the rules of §7 --------------------------------------------
+# --- the other two providers and the codecs' rules --------------------------------------------
 
 
 def test_responses_and_gemini_shapes() -> None:

@@ -1,4 +1,4 @@
-"""Error messages say what was wrong and where (SPEC §2): for each bad input, the exception
+"""Error messages say what was wrong and where (docs/errors.md): for each bad input, the exception
 type, the block/call index, and the offset, both as attributes and in the message; where the
 input is text, the offset points at the fault."""
 
@@ -63,7 +63,7 @@ def tt(body: str, before: str = "") -> str:
 
 
 TABLE = [
-    # §4.2 ~~~tool_call
+    # ~~~tool_call
     Bad(
         "tagged: bad JSON",
         tt('{"name": "f", "arguments": {"a": 1,}}', "hi\n"),
@@ -150,7 +150,7 @@ TABLE = [
         "1",
         toolwire.parse_text_tagged,
     ),
-    # §4.3 raw JSON
+    # raw JSON
     Bad(
         "raw whole",
         '{"name": "f", "arguments": {"a": }}',
@@ -192,7 +192,7 @@ TABLE = [
         lambda t: toolwire.parse_raw_json(t, mode="anywhere"),
         numbered=False,
     ),
-    # §6 formats
+    # open-weight formats
     Bad(
         "hermes",
         '<tool_call>{"name": "f", "arguments": {"a" 1}}</tool_call>',
@@ -279,7 +279,7 @@ TABLE = [
         "glm45 call 0 at line 3 column 1",
         "</tool_call>",
     ),
-    # §4.1 native calls
+    # native calls
     Bad(
         "native arguments",
         [{"name": "f"}, {"name": "g", "arguments": "[1]"}],

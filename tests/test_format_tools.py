@@ -1,5 +1,5 @@
-"""`tools=` typing qwen3_coder and glm45 values, read on demand per call (SPEC §6): every call
-reads the list as it is then, the last definition of a name wins, and `extract` agrees with
+"""`tools=` typing qwen3_coder and glm45 values, read on demand per call (docs/formats.md): every
+call reads the list as it is then, the last definition of a name wins, and `extract` agrees with
 `StreamParser` (which reads the tools once)."""
 
 from __future__ import annotations

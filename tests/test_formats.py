@@ -1,4 +1,4 @@
-"""The open-weight formats of SPEC §6 through `extract`: every corpus rendering, sniffed and
+"""The open-weight formats (docs/formats.md) through `extract`: every corpus rendering, sniffed and
 named, each variant, and the code-span rule."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SPEC §8: augment_system_prompt, rule by rule."""
+"""augment_system_prompt (docs/codecs.md), rule by rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §11 ToolRegistry: schemas derived from functions, and execution that never raises for
+"""ToolRegistry: schemas derived from functions, and execution that never raises for
 a tool's failure."""
 
 from __future__ import annotations

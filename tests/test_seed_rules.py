@@ -1,4 +1,4 @@
-"""The seed protocols' rules (SPEC §1 to §5), one example per rule."""
+"""The seed protocols' rules (docs/parsing.md, docs/errors.md), one example per rule."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def names(calls: list[ToolCall | InvalidToolCall]) -> list[str | None]:
     return [c.name for c in calls]
 
 
-# --- §4.4 / seed auto-fallback table ------------------------------------------------------
+# --- extract's tiers: the native_tool_calls table -----------------------------------------
 
 NATIVE_CALL = {
     "id": "call_abc",
@@ -51,7 +51,7 @@ def test_native_false_parses_text() -> None:
     assert names(calls) == ["read_file"]
 
 
-# --- §3 arguments ---------------------------------------------------------------------------
+# --- arguments ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_repair_fixes_what_models_break_but_invents_nothing() -> None:
         toolwire.parse_text_tagged(text)
 
 
-# --- §4.1 native shapes -----------------------------------------------------------------------
+# --- native shapes ----------------------------------------------------------------------------
 
 
 def test_native_shapes() -> None:
@@ -149,7 +149,7 @@ def test_native_needs_a_list() -> None:
         toolwire.parse_native({"function": {}})  # type: ignore[arg-type]
 
 
-# --- §1 ids and types -----------------------------------------------------------------------
+# --- ids and types --------------------------------------------------------------------------
 
 
 def test_ids_generated_kept_and_deduplicated() -> None:
@@ -225,7 +225,7 @@ def test_tool_from_provider_shapes() -> None:
             toolwire.Tool.from_dict(bad)
 
 
-# --- §4.2 text-tagged ---------------------------------------------------------------------------
+# --- text-tagged --------------------------------------------------------------------------------
 
 
 def test_crlf_and_blank_lines() -> None:
@@ -307,7 +307,7 @@ def test_offsets_are_characters_not_bytes() -> None:
     assert invalid.offset is not None and text[invalid.offset] == '"'
 
 
-# --- §4.3 raw JSON ------------------------------------------------------------------------------
+# --- raw JSON -----------------------------------------------------------------------------------
 
 CALL = '{"name": "f", "arguments": {"a": 1}}'
 
@@ -374,7 +374,7 @@ def test_extract_tiers_first_wins() -> None:
         toolwire.extract(text, formats=["nope"])
 
 
-# --- §4.4 bodies ----------------------------------------------------------------------------
+# --- bodies ---------------------------------------------------------------------------------
 
 
 def test_bodies_by_shape() -> None:
@@ -432,7 +432,7 @@ def test_a_response_of_the_wrong_type_is_a_type_error() -> None:
         toolwire.extract(42)  # type: ignore[arg-type]
 
 
-# --- §5 error policy ----------------------------------------------------------------------
+# --- error policy -------------------------------------------------------------------------
 
 
 def test_error_policies() -> None:

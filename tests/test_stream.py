@@ -1,5 +1,5 @@
-"""Streaming (SPEC §9): the StreamParser invariants as properties over the corpus streams and
-generated texts, parse_text, the error policy, thread safety, and the OpenAI / Anthropic
+"""Streaming (docs/streaming.md): the StreamParser invariants as properties over the corpus streams
+and generated texts, parse_text, the error policy, thread safety, and the OpenAI / Anthropic
 accumulators over the corpus SSE sequences and the non-conforming server cases."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The open-weight formats of SPEC §6 through the stream engine (§9.1): every corpus stream and
+"""The open-weight formats through the stream engine: every corpus stream and
 case rendering of each format gives its calls via ``StreamParser`` (random chunking) and
 ``parse_text(text, format=...)``, the same as ``extract``; ids, typing, reasoning and the
 code-span rule hold while streaming."""
@@ -60,7 +60,7 @@ def calls_of(events: list[Any]) -> list[ToolCall | InvalidToolCall]:
 
 def check_stream(text: str, fmt: str, tools: Any, rng: random.Random) -> list[tuple[str, Any]]:
     """The calls of `text` via parse_text, StreamParser (random and 1-character chunks) and
-    extract agree; deltas follow §9.1 invariant 3."""
+    extract agree; deltas follow the stream's third promise (docs/streaming.md)."""
     parsed = toolwire.parse_text(text, fmt, tools=tools)
     expected = pairs(parsed.calls)
     for chunks in (random_chunks(text, rng), list(text)):

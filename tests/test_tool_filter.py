@@ -1,4 +1,4 @@
-"""SPEC §11 ToolFilter: the SmartHopper grammar rule by rule, then the extensions."""
+"""ToolFilter: the SmartHopper grammar rule by rule, then the extensions."""
 
 from __future__ import annotations
 

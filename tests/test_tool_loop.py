@@ -1,4 +1,4 @@
-"""SPEC §11 run_tool_loop / arun_tool_loop: bounds, observers, failures as results, the
+"""run_tool_loop / arun_tool_loop: bounds, observers, failures as results, the
 provider's message format, parallel == sequential."""
 
 from __future__ import annotations

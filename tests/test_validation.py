@@ -1,4 +1,4 @@
-"""SPEC §11 validate_arguments: JSON Schema 2020-12 plus the required-but-blank rule, with
+"""validate_arguments: JSON Schema 2020-12 plus the required-but-blank rule, with
 messages that name the tool and the path and say how to retry; then the whole corpus."""
 
 from __future__ import annotations

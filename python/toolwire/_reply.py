@@ -172,8 +172,8 @@ def _quoted(calls: list[Any], text: str | None, native: bool) -> int:
 
 
 def _response_text(response: Any) -> tuple[str | None, bool, bool]:
-    """The text of a response (SPEC §4.4's shapes), whether it carries structured calls, and
-    whether it is a provider body."""
+    """The text of a response (the shapes of docs/parsing.md), whether it carries structured calls,
+    and whether it is a provider body."""
     if isinstance(response, str):
         return response, False, False
     if not isinstance(response, Mapping):

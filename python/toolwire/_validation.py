@@ -1,4 +1,4 @@
-"""Validation of tool-call arguments against the tool's JSON Schema (SPEC §11).
+"""Validation of tool-call arguments against the tool's JSON Schema (docs/tools.md).
 
 The schema is compiled once by the Rust core (the ``jsonschema`` crate, draft 2020-12) and kept:
 per ``Tool`` object while it lives, and by the schema's compact JSON for every other way of

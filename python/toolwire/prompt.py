@@ -1,5 +1,5 @@
-"""Prompt augmentation (SPEC §8): system-prompt instructions for the ``~~~tool_call`` protocol,
-for models without native tool calling.
+"""Prompt augmentation (docs/codecs.md): system-prompt instructions for the ``~~~tool_call``
+protocol, for models without native tool calling.
 
 >>> prompt = augment_system_prompt("Be brief.", [{"name": "ping", "description": "Ping a host.",
 ...     "parameters": {"type": "object", "properties": {"host": {"type": "string"}},

@@ -1,4 +1,4 @@
-"""The provider codecs of SPEC §7, one module per wire family; :data:`CODECS` maps each
+"""The provider codecs (docs/codecs.md), one module per wire family; :data:`CODECS` maps each
 provider name to its codec."""
 
 from __future__ import annotations

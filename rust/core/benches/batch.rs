@@ -1,4 +1,5 @@
-//! `extract_jsonl` on the shipped sample log (all its pieces), on one and two threads (§12).
+//! `extract_jsonl` on the shipped sample log (all its pieces), on one and two threads
+//! (docs/performance.md).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use toolwire_core::batch::{extract_jsonl, LineOptions, Locate};

@@ -1,5 +1,5 @@
-//! Core scanner throughput. Target (SPEC §12): `extract_text` on 1 MB of marker-free prose at
-//! >= 1 GB/s. Run: `cargo bench -p toolwire-core --bench scanners`.
+//! Core scanner throughput. Target (docs/performance.md): `extract_text` on 1 MB of marker-free
+//! prose at >= 1 GB/s. Run: `cargo bench -p toolwire-core --bench scanners`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};

@@ -1,4 +1,4 @@
-//! §4.4: provider response bodies, recognised by shape, split into their text and their
+//! Provider response bodies, recognised by shape, split into their text and their
 //! structured calls.
 
 use crate::calls::{assign_ids, native_call, native_invalid, parse_native, Outcome, ShapeFailure};
@@ -333,7 +333,7 @@ pub enum BodyError<E> {
     Build(E),
 }
 
-/// §4.4 for a body: structured calls win; otherwise the text tiers run on its text.
+/// `extract` for a body: structured calls win; otherwise the text tiers run on its text.
 pub fn extract_body<B>(
     builder: &mut B,
     body: &B::Value,
@@ -381,7 +381,7 @@ where
     Ok(outcomes)
 }
 
-/// Which provider's shape a body must have (§7 `decode_tool_calls`); `Auto` recognises it.
+/// Which provider's shape a body must have (`decode_tool_calls`); `Auto` recognises it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     Auto,
@@ -393,7 +393,7 @@ pub enum Shape {
 }
 
 impl Shape {
-    /// The §7 provider names, plus `auto`, with their shapes.
+    /// The provider names, plus `auto`, with their shapes.
     pub const NAMES: [(&'static str, Shape); 6] = [
         ("auto", Self::Auto),
         ("openai", Self::OpenAIChat),
@@ -446,7 +446,8 @@ fn missing<V>(key: &str, what: &str) -> Result<BodyParts<V>, FormatError> {
 }
 
 /// Splits `body` as `shape` prescribes: a full response body or one message of that provider.
-/// `Auto` takes a list as a list of calls (§4.1) and recognises anything else by its keys.
+/// `Auto` takes a list as a list of calls (docs/parsing.md) and recognises anything else by its
+/// keys.
 pub fn split_body_as<V: JsonView>(body: &V, shape: Shape) -> Result<BodyParts<V>, FormatError> {
     if body.kind() == JsonKind::Array {
         return match shape {
@@ -529,8 +530,8 @@ pub struct BodyCalls<V> {
     pub failure_paths: Vec<String>,
 }
 
-/// §7 `decode_tool_calls`: the structured calls of `body` read as `shape`, ids assigned (§1).
-/// The text of the body is not searched for calls.
+/// `decode_tool_calls`: the structured calls of `body` read as `shape`, ids assigned
+/// (docs/parsing.md). The text of the body is not searched for calls.
 pub fn decode_body_calls<B>(
     builder: &mut B,
     body: &B::Value,

@@ -1,5 +1,6 @@
-//! Canonical calls: the shapes a call may take once decoded (§4.1, §4.2, §4.3), arguments
-//! normalisation (§3), ids (§1) and the error policy (§5).
+//! Canonical calls: the shapes a call may take once decoded (structured, `~~~tool_call`, bare
+//! JSON), arguments normalisation (docs/parsing.md), ids (docs/parsing.md) and the error policy
+//! (docs/errors.md).
 //!
 //! Everything here is generic over [`JsonBuilder`] + [`JsonView`], so the same rules run on this
 //! crate's `Value` and on the binding's Python objects.
@@ -93,7 +94,7 @@ impl<V> Outcome<V> {
     }
 }
 
-/// `on_error` (§5).
+/// `on_error` (docs/errors.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorPolicy {
     Raise,
@@ -141,7 +142,7 @@ pub fn apply_policy<V>(
 pub const IDS_COMPARED_ONE_BY_ONE: usize = 16;
 
 /// Gives every call without an id a generated one, and replaces every repeat of an id within
-/// the response by a generated one (§1).
+/// the response by a generated one (docs/parsing.md).
 pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
     if outcomes.len() <= IDS_COMPARED_ONE_BY_ONE {
         for i in 0..outcomes.len() {
@@ -214,7 +215,7 @@ fn syntax_failure<E>(kind: FailureKind, detail_prefix: &str, e: ParseError<E>) -
     }
 }
 
-/// §3: any arguments value becomes an object, or a failure.
+/// The arguments rule: any arguments value becomes an object, or a failure.
 pub fn normalize_arguments<B>(
     builder: &mut B,
     arguments: Option<B::Value>,
@@ -264,7 +265,7 @@ fn arguments_failure<E>(detail: &str) -> DecodeFailure<E> {
 
 const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
-/// §3 for arguments given as JSON text (a string value, or a double-encoded one).
+/// The arguments rule for arguments given as JSON text (a string value, or a double-encoded one).
 pub fn decode_arguments_text<B>(
     builder: &mut B,
     text: &str,
@@ -487,7 +488,7 @@ where
 }
 
 impl<V> CallFields<V> {
-    /// Whether this looks like a call: a name and some arguments key (§4.3 candidates).
+    /// Whether this looks like a call: a name and some arguments key (candidates, docs/parsing.md).
     pub fn is_call_like(&self) -> bool {
         self.name.is_some() && (self.arguments[0].is_some() || self.arguments[1].is_some())
     }
@@ -526,7 +527,7 @@ where
     call_from_fields(builder, CallFields::of_object(object), options)
 }
 
-/// The call of a call object's fields (§3 for its arguments, §1 for its id).
+/// The call of a call object's fields (the arguments and id rules of docs/parsing.md).
 pub fn call_from_fields<B>(
     builder: &mut B,
     fields: CallFields<B::Value>,
@@ -579,7 +580,7 @@ where
     })
 }
 
-/// §4.1: one element of a structured `tool_calls` list, recognised by shape.
+/// One element of a structured `tool_calls` list, recognised by shape.
 pub fn native_call<B>(
     builder: &mut B,
     element: &B::Value,
@@ -638,7 +639,7 @@ where
     ))
 }
 
-/// §4.1 over a whole list. Build errors (the builder's own failures) stop the parse.
+/// [`native_call`] over a whole list. Build errors (the builder's own failures) stop the parse.
 pub fn parse_native<B>(
     builder: &mut B,
     elements: &[B::Value],
@@ -691,7 +692,7 @@ pub enum TextPlace {
     FenceBlock(usize),
     RawJson,
     RawJsonFence(usize),
-    /// Call `index` of a §6 format.
+    /// Call `index` of an open-weight format.
     FormatCall(crate::protocol::Format, usize),
 }
 

@@ -1,4 +1,4 @@
-//! The calls of many responses in Arrow's columnar layout (§10 `extract_arrow`): a
+//! The calls of many responses in Arrow's columnar layout (`extract_arrow`, docs/batch.md): a
 //! `list<struct<id, name, arguments, error>>` array as raw buffers, so a binding can hand them
 //! to pyarrow without one Python object per row.
 

@@ -1,6 +1,6 @@
-//! Call ids for calls that arrive without one (§1): `call_` + 12 URL-safe base64 characters made
-//! from 9 bytes of OS randomness, or, for batch work that asks for ids it can rerun and diff,
-//! `call_{line}_{index}` ([`with_line_ids`]).
+//! Call ids for calls that arrive without one (docs/parsing.md): `call_` + 12 URL-safe base64
+//! characters made from 9 bytes of OS randomness, or, for batch work that asks for ids it can
+//! rerun and diff, `call_{line}_{index}` ([`with_line_ids`]).
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};

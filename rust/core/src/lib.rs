@@ -28,7 +28,7 @@ pub mod validate;
 use calls::{assign_ids, resolve_offsets, Outcome};
 
 /// The last step for the outcomes of one response: character offsets for failures, ids for
-/// calls (§1).
+/// calls (docs/parsing.md).
 pub fn finish_outcomes<V>(text: &str, outcomes: &mut [Outcome<V>]) {
     resolve_offsets(text, outcomes);
     assign_ids(outcomes);

@@ -1,4 +1,4 @@
-//! Validation of tool-call arguments against the tool's JSON Schema (§11).
+//! Validation of tool-call arguments against the tool's JSON Schema (docs/tools.md).
 //!
 //! The schema keywords are checked by the `jsonschema` crate (draft 2020-12 unless the schema's
 //! `$schema` says otherwise). On top of it sits the reference's stricter rule: a required

@@ -1,4 +1,4 @@
-//! §4.4 `extract` end to end: the text cascade (all tiers) on the input as text, and the body
+//! `extract` end to end: the text cascade (all tiers) on the input as text, and the body
 //! path (shape recognition, native calls, the text of a body) when the input is JSON.
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! §4.3 bare JSON in each mode (`whole`, `fenced`, `anywhere`); the first byte picks repair.
+//! Bare JSON in each mode (`whole`, `fenced`, `anywhere`); the first byte picks repair.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

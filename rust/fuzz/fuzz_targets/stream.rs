@@ -1,9 +1,9 @@
-//! §9.1 stream engine: the input fed as bytes in random chunks (cut anywhere, even inside a
+//! The stream engine: the input fed as bytes in random chunks (cut anywhere, even inside a
 //! UTF-8 sequence) gives the same coalesced events as one feed of the whole text, `parse_text`
 //! folds exactly those events, and the calls agree with the batch `~~~tool_call` parser.
 //! Byte 0 picks the options (raw JSON mode, repair, calls in reasoning), byte 1 the formats
-//! (bit 7: none; else the low nibble: one of the ten §6 formats, or 10–15 for all of them) and
-//! seeds the chunk sizes.
+//! (bit 7: none; else the low nibble: one of the ten open-weight formats, or 10–15 for all of them)
+//! and seeds the chunk sizes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,4 +1,4 @@
-//! §4.2 `~~~tool_call` blocks, strict and with repair.
+//! `~~~tool_call` blocks, strict and with repair.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

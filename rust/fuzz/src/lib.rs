@@ -40,7 +40,8 @@ pub fn cascade_options(control: u8) -> TextOptions<'static> {
 
 /// Finishes `outcomes` as the API does (offsets, ids) and checks what every response must
 /// satisfy: failures point inside the text at a character boundary with the right character
-/// offset, every call has an id, and the ids of one response are unique (§1, §2).
+/// offset, every call has an id, and the ids of one response are unique (docs/parsing.md,
+/// docs/errors.md).
 pub fn check_outcomes(text: &str, outcomes: &mut [Outcome<Value>]) {
     finish_outcomes(text, outcomes);
     check_calls(outcomes);

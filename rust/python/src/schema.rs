@@ -1,5 +1,5 @@
-//! Argument validation exported to Python (§11): Python values become `serde_json::Value`s
-//! here, at the edge, and the core's [`ArgumentValidator`] does the rest.
+//! Argument validation exported to Python (docs/tools.md): Python values become
+//! `serde_json::Value`s here, at the edge, and the core's [`ArgumentValidator`] does the rest.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

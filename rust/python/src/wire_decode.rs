@@ -191,8 +191,8 @@ fn argument_keys(py: Python<'_>) -> [&Bound<'_, PyString>; 4] {
     ]
 }
 
-/// `calls::call_from_object`: name, arguments (§3) and id (unless `id` is already known) of a
-/// call object.
+/// `calls::call_from_object`: name, arguments (docs/parsing.md) and id (unless `id` is already
+/// known) of a call object.
 fn object_call<'py>(
     builder: &mut PyBuilder<'py>,
     object: &Bound<'py, PyDict>,

@@ -1,6 +1,6 @@
-//! `encode_calls` for OpenAI Chat, Anthropic and Ollama (§7): the assistant message holding a
-//! list of `ToolCall`s, built in one pass with the calls' own `str` and `dict` objects and the
-//! arguments JSON written in Rust.
+//! `encode_calls` for OpenAI Chat, Anthropic and Ollama (docs/codecs.md): the assistant message
+//! holding a list of `ToolCall`s, built in one pass with the calls' own `str` and `dict` objects
+//! and the arguments JSON written in Rust.
 
 use pyo3::intern;
 use pyo3::prelude::*;

@@ -1,5 +1,5 @@
-//! Batch work without the interpreter (§10): one JSON line → the outcomes of the response it
-//! holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
+//! Batch work without the interpreter (docs/batch.md): one JSON line → the outcomes of the response
+//! it holds, and whole JSONL chunks → the CLI's output records, on a pool of threads.
 
 mod jsonl;
 mod node;
@@ -104,7 +104,7 @@ pub struct Line {
     pub result: Result<Vec<Outcome<Value>>, LineError>,
 }
 
-/// §4.4 on one JSON line.
+/// `extract` on one JSON line.
 pub fn extract_line(line: &[u8], options: &LineOptions) -> Line {
     extract_line_to(line, options, OwnedLine)
 }

@@ -185,7 +185,7 @@ where
         self.outcomes.push(Outcome::invalid(invalid));
     }
 
-    /// Records a call whose arguments value still needs §3 normalisation.
+    /// Records a call whose arguments value still needs normalising to an object.
     pub fn call(
         &mut self,
         format: Format,

@@ -166,7 +166,7 @@ pub struct FormatOptions<'a> {
     pub json: ParseOptions,
     /// Tool definitions, to type qwen3_coder and glm45 parameter values.
     pub tools: Option<&'a dyn ParamTypes>,
-    /// Parse calls written inside think spans (§6).
+    /// Parse calls written inside think spans (docs/formats.md).
     pub calls_in_reasoning: bool,
 }
 

@@ -1,4 +1,4 @@
-//! Typing the raw-text parameter values of qwen3_coder and glm45 (§6).
+//! Typing the raw-text parameter values of qwen3_coder and glm45 (docs/formats.md).
 //!
 //! With a schema type for the parameter: `string` keeps the text as written (`"03106"` stays a
 //! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON

@@ -1,4 +1,4 @@
-//! Every format and variant of §6, and the rules shared by all of them.
+//! Every open-weight format and variant, and the rules shared by all of them.
 
 use super::*;
 use crate::json::{parse, to_compact_json, Value, ValueBuilder};

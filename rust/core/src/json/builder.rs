@@ -180,7 +180,7 @@ pub trait JsonBuilder {
         self.string(JsonStr::from_utf8(value))
     }
 
-    /// An empty object, for arguments that are missing or `null` (§3).
+    /// An empty object, for arguments that are missing or `null` (docs/parsing.md).
     fn empty_object(&mut self) -> Result<Self::Value, Self::Error> {
         let object = self.new_object()?;
         self.finish_object(object)

@@ -366,7 +366,7 @@ impl Ledger {
     }
 }
 
-/// The call's id: its own, unless absent or already used in this response (§1).
+/// The call's id: its own, unless absent or already used in this response (docs/parsing.md).
 fn claim(ids: &mut HashSet<String>, id: Option<String>) -> String {
     let id = match id {
         Some(id) if !ids.contains(&id) => id,

@@ -1,4 +1,4 @@
-//! Provider streams for gateways: every provider's stream in (accumulators → the §9.1 events),
+//! Provider streams for gateways: every provider's stream in (accumulators → the stream events),
 //! every provider's stream out (encoders ← events).
 //!
 //! An [`Accumulator`] reads one provider's stream items (chunk objects, SSE/NDJSON text) through

@@ -1,4 +1,4 @@
-//! §4.2: finding `~~~tool_call` blocks.
+//! Finding `~~~tool_call` blocks.
 //!
 //! A block opens with a line that is exactly `~~~tool_call` (after optional spaces/tabs; trailing
 //! spaces, tabs and CR allowed) outside any ```` ``` ```` code block, and closes at the first line

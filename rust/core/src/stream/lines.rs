@@ -9,7 +9,7 @@ pub(crate) enum Step<T> {
     Done(T, bool),
 }
 
-/// What a line turned out to be (§4.2 fence lines).
+/// What a line turned out to be (fence lines, docs/parsing.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FenceKind {
     Open,

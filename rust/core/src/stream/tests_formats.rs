@@ -1,6 +1,6 @@
-//! The §6 formats through the stream engine: every corpus stream and every case rendering gives
-//! the one-shot parser's calls, content and reasoning, under any chunking; held-back text stays
-//! bounded; long arguments and marker floods stay linear.
+//! The open-weight formats through the stream engine: every corpus stream and every case rendering
+//! gives the one-shot parser's calls, content and reasoning, under any chunking; held-back text
+//! stays bounded; long arguments and marker floods stay linear.
 
 use std::sync::Arc;
 
@@ -199,7 +199,8 @@ fn case_renderings_of_every_format() {
     assert!(checked > 18_500, "{checked}");
 }
 
-/// The variants of §6 (and broken calls) of the one-shot tests: stream ≡ batch, any chunking.
+/// The variants of the open-weight formats (and broken calls) of the one-shot tests: stream ≡
+/// batch, any chunking.
 #[test]
 fn variants_match_the_one_shot_parsers() {
     use Format::*;
