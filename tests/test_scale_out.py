@@ -1,6 +1,6 @@
-"""The scale-out examples of docs/batch.md, run as written: the Dask block on a two-worker LocalCluster
-over ``.jsonl.gz`` files (with its default ``blocksize``), and the Spark ``mapInArrow`` block on a
-``local[2]`` session. Each must give the calls ``extract_batch`` gives in process.
+"""The scale-out examples of docs/batch.md, run as written: the Dask block on a two-worker
+LocalCluster over ``.jsonl.gz`` files (with its default ``blocksize``), and the Spark ``mapInArrow``
+block on a ``local[2]`` session. Each must give the calls ``extract_batch`` gives in process.
 
 The blocks are taken from docs/batch.md (fenced as ``python dask`` / ``python spark``) and executed
 with ``s3://bucket/`` replaced by a temporary folder; nothing else is changed.

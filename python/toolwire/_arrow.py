@@ -11,6 +11,9 @@ from ._toolwire import extract_arrow_buffers
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ._format_names import AnyFormatName
+    from ._toolwire import Provider, RawJsonMode
+
 __all__ = ["calls_type", "extract_arrow"]
 
 
@@ -56,10 +59,10 @@ def extract_arrow(
     /,
     *,
     field: str | None = None,
-    provider: str = "auto",
+    provider: Provider = "auto",
     threads: int | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
-    raw_json: Literal["whole", "fenced", "anywhere"] = "fenced",
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
+    raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     deterministic_ids: bool = False,
 ) -> pa.Array | pa.ChunkedArray:

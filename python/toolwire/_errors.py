@@ -1,4 +1,4 @@
-"""The exception hierarchy (SPEC §2). Everything toolwire raises on bad input is a
+"""The exception hierarchy (docs/errors.md). Everything toolwire raises on bad input is a
 :class:`ToolwireError`, itself a :class:`ValueError`."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class ToolwireError(ValueError):
 
 
 class ToolCallParseError(ToolwireError):
-    """A tool call could not be parsed.
+    """A tool call could not be parsed: ``message`` says what was wrong and where.
 
     Attributes: ``protocol`` (e.g. ``"text_tagged"``), ``index`` (which call of the response),
     ``offset`` (character offset into the text, or None for structured input), ``raw`` (the
@@ -51,11 +51,15 @@ class ToolCallParseError(ToolwireError):
 
 
 class ArgumentsError(ToolCallParseError):
-    """The arguments of a call were not a JSON object or not valid JSON (SPEC §3)."""
+    """The arguments of a call were not a JSON object or not valid JSON (docs/parsing.md).
+
+    A :class:`ToolCallParseError`: ``message``, ``protocol``, ``index``, ``offset``, ``raw`` and
+    ``name`` as there.
+    """
 
 
 class ProviderFormatError(ToolwireError):
-    """A provider body or message does not have the expected shape.
+    """A provider body or message does not have the expected shape (``message`` says how).
 
     ``path`` says where, e.g. ``choices[0].message.tool_calls[2].function``.
     """
@@ -73,7 +77,8 @@ class ToolDefinitionError(ToolwireError):
 
 
 class ToolValidationError(ToolwireError):
-    """Arguments do not satisfy the tool's JSON Schema; ``errors`` lists the messages."""
+    """Arguments do not satisfy the tool's JSON Schema: ``message`` sums it up, ``tool`` names
+    the tool and ``errors`` lists one message per problem."""
 
     def __init__(
         self, message: str, *, tool: str | None = None, errors: list[str] | None = None
@@ -88,7 +93,8 @@ class ToolValidationError(ToolwireError):
 
 class JSONDecodeError(ToolwireError, json.JSONDecodeError):
     """Invalid JSON given to :func:`toolwire.loads`; also a :class:`json.JSONDecodeError`,
-    so code written for :func:`json.loads` keeps working."""
+    so code written for :func:`json.loads` keeps working: ``msg`` says what was wrong, ``doc``
+    is the text and ``pos`` the character offset (``lineno`` and ``colno`` follow from them)."""
 
     def __init__(self, msg: str, doc: str, pos: int) -> None:
         json.JSONDecodeError.__init__(self, msg, doc, pos)

@@ -1,4 +1,5 @@
-"""Which tools a request may use (SPEC §11): the SmartHopper tool-filter grammar, with globs."""
+"""Which tools a request may use (docs/tools.md): the SmartHopper tool-filter grammar, with
+globs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ _SEPARATORS = re.compile(r"[,\s]+")
 
 class ToolFilter:
     """A tool filter such as ``"*"``, ``"-*"``, ``"script_*, -script_delete"`` or ``"web -gh_?"``.
+
+    ``spec`` is the filter's text, its tokens as an iterable of strings, another
+    :class:`ToolFilter` (copied), or None (every tool).
 
     Tokens are separated by commas, spaces, tabs and line breaks (any whitespace) and compared
     case-insensitively. ``x`` or ``+x`` includes, ``-x`` excludes (only the first ``-`` is the

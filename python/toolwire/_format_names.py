@@ -1,10 +1,12 @@
-"""The names of the open-weight formats as a type. The registry in the Rust core
-(``rust/core/src/registry.rs``) is the source; ``tests/test_registry_names.py`` checks that this
-list equals the module's ``FORMATS``."""
+"""The names ``formats=`` accepts, as types. The registry in the Rust core
+(``rust/core/src/registry.rs``) is the source; ``tests/test_registry_names.py`` and
+``tests/test_api_docs.py`` check that these lists equal the module's ``FORMATS``,
+``FORMAT_NAMES`` and ``FORMAT_ALIASES``."""
 
-from typing import Literal
+from typing import Literal, TypeAlias
 
-FormatName = Literal[
+#: The open-weight formats (``toolwire.FORMATS``), in registry order.
+FormatName: TypeAlias = Literal[
     "hermes",
     "qwen3_coder",
     "glm45",
@@ -18,3 +20,43 @@ FormatName = Literal[
     "minimax_m2",
     "deepseek_dsml",
 ]
+
+#: The protocols ``formats=`` accepts beside the open-weight formats.
+ProtocolName: TypeAlias = Literal["text_tagged", "raw_json"]
+
+#: Other projects' names for the open-weight formats (``toolwire.FORMAT_ALIASES``); a name
+#: is also matched ignoring ASCII case and with ``-`` for ``_``.
+FormatAlias: TypeAlias = Literal[
+    "hermes2_pro",
+    "qwen25",
+    "qwen",
+    "qwen2_5",
+    "qwen3_xml",
+    "qwen3coder",
+    "qwen3_5",
+    "glm4_moe",
+    "glm",
+    "glm47",
+    "glm4_7",
+    "mistral_nemo",
+    "magistral",
+    "llama3",
+    "llama3_x",
+    "llama4_json",
+    "llama4_pythonic",
+    "deepseekv3",
+    "deepseek_r1",
+    "deepseekv31",
+    "deepseek_v3_1",
+    "kimik2",
+    "openai",
+    "gpt_oss",
+    "minimax_m2_5",
+    "deepseek_v32",
+    "deepseekv32",
+    "deepseek_v4",
+    "deepseekv4",
+]
+
+#: Any name ``formats=`` (and ``format=``) accepts.
+AnyFormatName: TypeAlias = ProtocolName | FormatName | FormatAlias

@@ -19,14 +19,15 @@ an encoder, with no Python event in between); these functions only iterate.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, Literal, TypeAlias, TypedDict, Unpack
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ._toolwire import StreamTranslator, frame_chunk
 
-__all__ = ["TranslationOptions", "atranslate_stream", "frame_stream", "translate_stream"]
+if TYPE_CHECKING:
+    from ._toolwire import FormatSpec, Release, StreamProvider, UnknownTools
 
-StreamProvider: TypeAlias = Literal["openai", "openai_responses", "anthropic", "ollama", "gemini"]
+__all__ = ["TranslationOptions", "atranslate_stream", "frame_stream", "translate_stream"]
 
 
 class TranslationOptions(TypedDict, total=False):
@@ -35,10 +36,10 @@ class TranslationOptions(TypedDict, total=False):
 
     model: str | None
     response_id: str | None
-    text_formats: str | Sequence[str] | None
+    text_formats: FormatSpec | None
     tools: Any
-    release: Literal["eager", "complete", "valid"]
-    unknown_tools: Literal["keep", "invalid", "drop"]
+    release: Release
+    unknown_tools: UnknownTools
 
 
 def translate_stream(
@@ -50,19 +51,19 @@ def translate_stream(
 ) -> Iterator[dict[str, Any]]:
     """Translate a provider's stream into another provider's, as it arrives.
 
-    ``chunks`` are the source's stream items: dicts, SSE or NDJSON text, or SDK objects. The
-    result yields the target's stream objects (dicts; :func:`frame_stream` makes wire text of
-    them). Calls keep their ids, names and the model's own argument bytes (whole calls, from
-    Gemini and Ollama, are their compact JSON); text, reasoning, the stop reason and the usage
-    pass through, and so do the source's id and model unless ``model``/``response_id`` name
+    ``chunks`` are the ``source`` provider's stream items: dicts, SSE or NDJSON text, or SDK
+    objects. The result yields the ``target`` provider's stream objects (dicts; :func:`frame_stream`
+    makes wire text of them). Calls keep their ids, names and the model's own argument bytes (whole
+    calls, from Gemini and Ollama, are their compact JSON); text, reasoning, the stop reason and the
+    usage pass through, and so do the source's id and model unless ``model``/``response_id`` name
     the response.
 
-    ``text_formats`` ("auto", a format name or a list) also reads calls the model wrote in its
-    text (an upstream without a tool parser), so the target gets them as native calls.
-    ``release`` ("eager": as they arrive; "complete": each call whole once it ends; "valid":
-    only once its arguments validate against ``tools``) and ``unknown_tools`` ("keep",
-    "invalid", "drop" a call to a tool not in ``tools``) are the gateway policies. Options are
-    checked when this is called, not at the first item. The work is a
+    ``options`` are those of :class:`StreamTranslator`. ``text_formats`` ("auto", a format name or a
+    list) also reads calls the model wrote in its text (an upstream without a tool parser), so the
+    target gets them as native calls. ``release`` ("eager": as they arrive; "complete": each call
+    whole once it ends; "valid": only once its arguments validate against ``tools``) and
+    ``unknown_tools`` ("keep", "invalid", "drop" a call to a tool not in ``tools``) are the gateway
+    policies. Options are checked when this is called, not at the first item. The work is a
     :class:`StreamTranslator`'s (one per stream), which a caller may also drive itself.
     """
     translator = StreamTranslator(source=source, target=target, **options)
@@ -82,7 +83,10 @@ def atranslate_stream(
     target: StreamProvider,
     **options: Unpack[TranslationOptions],
 ) -> AsyncIterator[dict[str, Any]]:
-    """:func:`translate_stream` over an async iterable (an HTTP client's stream)."""
+    """:func:`translate_stream` over an async iterable (an HTTP client's stream): ``chunks``
+    from the ``source`` provider become the ``target`` provider's stream objects, with the same
+    ``options`` (``model``, ``response_id``, ``text_formats``, ``tools``, ``release``,
+    ``unknown_tools``)."""
     translator = StreamTranslator(source=source, target=target, **options)
 
     async def translated() -> AsyncIterator[dict[str, Any]]:
@@ -96,8 +100,8 @@ def atranslate_stream(
 
 
 def frame_stream(chunks: Iterable[dict[str, Any]], provider: StreamProvider) -> Iterator[str]:
-    """The wire text of a provider's stream objects: SSE events (``data: [DONE]`` after the
-    last OpenAI chunk) or, for Ollama, NDJSON lines.
+    """The wire text of ``chunks``, the stream objects of ``provider``: SSE events
+    (``data: [DONE]`` after the last OpenAI chunk) or, for Ollama, NDJSON lines.
 
     >>> list(frame_stream([{"choices": []}], "openai"))
     ['data: {"choices":[]}\\n\\n', 'data: [DONE]\\n\\n']

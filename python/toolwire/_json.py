@@ -32,9 +32,9 @@ _WITH_TO_DICT = (
 
 
 def json_default(value: object) -> dict[str, Any]:
-    """The ``default=`` of ``json.dumps`` (or ``orjson.dumps``) for toolwire's values: a call,
-    an invalid call, a result, a tool, parsed text or a stream event becomes its ``to_dict()``;
-    anything else raises ``TypeError``, as ``json.dumps`` does.
+    """The ``default=`` of ``json.dumps`` (or ``orjson.dumps``) for toolwire's values: when
+    ``value`` is a call, an invalid call, a result, a tool, parsed text or a stream event, its
+    ``to_dict()``; anything else raises ``TypeError``, as ``json.dumps`` does.
 
     >>> import json
     >>> json.dumps([ToolCall("call_1", "f", {"a": 1})], default=json_default)

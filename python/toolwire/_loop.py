@@ -1,4 +1,4 @@
-"""The bounded multi-turn tool loop (SPEC §11): run the calls still pending, ask the provider,
+"""The bounded multi-turn tool loop (docs/tools.md): run the calls still pending, ask the provider,
 run the calls it makes, give it the results, and repeat until it answers without calls or the
 bounds are hit.
 
@@ -79,13 +79,26 @@ class LoopObserver(Protocol):
     "interaction completed" hook.
     """
 
-    def on_start(self, messages: list[Any]) -> Any: ...
-    def on_delta(self, event: Event) -> Any: ...
-    def on_tool_call(self, call: ToolCall) -> Any: ...
-    def on_tool_result(self, call: ToolCall, result: ToolResult) -> Any: ...
-    def on_message(self, message: Any) -> Any: ...
-    def on_final(self, result: LoopResult) -> Any: ...
-    def on_error(self, error: BaseException) -> Any: ...
+    def on_start(self, messages: list[Any]) -> Any:
+        """The loop starts from ``messages`` (a copy of the input history)."""
+
+    def on_delta(self, event: Event) -> Any:
+        """A stream ``event`` of the provider's answer, as it arrives."""
+
+    def on_tool_call(self, call: ToolCall) -> Any:
+        """``call`` is about to run."""
+
+    def on_tool_result(self, call: ToolCall, result: ToolResult) -> Any:
+        """``call`` ran and gave ``result`` (an error result when it failed)."""
+
+    def on_message(self, message: Any) -> Any:
+        """The loop added ``message`` to the history (assistant, results, final answer)."""
+
+    def on_final(self, result: LoopResult) -> Any:
+        """The loop ended with ``result``; always called, last."""
+
+    def on_error(self, error: BaseException) -> Any:
+        """The loop stops on ``error`` (a provider failure or an unreadable answer)."""
 
 
 # The needs of the loop logic, answered by a driver.
@@ -228,8 +241,13 @@ async def arun_tool_loop(
     """The async :func:`run_tool_loop`: ``provider`` may be sync or ``async def`` and may
     return an async iterator (a stream), tools run with ``registry.aexecute`` (concurrently
     with ``asyncio.gather`` when ``parallel_tools``, as tasks started during the stream with
-    ``early_tools``), observer callbacks may be ``async def``. Same messages, bounds and
+    ``early_tools``), ``observer`` callbacks may be ``async def``. Same messages, bounds and
     result.
+
+    The other parameters are :func:`run_tool_loop`'s: ``messages`` (the history, not
+    modified), ``provider_format`` (the wire format of the messages), ``max_turns`` and
+    ``max_tool_passes`` (the bounds), ``tool_filter`` (else the registry's filter) and
+    ``native_tool_calls`` (the policy for calls written in an answer's text).
 
     >>> import asyncio
     >>> registry = ToolRegistry(filter="*")

@@ -1,21 +1,24 @@
-"""``parse_text``: model text → :class:`Parsed`, on the stream engine (SPEC §6, §9.1)."""
+"""``parse_text``: model text → :class:`Parsed`, on the stream engine (docs/formats.md,
+docs/streaming.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ._toolwire import parse_text_parts
 from ._types import Parsed
+
+if TYPE_CHECKING:
+    from ._toolwire import ErrorPolicy, FormatSpec
 
 __all__ = ["parse_text"]
 
 
 def parse_text(
     text: str | bytes,
-    format: str | Sequence[str] = "auto",
+    format: FormatSpec = "auto",
     *,
-    on_error: Literal["raise", "skip", "keep"] = "keep",
+    on_error: ErrorPolicy = "keep",
     calls_in_reasoning: bool = True,
     tools: Any = None,
 ) -> Parsed:
@@ -23,8 +26,10 @@ def parse_text(
 
     This is :class:`StreamParser` fed the whole text at once, then finished, with the events
     collected: streaming a text and parsing it whole always agree. ``format`` is ``"auto"``
-    or a format name (``"text_tagged"``, ``"raw_json"`` or one of §6: ``"hermes"``,
-    ``"qwen3_coder"``, …) or a list of them. ``tools`` types qwen3_coder and glm45 values.
+    or a format name (``"text_tagged"``, ``"raw_json"`` or an open-weight format:
+    ``"hermes"``, ``"qwen3_coder"``, …) or a list of them. ``tools`` types qwen3_coder and glm45
+    values.
+    ``calls_in_reasoning`` also reads calls written inside think spans.
     ``on_error`` defaults to ``"keep"`` (as for ``StreamParser``), so a broken call is an
     ``InvalidToolCall`` in ``calls``.
 

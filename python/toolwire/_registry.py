@@ -1,5 +1,5 @@
 """A registry of callable tools that runs tool calls and never raises for a tool's failure
-(SPEC §11)."""
+(docs/tools.md)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,8 @@ class ToolRegistry:
 
         ``func_or_tool`` is a function (sync or ``async def``; its schema is derived from the
         signature, type hints and docstring) or a :class:`Tool` with an explicit schema, whose
-        implementation is ``func``. A registered name must be unique.
+        implementation is ``func``. ``name`` and ``category`` override the tool's own;
+        ``timeout`` (seconds) bounds each run of the tool. A registered name must be unique.
 
         >>> registry = ToolRegistry(filter="*")
         >>> schema = {"type": "object", "properties": {"q": {"type": "string"}}}
@@ -156,8 +157,9 @@ class ToolRegistry:
         category: str | None = None,
         timeout: float | None = None,
     ) -> F | Callable[[F], F]:
-        """Decorator form of :meth:`register`: ``@registry.tool`` or
-        ``@registry.tool(name=..., category=..., timeout=...)``. Returns the function as is.
+        """Decorator form of :meth:`register`: ``@registry.tool`` (``func`` is the decorated
+        function) or ``@registry.tool(name=..., category=..., timeout=...)``. Returns the
+        function as is.
 
         >>> registry = ToolRegistry(filter="*")
         >>> @registry.tool(category="web", timeout=5)
@@ -189,7 +191,7 @@ class ToolRegistry:
         return (entry.tool for entry in self._entries.values())
 
     def tools(self, tool_filter: FilterSpec = None) -> list[Tool]:
-        """The definitions the filter allows (the registry's filter when None), in
+        """The definitions ``tool_filter`` allows (the registry's filter when None), in
         registration order."""
         allowed = self._resolve_filter(tool_filter)
         return [t for t in self if allowed.allows(t.name, t.category)]
@@ -197,7 +199,8 @@ class ToolRegistry:
     def definitions(
         self, tool_filter: FilterSpec = None, provider: Provider = "openai"
     ) -> list[dict[str, Any]]:
-        """The wire definitions of the allowed tools for ``provider`` (``encode_tools``).
+        """The wire definitions for ``provider`` (``encode_tools``) of the tools
+        ``tool_filter`` allows (the registry's filter when None).
 
         >>> registry = ToolRegistry(filter="*")
         >>> _ = registry.register(Tool("ping"), lambda: "pong")
@@ -209,8 +212,9 @@ class ToolRegistry:
     def execute(
         self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
     ) -> ToolResult:
-        """Run one call and return its result; never raises for a failure of the tool or of
-        the call (see the class docs). A sync tool with a timeout runs in a daemon thread, which
+        """Run ``call`` and return its result; never raises for a failure of the tool or of
+        the call (see the class docs). ``tool_filter`` replaces the registry's filter for this
+        call. A sync tool with a timeout runs in a daemon thread, which
         is abandoned (not killed) on timeout; an ``async def`` tool runs in its own event loop.
         """
         ready = self._prepare(call, tool_filter)
@@ -230,7 +234,8 @@ class ToolRegistry:
         tool_filter: FilterSpec = None,
     ) -> ToolResult:
         """Run the one call of ``messages`` that no tool result answers yet (see
-        :func:`pending_calls`) and return its result, as :meth:`execute` does.
+        :func:`pending_calls`) and return its result, as :meth:`execute` does (with
+        ``tool_filter``). ``provider_format`` is the wire format of ``messages``.
 
         With no pending call, or more than one, nothing runs: the result is an error result
         (no call id) that says which, with a ``"loop"`` diagnostic.
@@ -256,7 +261,8 @@ class ToolRegistry:
         provider_format: Provider = "openai",
         tool_filter: FilterSpec = None,
     ) -> ToolResult:
-        """Async :meth:`execute_pending`."""
+        """Async :meth:`execute_pending`: run the one pending call of ``messages`` (in
+        ``provider_format``), filtered by ``tool_filter``."""
         only = _only_pending(messages, provider_format)
         if isinstance(only, ToolResult):
             return only
@@ -265,7 +271,8 @@ class ToolRegistry:
     async def aexecute(
         self, call: ToolCall | InvalidToolCall, *, tool_filter: FilterSpec = None
     ) -> ToolResult:
-        """Async :meth:`execute`: ``async def`` tools are awaited, sync tools run in a daemon
+        """Async :meth:`execute` of ``call`` (filtered by ``tool_filter``): ``async def`` tools
+        are awaited, sync tools run in a daemon
         worker thread so they never block the event loop (abandoned, not killed, on timeout)."""
         ready = self._prepare(call, tool_filter)
         if isinstance(ready, ToolResult):

@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, Self, final, overload
 
-from ._format_names import FormatName
+from ._format_names import AnyFormatName, FormatName
 
 __all__ = [
     "FORMATS",
@@ -55,6 +55,8 @@ FORMAT_ALIASES: Final[Mapping[str, FormatName]]
 #: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]
 
+#: ``"auto"`` (every format), one name, or a list of names.
+FormatSpec = Literal["auto"] | AnyFormatName | Sequence[AnyFormatName]
 ErrorPolicy = Literal["raise", "skip", "keep"]
 RawJsonMode = Literal["whole", "fenced", "anywhere"]
 Provider = Literal["auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"]
@@ -123,7 +125,7 @@ def loads(data: str | bytes | bytearray, /) -> Any:
     """Decode JSON text into Python objects, exactly as ``json.loads`` (strict RFC 8259)."""
 
 def decode_arguments(arguments: Any, /, *, repair: bool = False) -> dict[str, Any]:
-    """Normalise one arguments value to a dict (SPEC §3)."""
+    """Normalise one arguments value to a dict (docs/parsing.md)."""
 
 # Each parser is overloaded on `on_error`: under "raise" and "skip" no InvalidToolCall can come
 # back, so the list holds only ToolCall; "keep" (or a policy known only at run time) may mix them.
@@ -136,7 +138,7 @@ def parse_native(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
-    """Parse structured provider calls (SPEC §4.1)."""
+    """Parse structured provider calls (docs/parsing.md)."""
 @overload
 def parse_native(
     calls: Sequence[Any], /, *, repair: bool = False, on_error: ErrorPolicy
@@ -149,7 +151,7 @@ def parse_text_tagged(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
-    """Parse ``~~~tool_call`` fenced blocks (SPEC §4.2)."""
+    """Parse ``~~~tool_call`` fenced blocks (docs/parsing.md)."""
 @overload
 def parse_text_tagged(
     text: str | bytes, /, *, repair: bool = False, on_error: ErrorPolicy
@@ -163,7 +165,7 @@ def parse_raw_json(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
-    """Parse bare JSON calls from weak models (SPEC §4.3)."""
+    """Parse bare JSON calls from weak models (docs/parsing.md)."""
 @overload
 def parse_raw_json(
     text: str | bytes,
@@ -179,20 +181,21 @@ def extract(
     /,
     *,
     native_tool_calls: bool | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
     tools: Sequence[Any] | None = None,
 ) -> list[ToolCall]:
-    """Extract the tool calls of any response (SPEC §4.4).
+    """Extract the tool calls of any response (docs/parsing.md).
 
     ``native_tool_calls=True`` says the provider calls tools natively: a response without
     structured calls has its text read for ``~~~tool_call`` fences only (the fallback for models
     that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
     perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
     ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
-    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats (SPEC §6).
+    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats
+    (docs/formats.md).
     """
 @overload
 def extract(
@@ -200,7 +203,7 @@ def extract(
     /,
     *,
     native_tool_calls: bool | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: ErrorPolicy,
@@ -214,7 +217,7 @@ def decode_tool_calls(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
-    """The structured calls of a provider body or assistant message (SPEC §7)."""
+    """The structured calls of a provider body or assistant message (docs/codecs.md)."""
 @overload
 def decode_tool_calls(
     body: Mapping[str, Any] | Sequence[Any],
@@ -241,13 +244,13 @@ def extract_batch(
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: Literal["keep"] = "keep",
     deterministic_ids: bool = False,
 ) -> list[list[ToolCall | InvalidToolCall]]:
-    """Extract the calls of many responses (JSON text) on all cores, GIL released (SPEC §10).
+    """Extract the calls of many responses (JSON text) on all cores, GIL released (docs/batch.md).
 
     ``field`` is the dotted path to the response in each item (a log record); with
     ``deterministic_ids``, a call without an id gets ``call_{n}_{k}`` (item ``n`` counted from
@@ -262,7 +265,7 @@ def extract_batch(
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: Literal["raise", "skip"],
@@ -277,7 +280,7 @@ def extract_batch(
     provider: Provider = "auto",
     threads: int | None = None,
     native_tool_calls: bool | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     on_error: ErrorPolicy,
@@ -293,7 +296,7 @@ def extract_jsonl_chunk(
     field: str | None = None,
     provider: Provider = "auto",
     threads: int | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     deterministic_ids: bool = False,
@@ -315,9 +318,9 @@ def extract_arrow_buffers(
     /,
     *,
     field: str | None = None,
-    provider: str = "auto",
+    provider: Provider = "auto",
     threads: int | None = None,
-    formats: Literal["auto"] | Sequence[str] | None = None,
+    formats: Literal["auto"] | Sequence[AnyFormatName] | None = None,
     raw_json: RawJsonMode = "fenced",
     repair: bool = False,
     deterministic_ids: bool = False,
@@ -326,11 +329,11 @@ def extract_arrow_buffers(
     """``extract_arrow``'s core, on the buffers of an Arrow string/binary array."""
 
 def new_call_id() -> str:
-    """A fresh call id (SPEC §1): ``call_`` and 12 URL-safe base64 characters."""
+    """A fresh call id (docs/parsing.md): ``call_`` and 12 URL-safe base64 characters."""
 
 @final
 class TextDelta:
-    """Plain text that can no longer be part of a marker (SPEC §9.1)."""
+    """Plain text that can no longer be part of a marker (docs/streaming.md)."""
 
     kind: ClassVar[Literal["text_delta"]]
     __match_args__: Final = ("text",)
@@ -346,7 +349,7 @@ class TextDelta:
 
 @final
 class ReasoningDelta:
-    """Text inside a ``<think>`` span or an analysis channel (SPEC §9.1)."""
+    """Text inside a ``<think>`` span or an analysis channel (docs/streaming.md)."""
 
     kind: ClassVar[Literal["reasoning_delta"]]
     __match_args__: Final = ("text",)
@@ -362,7 +365,7 @@ class ReasoningDelta:
 
 @final
 class ToolCallStart:
-    """A call begins: its name is known (SPEC §9.1)."""
+    """A call begins: its name is known (docs/streaming.md)."""
 
     kind: ClassVar[Literal["tool_call_start"]]
     __match_args__: Final = ("index", "id", "name")
@@ -382,7 +385,7 @@ class ToolCallStart:
 
 @final
 class ToolCallDelta:
-    """The next piece of a call's arguments text, as the model wrote it (SPEC §9.1)."""
+    """The next piece of a call's arguments text, as the model wrote it (docs/streaming.md)."""
 
     kind: ClassVar[Literal["tool_call_delta"]]
     __match_args__: Final = ("index", "arguments")
@@ -400,7 +403,7 @@ class ToolCallDelta:
 
 @final
 class ToolCallEnd:
-    """A call is complete and decoded (SPEC §9.1)."""
+    """A call is complete and decoded (docs/streaming.md)."""
 
     kind: ClassVar[Literal["tool_call_end"]]
     __match_args__: Final = ("index", "call")
@@ -420,7 +423,7 @@ Event = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd
 
 @final
 class StreamParser:
-    """Incremental parser of model text (SPEC §9.1): ``feed`` chunks, get events.
+    """Incremental parser of model text (docs/streaming.md): ``feed`` chunks, get events.
 
     One parser serves one message and one thread at a time: used from two threads at once it
     raises ``RuntimeError``.
@@ -429,7 +432,7 @@ class StreamParser:
     def __new__(
         cls,
         *,
-        formats: str | Sequence[str] | None = None,
+        formats: FormatSpec | None = None,
         tools: Any = None,
         on_error: ErrorPolicy = "keep",
         calls_in_reasoning: bool = True,
@@ -457,7 +460,7 @@ class _StreamAccumulator:
     def __new__(
         cls,
         *,
-        text_formats: str | Sequence[str] | None = None,
+        text_formats: FormatSpec | None = None,
         tools: Any = None,
         release: Release = "eager",
         unknown_tools: UnknownTools = "keep",
@@ -533,7 +536,7 @@ class StreamTranslator:
         target: StreamProvider,
         model: str | None = None,
         response_id: str | None = None,
-        text_formats: str | Sequence[str] | None = None,
+        text_formats: FormatSpec | None = None,
         tools: Any = None,
         release: Release = "eager",
         unknown_tools: UnknownTools = "keep",
@@ -555,7 +558,7 @@ def parse_text_parts(
     text: str | bytes,
     /,
     *,
-    format: str | Sequence[str],
+    format: FormatSpec,
     on_error: ErrorPolicy,
     calls_in_reasoning: bool,
     tools: Any = None,

@@ -1,4 +1,4 @@
-"""The canonical types defined in Python (SPEC §1). ``ToolCall`` and ``InvalidToolCall`` are
+"""The canonical types defined in Python (docs/parsing.md). ``ToolCall`` and ``InvalidToolCall`` are
 native classes (they are made on the hot path); these are made by users."""
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def _empty_schema() -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Tool:
-    """A tool definition: a name, a description and a JSON Schema for its arguments.
+    """A tool definition: a ``name``, a ``description`` and ``parameters``, the JSON Schema of
+    its arguments (default: an object with no declared properties). ``category`` groups tools
+    for a :class:`ToolFilter`; ``metadata`` is free-form data that travels with the tool.
 
     >>> Tool("get_weather", "Current weather", {"type": "object", "properties": {}}).name
     'get_weather'
@@ -77,8 +79,9 @@ class Tool:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Tool:
-        """Reads the neutral shape, the OpenAI/Ollama ``{"type": "function", "function": …}``
-        wrapper, Anthropic's ``input_schema`` and the ex_athena ``schema`` key.
+        """The tool ``data`` defines: the neutral shape, the OpenAI/Ollama ``{"type":
+        "function", "function": …}`` wrapper, Anthropic's ``input_schema`` or the ex_athena
+        ``schema`` key.
 
         >>> Tool.from_dict({"name": "f", "input_schema": {"type": "object"}}).parameters
         {'type': 'object'}
@@ -158,13 +161,15 @@ class Diagnostic:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Diagnostic:
-        """The inverse of :meth:`to_dict`."""
+        """The inverse of :meth:`to_dict`: the diagnostic ``data`` holds."""
         return cls(data["severity"], data["origin"], data["text"], data.get("call_id"))
 
 
 @dataclass(frozen=True, repr=False)
 class ToolResult:
-    """The result of running one tool call.
+    """The result of running one tool call: ``tool_call_id`` answers the call with that id
+    (None where the wire has no ids), ``name`` is the tool's (None where the wire has no
+    names), ``is_error`` says the call failed.
 
     ``content`` is what the model is sent; ``diagnostics`` are the structured messages of
     what went wrong (or is worth knowing) while running the call, for logs and UIs; they are
@@ -210,7 +215,8 @@ class ToolResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolResult:
-        """The inverse of :meth:`to_dict` (also reads results without ``diagnostics``)."""
+        """The inverse of :meth:`to_dict`: the result ``data`` holds (also without
+        ``diagnostics``)."""
         return cls(
             tool_call_id=data.get("tool_call_id"),
             name=data.get("name"),
@@ -229,6 +235,7 @@ class Parsed:
     reasoning: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-ready dict (calls as their ``to_dict()``)."""
         return {
             "content": self.content,
             "calls": [c.to_dict() for c in self.calls],
@@ -237,6 +244,7 @@ class Parsed:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Parsed:
+        """The inverse of :meth:`to_dict`: the parsed text ``data`` holds."""
         calls: list[ToolCall | InvalidToolCall] = []
         for c in data.get("calls", []):
             calls.append(InvalidToolCall.from_dict(c) if "error" in c else ToolCall.from_dict(c))

@@ -1,4 +1,5 @@
-"""Provider codecs (SPEC §7): tools, calls and results to and from each provider's wire format.
+"""Provider codecs (docs/codecs.md): tools, calls and results to and from each provider's wire
+format.
 
 Five providers: ``openai`` (Chat Completions), ``openai_responses`` (Responses API),
 ``anthropic`` (Messages), ``ollama`` (``/api/chat``) and ``gemini`` (``generateContent``).
@@ -99,7 +100,8 @@ def encode_tools(tools: Iterable[ToolLike], provider: Provider) -> list[Any]:
 
 
 def decode_tools(wire: Sequence[Mapping[str, Any]], provider: Provider) -> list[Tool]:
-    """The inverse of :func:`encode_tools`. Built-in provider tools (web search, …) are skipped.
+    """The inverse of :func:`encode_tools`: the tools of ``wire``, a list of ``provider``'s
+    tool definitions. Built-in provider tools (web search, …) are skipped.
 
     >>> decode_tools([{"type": "function", "function": {"name": "ping"}}], "openai")[0].name
     'ping'
@@ -133,7 +135,8 @@ def encode_calls(
 def encode_calls(
     calls: Iterable[CallLike], provider: Provider, *, content: str | None = None
 ) -> Any:
-    """One assistant message holding ``calls`` (and the text ``content``, if any).
+    """One assistant message in ``provider``'s format holding ``calls`` (:class:`ToolCall`
+    objects or mappings) and the text ``content``, if any.
 
     For ``openai_responses`` the result is the list of input items (an optional ``message``
     item, then one ``function_call`` item per call), since that API has no message wrapper.
@@ -181,7 +184,7 @@ def encode_results(
 def encode_results(
     results: Iterable[ResultLike], provider: Provider, *, error_prefix: str | None = None
 ) -> list[Any]:
-    """The messages that give ``results`` back to the model.
+    """The messages in ``provider``'s format that give ``results`` back to the model.
 
     Anthropic and Gemini get **one** user message holding every result (``[]`` when there are
     none); OpenAI and Ollama one ``tool`` message per result; the Responses API one
@@ -205,8 +208,8 @@ def decode_results(
     error_prefix: str | None = None,
     calls: Iterable[ToolCall] | None = None,
 ) -> list[ToolResult]:
-    """The inverse of :func:`encode_results`: the results held by one message or a list of
-    messages (other messages are skipped).
+    """The inverse of :func:`encode_results`: the results held by ``messages``, one message or
+    a list of them in ``provider``'s format (other messages are skipped).
 
     A wire format that does not carry a field leaves it ``None`` (OpenAI and Responses: the
     name; Ollama: the id; Anthropic: the name). Pass the ``calls`` the results answer to fill
@@ -273,8 +276,9 @@ def convert_message(
     *,
     calls: Iterable[ToolCall] | None = None,
 ) -> list[Any]:
-    """Converts one assistant message (or a whole response body) or one turn of tool results
-    between providers (a gateway's translation step).
+    """Converts ``message``, one assistant message (or a whole response body) or one turn of
+    tool results, from ``from_provider``'s format to ``to_provider``'s (a gateway's
+    translation step).
 
     Returns a list of messages, since one message may become several: Anthropic's single
     results message becomes one OpenAI ``tool`` message per result, and Responses calls are

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 from .._toolwire import StreamParser, dumps_compact
+
+if TYPE_CHECKING:
+    from .._toolwire import FormatSpec
 
 __all__ = [
     "CallPiece",
@@ -90,7 +93,7 @@ class MessageReader:
 
     def __init__(
         self,
-        formats: str | Sequence[str] = "auto",
+        formats: FormatSpec = "auto",
         *,
         tools: Sequence[Any] | None = None,
         allowed: frozenset[str] | None = None,
@@ -192,7 +195,7 @@ def _append(calls: list[CallPiece], index: int, arguments: str) -> None:
 
 def read_message(
     text: str,
-    formats: str | Sequence[str] = "auto",
+    formats: FormatSpec = "auto",
     *,
     tools: Sequence[Any] | None = None,
     allowed: frozenset[str] | None = None,

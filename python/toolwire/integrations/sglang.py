@@ -26,7 +26,7 @@ rules (think spans, double-encoded arguments, broken calls) are
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sglang.srt.environ import envs
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -35,6 +35,9 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
 from .._toolwire import FORMAT_NAMES
 from ._message import MessageReader, ParsedMessage, Step, UnknownTools, read_message, tool_names
+
+if TYPE_CHECKING:
+    from .._toolwire import FormatSpec
 
 __all__ = ["DETECTORS", "ToolwireDetector", "register"]
 
@@ -46,7 +49,7 @@ def _tool_definitions(tools: Sequence[Any]) -> list[dict[str, Any]]:
 class ToolwireDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang is untyped here
     """An SGLang detector reading :attr:`formats` with toolwire's stream engine."""
 
-    formats: ClassVar[str | tuple[str, ...]] = "auto"
+    formats: ClassVar[FormatSpec] = "auto"
 
     def __init__(self) -> None:
         super().__init__()

@@ -29,7 +29,7 @@ the plugin by module name). The parsers are ``ToolParser`` subclasses giving vLL
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
@@ -43,6 +43,9 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from .._toolwire import FORMAT_NAMES
 from ._message import MessageReader, Step, UnknownTools, read_message, tool_names
+
+if TYPE_CHECKING:
+    from .._toolwire import FormatSpec
 
 __all__ = ["PARSERS", "ToolwireToolParser"]
 
@@ -65,7 +68,7 @@ class _Reading:
 class ToolwireToolParser(ToolParser):  # type: ignore[misc]  # vLLM is untyped here
     """A vLLM ``ToolParser`` reading :attr:`formats` with toolwire's stream engine."""
 
-    formats: ClassVar[str | tuple[str, ...]] = "auto"
+    formats: ClassVar[FormatSpec] = "auto"
     unknown_tools: ClassVar[UnknownTools] = "keep"
     engine_based_streaming = True
 

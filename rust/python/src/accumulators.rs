@@ -233,8 +233,8 @@ macro_rules! accumulator_class {
                 Ok(Self { state: State { pipeline, transcript }, tools })
             }
 
-            /// Feed one stream item (a dict, SSE or NDJSON text, or an SDK object); returns
-            /// the events it completes. Never raises for bad model output: a call that cannot
+            /// Feed `item`, one stream item (a dict, SSE or NDJSON text, or an SDK object);
+            /// returns the events it completes. Never raises for bad model output: a call that cannot
             /// be read is an `InvalidToolCall` event.
             fn feed<'py>(slf: &Bound<'py, Self>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
                 guarded(slf.py(), || in_use(slf)?.state.feed(item))
@@ -301,7 +301,7 @@ macro_rules! accumulator_class {
 
 accumulator_class!(
     /// Accumulates an OpenAI Chat Completions stream (`chat.completion.chunk` objects) into the
-    /// §9.1 events, the final calls and the text.
+    /// stream events, the final calls and the text.
     ///
     /// Feed each chunk as a dict, the text of its SSE `data:` line (`[DONE]` ends the stream)
     /// or an SDK object; each `feed` returns the events the chunk completes. Calls are told
@@ -314,7 +314,7 @@ accumulator_class!(
     /// `text_formats` ("auto", a format name or a list of them; default None) looks for calls
     /// written in the text (`content` with Hermes markup from a raw model, …) and makes them
     /// call events. `release` ("eager", "complete", "valid") and `unknown_tools` ("keep",
-    /// "invalid", "drop"), with `tools`, are the gateway policies.
+    /// "invalid", "drop"), with `tools` (tool definitions), are the gateway policies.
     ///
     /// >>> acc = OpenAIStreamAccumulator()
     /// >>> chunks = [
@@ -340,10 +340,11 @@ accumulator_class!(
     /// `content_block_delta`, `content_block_stop`, `message_delta`, `message_stop`, …).
     ///
     /// Feed each event as a dict, its SSE text (`event:`/`data:` lines) or an SDK object; each
-    /// `feed` returns the §9.1 events it completes. A `tool_use` block's `input_json_delta`
+    /// `feed` returns the stream events it completes. A `tool_use` block's `input_json_delta`
     /// pieces are its arguments; its `content_block_stop` ends it (an empty input is `{}`, an
     /// `input` sent whole in `content_block_start` is used as is). Text blocks give
-    /// `TextDelta`, thinking blocks `ReasoningDelta`. Options as for `OpenAIStreamAccumulator`.
+    /// `TextDelta`, thinking blocks `ReasoningDelta`. Options (`text_formats`, `tools`, `release`,
+    /// `unknown_tools`) as for `OpenAIStreamAccumulator`.
     ///
     /// >>> acc = AnthropicStreamAccumulator()
     /// >>> events = [
@@ -368,8 +369,8 @@ accumulator_class!(
     /// `response.reasoning_text.delta`, `response.completed`, …).
     ///
     /// A function call item's arguments come from its deltas, or, from servers that send none,
-    /// from `.done` or `response.output_item.done`; the call's id is its `call_id`. Options as
-    /// for `OpenAIStreamAccumulator`.
+    /// from `.done` or `response.output_item.done`; the call's id is its `call_id`. Options
+    /// (`text_formats`, `tools`, `release`, `unknown_tools`) as for `OpenAIStreamAccumulator`.
     ///
     /// >>> acc = ResponsesStreamAccumulator()
     /// >>> _ = acc.feed({"type": "response.output_item.done", "output_index": 0, "item": {
@@ -386,8 +387,8 @@ accumulator_class!(
     /// as dicts, SSE `data:` lines or SDK objects; camelCase or snake_case fields).
     ///
     /// Calls arrive whole (`functionCall` parts): each gives its start, its arguments and its
-    /// end at once. Parts with `thought: true` are reasoning. Options as for
-    /// `OpenAIStreamAccumulator`.
+    /// end at once. Parts with `thought: true` are reasoning. Options
+    /// (`text_formats`, `tools`, `release`, `unknown_tools`) as for `OpenAIStreamAccumulator`.
     ///
     /// >>> acc = GeminiStreamAccumulator()
     /// >>> _ = acc.feed({"candidates": [{"content": {"role": "model", "parts": [
@@ -402,7 +403,8 @@ accumulator_class!(
     /// Accumulates an Ollama `/api/chat` stream (NDJSON lines, dicts or SDK objects:
     /// `message.content`, `message.thinking`, `message.tool_calls`, then `done: true`).
     ///
-    /// Calls arrive whole. Options as for `OpenAIStreamAccumulator`.
+    /// Calls arrive whole. Options (`text_formats`, `tools`, `release`, `unknown_tools`) as for
+    /// `OpenAIStreamAccumulator`.
     ///
     /// >>> acc = OllamaStreamAccumulator()
     /// >>> _ = acc.feed('{"message": {"role": "assistant", "content": "", "tool_calls": '

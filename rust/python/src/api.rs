@@ -58,14 +58,15 @@ fn text_calls<'py>(
     calls_list(&mut builder, outcomes, policy)
 }
 
-/// A fresh call id (§1): `call_` and 12 URL-safe base64 characters of OS randomness.
+/// A fresh call id (docs/parsing.md): `call_` and 12 URL-safe base64 characters of OS randomness.
 #[pyfunction]
 pub fn new_call_id() -> String {
     toolwire_core::ids::generate_id()
 }
 
-/// Decode JSON text (str or bytes) into Python objects, exactly as `json.loads` does, but
-/// strict RFC 8259 (no NaN/Infinity) and limited to 256 levels of nesting.
+/// Decode `data`, JSON text (str or UTF-8 bytes), into Python objects, exactly as
+/// `json.loads` does, but strict RFC 8259 (no NaN/Infinity) and limited to 256 levels of
+/// nesting.
 ///
 /// Raises `toolwire.JSONDecodeError` (a `json.JSONDecodeError` and a `ToolwireError`).
 #[pyfunction]
@@ -86,9 +87,11 @@ pub fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'
     })
 }
 
-/// Normalise one arguments value to a dict (§3): a dict is kept, JSON text is decoded
-/// (double-encoded text once more), `None`/`""` give `{}`; anything else raises
-/// `ArgumentsError`.
+/// Normalise `arguments`, one call's arguments value, to a dict: a dict is kept, JSON text is
+/// decoded (double-encoded text once more), `None`/`""` give `{}`; anything else raises
+/// `ArgumentsError`. `repair=True` accepts the JSON mistakes models make (trailing commas,
+/// single quotes, Python literals, unquoted keys, missing closing brackets at the end).
+/// See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (arguments, /, *, repair = false))]
 pub fn decode_arguments<'py>(
@@ -136,8 +139,13 @@ fn native_list<'py>(calls: &Bound<'py, PyAny>) -> PyResult<Vec<PyJson<'py>>> {
         .collect()
 }
 
-/// Parse structured provider calls (§4.1): OpenAI/Ollama `{"function": …}`, Anthropic
-/// `tool_use` blocks, pre-parsed `{"name", "arguments"}`, or `ToolCall`s.
+/// Parse `calls`, a list of structured provider calls: OpenAI/Ollama `{"function": …}`,
+/// Anthropic `tool_use` blocks, OpenAI Responses `function_call` items, Gemini `functionCall`
+/// parts, pre-parsed `{"name", "arguments"}`, or `ToolCall`s.
+///
+/// `repair=True` accepts the JSON mistakes models make in argument text. `on_error` says what
+/// a call that cannot be read becomes: "raise" (the default) raises `ToolCallParseError`,
+/// "skip" drops it, "keep" returns an `InvalidToolCall` in its place. See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (calls, /, *, repair = false, on_error = "raise"))]
 pub fn parse_native<'py>(
@@ -157,7 +165,11 @@ pub fn parse_native<'py>(
     })
 }
 
-/// Parse `~~~tool_call` fenced blocks (§4.2).
+/// Parse the `~~~tool_call` fenced blocks of `text` (str or UTF-8 bytes).
+///
+/// `repair=True` accepts the JSON mistakes models make. `on_error` says what a call that
+/// cannot be read becomes: "raise" (the default) raises `ToolCallParseError`, "skip" drops
+/// it, "keep" returns an `InvalidToolCall` in its place. See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (text, /, *, repair = false, on_error = "raise"))]
 pub fn parse_text_tagged<'py>(
@@ -179,7 +191,12 @@ pub fn parse_text_tagged<'py>(
     })
 }
 
-/// Parse bare JSON calls from weak models (§4.3); `mode` is "whole", "fenced" or "anywhere".
+/// Parse the calls written as bare JSON in `text` (str or UTF-8 bytes), as weak models do.
+///
+/// `mode` says where a call may be: "whole" (the whole message), "fenced" (the default: the
+/// whole message or a ```json fence) or "anywhere" (every balanced `{…}`/`[…]` span).
+/// `repair=True` accepts the JSON mistakes models make. `on_error` says what a call that
+/// cannot be read becomes: "raise" (the default), "skip" or "keep". See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (text, /, *, mode = "fenced", repair = false, on_error = "raise"))]
 pub fn parse_raw_json<'py>(
@@ -202,9 +219,19 @@ pub fn parse_raw_json<'py>(
     })
 }
 
-/// Extract the tool calls of any response (§4.4): model text, a `{"text", "tool_calls"}`
-/// mapping, a list of structured calls, or a full OpenAI Chat / Responses, Anthropic, Ollama or
-/// Gemini body. Always a list.
+/// Extract the tool calls of any `response`: model text (str or UTF-8 bytes), a
+/// `{"text", "tool_calls"}` mapping, a list of structured calls, a full OpenAI Chat /
+/// Responses, Anthropic, Ollama or Gemini body, or an SDK object. Always a list.
+///
+/// Structured calls win; otherwise the text tiers run in order (`~~~tool_call` blocks, the
+/// open-weight formats, bare JSON) and the first that finds a call wins.
+/// `native_tool_calls=True` says the provider calls tools natively: the text of a response
+/// without structured calls is read for `~~~tool_call` fences only, and other markup in it is
+/// prose; None (the default) and False read every tier. `formats` restricts the open-weight
+/// tier ("auto", the default, or a list of names and aliases); `raw_json` is the bare-JSON
+/// mode ("whole", "fenced", "anywhere"); `repair=True` accepts the JSON mistakes models make;
+/// `on_error` is "raise" (the default), "skip" or "keep"; `tools` (tool definitions) types the
+/// raw-text values of the XML-style formats. See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (
     response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",
@@ -237,7 +264,7 @@ pub fn extract<'py>(
     })
 }
 
-/// §4.4 dispatch on a Python response: model text, a list of structured calls, or a mapping
+/// `extract`'s dispatch on a Python response: model text, a list of structured calls, or a mapping
 /// (a body, read as `shape`: any known shape for `Shape::Auto`). A body of the wrong shape
 /// raises `ProviderFormatError`, except one given as JSON text, which `policy` treats as a
 /// bad call (kept as an `InvalidToolCall` with protocol `"body"`, skipped, or raised).
@@ -272,7 +299,7 @@ pub(crate) struct NotAResponse {
     pub text: Option<String>,
 }
 
-/// The outcomes of a Python response (§4.4; see [`extract_any`]), finished (offsets, ids).
+/// The outcomes of a Python response (see [`extract_any`]), finished (offsets, ids).
 pub(crate) fn response_outcomes<'py>(
     builder: &mut PyBuilder<'py>,
     response: &Bound<'py, PyAny>,

@@ -1,5 +1,5 @@
-//! Batch extraction (§10): inputs are borrowed (or copied) while attached, parsed on several
-//! threads with the interpreter detached, and turned into Python objects once re-attached.
+//! Batch extraction (docs/batch.md): inputs are borrowed (or copied) while attached, parsed on
+//! several threads with the interpreter detached, and turned into Python objects once re-attached.
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -360,15 +360,19 @@ fn item_text(item: &Bound<'_, PyAny>) -> String {
 /// Items read between checks for a signal (Ctrl-C) while the batch's items are collected.
 const ITEMS_BETWEEN_SIGNAL_CHECKS: usize = 1 << 16;
 
-/// Extract the tool calls of many responses on all cores (§10).
+/// Extract the tool calls of many responses on all cores; one list of calls per item, in input
+/// order. See docs/batch.md.
 ///
-/// Each item is a response body as JSON text (`str` or `bytes`, e.g. a line of a log), or a
-/// mapping/list as `extract` takes; with `field`, each item is a record and the response sits
-/// at that dotted path in it. The JSON is parsed in Rust on `threads` threads (default: all
-/// cores) with the GIL released; Python objects are built afterwards. `on_error` defaults
-/// to "keep": a bad item gives `[InvalidToolCall(protocol="body", …)]` and never fails the
-/// batch. Output order = input order. With `deterministic_ids`, a call without an id gets
-/// `call_{n}_{k}` (item `n`, counted from 1, and the call's index `k`) instead of a random id.
+/// Each of `items` is a response body as JSON text (`str` or `bytes`, e.g. a line of a log),
+/// or a mapping/list as `extract` takes; with `field`, each item is a record and the response
+/// sits at that dotted path in it. `provider` ("auto", the default, or a provider name) reads
+/// every body as that provider's shape. The JSON is parsed in Rust on `threads` threads
+/// (default: all cores) with the GIL released. `formats`, `raw_json` and `repair` are
+/// `extract`'s; `native_tool_calls` is accepted for `extract`'s signature and not applied
+/// (every text tier is read). `on_error` defaults to "keep": a bad item gives
+/// `[InvalidToolCall(protocol="body", …)]` and never fails the batch. With
+/// `deterministic_ids`, a call without an id gets `call_{n}_{k}` (item `n`, counted from 1,
+/// and the call's index `k`) instead of a random id.
 #[pyfunction]
 #[pyo3(signature = (
     items, /, *, field = None, provider = "auto", threads = None, native_tool_calls = None,

@@ -1,6 +1,6 @@
-//! The hot paths of the provider codecs (§7): decoding the structured calls of a body (well-formed
-//! bodies in one pass by `wire_decode`, anything else by the core's body rules), and compact
-//! JSON for OpenAI `arguments`. The other shapes live in `toolwire.codecs`.
+//! The hot paths of the provider codecs (docs/codecs.md): decoding the structured calls of a body
+//! (well-formed bodies in one pass by `wire_decode`, anything else by the core's body rules), and
+//! compact JSON for OpenAI `arguments`. The other shapes live in `toolwire.codecs`.
 
 use std::fmt::Write;
 
@@ -18,11 +18,14 @@ use crate::input::{body_shape, error_policy, guarded, plain_data};
 use crate::view::PyJson;
 use crate::wire_decode::decode_well_formed;
 
-/// The structured calls of a provider body or assistant message (§7), read as `provider`
-/// ("auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"). Text is not searched.
+/// The structured calls of `body`, a provider body or assistant message, read as `provider`
+/// ("auto", "openai", "openai_responses", "anthropic", "ollama", "gemini"). Text is not
+/// searched (`extract` does that). See docs/codecs.md.
 ///
-/// A body of the wrong shape, or a call that cannot be decoded under `on_error="raise"`, raises
-/// `ProviderFormatError` naming the path.
+/// A body of the wrong shape, or a call that cannot be decoded under `on_error="raise"` (the
+/// default), raises `ProviderFormatError` naming the path; "skip" drops such a call and "keep"
+/// returns an `InvalidToolCall` in its place. `repair=True` accepts the JSON mistakes models
+/// make in argument text.
 #[pyfunction]
 #[pyo3(signature = (body, provider = "auto", *, repair = false, on_error = "raise"))]
 pub fn decode_tool_calls<'py>(

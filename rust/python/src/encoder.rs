@@ -140,9 +140,11 @@ fn busy(what: &str) -> PyErr {
     ))
 }
 
-/// Writes the §9.1 events as one provider's stream objects: `openai` `chat.completion.chunk`
+/// Writes the stream events as `provider`'s stream objects: `openai` `chat.completion.chunk`
 /// objects, `anthropic` Messages events, `openai_responses` events, `gemini`
-/// `GenerateContentResponse` chunks or `ollama` `/api/chat` chunks.
+/// `GenerateContentResponse` chunks or `ollama` `/api/chat` chunks. `model` and `response_id`
+/// are written where the provider's objects carry them (a response id is generated when none
+/// is given).
 ///
 /// `encode(events)` returns the objects the events make (the response's opening objects come
 /// with the first); `finish(finish_reason=None, usage=None)` closes what is open and writes the
@@ -198,9 +200,9 @@ impl StreamEncoder {
         })
     }
 
-    /// End the response: the closing objects, with the stop reason ("stop", "tool_calls",
-    /// "length" or "content_filter", as the accumulators report it; "tool_calls" is implied
-    /// when calls were written) and the usage (the accumulators' dict).
+    /// End the response: the closing objects, with the stop reason `finish_reason` ("stop",
+    /// "tool_calls", "length" or "content_filter", as the accumulators report it; "tool_calls"
+    /// is implied when calls were written) and the `usage` (the accumulators' dict).
     #[pyo3(signature = (*, finish_reason = None, usage = None))]
     fn finish<'py>(
         slf: &Bound<'py, Self>,
@@ -220,9 +222,10 @@ impl StreamEncoder {
     }
 }
 
-/// Translates one provider's stream into another's: each `feed(item)` returns the target's
-/// stream objects (dicts) the item makes, `finish()` the closing ones. The source's id, model,
-/// stop reason and usage pass through unless `model`/`response_id` are given. Options
+/// Translates the `source` provider's stream into the `target` provider's: each `feed(item)`
+/// returns the target's stream objects (dicts) the item makes, `finish()` the closing ones.
+/// The source's id, model, stop reason and usage pass through unless `model`/`response_id`
+/// are given. Options
 /// (`text_formats`, `tools`, `release`, `unknown_tools`) as for the accumulators; calls the
 /// target does not get (invalid, or turned down by a policy) are in `invalid_calls`.
 /// `toolwire.translate_stream` runs one over an iterable.
@@ -321,8 +324,8 @@ impl StreamTranslator {
     }
 }
 
-/// One stream object as `provider` sends it on the wire: an SSE event (`data: …` and, for
-/// Anthropic and Responses, its `event:` line) or, for Ollama, an NDJSON line.
+/// `chunk`, one stream object, as `provider` sends it on the wire: an SSE event (`data: …`
+/// and, for Anthropic and Responses, its `event:` line) or, for Ollama, an NDJSON line.
 ///
 /// >>> frame_chunk({"type": "message_stop"}, "anthropic")
 /// 'event: message_stop\ndata: {"type":"message_stop"}\n\n'

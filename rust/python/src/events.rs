@@ -1,4 +1,4 @@
-//! The stream events of §9.1 as native frozen classes: a stream makes one per chunk, and a
+//! The stream events as native frozen classes: a stream makes one per chunk, and a
 //! native object costs a fraction of a Python dataclass (see the README's "Streaming").
 //!
 //! Each class has a `kind` string, value equality, a `repr`, `to_dict()` (with `kind`), pickling,
@@ -128,7 +128,7 @@ macro_rules! event_class {
 }
 
 event_class!(
-    /// Plain text that can no longer be part of a marker.
+    /// Plain `text` that can no longer be part of a marker.
     ///
     /// >>> TextDelta("Hello").to_dict()
     /// {'kind': 'text_delta', 'text': 'Hello'}
@@ -136,22 +136,23 @@ event_class!(
 );
 
 event_class!(
-    /// Text inside a `<think>` span (or an analysis channel).
+    /// `text` inside a `<think>` span (or an analysis channel).
     ReasoningDelta, "reasoning_delta", text: Py<PyString>
 );
 
 event_class!(
-    /// A call begins: its name is known; `index` counts the calls of the response from 0.
+    /// A call begins: its `name` is known, and its `id` (the model's, or a generated one);
+    /// `index` counts the calls of the response from 0.
     ToolCallStart, "tool_call_start", index: usize, id: Py<PyString>, name: Py<PyString>
 );
 
 event_class!(
-    /// The next piece of a call's arguments text, exactly as the model wrote it.
+    /// The next piece of the `arguments` text of call `index`, exactly as the model wrote it.
     ToolCallDelta, "tool_call_delta", index: usize, arguments: Py<PyString>
 );
 
 event_class!(
-    /// A call is complete and decoded.
+    /// Call `index` is complete and decoded: `call` is its `ToolCall`.
     ToolCallEnd, "tool_call_end", index: usize, call: Py<ToolCall>
 );
 

@@ -1,5 +1,5 @@
-//! `StreamParser` and `parse_text` (§9.1): the core stream engine with Python objects built
-//! straight from it (arguments are decoded once, at a call's end, by [`PyBuilder`]).
+//! `StreamParser` and `parse_text` (docs/streaming.md): the core stream engine with Python objects
+//! built straight from it (arguments are decoded once, at a call's end, by [`PyBuilder`]).
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -194,7 +194,18 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
     )
 }
 
-/// Incremental parser of model text (§9.1): feed chunks as they arrive, get events.
+/// Incremental parser of model text: feed chunks as they arrive, get events. See
+/// docs/streaming.md.
+///
+/// `formats` is "auto" (the default: every protocol and format), one name or a list of names
+/// and aliases. `tools` (tool definitions) types the raw-text values of the XML-style formats
+/// and serves the policies. `on_error` is "keep" (the default: a failed call is an
+/// `InvalidToolCall` event), "skip" (dropped) or "raise" (`feed`/`finish` raise
+/// `ToolCallParseError`). `calls_in_reasoning` reads calls written inside think spans. The
+/// gateway policies: `release` is "eager" (the default: a call's pieces as they arrive),
+/// "complete" (each call whole once it ends) or "valid" (whole, once its arguments validate
+/// against `tools`); `unknown_tools` is "keep" (the default), "invalid" or "drop" for a call to
+/// a tool not in `tools`.
 ///
 /// >>> parser = StreamParser()
 /// >>> events = parser.feed('Hi\n~~~tool_call\n{"name": "f", "arguments": {"a"')
@@ -264,8 +275,8 @@ impl StreamParser {
         })
     }
 
-    /// Feed the next chunk (`str`, or `bytes` that may end inside a UTF-8 sequence); returns
-    /// the events it completes.
+    /// Feed `chunk`, the next piece of the text (`str`, or `bytes` that may end inside a UTF-8
+    /// sequence); returns the events it completes.
     fn feed<'py>(
         slf: &Bound<'py, Self>,
         chunk: &Bound<'py, PyAny>,

@@ -1,5 +1,5 @@
-//! The canonical call types (§1), as native classes: they are created on the hot path, where a
-//! Python dataclass would cost more than the parse itself.
+//! The canonical call types (docs/parsing.md), as native classes: they are created on the hot path,
+//! where a Python dataclass would cost more than the parse itself.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
@@ -80,7 +80,8 @@ pub(crate) fn pydantic_core_schema<'py>(
         .call_method1("core_schema", (cls, handler))
 }
 
-/// §3 for a user-given arguments value (a `dict`, JSON text, or None).
+/// The arguments rule (docs/parsing.md) for a user-given arguments value (a `dict`, JSON text, or
+/// None).
 fn normalized_arguments<'py>(
     py: Python<'py>,
     arguments: Option<Bound<'py, PyAny>>,
@@ -186,7 +187,7 @@ impl ToolCall {
         Ok(dict)
     }
 
-    /// The inverse of `to_dict`; `arguments` may also be JSON text (§3).
+    /// The inverse of `to_dict`: the call `data` holds; its `arguments` may also be JSON text.
     #[classmethod]
     fn from_dict<'py>(
         cls: &Bound<'py, PyType>,
@@ -231,6 +232,12 @@ impl ToolCall {
 }
 
 /// A call that could not be parsed, kept in place under `on_error="keep"` so nothing is lost.
+///
+/// `raw` is the text of the call as written, `error` says what was wrong and where,
+/// `protocol` names what it was read as ("text_tagged", "raw_json", "native", "body" or a
+/// format name), `index` is its position among the response's calls, `offset` the character
+/// offset of the fault in the text (None for structured input), and `name` the tool's name
+/// when it could be read.
 #[pyclass(frozen, module = "toolwire", name = "InvalidToolCall")]
 pub struct InvalidToolCall {
     #[pyo3(get)]
@@ -349,7 +356,7 @@ impl InvalidToolCall {
         }
     }
 
-    /// The event kind when it comes from a stream (§9.1).
+    /// The event kind when it comes from a stream (docs/streaming.md).
     #[getter]
     fn kind(&self) -> &'static str {
         "invalid_tool_call"
@@ -408,6 +415,7 @@ impl InvalidToolCall {
         Ok(dict)
     }
 
+    /// The inverse of `to_dict`: the invalid call `data` holds.
     #[classmethod]
     fn from_dict<'py>(
         cls: &Bound<'py, PyType>,

@@ -1,0 +1,60 @@
+"""docs/formats.md's table is true: one row per name `formats=` accepts, each with the aliases
+the registry gives it and an example that the format reads as the call it says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import toolwire
+from support import ROOT
+
+FORMATS_PAGE = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+
+
+def code_spans(cell: str) -> list[str]:
+    """The code spans of a table cell, as Markdown reads them (a span opens and closes with the
+    same number of backticks; one space inside each end is padding), with `\\|` unescaped."""
+    spans = []
+    for match in re.finditer(r"(`+)(.+?)(?<!`)\1(?!`)", cell):
+        text = match.group(2)
+        if text.startswith(" ") and text.endswith(" ") and text.strip():
+            text = text[1:-1]
+        spans.append(text.replace("\\|", "|"))
+    return spans
+
+
+def table_rows() -> dict[str, tuple[list[str], str]]:
+    """name → (aliases, example) for every row of the formats table."""
+    start = FORMATS_PAGE.index("| name | aliases |")
+    rows = {}
+    for line in FORMATS_PAGE[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = re.split(r"(?<!\\)\|", line)[1:-1]
+        [name] = code_spans(cells[0])
+        [example] = code_spans(cells[3])
+        assert name not in rows, f"{name} has two rows"
+        rows[name] = (code_spans(cells[1]), example.replace("\\n", "\n"))
+    return rows
+
+
+ROWS = table_rows()
+
+
+def test_every_format_has_one_row() -> None:
+    assert list(ROWS) == list(toolwire.FORMAT_NAMES)
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_row_aliases_are_the_registry_aliases(name: str) -> None:
+    registry = sorted(a for a, n in toolwire.FORMAT_ALIASES.items() if n == name)
+    assert sorted(ROWS[name][0]) == registry
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_row_example_is_read_by_its_format(name: str) -> None:
+    example = ROWS[name][1]
+    parsed = toolwire.parse_text(example, format=name)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})], parsed
+    assert [(c.name, c.arguments) for c in toolwire.extract(example)] == [("f", {"a": 1})]
