@@ -58,3 +58,25 @@ def test_row_example_is_read_by_its_format(name: str) -> None:
     parsed = toolwire.parse_text(example, format=name)
     assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})], parsed
     assert [(c.name, c.arguments) for c in toolwire.extract(example)] == [("f", {"a": 1})]
+
+
+def test_no_reference_to_an_unshipped_specification() -> None:
+    """Docs, code and stubs refer to the docs pages, never to numbered sections of a
+    specification the project does not ship."""
+    folders = ["docs", "python", "rust/core", "rust/python", "rust/fuzz", "tests", "benches"]
+    suffixes = {".md", ".py", ".pyi", ".rs", ".toml", ".sh"}
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in suffixes and "target" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "\u00a7" in line
+    ]
+    found += [
+        f"{name}:{number}"
+        for name in ("README.md", "CHANGELOG.md")
+        for number, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1)
+        if "\u00a7" in line
+    ]
+    assert not found
