@@ -38,6 +38,7 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<｜DSML｜parameter",
     parameter_close: Needle::new("</｜DSML｜parameter>"),
+    between: &[],
 };
 
 pub(crate) struct Spec;

@@ -1,4 +1,4 @@
-//! The XML "invoke" shape shared by MiniMax-M2 and DeepSeek's DSML: a block of calls
+//! The XML "invoke" shape shared by MiniMax-M2, DeepSeek's DSML and others: a block of calls
 //! `OPEN INVOKE name="f"> PARAMETER name="a">value</PARAMETER> … </INVOKE> … CLOSE`. Values are
 //! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
 //! keeps its text, `string="false"` is decoded as JSON (DSML). An invoke whose body is a JSON
@@ -27,6 +27,8 @@ pub(crate) struct Tags {
     pub invoke_close: Needle,
     pub parameter: &'static str,
     pub parameter_close: Needle,
+    /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
+    pub between: &'static [&'static str],
 }
 
 /// The start markers of a group of this shape: its wrappers' opening tags.

@@ -28,6 +28,7 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<parameter",
     parameter_close: Needle::new("</parameter>"),
+    between: &[],
 };
 
 pub(crate) struct Spec;

@@ -2,12 +2,12 @@
 //! glm45 (a name, then `<arg_key>`/`<arg_value>` pairs): the body decides which, among the
 //! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too.
 
-mod decode;
+pub(crate) mod decode;
 mod glm45;
-mod hermes;
-mod machine;
+pub(crate) mod hermes;
+pub(crate) mod machine;
 mod qwen3_coder;
-mod tags;
+pub(crate) mod tags;
 
 use std::ops::Range;
 
@@ -33,7 +33,8 @@ impl Grammar for Spec {
     type Machine = machine::TagCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        machine::TagCall::new(start == Some(0), at, open)
+        let wrap = (start == Some(0)).then_some(&tags::TOOL_CALL);
+        machine::TagCall::new(wrap, at, open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
