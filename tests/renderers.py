@@ -102,27 +102,35 @@ def longcat(case: Case, k: int) -> str:
     return text
 
 
-def deepseek_dsml(case: Case, k: int) -> str | None:
+def _token_invokes(case: Case, k: int, token: str, block_name: str) -> str | None:
+    """DSML's shape with `{token}` in its tags: `string="…"` on every parameter, and every 4th
+    invoke a JSON object for its body."""
     if not _typed_as_written(case):
         return None
-    calls = case["calls"]
-    dsml = "<\uff5cDSML\uff5c"
-    block_name = "tool_calls" if k % 3 == 0 else "function_calls"
+    tag = f"<\uff5c{token}\uff5c"
     invokes = []
-    for n, call in enumerate(calls):
+    for n, call in enumerate(case["calls"]):
         if (k + n) % 4 == 3:
             body = "\n" + json.dumps(call["arguments"], ensure_ascii=False) + "\n"
         else:
             body = "".join(
-                f'\n{dsml}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
-                f"{_text(value)}</{dsml[1:]}parameter>"
+                f'\n{tag}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
+                f"{_text(value)}</{tag[1:]}parameter>"
                 for key, value in call["arguments"].items()
             )
-        invokes.append(f'\n{dsml}invoke name="{call["name"]}">{body}\n</{dsml[1:]}invoke>')
-    text = f"{dsml}{block_name}>{''.join(invokes)}\n</{dsml[1:]}{block_name}>"
+        invokes.append(f'\n{tag}invoke name="{call["name"]}">{body}\n</{tag[1:]}invoke>')
+    text = f"{tag}{block_name}>{''.join(invokes)}\n</{tag[1:]}{block_name}>"
     if k % 5 == 0:
         text = "I'll help with that.\n\n" + text
     return text
+
+
+def deepseek_dsml(case: Case, k: int) -> str | None:
+    return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
+
+
+def gigachat35(case: Case, k: int) -> str | None:
+    return _token_invokes(case, k, "GCML", "tool_calls")
 
 
 def seed_oss(case: Case, k: int) -> str | None:
@@ -162,24 +170,6 @@ def gigachat3(case: Case, k: int) -> str:
         text = "I'll check that for you." + text
     if k % 4 == 1:
         text += "</s>"
-    return text
-
-
-def gigachat35(case: Case, k: int) -> str | None:
-    if not _typed_as_written(case):
-        return None
-    gcml = "<\uff5cGCML\uff5c"
-    invokes = []
-    for call in case["calls"]:
-        params = "".join(
-            f'\n{gcml}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
-            f"{_text(value)}</{gcml[1:]}parameter>"
-            for key, value in call["arguments"].items()
-        )
-        invokes.append(f'\n{gcml}invoke name="{call["name"]}">{params}\n</{gcml[1:]}invoke>')
-    text = f"{gcml}tool_calls>{''.join(invokes)}\n</{gcml[1:]}tool_calls>"
-    if k % 5 == 0:
-        text = "Let me check.\n\n" + text
     return text
 
 

@@ -3,16 +3,9 @@
 //! by the tool schema, as in qwen3_coder. Seed's `<seed:think>` reasoning is not a think span:
 //! it stays in `content`, and a call written inside it is read.
 
-use std::ops::Range;
-
-use super::cursor::Markers;
-use super::cx::Cx;
-use super::grammar::{Grammar, Open, Start};
-use super::tool_call::decode::parse_wrapped;
-use super::tool_call::machine::TagCall;
 use super::tool_call::tags::{Body, Wrap};
-use crate::json::{JsonBuilder, JsonView};
-use crate::protocol::{Format, FormatSet};
+use super::tool_call;
+use crate::protocol::Format;
 use crate::scan::find::Needle;
 
 const OPEN: &str = "<seed:tool_call>";
@@ -25,27 +18,4 @@ static WRAP: Wrap = Wrap {
     body: Body::Function,
 };
 
-static OPENS: Markers = Markers::new(&[OPEN]);
-
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] = &[Start {
-        text: OPEN,
-        formats: FormatSet::only(Format::SeedOss),
-    }];
-
-    type Machine = TagCall;
-
-    fn open(_start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        TagCall::new(Some(&WRAP), at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        parse_wrapped(cx, range, &WRAP, &OPENS)
-    }
-}
+tool_call::wrapped_spec!(WRAP, OPEN, Format::SeedOss);

@@ -4,14 +4,8 @@
 //! invoke framed by its call tokens. Values are typed by the tool schema, as in qwen3_coder.
 //! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
 
-use std::ops::Range;
-
 use super::cursor::Markers;
-use super::cx::Cx;
-use super::grammar::{Grammar, Open, Start};
-use super::invoke::machine::InvokeBlock;
 use super::invoke::{self, Tags};
-use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
@@ -33,22 +27,4 @@ static TAGS: Tags = Tags {
     between: &["<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"],
 };
 
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] = &invoke::starts([OPEN], Format::Step3);
-
-    type Machine = InvokeBlock;
-
-    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        InvokeBlock::new(&TAGS, start.unwrap_or(0), at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        invoke::decode::parse_region(cx, range, &TAGS)
-    }
-}
+invoke::spec!(TAGS, [OPEN], Format::Step3);

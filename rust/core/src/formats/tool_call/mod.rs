@@ -16,6 +16,47 @@ use super::grammar::{Grammar, Open, Start};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
+/// The `Spec` of another model's wrapper of one call (`tags::Wrap`), opened by `$open`:
+/// `tool_call::wrapped_spec!(WRAP, OPEN, Format::F);` (`F` is `WRAP`'s format).
+macro_rules! wrapped_spec {
+    ($wrap:expr, $open:expr, $format:expr) => {
+        static OPENS: $crate::formats::cursor::Markers =
+            $crate::formats::cursor::Markers::new(&[$open]);
+
+        pub(crate) struct Spec;
+
+        impl $crate::formats::grammar::Grammar for Spec {
+            const STARTS: &'static [$crate::formats::grammar::Start] =
+                &[$crate::formats::grammar::Start {
+                    text: $open,
+                    formats: $crate::protocol::FormatSet::only($format),
+                }];
+
+            type Machine = $crate::formats::tool_call::machine::TagCall;
+
+            fn open(
+                _start: Option<usize>,
+                at: usize,
+                open: $crate::formats::grammar::Open,
+            ) -> Self::Machine {
+                Self::Machine::new(Some(&$wrap), at, open)
+            }
+
+            fn decode<B>(
+                cx: &mut $crate::formats::Cx<'_, '_, B>,
+                range: std::ops::Range<usize>,
+            ) -> Result<(), B::Error>
+            where
+                B: $crate::json::JsonBuilder,
+                B::Value: $crate::json::JsonView,
+            {
+                $crate::formats::tool_call::decode::parse_wrapped(cx, range, &$wrap, &OPENS)
+            }
+        }
+    };
+}
+pub(crate) use wrapped_spec;
+
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
