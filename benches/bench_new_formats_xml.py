@@ -102,6 +102,9 @@ def _invoke_detector(tag: str, wrap: str) -> Callable[[str, Tools], Calls]:
         for b in block.finditer(text):
             for i in invoke.finditer(b.group(1) or b.group(2)):
                 name = i.group(1).strip()
+                if i.group(2).strip().startswith("{"):
+                    calls.append((name, json.loads(i.group(2))))
+                    continue
                 types = props.get(name, {})
                 args = {}
                 for p in parameter.finditer(i.group(2)):
