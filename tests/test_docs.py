@@ -33,7 +33,7 @@ def table_rows() -> dict[str, tuple[list[str], str]]:
             break
         cells = re.split(r"(?<!\\)\|", line)[1:-1]
         [name] = code_spans(cells[0])
-        [example] = code_spans(cells[3])
+        example = code_spans(cells[3])[0]  # a second span may show a variant
         assert name not in rows, f"{name} has two rows"
         rows[name] = (code_spans(cells[1]), example.replace("\\n", "\n"))
     return rows
