@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._choice import check_one_of
 from ._toolwire import ToolCall, decode_tool_calls
 from ._types import ToolResult
 from .codecs import PROVIDERS, Provider, decode_results
@@ -51,8 +52,7 @@ def pending_calls(
 def unanswered(messages: Sequence[Any], provider_format: str) -> list[tuple[int, ToolCall]]:
     """Each pending call with the index where its result belongs: after the message that made
     it and the call and result messages that follow it."""
-    if provider_format not in PROVIDERS:
-        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {provider_format!r}")
+    check_one_of("provider_format", provider_format, PROVIDERS)
     key, value = _CALLER[provider_format]
     waiting: list[tuple[int, ToolCall]] = []
     turn_parts: list[bool] = []  # per message: it holds calls or results

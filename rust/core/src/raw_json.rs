@@ -5,11 +5,11 @@ use memchr::memmem;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    failure_subject, json_failure_subject, push_call, FailureKind, Invalid, Outcome, Protocol,
-    ShapeFailure, TextCallContext, TextPlace,
+    failure_subject, json_failure_subject, push_call, push_call_at, FailureKind, Invalid, Outcome,
+    Protocol, ShapeFailure, TextCallContext, TextPlace,
 };
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
-use crate::position::line_column;
+use crate::position::{line_column, LineColumns};
 use crate::scan::raw::balanced_spans;
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -115,16 +115,14 @@ where
             return push_call(call, &context, outcomes);
         }
     } else if let Ok(Some((list, end))) = call_fields_list_from_text(builder, body, options) {
-        // A list of well-formed calls; one that fails is reported by the general path.
+        // A list of call objects: a failing one is reported at its own start.
         if end == body.len() {
-            let calls: Result<Vec<_>, _> = list
-                .into_iter()
-                .map(|fields| call_from_fields(builder, fields, options))
-                .collect();
-            if let Ok(calls) = calls {
-                outcomes.extend(calls.into_iter().map(Outcome::Call));
-                return Ok(());
+            let mut lines = LineColumns::new(body);
+            for (at, fields) in list {
+                let call = call_from_fields(builder, fields, options);
+                push_call_at(call, &context, at, &mut lines, outcomes)?;
             }
+            return Ok(());
         }
     }
     let value = match parse(body, builder, options) {

@@ -1,0 +1,17 @@
+"""The one wording of an argument that must be one of a few names (the binding's
+``not_one_of`` words it the same way, in ``rust/python/src/input.rs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def check_one_of(what: str, value: object, choices: Iterable[str]) -> None:
+    """Raise ``TypeError`` when ``value`` is not a ``str`` and ``ValueError`` when it is not
+    among ``choices``; ``what`` names the argument in the message."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str, not {type(value).__name__}")
+    choices = tuple(choices)
+    if value not in choices:
+        names = ", ".join(repr(name) for name in choices)
+        raise ValueError(f"{what} must be one of {names}, not {value!r}")
