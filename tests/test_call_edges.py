@@ -47,7 +47,9 @@ REPEATED_KEYS = [
         lambda c: f"[TOOL_CALLS][{c}]",
     ],
 )
-def test_a_repeated_name_or_arguments_key_is_an_invalid_call(call: str, why: str, wrap: Any) -> None:
+def test_a_repeated_name_or_arguments_key_is_an_invalid_call(
+    call: str, why: str, wrap: Any
+) -> None:
     """A stream announces the first name and streams the first arguments before the second is
     written: a call object that names two tools (or gives two arguments) is invalid, named
     after the name it was announced with."""
@@ -145,11 +147,11 @@ def test_a_wrong_provider_format_is_worded_once() -> None:
     def provider(messages: Any) -> Any:
         raise AssertionError("not called")
 
-    with pytest.raises(ValueError, match="^provider_format must be one of 'openai', .*not 'x'$"):
+    with pytest.raises(ValueError, match=r"^provider_format must be one of 'openai', .*not 'x'$"):
         toolwire.run_tool_loop(provider, [], [], provider_format="x")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="^provider_format must be str, not int$"):
+    with pytest.raises(TypeError, match=r"^provider_format must be str, not int$"):
         toolwire.run_tool_loop(provider, [], [], provider_format=5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="^provider must be str, not int$"):
+    with pytest.raises(TypeError, match=r"^provider must be str, not int$"):
         toolwire.encode_tools([], 5)  # type: ignore[arg-type]
 
 
