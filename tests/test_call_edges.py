@@ -152,7 +152,7 @@ def test_a_wrong_provider_format_is_worded_once() -> None:
     with pytest.raises(TypeError, match=r"^provider_format must be str, not int$"):
         toolwire.run_tool_loop(provider, [], [], provider_format=5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^provider must be str, not int$"):
-        toolwire.encode_tools([], 5)  # type: ignore[arg-type]
+        toolwire.encode_tools([], 5)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(
