@@ -169,3 +169,26 @@ def test_an_accumulator_fed_a_wrong_type_raises_type_error(accumulator: Any) -> 
     for value in (123, None, 1.5, object()):
         with pytest.raises(TypeError):
             accumulator().feed(value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"name": "a", "arguments": {}}, {"arguments": {}}]',
+        '[{"name": "a", "arguments": {}}, 5]',
+        '```json\n[{"name": "a", "arguments": {}}, ["b"]]\n```',
+    ],
+)
+def test_a_list_with_one_item_that_is_no_call_keeps_its_calls(text: str) -> None:
+    """Found while looking for the same class of bug: such a list gave no calls at all."""
+    good, bad = agree(text)
+    assert isinstance(good, ToolCall) and good.name == "a"
+    assert isinstance(bad, InvalidToolCall) and bad.index == 1
+    assert bad.offset == text.rindex(", ") + 2
+
+
+def test_a_list_without_calls_is_still_prose() -> None:
+    assert agree('[{"a": 1}, 5]') == [] and agree("[1, 2]") == []
+    # An item with a name and no arguments beside a call is a call with `{}`, as in a block.
+    text = '[{"name": "a", "arguments": {}}, {"name": "b"}]'
+    assert shapes(agree(text)) == [("call", "a", {}), ("call", "b", {})]

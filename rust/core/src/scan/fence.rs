@@ -45,8 +45,12 @@ fn line_end(bytes: &[u8], start: usize) -> usize {
 /// closes there and the text is prose (`~~~ and then some prose`, as the seed reads it).
 fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     let mut i = start;
-    while let Some(b' ' | b'\t') = bytes.get(i) {
-        i += 1;
+    loop {
+        let n = indent_len(&bytes[i..]);
+        if n == 0 {
+            break;
+        }
+        i += n;
     }
     if !bytes[i..].starts_with(b"~~~") {
         return None;
@@ -94,17 +98,50 @@ pub fn closing_fence_len(line: &[u8]) -> usize {
     }
 }
 
-/// A byte order mark (U+FEFF) at the very start of a text: padding before a first fence line,
-/// like spaces (elsewhere U+FEFF is an ordinary character, so a line holding it is no fence).
+/// A byte order mark (U+FEFF) at the very start of a text.
 pub const LEADING_BOM: &str = "\u{feff}";
+
+/// Characters read as indentation before a fence line, like spaces and tabs: invisible or
+/// no-break characters that editors, copy-paste and some tokenizers put before a line (a
+/// byte order mark, a zero-width space, a word joiner, a no-break space). A fence they hide
+/// is still the fence the model wrote.
+pub const INVISIBLE_INDENT: [&str; 4] = ["\u{feff}", "\u{200b}", "\u{2060}", "\u{a0}"];
+
+/// The length of the indentation character (space, tab or [`INVISIBLE_INDENT`]) that starts
+/// `bytes`, or 0.
+pub fn indent_len(bytes: &[u8]) -> usize {
+    match bytes.first() {
+        Some(b' ' | b'\t') => 1,
+        Some(&b) if b >= 0x80 => INVISIBLE_INDENT
+            .iter()
+            .find(|c| bytes.starts_with(c.as_bytes()))
+            .map_or(0, |c| c.len()),
+        _ => 0,
+    }
+}
+
+/// The length of the indentation character that ends `bytes`, or 0.
+fn indent_len_before(bytes: &[u8]) -> usize {
+    match bytes.last() {
+        Some(b' ' | b'\t') => 1,
+        Some(&b) if b >= 0x80 => INVISIBLE_INDENT
+            .iter()
+            .find(|c| bytes.ends_with(c.as_bytes()))
+            .map_or(0, |c| c.len()),
+        _ => 0,
+    }
+}
 
 fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
     let mut j = i;
-    while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') {
-        j -= 1;
+    loop {
+        let n = indent_len_before(&bytes[..j]);
+        if n == 0 {
+            break;
+        }
+        j -= n;
     }
-    let after_bom = j == LEADING_BOM.len() && bytes.starts_with(LEADING_BOM.as_bytes());
-    (j == 0 || after_bom || bytes[j - 1] == b'\n').then_some(j)
+    (j == 0 || bytes[j - 1] == b'\n').then_some(j)
 }
 
 /// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.

@@ -1,5 +1,7 @@
 //! Small byte-at-a-time recognisers for markers that may arrive split across chunks.
 
+use crate::scan::fence::INVISIBLE_INDENT;
+
 /// Result of feeding one byte to a recogniser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step<T> {
@@ -25,6 +27,11 @@ const TAG: &[u8] = b"tool_call";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FenceLine {
     Indent,
+    /// The first `len` bytes of an invisible indentation character (`scan::fence`).
+    WideIndent {
+        bytes: [u8; 3],
+        len: u8,
+    },
     Tildes(u8),
     /// Spaces or tabs right after `~~~`.
     Gap,
@@ -45,6 +52,20 @@ pub(crate) enum FenceLine {
     Prose,
 }
 
+/// The state after `len` bytes of a possible invisible indentation character: back to
+/// `Indent` once it is whole, `None` when no such character starts so.
+fn wide_indent(bytes: [u8; 3], len: u8) -> Option<FenceLine> {
+    let seen = &bytes[..len as usize];
+    let char = INVISIBLE_INDENT
+        .iter()
+        .find(|c| c.as_bytes().starts_with(seen))?;
+    Some(if char.len() == seen.len() {
+        FenceLine::Indent
+    } else {
+        FenceLine::WideIndent { bytes, len }
+    })
+}
+
 impl FenceLine {
     pub fn step(&mut self, b: u8) -> Step<FenceKind> {
         use FenceLine::*;
@@ -52,6 +73,17 @@ impl FenceLine {
         let tag = |matched: u8| TAG.get(matched as usize) == Some(&b);
         let next = match (*self, b) {
             (Indent, b' ' | b'\t') => Indent,
+            (Indent, 0x80..) => match wide_indent([b, 0, 0], 1) {
+                Some(next) => next,
+                None => return Step::Done(FenceKind::None, false),
+            },
+            (WideIndent { mut bytes, len }, _) => {
+                bytes[len as usize] = b;
+                match wide_indent(bytes, len + 1) {
+                    Some(next) => next,
+                    None => return Step::Done(FenceKind::None, false),
+                }
+            }
             (Indent, b'~') => Tildes(1),
             (Tildes(n), b'~') if n < 3 => Tildes(n + 1),
             (Tildes(3) | Gap | ClosePad { .. } | Prose, b'\n') => {
@@ -207,6 +239,12 @@ mod tests {
         assert_eq!(fence("\t~~~ \n"), FenceKind::Close);
         assert_eq!(fence("~~~"), FenceKind::Close);
         assert_eq!(fence("~~~ tool_call\n"), FenceKind::Open);
+        assert_eq!(
+            fence("\u{a0}\u{200b} \u{2060}\u{feff}~~~tool_call\n"),
+            FenceKind::Open
+        );
+        assert_eq!(fence("\u{200b}~~~\n"), FenceKind::Close);
+        assert_eq!(fence("\u{200c}~~~\n"), FenceKind::None);
         assert_eq!(fence("~~~\t tool_call"), FenceKind::Open);
         assert_eq!(fence("~~~ and then some prose\n"), FenceKind::Close);
         assert_eq!(fence("~~~ tool_calls\n"), FenceKind::Close);
