@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import TypeVar
+
+Name = TypeVar("Name", bound=str)
 
 
-def check_one_of(what: str, value: object, choices: Iterable[str]) -> None:
-    """Raise ``TypeError`` when ``value`` is not a ``str`` and ``ValueError`` when it is not
-    among ``choices``; ``what`` names the argument in the message."""
+def check_one_of(what: str, value: object, choices: tuple[Name, ...]) -> Name:
+    """``value``, typed as one of ``choices``; ``TypeError`` when it is not a ``str`` and
+    ``ValueError`` when it is not among ``choices`` (``what`` names the argument)."""
     if not isinstance(value, str):
         raise TypeError(f"{what} must be str, not {type(value).__name__}")
-    choices = tuple(choices)
-    if value not in choices:
-        names = ", ".join(repr(name) for name in choices)
-        raise ValueError(f"{what} must be one of {names}, not {value!r}")
+    for choice in choices:
+        if value == choice:
+            return choice
+    names = ", ".join(repr(name) for name in choices)
+    raise ValueError(f"{what} must be one of {names}, not {value!r}")

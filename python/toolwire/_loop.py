@@ -263,8 +263,7 @@ async def arun_tool_loop(
 
 def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
     """The loop itself, independent of sync/async and of whole or streamed answers."""
-    fmt = options.provider_format
-    check_one_of("provider_format", fmt, PROVIDERS)
+    fmt = check_one_of("provider_format", options.provider_format, PROVIDERS)
     if options.max_turns < 1 or options.max_tool_passes < 0:
         raise ValueError("max_turns must be at least 1 and max_tool_passes at least 0")
     history = list(messages)

@@ -59,8 +59,7 @@ __all__ = [
 
 
 def _codec(provider: str) -> Codec:
-    check_one_of("provider", provider, PROVIDERS)
-    return CODECS[provider]
+    return CODECS[check_one_of("provider", provider, PROVIDERS)]
 
 
 # --- public API -----------------------------------------------------------------------------
