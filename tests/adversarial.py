@@ -122,18 +122,23 @@ def parsed(data: str | bytes) -> Any:
     return toolwire.parse_text(data).calls
 
 
-def streamed(data: str) -> list[Any]:
-    """The calls of the stream engine fed 5-character chunks."""
+def streamed(data: str, size: int = 5) -> list[Any]:
+    """The calls of the stream engine fed `size`-character chunks."""
     parser = toolwire.StreamParser()
     events: list[Any] = []
-    for i in range(0, len(data), 5):
-        events += parser.feed(data[i : i + 5])
+    for i in range(0, len(data), size):
+        events += parser.feed(data[i : i + size])
     events += parser.finish()
     return [
         e.call if isinstance(e, toolwire.ToolCallEnd) else e
         for e in events
         if isinstance(e, toolwire.ToolCallEnd | toolwire.InvalidToolCall)
     ]
+
+
+def streamed_4(data: str) -> list[Any]:
+    """The calls of the stream engine fed 4-character chunks (issue 20's unclosed names)."""
+    return streamed(data, 4)
 
 
 def nested_arrays(n: int) -> str:
@@ -276,23 +281,23 @@ def cases() -> list[Case]:
         Case("stream: prose in 5-char chunks", prose, streamed, 10**6, 200_000),
         # A name that never closes, fed in small chunks: its search resumes where it stopped.
         Case(
-            "stream: unclosed <function= name in 5-char chunks",
+            "stream: unclosed <function= name in 4-char chunks",
             lambda n: "<tool_call>\n<function=" + "x" * n,
-            streamed,
+            streamed_4,
             10**6,
             200_000,
         ),
         Case(
-            "stream: unclosed <parameter= name in 5-char chunks",
+            "stream: unclosed <parameter= name in 4-char chunks",
             lambda n: "<tool_call>\n<function=f>\n<parameter=" + "x" * n,
-            streamed,
+            streamed_4,
             10**6,
             200_000,
         ),
         Case(
-            "stream: repeated <function= in 5-char chunks",
+            "stream: repeated <function= in 4-char chunks",
             lambda n: "<function=" * (n // 10),
-            streamed,
+            streamed_4,
             10**6,
             200_000,
         ),
@@ -312,6 +317,22 @@ def cases() -> list[Case]:
         ),
         Case("stream: open braces", lambda n: "{" * n, parsed, 10**7, 1_000_000),
     ]
+    # Issue 20, part 2: near-miss fences, call objects in a row, repeated call keys.
+    near_misses: list[tuple[str, Callable[[int], str]]] = [
+        ("spaced opening fences", lambda n: "~~~ tool_call\n" * (n // 14)),
+        ("spaces before tool_call", lambda n: "~~~" + " " * n + "tool_call"),
+        ("tool_call words", lambda n: "tool_call " * (n // 10)),
+        ("closing lines with prose", lambda n: "~~~tool_call\n{}\n~~~ and prose\n" * (n // 30)),
+        ("open quotes before opening lines", lambda n: '~~~tool_call\n"\n~~~\n' * (n // 18)),
+        ("call objects in a row", lambda n: '{"name": "f", "arguments": {}}\n' * (n // 32)),
+        (
+            "repeated name keys",
+            lambda n: '~~~tool_call\n{' + '"name": "a", ' * (n // 13) + '"arguments": {}}\n~~~\n',
+        ),
+    ]
+    for name, make in near_misses:
+        found.append(Case(name, make, keep, 10**6, 100_000))
+        found.append(Case(f"stream: {name} in 4-char chunks", make, streamed_4, 10**6, 100_000))
     found += [
         Case(f"{protocol} calls", lambda n, p=protocol: many_calls(p, n), keep, 10**5, 10_000)
         for protocol in MANY_CALL_PROTOCOLS

@@ -98,3 +98,29 @@ def expected_rows(lines: list[str]) -> list[Any]:
 
     bodies = [json.dumps(json.loads(line)["response"]) for line in lines]
     return mask([entries(calls) for calls in toolwire.extract_batch(bodies)])
+
+
+def every_path(text: str) -> list[list[Any]]:
+    """The calls of model text through every public text path, each a list of `ToolCall` and
+    `InvalidToolCall`: `extract` (str and bytes), `parse_text`, `StreamParser` fed 3-character
+    str chunks and 1-byte bytes chunks, and `extract_batch` of a log line holding the text."""
+    import toolwire
+
+    def streamed(chunks: list[Any]) -> list[Any]:
+        parser = toolwire.StreamParser()
+        events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.finish()
+        return [
+            e.call if e.kind == "tool_call_end" else e
+            for e in events
+            if e.kind in ("tool_call_end", "invalid_tool_call")
+        ]
+
+    data = text.encode()
+    return [
+        toolwire.extract(text, on_error="keep"),
+        toolwire.extract(data, on_error="keep"),
+        toolwire.parse_text(text).calls,
+        streamed([text[i : i + 3] for i in range(0, len(text), 3)]),
+        streamed([data[i : i + 1] for i in range(len(data))]),
+        toolwire.extract_batch([json.dumps({"text": text})])[0],
+    ]

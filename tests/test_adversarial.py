@@ -80,10 +80,15 @@ def peak_rss_mb() -> float:
 @pytest.mark.parametrize("text", ["\ufeff", "\ufeff \t"])
 def test_a_leading_byte_order_mark_pads_the_first_fence_line(text: str) -> None:
     block = CALLS["text_tagged"]
-    # At the very start, U+FEFF is a byte order mark: the fence line after it opens a block.
-    # Elsewhere it is an ordinary character, so its line is no fence line. One-shot and
-    # stream agree, however the text is chunked.
-    for data, expected in [(text + block, EXPECTED), ("hi\n" + text + block, [])]:
+    # At the very start, U+FEFF is a byte order mark; at the start of any line it is invisible
+    # indentation (issue 20): the fence line after it opens a block. In the middle of a line
+    # it is an ordinary character. One-shot and stream agree, however the text is chunked.
+    cases = [
+        (text + block, EXPECTED),
+        ("hi\n" + text + block, EXPECTED),
+        ("hi " + text + block, []),
+    ]
+    for data, expected in cases:
         assert named_calls(toolwire.extract(data)) == expected, data
         assert named_calls(toolwire.parse_text(data).calls) == expected, data
         for size in (1, 2, 3, 7):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._choice import check_one_of
 from ._toolwire import ToolCall, decode_tool_calls
 from ._types import ToolResult
 from .codecs import PROVIDERS, Provider, decode_results
@@ -51,9 +52,8 @@ def pending_calls(
 def unanswered(messages: Sequence[Any], provider_format: str) -> list[tuple[int, ToolCall]]:
     """Each pending call with the index where its result belongs: after the message that made
     it and the call and result messages that follow it."""
-    if provider_format not in PROVIDERS:
-        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {provider_format!r}")
-    key, value = _CALLER[provider_format]
+    fmt = check_one_of("provider_format", provider_format, PROVIDERS)
+    key, value = _CALLER[fmt]
     waiting: list[tuple[int, ToolCall]] = []
     turn_parts: list[bool] = []  # per message: it holds calls or results
     for index, message in enumerate(messages):
@@ -61,14 +61,14 @@ def unanswered(messages: Sequence[Any], provider_format: str) -> list[tuple[int,
         if not isinstance(message, Mapping):
             turn_parts.append(False)
             continue
-        results = decode_results(message, provider_format)
+        results = decode_results(message, fmt)
         for result in results:
             _answer(waiting, result)
         calls: list[ToolCall] = []
         if message.get(key) == value:
             # A Responses item is read as the list of items it belongs to.
-            wire = [message] if provider_format == "openai_responses" else message
-            found = decode_tool_calls(wire, provider_format, on_error="keep")
+            wire = [message] if fmt == "openai_responses" else message
+            found = decode_tool_calls(wire, fmt, on_error="keep")
             calls = [c for c in found if isinstance(c, ToolCall)]
         waiting.extend((index, call) for call in calls)
         turn_parts.append(bool(results or calls))

@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ._choice import check_one_of
 from ._filter import ToolFilter
 from ._history import unanswered
 from ._registry import ToolRegistry
@@ -280,9 +281,7 @@ async def arun_tool_loop(
 
 def _steps(messages: Sequence[Any], options: _Options) -> _Steps:
     """The loop itself, independent of sync/async and of whole or streamed answers."""
-    fmt = options.provider_format
-    if fmt not in PROVIDERS:
-        raise ValueError(f"provider_format must be one of {PROVIDERS}, not {fmt!r}")
+    fmt = check_one_of("provider_format", options.provider_format, PROVIDERS)
     if options.max_turns < 1 or options.max_tool_passes < 0:
         raise ValueError("max_turns must be at least 1 and max_tool_passes at least 0")
     history = list(messages)

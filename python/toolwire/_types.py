@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, get_args
 
+from ._choice import check_one_of
 from ._errors import ToolDefinitionError
 
 __all__ = ["Diagnostic", "Origin", "PydanticModel", "Severity", "Tool", "ToolResult"]
@@ -144,10 +145,8 @@ class Diagnostic:
     call_id: str | None = None
 
     def __post_init__(self) -> None:
-        if self.severity not in _SEVERITIES:
-            raise ValueError(f"severity must be one of {_SEVERITIES}, not {self.severity!r}")
-        if self.origin not in _ORIGINS:
-            raise ValueError(f"origin must be one of {_ORIGINS}, not {self.origin!r}")
+        check_one_of("severity", self.severity, _SEVERITIES)
+        check_one_of("origin", self.origin, _ORIGINS)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-ready dict."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from ._choice import check_one_of
 from ._codecs import CODECS, PROVIDERS
 from ._codecs.base import (
     Assistant,
@@ -59,11 +60,7 @@ __all__ = [
 
 
 def _codec(provider: str) -> Codec:
-    try:
-        return CODECS[provider]
-    except (KeyError, TypeError):
-        choices = ", ".join(repr(name) for name in PROVIDERS)
-        raise ValueError(f"provider must be one of {choices}, not {provider!r}") from None
+    return CODECS[check_one_of("provider", provider, PROVIDERS)]
 
 
 # --- public API -----------------------------------------------------------------------------

@@ -370,6 +370,8 @@ pub struct CallFields<V> {
     /// The values under [`ARGUMENT_KEYS`], by position.
     arguments: [Option<V>; 4],
     id: Option<MemberText>,
+    /// The keys read from the object's JSON text (none for a decoded object).
+    keys: CallKeys,
 }
 
 impl<V> Default for CallFields<V> {
@@ -378,8 +380,110 @@ impl<V> Default for CallFields<V> {
             name: None,
             arguments: [None, None, None, None],
             id: None,
+            keys: CallKeys::default(),
         }
     }
+}
+
+/// A call object written with two `name` keys, or two arguments keys: a stream announces the
+/// first (its `ToolCallStart` name, its `ToolCallDelta` bytes) before the second is written,
+/// so neither may be chosen silently; such a call is invalid on every path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyConflict {
+    first: &'static str,
+    second: &'static str,
+}
+
+impl KeyConflict {
+    fn detail(self) -> String {
+        if self.first == self.second {
+            format!(
+                "the call object has the key {:?} twice: which one counts is ambiguous",
+                self.first
+            )
+        } else {
+            format!(
+                "the call object has both {:?} and {:?}: which arguments count is ambiguous",
+                self.first, self.second
+            )
+        }
+    }
+
+    /// The call's failure, under the first name the object gave (the one a stream announced).
+    fn failure<E>(self, name: Option<String>) -> ShapeFailure<E> {
+        let mut failure = ShapeFailure::parse(self.detail(), self.second);
+        failure.name = name;
+        failure
+    }
+}
+
+/// Watches the keys of a call object's JSON text for a [`KeyConflict`], building nothing.
+#[derive(Default)]
+struct CallKeys {
+    name: bool,
+    arguments: Option<&'static str>,
+    conflict: Option<KeyConflict>,
+    /// The first name, when read by [`call_key_conflict`].
+    first_name: Option<String>,
+}
+
+impl CallKeys {
+    /// Notes `key`; true when it is the name or an arguments key.
+    fn note(&mut self, key: &str) -> bool {
+        if key == "name" {
+            if self.name && self.conflict.is_none() {
+                self.conflict = Some(KeyConflict {
+                    first: "name",
+                    second: "name",
+                });
+            }
+            self.name = true;
+            return true;
+        }
+        let Some(key) = ARGUMENT_KEYS.iter().find(|k| **k == key) else {
+            return false;
+        };
+        match self.arguments {
+            Some(first) if self.conflict.is_none() => {
+                self.conflict = Some(KeyConflict { first, second: key })
+            }
+            Some(_) => {}
+            None => self.arguments = Some(key),
+        }
+        true
+    }
+}
+
+impl<B: JsonBuilder> ObjectVisitor<B> for CallKeys {
+    fn action(&mut self, key: &str) -> MemberAction {
+        let first_name = key == "name" && !self.name;
+        self.note(key);
+        if first_name {
+            MemberAction::Text
+        } else {
+            MemberAction::Skip
+        }
+    }
+    fn built(&mut self, _: &str, _: B::Value) {}
+    fn text(&mut self, _: &str, value: MemberText) {
+        if let MemberText::String(name) = value {
+            self.first_name = Some(name);
+        }
+    }
+}
+
+/// The failure of the call object whose JSON text starts `text` when it has a [`KeyConflict`]
+/// (read strictly as `options` say, building nothing); `None` for a clean object or any
+/// other text.
+pub fn call_key_conflict<B: JsonBuilder, E>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Option<ShapeFailure<E>> {
+    let mut keys = CallKeys::default();
+    parse_object_with(text, builder, options, &mut keys).ok()?;
+    let conflict = keys.conflict?;
+    Some(conflict.failure(keys.first_name))
 }
 
 fn member_text<V: JsonView>(value: V) -> MemberText {
@@ -400,12 +504,14 @@ impl<V: JsonView> CallFields<V> {
             name: object.get("name").map(member_text),
             arguments: ARGUMENT_KEYS.map(|key| object.get(key)),
             id: object.get("id").map(member_text),
+            keys: CallKeys::default(),
         }
     }
 }
 
 impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
     fn action(&mut self, key: &str) -> MemberAction {
+        self.keys.note(key);
         match key {
             "name" | "id" => MemberAction::Text,
             _ if ARGUMENT_KEYS.contains(&key) => MemberAction::Build,
@@ -419,6 +525,8 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
     }
     fn text(&mut self, key: &str, value: MemberText) {
         match key {
+            // A repeated name is a conflict; the first is the one a stream announced.
+            "name" if self.name.is_some() => {}
             "name" => self.name = Some(value),
             _ => self.id = Some(value),
         }
@@ -428,8 +536,9 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
 /// Call fields and the byte offset just past their object.
 pub type FieldsAndEnd<V> = (CallFields<V>, usize);
 
-/// The call fields of a list's elements and the byte offset just past the list.
-pub type FieldsListAndEnd<V> = (Vec<CallFields<V>>, usize);
+/// The call fields of a list's elements, each with its byte offset, and the byte offset just
+/// past the list.
+pub type FieldsListAndEnd<V> = (Vec<(usize, CallFields<V>)>, usize);
 
 /// The call fields of the JSON object at the start of `text`, read without building the object
 /// (only its arguments); `Ok(None)` when the value there is not an object. Also returns the
@@ -477,7 +586,7 @@ where
         if !fields.is_call_like() {
             return Ok(None);
         }
-        list.push(fields);
+        list.push((pos, fields));
         pos = skip_space(pos + len);
         match bytes.get(pos) {
             Some(b',') => pos = skip_space(pos + 1),
@@ -537,6 +646,13 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    if let Some(conflict) = fields.keys.conflict {
+        let name = match fields.name {
+            Some(MemberText::String(name)) => Some(name),
+            _ => None,
+        };
+        return Err(conflict.failure(name));
+    }
     let name = match fields.name {
         Some(MemberText::String(name)) if !name.is_empty() => name,
         other => {
@@ -778,21 +894,44 @@ where
             None,
         )));
     }
-    // Item starts are found once, on the first failure.
-    let mut item_starts: Option<Vec<usize>> = None;
+    let item_starts =
+        is_array.then(|| array_item_starts(&context.text[json_at..], options.lenient));
     let mut lines = LineColumns::new(context.text);
     for (k, item) in items.iter().enumerate() {
-        let before = outcomes.len();
-        push_call(call_from_object(builder, item, options), context, outcomes)?;
-        if let (true, Some(Outcome::Invalid(invalid))) = (is_array, outcomes.get_mut(before)) {
-            let starts = item_starts.get_or_insert_with(|| {
-                array_item_starts(&context.text[json_at..], options.lenient)
-            });
-            if let Some(at) = starts.get(k).map(|start| json_at + start) {
-                invalid.byte_offset = Some(context.base + at);
-                invalid.line_column = Some(lines.at(at));
-            }
+        let start = match &item_starts {
+            Some(starts) => starts.get(k).map(|start| json_at + start),
+            None => Some(json_at),
+        };
+        // The decoded object kept one of each key: its text says whether it had two.
+        let conflict = start
+            .filter(|_| item.kind() == JsonKind::Object)
+            .and_then(|at| call_key_conflict(builder, &context.text[at..], options));
+        let call = match conflict {
+            Some(failure) => Err(failure),
+            None => call_from_object(builder, item, options),
+        };
+        match start.filter(|_| is_array) {
+            Some(at) => push_call_at(call, context, at, &mut lines, outcomes)?,
+            None => push_call(call, context, outcomes)?,
         }
+    }
+    Ok(())
+}
+
+/// [`push_call`] for the call object at byte `at` of `context.text` (an item of a list): a
+/// failure is placed at the item's start.
+pub fn push_call_at<V, E>(
+    call: Result<Call<V>, ShapeFailure<E>>,
+    context: &TextCallContext<'_>,
+    at: usize,
+    lines: &mut LineColumns<'_>,
+    outcomes: &mut Vec<Outcome<V>>,
+) -> Result<(), E> {
+    let before = outcomes.len();
+    push_call(call, context, outcomes)?;
+    if let Some(Outcome::Invalid(invalid)) = outcomes.get_mut(before) {
+        invalid.byte_offset = Some(context.base + at);
+        invalid.line_column = Some(lines.at(at));
     }
     Ok(())
 }

@@ -149,7 +149,12 @@ mod tests {
         let wrapped =
             r#"[{"name": "a", "arguments": {}}, {"function": {"name": "b", "arguments": {}}}]"#;
         assert_eq!(calls(wrapped).len(), 2);
-        assert!(calls(r#"[{"name": "a", "arguments": {}}, {"other": 1}]"#).is_empty());
+        // A list that holds calls keeps them; an item that is no call is a broken call.
+        let mixed = r#"[{"name": "a", "arguments": {}}, {"other": 1}]"#;
+        let outcomes = extract_text(&mut ValueBuilder, mixed, &OPTIONS).unwrap();
+        assert!(matches!(&outcomes[0], Outcome::Call(c) if c.name == "a"));
+        assert!(matches!(&outcomes[1], Outcome::Invalid(i) if i.byte_offset == Some(33)));
+        assert!(calls(r#"[{"other": 1}, 5]"#).is_empty());
         let broken = r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": "[1]"}]"#;
         let outcomes = extract_text(&mut ValueBuilder, broken, &OPTIONS).unwrap();
         assert!(matches!(&outcomes[0], Outcome::Call(c) if c.name == "a"));

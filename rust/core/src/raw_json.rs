@@ -5,11 +5,11 @@ use memchr::memmem;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    failure_subject, json_failure_subject, push_call, FailureKind, Invalid, Outcome, Protocol,
-    ShapeFailure, TextCallContext, TextPlace,
+    call_key_conflict, json_failure_subject, push_call, push_call_at, FailureKind, Invalid,
+    Outcome, Protocol, TextCallContext, TextPlace,
 };
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
-use crate::position::line_column;
+use crate::position::{array_item_starts, LineColumns};
 use crate::scan::raw::balanced_spans;
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -115,16 +115,14 @@ where
             return push_call(call, &context, outcomes);
         }
     } else if let Ok(Some((list, end))) = call_fields_list_from_text(builder, body, options) {
-        // A list of well-formed calls; one that fails is reported by the general path.
+        // A list of call objects: a failing one is reported at its own start.
         if end == body.len() {
-            let calls: Result<Vec<_>, _> = list
-                .into_iter()
-                .map(|fields| call_from_fields(builder, fields, options))
-                .collect();
-            if let Ok(calls) = calls {
-                outcomes.extend(calls.into_iter().map(Outcome::Call));
-                return Ok(());
+            let mut lines = LineColumns::new(body);
+            for (at, fields) in list {
+                let call = call_from_fields(builder, fields, options);
+                push_call_at(call, &context, at, &mut lines, outcomes)?;
             }
+            return Ok(());
         }
     }
     let value = match parse(body, builder, options) {
@@ -146,35 +144,100 @@ where
             return Ok(());
         }
     };
-    let Some(calls) = candidate_calls(&value) else {
+    let Some(calls) = located_calls(&value) else {
         return Ok(());
     };
-    for (call_object, wrapper_id) in calls {
-        let index = outcomes.len();
-        match call_from_object(builder, &call_object, options) {
-            Ok(mut call) => {
+    // Each call is placed at its item of a list (a wrapper's calls at the wrapper).
+    let starts = match value.kind() {
+        JsonKind::Array => array_item_starts(body, options.lenient),
+        _ => vec![0],
+    };
+    let mut lines = LineColumns::new(body);
+    for Located {
+        call: object,
+        wrapper_id,
+        item,
+        direct,
+    } in calls
+    {
+        let at = starts.get(item).copied().unwrap_or(0);
+        // A decoded object kept one of each key: its text says whether it had two.
+        let conflict = direct
+            .then(|| call_key_conflict(builder, &body[at..], options))
+            .flatten();
+        let call = match conflict {
+            Some(failure) => Err(failure),
+            None => call_from_object(builder, &object, options).map(|mut call| {
                 if let Some(id) = crate::calls::id_of(wrapper_id) {
                     call.id = Some(id);
                 }
-                outcomes.push(Outcome::Call(call));
-            }
-            Err(ShapeFailure { build: Some(e), .. }) => return Err(e),
-            Err(failure) => {
-                let subject = failure_subject(failure.kind, &what);
-                let mut invalid = context.invalid(
-                    failure.kind,
-                    index,
-                    subject,
-                    failure.detail,
-                    None,
-                    failure.name,
-                );
-                invalid.line_column = Some(line_column(body, 0));
-                outcomes.push(Outcome::invalid(invalid));
-            }
-        }
+                call
+            }),
+        };
+        push_call_at(call, &context, at, &mut lines, outcomes)?;
     }
     Ok(())
+}
+
+/// A call object of a candidate, with where it sits.
+struct Located<V> {
+    call: V,
+    /// The id of an OpenAI-style `{"id", "function"}` wrapper.
+    wrapper_id: Option<V>,
+    /// The item of a top-level list it belongs to (0 for a single value).
+    item: usize,
+    /// Whether the call object is the value or the item itself (not inside a wrapper).
+    direct: bool,
+}
+
+/// The call objects of a decoded candidate, or `None` when it holds none. In a list that
+/// holds calls, an item that is no call is kept, to be reported as a broken call: a list
+/// with one bad item never loses its good calls.
+fn located_calls<V: JsonView>(value: &V) -> Option<Vec<Located<V>>> {
+    let direct = |call: &V, item: usize| Located {
+        call: call.clone(),
+        wrapper_id: None,
+        item,
+        direct: true,
+    };
+    if value.kind() != JsonKind::Array {
+        return Some(
+            candidate_calls(value)?
+                .into_iter()
+                .map(|(call, wrapper_id)| Located {
+                    direct: is_call_object(value),
+                    call,
+                    wrapper_id,
+                    item: 0,
+                })
+                .collect(),
+        );
+    }
+    let mut calls = Vec::new();
+    let mut any = false;
+    for (k, item) in value.items().iter().enumerate() {
+        match candidate_calls(item) {
+            Some(found) => {
+                any = true;
+                let is_call = is_call_object(item);
+                calls.extend(found.into_iter().map(|(call, wrapper_id)| Located {
+                    call,
+                    wrapper_id,
+                    item: k,
+                    direct: is_call,
+                }));
+            }
+            None => calls.push(direct(item, k)),
+        }
+    }
+    any.then_some(calls)
+}
+
+/// Whether a decoded value is itself a call object (a name and arguments).
+fn is_call_object<V: JsonView>(value: &V) -> bool {
+    value.kind() == JsonKind::Object
+        && value.get("name").is_some()
+        && (value.get("arguments").is_some() || value.get("parameters").is_some())
 }
 
 /// Whether broken JSON was meant as a call: it mentions a name and arguments (quoted or not,
@@ -191,9 +254,7 @@ fn looks_like_call(body: &str) -> bool {
 fn candidate_calls<V: JsonView>(value: &V) -> Option<Vec<(V, Option<V>)>> {
     match value.kind() {
         JsonKind::Object => {
-            if value.get("name").is_some()
-                && (value.get("arguments").is_some() || value.get("parameters").is_some())
-            {
+            if is_call_object(value) {
                 return Some(vec![(value.clone(), None)]);
             }
             if let Some(inner) = value

@@ -17,7 +17,8 @@ use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
 use crate::input::{
-    error_policy, extract_text_options, guarded, plain_data, raw_json_mode, with_text,
+    error_policy, extract_text_options, guarded, honour_native_calls, plain_data, raw_json_mode,
+    with_text,
 };
 use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
@@ -253,13 +254,7 @@ pub fn extract<'py>(
         let tools = ToolDefs::read(tools)?;
         let tools = tools.as_ref().map(|t| t as &dyn ParamTypes);
         let mut options = extract_text_options(formats, raw_json, repair, tools)?;
-        if native_tool_calls == Some(true) {
-            // The provider calls natively: the text of a response that has no structured calls
-            // is read for `~~~tool_call` fences only (the seed's fallback for models that ignore
-            // the native API); other markup and JSON in it are prose, maybe quoted, never run.
-            options.formats = FormatSet::NONE;
-            options.raw_json = None;
-        }
+        honour_native_calls(&mut options, native_tool_calls);
         extract_any(py, &plain_data(response)?, &options, Shape::Auto, policy)
     })
 }

@@ -16,7 +16,9 @@ use crate::api::{calls_list, response_outcomes, NotAResponse};
 use crate::builder::{BuildError, PyBuilder};
 use crate::errors::{invalid_call_error, json_decode_error, parse_error, provider_format_error};
 use crate::gc_pause::GcPause;
-use crate::input::{body_shape, error_policy, extract_text_options, guarded, quoted};
+use crate::input::{
+    body_shape, error_policy, extract_text_options, guarded, honour_native_calls, quoted,
+};
 use crate::types::{InvalidToolCall, ToolCall};
 use crate::view::PyJson;
 
@@ -68,14 +70,17 @@ pub(crate) struct BatchArgs<'a, 'py> {
     pub raw_json: &'a str,
     pub repair: bool,
     pub deterministic_ids: bool,
+    pub native_tool_calls: Option<bool>,
 }
 
 impl BatchArgs<'_, '_> {
     /// The number of threads and the options of every line; without `field`, each line is
     /// read as `unset` says.
     pub fn read(&self, unset: Locate) -> PyResult<(usize, LineOptions<'static>)> {
+        let mut text = extract_text_options(self.formats, self.raw_json, self.repair, None)?;
+        honour_native_calls(&mut text, self.native_tool_calls);
         let options = LineOptions {
-            text: extract_text_options(self.formats, self.raw_json, self.repair, None)?,
+            text,
             shape: body_shape(self.provider)?,
             locate: field_locate(self.field, unset)?,
             deterministic_ids: self.deterministic_ids,
@@ -393,7 +398,6 @@ pub fn extract_batch<'py>(
     on_error: &str,
     deterministic_ids: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let _ = native_tool_calls;
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let (threads, options) = BatchArgs {
@@ -404,6 +408,7 @@ pub fn extract_batch<'py>(
             raw_json,
             repair,
             deterministic_ids,
+            native_tool_calls,
         }
         .read(Locate::Whole)?;
         // Iterated, text would give its characters and a mapping its keys.

@@ -44,6 +44,7 @@ pub fn extract_jsonl_chunk<'py>(
             raw_json,
             repair,
             deterministic_ids,
+            native_tool_calls: None,
         }
         .read(Locate::LogRecord)?;
         let chunk = chunk.as_bytes();
@@ -170,6 +171,7 @@ pub fn extract_arrow_buffers<'py>(
             raw_json,
             repair,
             deterministic_ids,
+            native_tool_calls: None,
         }
         .read(Locate::Whole)?;
         let bytes = buffer_bytes(&data)?;

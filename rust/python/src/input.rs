@@ -202,6 +202,16 @@ pub fn extract_text_options<'a>(
     }
 }
 
+/// `native_tool_calls=True`: the provider calls natively, so the text of a response without
+/// structured calls is read for `~~~tool_call` fences only (the seed's fallback for models that
+/// ignore the native API); other markup and JSON in it are prose, maybe quoted, never run.
+pub fn honour_native_calls(options: &mut TextOptions<'_>, native_tool_calls: Option<bool>) {
+    if native_tool_calls == Some(true) {
+        options.formats = FormatSet::NONE;
+        options.raw_json = None;
+    }
+}
+
 /// `provider=`: "auto" (any known shape) or the provider whose shape every body must have.
 pub fn body_shape(provider: &str) -> PyResult<Shape> {
     Shape::parse(provider)

@@ -125,7 +125,7 @@ where
             Err(e) => return built(e),
         };
         let mut calls = Vec::with_capacity(list.len());
-        for fields in list {
+        for (_, fields) in list {
             match call_from_fields(self.builder, fields, options) {
                 Ok(call) => calls.push(call),
                 Err(ShapeFailure { build: Some(e), .. }) => return Err(e),

@@ -153,9 +153,12 @@ fn hermes_errors_have_offsets_and_do_not_stop_the_parse() {
 #[test]
 fn call_objects_read_field_by_field_agree_with_the_general_path() {
     use Format::{Hermes, Llama3Json, Mistral};
-    // Duplicate keys: the last wins, as in the decoded object.
+    // A repeated name: invalid on both paths (a stream announced the first).
     let dup = r#"<tool_call>{"name": "x", "name": "f", "arguments": {"a": 1}}</tool_call>"#;
-    assert_eq!(calls(Hermes, dup), [F_A1]);
+    let [Outcome::Invalid(invalid)] = &parsed(Hermes, dup).outcomes[..] else {
+        panic!("a repeated name is an invalid call")
+    };
+    assert!(invalid.detail.contains("\"name\" twice") && invalid.name.as_deref() == Some("x"));
     // A list with a failing element: the general path reports it at the element.
     let list = r#"<tool_call>[{"name": "f", "arguments": {"a": 1}}, {"name": 5, "arguments": {}}]</tool_call>"#;
     let p = parsed(Hermes, list);

@@ -11,8 +11,7 @@ use smallvec::SmallVec;
 
 use super::find::Needle;
 
-pub const OPEN_MARKER: &str = "~~~tool_call";
-static TOOL_CALL_FENCE: Needle = Needle::new(OPEN_MARKER);
+static TOOL_CALL: Needle = Needle::new("tool_call");
 static TILDES: Needle = Needle::new("~~~");
 static BACKTICKS: Needle = Needle::new("```");
 
@@ -40,42 +39,109 @@ fn line_end(bytes: &[u8], start: usize) -> usize {
 /// Classifies the line starting at `start` as a fence line, returning its end (after its
 /// `\n`). Read forward from the tildes: a fence line is short, and a line that merely holds
 /// `~~~` stops at its first other character.
+///
+/// An opening line is `~~~tool_call`, also spaced as `~~~ tool_call` (a model's slip, whose
+/// intent is plain). A closing line is `~~~`, or `~~~`, a space or tab and any text: the block
+/// closes there and the text is prose (`~~~ and then some prose`, as the seed reads it).
 fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     let mut i = start;
-    while let Some(b' ' | b'\t') = bytes.get(i) {
-        i += 1;
+    loop {
+        let n = indent_len(&bytes[i..]);
+        if n == 0 {
+            break;
+        }
+        i += n;
     }
     if !bytes[i..].starts_with(b"~~~") {
         return None;
     }
     i += 3;
-    let kind = if bytes[i..].starts_with(b"tool_call") {
-        i += "tool_call".len();
-        FenceLine::Open
-    } else {
-        FenceLine::Close
-    };
+    let after_tildes = i;
+    while let Some(b' ' | b'\t') = bytes.get(i) {
+        i += 1;
+    }
+    let spaced = i > after_tildes;
+    if bytes[i..].starts_with(b"tool_call") {
+        if let Some(end) = padding_to_line_end(bytes, i + "tool_call".len()) {
+            return Some((FenceLine::Open, end));
+        }
+    }
+    match padding_to_line_end(bytes, i) {
+        Some(end) => Some((FenceLine::Close, end)),
+        None if spaced => Some((FenceLine::Close, line_end(bytes, i))),
+        None => None,
+    }
+}
+
+/// The end of the line (after its `\n`) when only spaces, tabs and `\r` come from `i` to it.
+fn padding_to_line_end(bytes: &[u8], mut i: usize) -> Option<usize> {
     while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
         i += 1;
     }
     match bytes.get(i) {
-        None => Some((kind, i)),
-        Some(b'\n') => Some((kind, i + 1)),
+        None => Some(i),
+        Some(b'\n') => Some(i + 1),
         Some(_) => None,
     }
 }
 
-/// A byte order mark (U+FEFF) at the very start of a text: padding before a first fence line,
-/// like spaces (elsewhere U+FEFF is an ordinary character, so a line holding it is no fence).
+/// Where the fence of a closing line (`line`, from its start) ends: after `~~~` and its
+/// padding, before the prose a closing line may carry (the whole line when it has none).
+pub fn closing_fence_len(line: &[u8]) -> usize {
+    let mut i = line.iter().position(|&b| b == b'~').map_or(0, |i| i + 3);
+    while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
+        i += 1;
+    }
+    match line.get(i) {
+        None | Some(b'\n') => line.len(),
+        Some(_) => i,
+    }
+}
+
+/// A byte order mark (U+FEFF) at the very start of a text.
 pub const LEADING_BOM: &str = "\u{feff}";
+
+/// Characters read as indentation before a fence line, like spaces and tabs: invisible or
+/// no-break characters that editors, copy-paste and some tokenizers put before a line (a
+/// byte order mark, a zero-width space, a word joiner, a no-break space). A fence they hide
+/// is still the fence the model wrote.
+pub const INVISIBLE_INDENT: [&str; 4] = ["\u{feff}", "\u{200b}", "\u{2060}", "\u{a0}"];
+
+/// The length of the indentation character (space, tab or [`INVISIBLE_INDENT`]) that starts
+/// `bytes`, or 0.
+pub fn indent_len(bytes: &[u8]) -> usize {
+    match bytes.first() {
+        Some(b' ' | b'\t') => 1,
+        Some(&b) if b >= 0x80 => INVISIBLE_INDENT
+            .iter()
+            .find(|c| bytes.starts_with(c.as_bytes()))
+            .map_or(0, |c| c.len()),
+        _ => 0,
+    }
+}
+
+/// The length of the indentation character that ends `bytes`, or 0.
+fn indent_len_before(bytes: &[u8]) -> usize {
+    match bytes.last() {
+        Some(b' ' | b'\t') => 1,
+        Some(&b) if b >= 0x80 => INVISIBLE_INDENT
+            .iter()
+            .find(|c| bytes.ends_with(c.as_bytes()))
+            .map_or(0, |c| c.len()),
+        _ => 0,
+    }
+}
 
 fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
     let mut j = i;
-    while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') {
-        j -= 1;
+    loop {
+        let n = indent_len_before(&bytes[..j]);
+        if n == 0 {
+            break;
+        }
+        j -= n;
     }
-    let after_bom = j == LEADING_BOM.len() && bytes.starts_with(LEADING_BOM.as_bytes());
-    (j == 0 || after_bom || bytes[j - 1] == b'\n').then_some(j)
+    (j == 0 || bytes[j - 1] == b'\n').then_some(j)
 }
 
 /// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.
@@ -149,14 +215,20 @@ pub fn find_blocks_with(
     // reaches a fence line inside a string is then in the same state there and would also run
     // to the end, so it stops at once. This keeps the whole scan linear.
     let mut string_runs_to_end = false;
-    while let Some(found) = TOOL_CALL_FENCE.find(&bytes[pos..]) {
-        let marker = pos + found;
-        let Some(line_start) = at_line_start(bytes, marker) else {
-            pos = marker + 1;
+    while let Some(found) = TOOL_CALL.find(&bytes[pos..]) {
+        let tag = pos + found;
+        // The tildes before the tag (`~~~tool_call`, or spaced: `~~~ tool_call`).
+        let mut marker = tag;
+        while marker > pos && matches!(bytes[marker - 1], b' ' | b'\t') {
+            marker -= 1;
+        }
+        let tildes = marker >= pos + 3 && bytes[marker - 3..marker] == *b"~~~";
+        let Some(line_start) = tildes.then(|| at_line_start(bytes, marker - 3)).flatten() else {
+            pos = tag + 1;
             continue;
         };
         let Some((FenceLine::Open, body_start)) = fence_line(bytes, line_start) else {
-            pos = marker + 1;
+            pos = tag + 1;
             continue;
         };
         if code_blocks.inside_at(line_start) {
@@ -252,6 +324,11 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
                 if stop_at_fence_in_string {
                     return BodyEnd::EndOfText;
                 }
+                // No call's string holds a whole opening line: a quote left open ran on into
+                // the next block, so this block ends at its first fence line.
+                if kind == FenceLine::Open {
+                    return first_fence_line(bytes, start);
+                }
             }
         }
         let Some(found) = next_json_special(&bytes[i..]) else {
@@ -317,8 +394,9 @@ mod tests {
             .collect()
     }
 
-    /// A fence line as the contract words it: optional indent, `~~~` or `~~~tool_call`, then
-    /// nothing but spaces, tabs and `\r` up to the line's end.
+    /// A fence line as the contract words it: optional indent, `~~~` or `~~~tool_call` (spaces
+    /// or tabs allowed before `tool_call`), then nothing but spaces, tabs and `\r` up to the
+    /// line's end; or `~~~`, a space or tab, and any text (a closing line with prose).
     fn fence_line_by_definition(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
         let end = line_end(bytes, start);
         let line = bytes[start..end]
@@ -327,11 +405,11 @@ mod tests {
         let text = std::str::from_utf8(line).ok()?;
         let rest = text.trim_start_matches([' ', '\t']).strip_prefix("~~~")?;
         let padding = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
-        if padding(rest) {
-            return Some((FenceLine::Close, end));
+        let tag = rest.trim_start_matches([' ', '\t']);
+        if tag.strip_prefix("tool_call").is_some_and(padding) {
+            return Some((FenceLine::Open, end));
         }
-        let after = rest.strip_prefix("tool_call")?;
-        padding(after).then_some((FenceLine::Open, end))
+        (padding(rest) || tag.len() < rest.len()).then_some((FenceLine::Close, end))
     }
 
     #[test]
@@ -379,6 +457,28 @@ mod tests {
     }
 
     #[test]
+    fn an_open_quote_does_not_run_into_the_next_block() {
+        let text =
+            "~~~tool_call\n{\"\n~~~\n~~~tool_call\n{\"name\": \"\\\"\", \"arguments\": {}}\n~~~\n";
+        assert_eq!(
+            bodies(text),
+            vec![
+                ("{\"\n", true),
+                ("{\"name\": \"\\\"\", \"arguments\": {}}\n", true)
+            ]
+        );
+    }
+
+    #[test]
+    fn spaced_opening_lines_and_closing_lines_with_prose() {
+        let text = "~~~ tool_call\n{}\n~~~ and then some prose\n~~~\ttool_call \n[]\n~~~\n";
+        assert_eq!(bodies(text), vec![("{}\n", true), ("[]\n", true)]);
+        assert_eq!(closing_fence_len(b"  ~~~ and then\n"), 6);
+        assert_eq!(closing_fence_len(b"~~~ \r\n"), 6);
+        assert_eq!(closing_fence_len(b"~~~"), 3);
+    }
+
+    #[test]
     fn unterminated_block_then_next_block() {
         let text = "~~~tool_call\n{\"name\": \"a\"\n~~~tool_call\n{}\n~~~\n";
         assert_eq!(
@@ -392,7 +492,7 @@ mod tests {
     fn not_blocks() {
         for text in [
             "~~~tool_calls\n{}\n~~~\n",
-            "~~~ tool_call\n{}\n~~~\n",
+            "~~~ tool_calls\n{}\n~~~\n",
             "~~~TOOL_CALL\n{}\n~~~\n",
             "say ~~~tool_call\n{}\n~~~\n",
             "```\n~~~tool_call\n{}\n~~~\n```\n",
@@ -423,10 +523,10 @@ mod tests {
 
     #[test]
     fn repeated_unbalanced_blocks_stay_linear() {
-        // Each odd block's quote opens a string that the next block's quote closes, so by the
-        // contract's rule the blocks pair up; what matters is that this takes linear time.
+        // Each block's quote is left open: the next opening line, inside that string, ends the
+        // block at its own fence line. What matters too is that this takes linear time.
         let text = "~~~tool_call\n\"\n~~~\n".repeat(100_000);
-        assert_eq!(find_blocks(&text).len(), 50_000);
+        assert_eq!(find_blocks(&text).len(), 100_000);
         let text = "~~~tool_call\n\"\n".repeat(100_000);
         let blocks = find_blocks(&text);
         assert!(blocks.len() >= 50_000 && blocks.iter().all(|b| !b.terminated));

@@ -10,6 +10,7 @@ use std::mem;
 use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext, TextPlace};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
+use crate::scan::fence::closing_fence_len;
 use crate::scan::find::{find_byte, find_either};
 use crate::text_tagged::unterminated_block;
 
@@ -121,6 +122,11 @@ impl FenceBody {
                 if self.string_fence.is_none() {
                     self.string_fence = Some((line_start, body.len(), verdict));
                 }
+                // An opening line inside a string: a quote was left open (as in `scan::fence`).
+                if let (FenceKind::Open, Some((start, end, kind))) = (verdict, self.string_fence) {
+                    let rest = self.close(body, start, end, kind, cx)?;
+                    return Ok(Next::replay(used, rest));
+                }
             }
             if cx.shared.events {
                 while self.scanner.scan(body) != Stop::End {}
@@ -164,15 +170,16 @@ impl FenceBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        // A closing line's prose (`~~~ and then some prose`) is looked at again, as text.
         let consumed = if kind == FenceKind::Open {
             end
         } else {
-            line_end
+            end + closing_fence_len(&body.as_bytes()[end..line_end])
         };
         let rest = body[consumed..].to_owned();
         cx.shared.pos = self.body_at.after(&body[..consumed]);
+        cx.shared.prose.at_line_start = kind == FenceKind::Open || consumed == line_end;
         let body = &body[..end];
-        cx.shared.prose.at_line_start = true;
         if kind == FenceKind::Open {
             self.unterminated(body, cx);
             return Ok(rest);

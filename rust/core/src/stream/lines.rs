@@ -1,5 +1,7 @@
 //! Small byte-at-a-time recognisers for markers that may arrive split across chunks.
 
+use crate::scan::fence::INVISIBLE_INDENT;
+
 /// Result of feeding one byte to a recogniser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step<T> {
@@ -20,33 +22,96 @@ pub(crate) enum FenceKind {
 const TAG: &[u8] = b"tool_call";
 
 /// Classifies a line as a `~~~tool_call` opening line, a `~~~` closing line or neither, fed
-/// from the line start (optional spaces/tabs first) up to and including its `\n`.
+/// from the line start (optional spaces/tabs first) up to and including its `\n`: the rules of
+/// [`crate::scan::fence`] (`~~~ tool_call` opens; `~~~`, a space and prose closes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FenceLine {
     Indent,
+    /// The first `len` bytes of an invisible indentation character (`scan::fence`).
+    WideIndent {
+        bytes: [u8; 3],
+        len: u8,
+    },
     Tildes(u8),
-    /// Matched `~~~` and this many bytes of `tool_call`.
-    Tag(u8),
+    /// Spaces or tabs right after `~~~`.
+    Gap,
+    /// Matched `~~~` (then spaces or tabs, if `spaced`) and this many bytes of `tool_call`.
+    Tag {
+        matched: u8,
+        spaced: bool,
+    },
     /// Padding after `~~~` (a closing line).
-    ClosePad,
+    ClosePad {
+        spaced: bool,
+    },
     /// Padding after `~~~tool_call` (an opening line).
-    OpenPad,
+    OpenPad {
+        spaced: bool,
+    },
+    /// Text after `~~~` and a space: a closing line that carries prose.
+    Prose,
+}
+
+/// The state after `len` bytes of a possible invisible indentation character: back to
+/// `Indent` once it is whole, `None` when no such character starts so.
+fn wide_indent(bytes: [u8; 3], len: u8) -> Option<FenceLine> {
+    let seen = &bytes[..len as usize];
+    let char = INVISIBLE_INDENT
+        .iter()
+        .find(|c| c.as_bytes().starts_with(seen))?;
+    Some(if char.len() == seen.len() {
+        FenceLine::Indent
+    } else {
+        FenceLine::WideIndent { bytes, len }
+    })
 }
 
 impl FenceLine {
     pub fn step(&mut self, b: u8) -> Step<FenceKind> {
         use FenceLine::*;
         let padding = matches!(b, b' ' | b'\t' | b'\r');
+        let tag = |matched: u8| TAG.get(matched as usize) == Some(&b);
         let next = match (*self, b) {
             (Indent, b' ' | b'\t') => Indent,
+            (Indent, 0x80..) => match wide_indent([b, 0, 0], 1) {
+                Some(next) => next,
+                None => return Step::Done(FenceKind::None, false),
+            },
+            (WideIndent { mut bytes, len }, _) => {
+                bytes[len as usize] = b;
+                match wide_indent(bytes, len + 1) {
+                    Some(next) => next,
+                    None => return Step::Done(FenceKind::None, false),
+                }
+            }
             (Indent, b'~') => Tildes(1),
             (Tildes(n), b'~') if n < 3 => Tildes(n + 1),
-            (Tildes(3) | ClosePad, b'\n') => return Step::Done(FenceKind::Close, true),
-            (Tildes(3) | ClosePad, _) if padding => ClosePad,
-            (Tildes(3), _) if b == TAG[0] => Tag(1),
-            (Tag(n), _) if (n as usize) < TAG.len() && b == TAG[n as usize] => Tag(n + 1),
-            (Tag(9) | OpenPad, b'\n') => return Step::Done(FenceKind::Open, true),
-            (Tag(9) | OpenPad, _) if padding => OpenPad,
+            (Tildes(3) | Gap | ClosePad { .. } | Prose, b'\n') => {
+                return Step::Done(FenceKind::Close, true)
+            }
+            (Tildes(3) | Gap, b' ' | b'\t') => Gap,
+            (Tildes(3), _) if padding => ClosePad { spaced: false },
+            (Gap, _) if padding => ClosePad { spaced: true },
+            (ClosePad { spaced }, _) if padding => ClosePad { spaced },
+            (Tildes(3), _) if tag(0) => Tag {
+                matched: 1,
+                spaced: false,
+            },
+            (Gap, _) if tag(0) => Tag {
+                matched: 1,
+                spaced: true,
+            },
+            (Tag { matched, spaced }, _) if tag(matched) => Tag {
+                matched: matched + 1,
+                spaced,
+            },
+            (Tag { matched: 9, .. } | OpenPad { .. }, b'\n') => {
+                return Step::Done(FenceKind::Open, true)
+            }
+            (Tag { matched: 9, spaced } | OpenPad { spaced }, _) if padding => OpenPad { spaced },
+            (Tag { spaced: true, .. }, b'\n') => return Step::Done(FenceKind::Close, true),
+            (Gap | Prose | Tag { spaced: true, .. } | OpenPad { spaced: true }, _) => Prose,
+            (ClosePad { spaced: true }, _) => Prose,
             _ => return Step::Done(FenceKind::None, false),
         };
         *self = next;
@@ -55,16 +120,19 @@ impl FenceLine {
 
     /// The verdict when the text ends on this line.
     pub fn at_end(self) -> FenceKind {
+        use FenceLine::*;
         match self {
-            FenceLine::Tildes(3) | FenceLine::ClosePad => FenceKind::Close,
-            FenceLine::Tag(9) | FenceLine::OpenPad => FenceKind::Open,
+            Tag { matched: 9, .. } | OpenPad { .. } => FenceKind::Open,
+            Tildes(3) | Gap | ClosePad { .. } | Prose | Tag { spaced: true, .. } => {
+                FenceKind::Close
+            }
             _ => FenceKind::None,
         }
     }
 
     /// Whether the line can still become an opening line.
     pub fn may_open(self) -> bool {
-        !matches!(self, FenceLine::ClosePad)
+        !matches!(self, FenceLine::ClosePad { .. } | FenceLine::Prose)
     }
 }
 
@@ -170,9 +238,21 @@ mod tests {
         assert_eq!(fence("~~~tool_call"), FenceKind::Open);
         assert_eq!(fence("\t~~~ \n"), FenceKind::Close);
         assert_eq!(fence("~~~"), FenceKind::Close);
+        assert_eq!(fence("~~~ tool_call\n"), FenceKind::Open);
+        assert_eq!(
+            fence("\u{a0}\u{200b} \u{2060}\u{feff}~~~tool_call\n"),
+            FenceKind::Open
+        );
+        assert_eq!(fence("\u{200b}~~~\n"), FenceKind::Close);
+        assert_eq!(fence("\u{200c}~~~\n"), FenceKind::None);
+        assert_eq!(fence("~~~\t tool_call"), FenceKind::Open);
+        assert_eq!(fence("~~~ and then some prose\n"), FenceKind::Close);
+        assert_eq!(fence("~~~ tool_calls\n"), FenceKind::Close);
+        assert_eq!(fence("~~~ to\n"), FenceKind::Close);
+        assert_eq!(fence("~~~ \r x"), FenceKind::Close);
         for line in [
             "~~~tool_calls\n",
-            "~~~ tool_call\n",
+            "~~~\rx\n",
             "~~~~\n",
             "x~~~\n",
             "~~\n",

@@ -230,6 +230,12 @@ impl RawBody {
             cx.out,
         );
         shared.prose.at_line_start = body[..consumed].ends_with('\n');
+        // Weak models write several calls one after the other: a JSON value right after a
+        // whole-message call (only blank space between) is a candidate too. Any prose ends
+        // that, so JSON quoted in prose is still never read.
+        if self.kind == RawKind::Whole {
+            shared.prose.message_started = false;
+        }
         Ok(())
     }
 

@@ -11,7 +11,7 @@ use crate::formats::bare_group;
 use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
-use crate::scan::fence::LEADING_BOM;
+use crate::scan::fence::{indent_len, LEADING_BOM};
 use crate::scan::find::{find_any3, find_either};
 
 use super::fence::FenceBody;
@@ -95,6 +95,13 @@ impl Text {
                     0xEF if cx.shared.pos.bytes + i == 0 && input.starts_with(LEADING_BOM) => {
                         cx.shared.prose.message_started = true;
                         i += LEADING_BOM.len();
+                        continue;
+                    }
+                    // Invisible indentation before a fence, as in `scan::fence` (a chunk of
+                    // text holds whole characters).
+                    0x80.. if indent_len(&bytes[i..]) > 0 => {
+                        cx.shared.prose.message_started = true;
+                        i += indent_len(&bytes[i..]);
                         continue;
                     }
                     b'~' if cx.fences_allowed() => {

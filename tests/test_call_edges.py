@@ -1,0 +1,194 @@
+"""Issue 20, part 2: calls that were lost, misnamed or misplaced, through every text path
+(`support.every_path`: extract of str and bytes, parse_text, StreamParser fed str and bytes
+chunks, extract_batch)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import toolwire
+from support import every_path
+from toolwire import InvalidToolCall, ToolCall
+
+
+def shapes(calls: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        ("call", c.name, c.arguments) if isinstance(c, ToolCall) else ("invalid", c.name)
+        for c in calls
+    ]
+
+
+def agree(text: str) -> list[Any]:
+    """The calls of `text`, the same on every path (ids apart); extract's are returned."""
+    results = every_path(text)
+    for calls in results[1:]:
+        assert shapes(calls) == shapes(results[0]), text
+    return results[0]
+
+
+REPEATED_KEYS = [
+    ('{"arguments": {"x": 1}, "name": "a", "name": "b"}', '"name" twice'),
+    ('{"name": "a", "arguments": {"x": 1}, "arguments": {"x": 2}}', '"arguments" twice'),
+    ('{"name": "a", "parameters": {"x": 1}, "arguments": {"x": 2}}', 'both "parameters" and'),
+]
+
+
+@pytest.mark.parametrize(("call", "why"), REPEATED_KEYS)
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda c: f"~~~tool_call\n{c}\n~~~\n",
+        lambda c: f"~~~tool_call\n[{c}]\n~~~\n",
+        lambda c: c,
+        lambda c: f"```json\n[{c}]\n```",
+        lambda c: f"<tool_call>{c}</tool_call>",
+        lambda c: f"[TOOL_CALLS][{c}]",
+    ],
+)
+def test_a_repeated_name_or_arguments_key_is_an_invalid_call(
+    call: str, why: str, wrap: Any
+) -> None:
+    """A stream announces the first name and streams the first arguments before the second is
+    written: a call object that names two tools (or gives two arguments) is invalid, named
+    after the name it was announced with."""
+    text = wrap(call)
+    [invalid] = agree(text)
+    assert isinstance(invalid, InvalidToolCall) and why in invalid.error and invalid.name == "a"
+    parser = toolwire.StreamParser()
+    events = [e for ch in text for e in parser.feed(ch)] + parser.finish()
+    starts = [e.name for e in events if e.kind == "tool_call_start"]
+    assert all(name == "a" for name in starts)
+    assert [e.kind for e in events if e.kind.startswith(("tool_call_end", "invalid"))] == [
+        "invalid_tool_call"
+    ]
+
+
+def test_one_name_key_and_one_arguments_key_still_read() -> None:
+    [call] = agree('~~~tool_call\n{"name": "a", "id": "1", "parameters": {"x": 1}}\n~~~\n')
+    assert (call.name, call.arguments) == ("a", {"x": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```json\n[{"name": "a", "arguments": {}}, {"name": "b", "arguments": 3}]\n```',
+        'Here:\n```json\n[{"name": "a", "arguments": {}},\n {"name": "b", "arguments": 3}]\n```',
+        '[{"name": "a", "arguments": {}},\n {"name": "b", "arguments": 3}]',
+        '[{"name": "a", "arguments": {}}, {"name": "a", "name": "b", "arguments": {}}]',
+        '~~~tool_call\n[{"name": "a", "arguments": {}}, {"name": "b", "arguments": 3}]\n~~~',
+    ],
+)
+def test_a_failing_item_of_a_json_list_is_placed_at_the_item(text: str) -> None:
+    first, bad = agree(text)
+    assert isinstance(first, ToolCall) and isinstance(bad, InvalidToolCall)
+    at = text.index('{"name": ', text.index('{"name": ') + 1)  # the second item
+    assert bad.offset == at and f"(offset {at})" in bad.error
+
+
+def test_call_objects_one_after_another_are_each_a_call() -> None:
+    text = '{"name": "first", "arguments": {}}\n{"name": "second", "arguments": {"n": 2}}\n'
+    assert shapes(agree(text)) == [("call", "first", {}), ("call", "second", {"n": 2})]
+    assert toolwire.parse_text(text).content.strip() == ""
+
+
+def test_a_pretty_printed_call_then_prose_is_the_call_and_the_prose_content() -> None:
+    text = '{\n  "name": "write",\n  "arguments": {"a": 1}\n}\nThat\'s it.'
+    assert shapes(agree(text)) == [("call", "write", {"a": 1})]
+    assert toolwire.parse_text(text).content == "\nThat's it."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'I would call {"name": "f", "arguments": {}} here.',
+        'Done: {"name": "f", "arguments": {}}\n{"name": "g", "arguments": {}}',
+        '{"name": "f", "arguments": {}}\nThen {"name": "g", "arguments": {}}',
+    ],
+)
+def test_json_quoted_in_prose_never_runs_a_tool(text: str) -> None:
+    names = [c.name for c in agree(text)]
+    assert "g" not in names and (names == [] or names == ["f"])
+
+
+def test_a_closing_fence_followed_by_prose_closes_the_block() -> None:
+    text = '~~~tool_call\n{"name": "f", "arguments": {}}\n~~~ and then some prose\nBye.'
+    assert shapes(agree(text)) == [("call", "f", {})]
+    assert toolwire.parse_text(text).content == "and then some prose\nBye."
+
+
+def test_a_spaced_opening_fence_is_read() -> None:
+    text = '~~~ tool_call\n{"name": "f", "arguments": {}}\n~~~\n'
+    assert shapes(agree(text)) == [("call", "f", {})]
+    # Prose after `~~~ ` that is not `tool_call` is prose, not a block.
+    assert agree("~~~ tool_calls\n{}\n~~~\n") == []
+
+
+def test_native_tool_calls_is_honoured_by_extract_batch() -> None:
+    body = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": '<tool_call>{"name": "send_email", "arguments": {}}</tool_call>',
+                    "tool_calls": [],
+                }
+            }
+        ]
+    }
+    for item in (body, json.dumps(body)):
+        assert toolwire.extract_batch([item], native_tool_calls=True) == [[]]
+        assert [c.name for c in toolwire.extract_batch([item])[0]] == ["send_email"]
+    assert toolwire.extract(body, native_tool_calls=True) == []
+
+
+def test_a_wrong_provider_format_is_worded_once() -> None:
+    def provider(messages: Any) -> Any:
+        raise AssertionError("not called")
+
+    with pytest.raises(ValueError, match=r"^provider_format must be one of 'openai', .*not 'x'$"):
+        toolwire.run_tool_loop(provider, [], [], provider_format="x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^provider_format must be str, not int$"):
+        toolwire.run_tool_loop(provider, [], [], provider_format=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^provider must be str, not int$"):
+        toolwire.encode_tools([], 5)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "accumulator",
+    [
+        toolwire.OpenAIStreamAccumulator,
+        toolwire.AnthropicStreamAccumulator,
+        toolwire.ResponsesStreamAccumulator,
+        toolwire.GeminiStreamAccumulator,
+        toolwire.OllamaStreamAccumulator,
+    ],
+)
+def test_an_accumulator_fed_a_wrong_type_raises_type_error(accumulator: Any) -> None:
+    for value in (123, None, 1.5, object()):
+        with pytest.raises(TypeError):
+            accumulator().feed(value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"name": "a", "arguments": {}}, {"arguments": {}}]',
+        '[{"name": "a", "arguments": {}}, 5]',
+        '```json\n[{"name": "a", "arguments": {}}, ["b"]]\n```',
+    ],
+)
+def test_a_list_with_one_item_that_is_no_call_keeps_its_calls(text: str) -> None:
+    """Found while looking for the same class of bug: such a list gave no calls at all."""
+    good, bad = agree(text)
+    assert isinstance(good, ToolCall) and good.name == "a"
+    assert isinstance(bad, InvalidToolCall) and bad.index == 1
+    assert bad.offset == text.rindex(", ") + 2
+
+
+def test_a_list_without_calls_is_still_prose() -> None:
+    assert agree('[{"a": 1}, 5]') == [] and agree("[1, 2]") == []
+    # An item with a name and no arguments beside a call is a call with `{}`, as in a block.
+    text = '[{"name": "a", "arguments": {}}, {"name": "b"}]'
+    assert shapes(agree(text)) == [("call", "a", {}), ("call", "b", {})]
