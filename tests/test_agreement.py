@@ -22,6 +22,7 @@ import pytest
 import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from renderers import RENDERERS
 from support import DATA, cases, load_jsonl
 
 PROTOCOLS = ("text_tagged", "raw_json", *toolwire.FORMATS)
@@ -49,11 +50,28 @@ def corpus_texts() -> list[str]:
     return texts
 
 
+def rendered_texts() -> list[str]:
+    """The corpus rendered in the formats it was not written in (every 7th case)."""
+    texts = []
+    for render in RENDERERS.values():
+        for k, case in enumerate(cases()):
+            text = render(case, k) if k % 7 == 0 else None
+            if text is not None:
+                texts.append(text)
+    return texts
+
+
 def stream_texts() -> list[str]:
     return [s["text"] for s in load_jsonl("streams.jsonl") if isinstance(s.get("text"), str)]
 
 
-TEXTS = [*DISAGREED, *(c["text"] for c in conformance()), *corpus_texts(), *stream_texts()]
+TEXTS = [
+    *DISAGREED,
+    *(c["text"] for c in conformance()),
+    *corpus_texts(),
+    *rendered_texts(),
+    *stream_texts(),
+]
 MARKERS = [
     "<tool_call>",
     "</tool_call>",
@@ -69,6 +87,15 @@ MARKERS = [
     "<|channel|>",
     "<|message|>",
     "<|call|>",
+    "<|tool_call_start|>",
+    "<|tool_call_end|>",
+    "<tool_calls>",
+    "</tool_calls>",
+    "<TOOLCALL>",
+    "<|tool_call|>",
+    "<|tools_prefix|>",
+    "<|START_ACTION|>",
+    "<|END_ACTION|>",
     "<think>",
     "</think>",
     "~~~tool_call\n",

@@ -17,4 +17,10 @@ FormatName = Literal[
     "harmony",
     "minimax_m2",
     "deepseek_dsml",
+    "lfm2",
+    "jamba",
+    "nemotron",
+    "granite",
+    "apertus",
+    "command_r7b",
 ]

@@ -24,13 +24,13 @@ where
     let start = range.start + message_start(&text[range.clone()]);
     if starts_call_list(&text[start..end]) {
         cx.prose(pos..start);
-        pos = call_list(cx, start, end)?;
+        pos = call_list(cx, Format::Pythonic, start, end)?;
     }
     let mut cursor = ProseCursor::new(text, &MARKERS, pos);
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
         let list = skip_ws(text, marker.end, end);
-        let mut list_end = call_list(cx, list, end)?;
+        let mut list_end = call_list(cx, Format::Pythonic, list, end)?;
         let after = skip_ws(text, list_end, end);
         if text[after..end].starts_with(PYTHON_END) {
             list_end = after + PYTHON_END.len();
@@ -41,8 +41,13 @@ where
     Ok(())
 }
 
-/// The `[call, …]` list at `start`; returns where it ends.
-fn call_list<B>(cx: &mut Cx<'_, '_, B>, start: usize, end: usize) -> Result<usize, B::Error>
+/// The `[call, …]` list at `start`, calls of `format`; returns where it ends.
+pub(crate) fn call_list<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    start: usize,
+    end: usize,
+) -> Result<usize, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
@@ -51,7 +56,7 @@ where
     let mut reader = Literals::new(text, start, end);
     if !reader.eat(b'[') {
         cx.fail(
-            Format::Pythonic,
+            format,
             start..end,
             Failure::parse("expected '[' and a list of calls", start, None),
         );
@@ -64,7 +69,7 @@ where
         }
         if !first && !reader.eat(b',') {
             let failure = Failure::parse("expected ',' or ']' between calls", reader.pos, None);
-            cx.fail(Format::Pythonic, start..end, failure);
+            cx.fail(format, start..end, failure);
             return Ok(end);
         }
         if reader.eat(b']') {
@@ -76,7 +81,7 @@ where
         match one_call(cx, &mut reader)? {
             Ok((name, arguments)) => {
                 cx.call(
-                    Format::Pythonic,
+                    format,
                     call_start..reader.pos,
                     name,
                     None,
@@ -85,10 +90,10 @@ where
             }
             Err((failure, resume)) => {
                 let Some(resume) = resume else {
-                    cx.fail(Format::Pythonic, call_start..end, failure);
+                    cx.fail(format, call_start..end, failure);
                     return Ok(end);
                 };
-                cx.fail(Format::Pythonic, call_start..resume, failure);
+                cx.fail(format, call_start..resume, failure);
                 reader.pos = resume;
             }
         }

@@ -3,7 +3,7 @@
 
 use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{close_last, named, starts, ws};
-use super::{starts_call_list, PYTHON_END};
+use super::starts_call_list;
 use crate::scan::call_scan::CallRecord;
 use crate::scan::find::find_any3;
 
@@ -18,6 +18,8 @@ enum State {
 
 pub(crate) struct PythonicCall {
     bare: bool,
+    /// The token that may close the list (`None`: the region ends with the list).
+    end: Option<&'static str>,
     /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
     prelude: bool,
     state: State,
@@ -35,9 +37,12 @@ fn is_name_byte(b: u8) -> bool {
 }
 
 impl PythonicCall {
-    pub fn new(bare: bool, at: usize) -> Self {
+    /// A list at `at`: at the start of a message (`bare`), or after a start token, closed by
+    /// `end` when it follows.
+    pub fn new(bare: bool, at: usize, end: Option<&'static str>) -> Self {
         Self {
             bare,
+            end,
             prelude: bare,
             state: if bare { State::List } else { State::Open(at) },
             pos: at,
@@ -76,13 +81,16 @@ impl Machine for PythonicCall {
                     }
                 }
                 State::AfterList(end, p) => {
+                    let Some(token) = self.end else {
+                        return Verdict::End(end);
+                    };
                     let q = ws(b, p);
-                    return match starts(b, q, PYTHON_END) {
+                    return match starts(b, q, token) {
                         None => {
                             self.state = State::AfterList(end, q);
                             Verdict::More
                         }
-                        Some(true) => Verdict::End(q + PYTHON_END.len()),
+                        Some(true) => Verdict::End(q + token.len()),
                         Some(false) => Verdict::End(end),
                     };
                 }
