@@ -145,6 +145,20 @@ def command_r7b(case: Case, k: int) -> str | None:
     return thinking + _wrapped("<|START_ACTION|>", body, "<|END_ACTION|>", k)
 
 
+def olmo3(case: Case, k: int) -> str | None:
+    # Pythonic calls one a line; values as JSON (true/null are read as True/None).
+    lines = []
+    for call in case["calls"]:
+        if not all(key.isidentifier() for key in call["arguments"]):
+            return None
+        arguments = ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=k % 2 == 0)}"
+            for key, value in call["arguments"].items()
+        )
+        lines.append(f"{call['name']}({arguments})")
+    return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
+
+
 RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "deepseek_dsml": deepseek_dsml,
@@ -154,4 +168,5 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "granite": granite,
     "apertus": apertus,
     "command_r7b": command_r7b,
+    "olmo3": olmo3,
 }

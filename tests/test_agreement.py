@@ -96,6 +96,8 @@ MARKERS = [
     "<|tools_prefix|>",
     "<|START_ACTION|>",
     "<|END_ACTION|>",
+    "<function_calls>",
+    "</function_calls>",
     "<think>",
     "</think>",
     "~~~tool_call\n",

@@ -1,6 +1,6 @@
-"""The formats of the JSON-list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3,
-Apertus, Command R7B): the peers' test cases, the corpus rendered in each, stream invariants,
-and auto-detection picking the same calls as naming the format, for every format's texts."""
+"""The formats of the list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3, Apertus,
+Command R7B, Olmo 3): the peers' test cases, the corpus rendered in each, stream invariants, and
+auto-detection picking the same calls as naming the format, for every format's texts."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ NEW = {
     "granite": "granite",
     "apertus": "apertus",
     "command_r7b": "command_r7b",
+    "olmo3": "olmo3",
 }
 
 # Where toolwire differs from a peer's test on purpose, or does not read the peer's text yet:
@@ -81,6 +82,7 @@ def test_the_peer_cases_are_here() -> None:
         "granite": 6,
         "apertus": 6,
         "command_r7b": 6,
+        "olmo3": 8,
     }
 
 
@@ -215,6 +217,19 @@ def test_shapes_of_apertus_and_cohere() -> None:
     [bad] = toolwire.parse_text('<|tools_prefix|>[{"f": 1, "g": 2}]<|tools_suffix|>').calls
     assert isinstance(bad, toolwire.InvalidToolCall)
     assert "one key" in bad.error
+
+
+def test_olmo3_lines() -> None:
+    text = "<function_calls>f(a=1)\n  g(b='<x>', c=null)\n</function_calls>\nDone."
+    parsed = toolwire.parse_text(text)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("f", {"a": 1}),
+        ("g", {"b": "<x>", "c": None}),
+    ]
+    assert parsed.content == "\nDone."
+    # A broken call fails alone; the next line is still read.
+    parsed = toolwire.parse_text("<function_calls>f(a=x)\ng(b=2)</function_calls>")
+    assert [type(c).__name__ for c in parsed.calls] == ["InvalidToolCall", "ToolCall"]
 
 
 def test_aliases() -> None:

@@ -23,4 +23,5 @@ FormatName = Literal[
     "granite",
     "apertus",
     "command_r7b",
+    "olmo3",
 ]

@@ -51,6 +51,7 @@ macro_rules! for_each_group {
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
                 CommandR7b "command_r7b" ["command_a"],
+                Olmo3 "olmo3" [],
             ]
         }
     };

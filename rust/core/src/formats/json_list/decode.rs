@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::pythonic::call_list;
+use super::super::pythonic::{call_lines, call_list};
 use super::{body_kind, Body, Shape, Wrap, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
@@ -46,6 +46,9 @@ where
     let kind = kind.unwrap_or(if body >= end { Body::Empty } else { Body::Other });
     let read = match kind {
         Body::Empty => Ok(body),
+        Body::Pythonic if wrap.shape == Shape::PythonicLines => {
+            Ok(call_lines(cx, wrap.format, body, end)?)
+        }
         Body::Pythonic => Ok(call_list(cx, wrap.format, body, end)?),
         Body::Json => json_list(cx, wrap, span.start, body, end)?,
         Body::Other => Err(Failure::parse("expected a list of calls", body, None)),

@@ -1,7 +1,8 @@
 //! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
 //! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
-//! (Apertus) and `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A).
+//! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
+//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line).
 //!
 //! The list is JSON, one call object per item, in the shape of its format ([`Shape`]); LFM2
 //! also writes it as a pythonic list (`[f(a=1)]`, read by the pythonic grammar). A single
@@ -27,6 +28,8 @@ pub(crate) enum Shape {
     Named,
     /// `{"name": …}` objects, or a pythonic `[f(a=1)]` list (LFM2).
     NamedOrPythonic,
+    /// Pythonic calls without brackets, one a line (Olmo 3).
+    PythonicLines,
     /// `{"f": {…arguments}}`: the one key is the name (Apertus).
     Keyed,
     /// `{"tool_call_id": …, "tool_name": …, "parameters": …}` (Cohere).
@@ -46,24 +49,27 @@ const NEMOTRON_START: &str = "<TOOLCALL>";
 const GRANITE_START: &str = "<|tool_call|>";
 const APERTUS_START: &str = "<|tools_prefix|>";
 const COHERE_START: &str = "<|START_ACTION|>";
+const OLMO3_START: &str = "<function_calls>";
 
 static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
 static JAMBA_END: Needle = Needle::new("</tool_calls>");
 static NEMOTRON_END: Needle = Needle::new("</TOOLCALL>");
 static APERTUS_END: Needle = Needle::new("<|tools_suffix|>");
 static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
+static OLMO3_END: Needle = Needle::new("</function_calls>");
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 6] = [
+pub(crate) const START_TEXTS: [&str; 7] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
     GRANITE_START,
     APERTUS_START,
     COHERE_START,
+    OLMO3_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 6] = [
+pub(crate) static WRAPS: [Wrap; 7] = [
     Wrap {
         format: Format::Lfm2,
         end: Some(&LFM2_END),
@@ -94,6 +100,11 @@ pub(crate) static WRAPS: [Wrap; 6] = [
         end: Some(&COHERE_END),
         shape: Shape::Cohere,
     },
+    Wrap {
+        format: Format::Olmo3,
+        end: Some(&OLMO3_END),
+        shape: Shape::PythonicLines,
+    },
 ];
 
 const fn start(text: &'static str, format: Format) -> Start {
@@ -113,6 +124,7 @@ impl Grammar for Spec {
         start(GRANITE_START, Format::Granite),
         start(APERTUS_START, Format::Apertus),
         start(COHERE_START, Format::CommandR7b),
+        start(OLMO3_START, Format::Olmo3),
     ];
 
     type Machine = machine::ListCall;
@@ -155,6 +167,7 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
         }
     }
     match first {
+        _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
         b'{' => Some(Body::Json),
         b'[' if wrap.shape == Shape::NamedOrPythonic => {
             let q = super::machine::ws(bytes, at + 1);

@@ -100,6 +100,48 @@ where
     }
 }
 
+/// Calls without brackets at `start`, one a line (or `,`-separated), calls of `format`, up to
+/// a `<` between calls; returns where they end.
+pub(crate) fn call_lines<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    start: usize,
+    end: usize,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut reader = Literals::new(cx.text, start, end);
+    loop {
+        reader.skip_ws();
+        match reader.peek() {
+            None | Some(b'<') => return Ok(reader.pos),
+            Some(b',') => {
+                reader.pos += 1;
+                continue;
+            }
+            Some(_) => {}
+        }
+        let call_start = reader.pos;
+        match one_call(cx, &mut reader)? {
+            Ok((name, arguments)) => {
+                cx.call(format, call_start..reader.pos, name, None, arguments)?;
+            }
+            Err((failure, Some(resume))) => {
+                // A stray closing bracket is skipped with its failure.
+                let resume = resume.max(call_start + 1);
+                cx.fail(format, call_start..resume, failure);
+                reader.pos = resume;
+            }
+            Err((failure, None)) => {
+                cx.fail(format, call_start..end, failure);
+                return Ok(end);
+            }
+        }
+    }
+}
+
 /// A call's name and arguments, or its failure with where to resume (past its `)`).
 type CallRead<V> = Result<(String, V), (Failure, Option<usize>)>;
 

@@ -20,6 +20,8 @@ pub(crate) struct PythonicCall {
     bare: bool,
     /// The token that may close the list (`None`: the region ends with the list).
     end: Option<&'static str>,
+    /// Calls one after another without brackets, up to the next `<` between calls (Olmo 3).
+    lines: bool,
     /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
     prelude: bool,
     state: State,
@@ -43,6 +45,7 @@ impl PythonicCall {
         Self {
             bare,
             end,
+            lines: false,
             prelude: bare,
             state: if bare { State::List } else { State::Open(at) },
             pos: at,
@@ -52,6 +55,18 @@ impl PythonicCall {
             escaped: false,
             name_start: None,
             records: Vec::new(),
+        }
+    }
+}
+
+impl PythonicCall {
+    /// Calls without brackets at `at`, one a line, that end at a `<` between calls.
+    pub fn lines(at: usize, end: Option<&'static str>) -> Self {
+        Self {
+            lines: true,
+            state: State::List,
+            depth: 1,
+            ..Self::new(false, at, end)
         }
     }
 }
@@ -165,7 +180,7 @@ impl PythonicCall {
                     if self.depth == 1 && c == b')' {
                         close_last(&mut self.records);
                     }
-                    if self.depth == 0 {
+                    if self.depth == 0 && !self.lines {
                         let end = i + 1;
                         if self.bare {
                             return Some(Verdict::End(end));
@@ -173,6 +188,10 @@ impl PythonicCall {
                         self.state = State::AfterList(end, end);
                         return None;
                     }
+                }
+                b'<' if self.lines && self.depth <= 1 => {
+                    self.state = State::AfterList(i, i);
+                    return None;
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {}
                 _ if self.depth == 1 && is_name_byte(c) => {

@@ -8,7 +8,7 @@
 mod decode;
 mod machine;
 
-pub(crate) use decode::call_list;
+pub(crate) use decode::{call_lines, call_list};
 pub(crate) use machine::PythonicCall;
 
 use std::ops::Range;
