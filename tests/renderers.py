@@ -159,6 +159,16 @@ def olmo3(case: Case, k: int) -> str | None:
     return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
 
 
+def phi4_mini(case: Case, k: int) -> str | None:
+    # `functools[` opens calls only at the start of the message (after think spans and spaces).
+    text = (" " if k % 2 else "") + "functools" + _json_list(case, k)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>" + text
+    if k % 7 == 0:
+        text += "\nChecking now."
+    return text
+
+
 RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "deepseek_dsml": deepseek_dsml,
@@ -169,4 +179,5 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "apertus": apertus,
     "command_r7b": command_r7b,
     "olmo3": olmo3,
+    "phi4_mini": phi4_mini,
 }

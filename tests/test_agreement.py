@@ -98,6 +98,7 @@ MARKERS = [
     "<|END_ACTION|>",
     "<function_calls>",
     "</function_calls>",
+    "functools[",
     "<think>",
     "</think>",
     "~~~tool_call\n",

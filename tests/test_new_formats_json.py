@@ -1,6 +1,7 @@
 """The formats of the list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3, Apertus,
-Command R7B, Olmo 3): the peers' test cases, the corpus rendered in each, stream invariants, and
-auto-detection picking the same calls as naming the format, for every format's texts."""
+Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers' test cases, the corpus rendered
+in each, stream invariants, and auto-detection picking the same calls as naming the format, for
+every format's texts."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ NEW = {
     "apertus": "apertus",
     "command_r7b": "command_r7b",
     "olmo3": "olmo3",
+    "firefunction_v2": "phi4_mini",
 }
 
 # Where toolwire differs from a peer's test on purpose, or does not read the peer's text yet:
@@ -83,6 +85,7 @@ def test_the_peer_cases_are_here() -> None:
         "apertus": 6,
         "command_r7b": 6,
         "olmo3": 8,
+        "firefunction_v2": 1,
     }
 
 
@@ -230,6 +233,18 @@ def test_olmo3_lines() -> None:
     # A broken call fails alone; the next line is still read.
     parsed = toolwire.parse_text("<function_calls>f(a=x)\ng(b=2)</function_calls>")
     assert [type(c).__name__ for c in parsed.calls] == ["InvalidToolCall", "ToolCall"]
+
+
+def test_functools_only_at_the_start_of_a_message() -> None:
+    call = '[{"name": "f", "arguments": {"a": 1}}]'
+    for text in (f"functools{call}", f"<think>x</think>\n  functools{call}"):
+        assert [c.name for c in toolwire.parse_text(text).calls] == ["f"]
+    # Mid-prose, or in a code span, it is prose (JSON quoted in an answer runs no tool).
+    for text in (f"Phi writes functools{call}.", f"`functools{call}`"):
+        assert toolwire.extract(text) == []
+        assert toolwire.parse_text(text, format="phi4_mini").calls == []
+    # A message that starts with the word and no list is prose.
+    assert toolwire.parse_text("functools is a module.").content == "functools is a module."
 
 
 def test_aliases() -> None:

@@ -24,4 +24,5 @@ FormatName = Literal[
     "apertus",
     "command_r7b",
     "olmo3",
+    "phi4_mini",
 ]

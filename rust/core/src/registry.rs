@@ -52,6 +52,7 @@ macro_rules! for_each_group {
                 Apertus "apertus" [],
                 CommandR7b "command_r7b" ["command_a"],
                 Olmo3 "olmo3" [],
+                Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
             ]
         }
     };

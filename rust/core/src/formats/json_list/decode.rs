@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
-use super::{body_kind, Body, Shape, Wrap, START_TEXTS, WRAPS};
+use super::{body_kind, body_start, Body, Shape, Wrap, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 
@@ -23,7 +23,8 @@ where
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
         let wrap = &WRAPS[marker.pattern];
-        pos = one_list(cx, wrap, marker.start..skip_ws(text, marker.end, end), end)?;
+        let body = skip_ws(text, body_start(marker.pattern, marker.end), end);
+        pos = one_list(cx, wrap, marker.start..body, end)?;
     }
     cx.prose(pos..end);
     Ok(())

@@ -2,7 +2,10 @@
 //! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
-//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line).
+//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
+//! `functools[…]` (Phi-4-mini, Firefunction v2), only at the start of a message: a marker that
+//! does not begin with `<` or `[` is not looked for in prose (`markers::is_anchored`); its `[`
+//! opens the list.
 //!
 //! The list is JSON, one call object per item, in the shape of its format ([`Shape`]); LFM2
 //! also writes it as a pythonic list (`[f(a=1)]`, read by the pythonic grammar). A single
@@ -50,6 +53,7 @@ const GRANITE_START: &str = "<|tool_call|>";
 const APERTUS_START: &str = "<|tools_prefix|>";
 const COHERE_START: &str = "<|START_ACTION|>";
 const OLMO3_START: &str = "<function_calls>";
+const FUNCTOOLS_START: &str = "functools[";
 
 static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
 static JAMBA_END: Needle = Needle::new("</tool_calls>");
@@ -59,7 +63,7 @@ static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
 static OLMO3_END: Needle = Needle::new("</function_calls>");
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 7] = [
+pub(crate) const START_TEXTS: [&str; 8] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -67,9 +71,10 @@ pub(crate) const START_TEXTS: [&str; 7] = [
     APERTUS_START,
     COHERE_START,
     OLMO3_START,
+    FUNCTOOLS_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 7] = [
+pub(crate) static WRAPS: [Wrap; 8] = [
     Wrap {
         format: Format::Lfm2,
         end: Some(&LFM2_END),
@@ -105,6 +110,11 @@ pub(crate) static WRAPS: [Wrap; 7] = [
         end: Some(&OLMO3_END),
         shape: Shape::PythonicLines,
     },
+    Wrap {
+        format: Format::Phi4Mini,
+        end: None,
+        shape: Shape::Named,
+    },
 ];
 
 const fn start(text: &'static str, format: Format) -> Start {
@@ -125,12 +135,14 @@ impl Grammar for Spec {
         start(APERTUS_START, Format::Apertus),
         start(COHERE_START, Format::CommandR7b),
         start(OLMO3_START, Format::Olmo3),
+        start(FUNCTOOLS_START, Format::Phi4Mini),
     ];
 
     type Machine = machine::ListCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        machine::ListCall::new(&WRAPS[start.unwrap_or(0)], at, open)
+        let start = start.unwrap_or(0);
+        machine::ListCall::new(&WRAPS[start], body_start(start, at), open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -140,6 +152,12 @@ impl Grammar for Spec {
     {
         decode::parse_region(cx, range)
     }
+}
+
+/// Where the body of a region opened by `START_TEXTS[start]`, ending at `at`, begins: a
+/// marker's own `[` opens the list.
+pub(crate) fn body_start(start: usize, at: usize) -> usize {
+    at - usize::from(START_TEXTS[start].ends_with('['))
 }
 
 /// What the body at `at` (after whitespace) is, once its first bytes tell.
