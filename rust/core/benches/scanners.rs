@@ -64,29 +64,36 @@ const FORMATS_BEFORE: [&str; 12] = [
     "deepseek_dsml",
 ];
 
-/// Marker-free prose full of the bytes markers start with (`<`, `[`) and of near misses, read
-/// with every format of the registry and with the formats of before (their markers alone are
-/// compared), in the same run: more formats must not slow sniffing down.
+/// Marker-free prose read with every format of the registry and with the formats of before
+/// (their markers alone are compared), in the same run: more formats must not slow sniffing
+/// down. Plain prose, and prose full of the bytes markers start with (`<`, `[`) and of near
+/// misses that share a marker's first bytes (`<|tool_result|>`, `<TOOL>`, `<functions>`).
 fn prose_with_marker_bytes(c: &mut Criterion) {
-    let text = "If a < b and c <= d, see <b>bold</b>, [a link](x), <tool_response>, <|im_end|>, \
-                <functions>, <TOOL>, [INST] and <|tool_result|>. "
+    let near_misses = "If a < b and c <= d, see <b>bold</b>, [a link](x), <tool_response>, \
+                       <|im_end|>, <functions>, <TOOL>, [INST] and <|tool_result|>. "
         .repeat((1 << 20) / 120);
     let before = Format::ALL
         .iter()
         .filter(|f| FORMATS_BEFORE.contains(&f.as_str()))
         .fold(FormatSet::NONE, |set, &f| set.with(f));
-    let mut group = c.benchmark_group("sniff prose with < and [");
-    group.throughput(Throughput::Bytes(text.len() as u64));
-    for (name, formats) in [("formats before", before), ("all formats", FormatSet::ALL)] {
-        let options = TextOptions { formats, ..OPTIONS };
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                let outcomes = extract_text(&mut ValueBuilder, black_box(&text), &options).unwrap();
-                assert!(outcomes.is_empty());
-            })
-        });
+    for (group, text) in [
+        ("sniff prose", prose(1 << 20)),
+        ("sniff near misses", near_misses),
+    ] {
+        let mut group = c.benchmark_group(group);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for (name, formats) in [("formats before", before), ("all formats", FormatSet::ALL)] {
+            let options = TextOptions { formats, ..OPTIONS };
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let outcomes =
+                        extract_text(&mut ValueBuilder, black_box(&text), &options).unwrap();
+                    assert!(outcomes.is_empty());
+                })
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 fn fence_scanner(c: &mut Criterion) {
