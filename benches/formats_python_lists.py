@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from formats_python import _plain
+
 Calls = list[tuple[str, dict[str, Any]]]
 _decoder = json.JSONDecoder()
 
@@ -38,14 +40,6 @@ def _pythonic(source: str) -> Calls:
         arguments = {k.arg: _plain(ast.literal_eval(k.value)) for k in node.keywords if k.arg}
         calls.append((ast.unparse(node.func), arguments))
     return calls
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def _between(start: str, end: str) -> re.Pattern[str]:

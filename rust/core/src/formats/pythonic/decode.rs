@@ -77,27 +77,39 @@ where
         }
         first = false;
         reader.skip_ws();
-        let call_start = reader.pos;
-        match one_call(cx, &mut reader)? {
-            Ok((name, arguments)) => {
-                cx.call(
-                    format,
-                    call_start..reader.pos,
-                    name,
-                    None,
-                    arguments,
-                )?;
-            }
-            Err((failure, resume)) => {
-                let Some(resume) = resume else {
-                    cx.fail(format, call_start..end, failure);
-                    return Ok(end);
-                };
-                cx.fail(format, call_start..resume, failure);
-                reader.pos = resume;
-            }
+        if !record_call(cx, format, &mut reader)? {
+            return Ok(end);
         }
     }
+}
+
+/// Reads the call at the reader and records it, or its failure; a failed call resumes past its
+/// `)` (or a stray closing bracket). `false`: the failure runs to the end.
+fn record_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    reader: &mut Literals<'_>,
+) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let call_start = reader.pos;
+    match one_call(cx, reader)? {
+        Ok((name, arguments)) => {
+            cx.call(format, call_start..reader.pos, name, None, arguments)?;
+        }
+        Err((failure, Some(resume))) => {
+            let resume = resume.max(call_start + 1);
+            cx.fail(format, call_start..resume, failure);
+            reader.pos = resume;
+        }
+        Err((failure, None)) => {
+            cx.fail(format, call_start..reader.end, failure);
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Calls without brackets at `start`, one a line (or `,`-separated), calls of `format`, up to
@@ -123,21 +135,8 @@ where
             }
             Some(_) => {}
         }
-        let call_start = reader.pos;
-        match one_call(cx, &mut reader)? {
-            Ok((name, arguments)) => {
-                cx.call(format, call_start..reader.pos, name, None, arguments)?;
-            }
-            Err((failure, Some(resume))) => {
-                // A stray closing bracket is skipped with its failure.
-                let resume = resume.max(call_start + 1);
-                cx.fail(format, call_start..resume, failure);
-                reader.pos = resume;
-            }
-            Err((failure, None)) => {
-                cx.fail(format, call_start..end, failure);
-                return Ok(end);
-            }
+        if !record_call(cx, format, &mut reader)? {
+            return Ok(end);
         }
     }
 }
