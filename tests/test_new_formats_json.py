@@ -247,6 +247,16 @@ def test_functools_only_at_the_start_of_a_message() -> None:
     assert toolwire.parse_text("functools is a module.").content == "functools is a module."
 
 
+def test_xlam_is_raw_json_hermes_or_mistral() -> None:
+    """xLAM's outputs are a bare or fenced JSON list (raw JSON), or the hermes and mistral
+    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own."""
+    with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
+        xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
+    assert len(xlam) == 10
+    for case in xlam:
+        assert matches(toolwire.extract(case["text"], tools=case["tools"]), case), case["text"]
+
+
 def test_aliases() -> None:
     text = '<TOOLCALL>[{"name": "f", "arguments": {}}]</TOOLCALL>'
     assert toolwire.parse_text(text, format="nemotron_v2").calls[0].name == "f"
