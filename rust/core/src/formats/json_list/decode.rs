@@ -48,7 +48,7 @@ where
     let read = match kind {
         Body::Empty => Ok(body),
         Body::Pythonic if wrap.shape == Shape::PythonicLines => {
-            Ok(call_lines(cx, wrap.format, body, end)?)
+            Ok(call_lines(cx, wrap.format, (body, end), "")?)
         }
         Body::Pythonic => Ok(call_list(cx, wrap.format, body, end)?),
         Body::Json => json_list(cx, wrap, span.start, body, end)?,

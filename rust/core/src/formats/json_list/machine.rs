@@ -82,7 +82,7 @@ impl Machine for ListCall {
                             State::Json(JsonValue::new(q, self.open.json, track))
                         }
                         Some(Body::Pythonic) if self.wrap.shape == Shape::PythonicLines => {
-                            State::Pythonic(PythonicCall::lines(q, None))
+                            State::Pythonic(PythonicCall::lines(q, None, ""))
                         }
                         Some(Body::Pythonic) => State::Pythonic(PythonicCall::new(false, q, None)),
                         Some(Body::Other) => State::Broken(q),

@@ -6,7 +6,9 @@ use std::ops::Range;
 use super::super::cursor::{Markers, ProseCursor};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::literal::{LitErr, Literals};
+use super::machine::strip;
 use super::{dotted_name, starts_call_list, PYTHON_END, PYTHON_START};
+use crate::calls::Outcome;
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 use crate::scan::think::message_start;
@@ -113,12 +115,12 @@ where
 }
 
 /// Calls without brackets at `start`, one a line (or `,`-separated), calls of `format`, up to
-/// a `<` between calls; returns where they end.
+/// a `<` between calls, `suffix` taken off their names; returns where they end.
 pub(crate) fn call_lines<B>(
     cx: &mut Cx<'_, '_, B>,
     format: Format,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    suffix: &str,
 ) -> Result<usize, B::Error>
 where
     B: JsonBuilder,
@@ -135,7 +137,12 @@ where
             }
             Some(_) => {}
         }
-        if !record_call(cx, format, &mut reader)? {
+        let before = cx.outcomes.len();
+        let more = record_call(cx, format, &mut reader)?;
+        if let Some(Outcome::Call(call)) = cx.outcomes[before..].first_mut() {
+            call.name = strip(&call.name, suffix).to_owned();
+        }
+        if !more {
             return Ok(end);
         }
     }

@@ -22,6 +22,8 @@ pub(crate) struct PythonicCall {
     end: Option<&'static str>,
     /// Calls one after another without brackets, up to the next `<` between calls (Olmo 3).
     lines: bool,
+    /// Taken off the end of each call's name (`.call` of Llama 3's built-in tools).
+    suffix: &'static str,
     /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
     prelude: bool,
     state: State,
@@ -32,6 +34,11 @@ pub(crate) struct PythonicCall {
     escaped: bool,
     name_start: Option<usize>,
     records: Vec<CallRecord>,
+}
+
+/// `name` without `suffix` (when it is more than that).
+pub(crate) fn strip<'n>(name: &'n str, suffix: &str) -> &'n str {
+    name.strip_suffix(suffix).filter(|n| !n.is_empty()).unwrap_or(name)
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -46,6 +53,7 @@ impl PythonicCall {
             bare,
             end,
             lines: false,
+            suffix: "",
             prelude: bare,
             state: if bare { State::List } else { State::Open(at) },
             pos: at,
@@ -60,10 +68,12 @@ impl PythonicCall {
 }
 
 impl PythonicCall {
-    /// Calls without brackets at `at`, one a line, that end at a `<` between calls.
-    pub fn lines(at: usize, end: Option<&'static str>) -> Self {
+    /// Calls without brackets at `at`, one a line, that end at a `<` between calls; `suffix` is
+    /// taken off their names.
+    pub fn lines(at: usize, end: Option<&'static str>, suffix: &'static str) -> Self {
         Self {
             lines: true,
+            suffix,
             state: State::List,
             depth: 1,
             ..Self::new(false, at, end)
@@ -164,7 +174,7 @@ impl PythonicCall {
                             }
                             let item = self.records.len();
                             self.records
-                                .push(named(buf[start..i].trim(), None, true, item));
+                                .push(named(strip(buf[start..i].trim(), self.suffix), None, true, item));
                         }
                     }
                     if self.prelude && (c != b'[' || self.depth > 0) {
