@@ -7,9 +7,10 @@ names, arguments, valid or invalid, and the names of invalid calls. Ids are not 
 stream fixes a call's id when it starts; a generated id is random anyway), nor content.
 
 Texts: the corpus renderings of every format, the provider streams' texts, the real model
-outputs of other projects' parser tests (`tests/data/conformance`), the three inputs the
-registry issue found the paths disagreeing on, and mutations of all of those (cut short, a
-marker of another format spliced in, a call repeated, a byte dropped).
+outputs of other projects' parser tests (`tests/data/conformance`), the corpus rendered in the
+formats it lacks (`tests/renderers.py`), the three inputs the registry issue found the paths
+disagreeing on, and mutations of all of those (cut short, a marker of another format spliced
+in, a call repeated, a byte dropped).
 """
 
 from __future__ import annotations
@@ -51,11 +52,11 @@ def corpus_texts() -> list[str]:
 
 
 def rendered_texts() -> list[str]:
-    """The corpus rendered in the formats it was not written in (every 7th case)."""
+    """Every 21st corpus case rendered in each format the shared corpus lacks."""
     texts = []
     for render in RENDERERS.values():
         for k, case in enumerate(cases()):
-            text = render(case, k) if k % 7 == 0 else None
+            text = render(case, k) if k % 21 == 0 else None
             if text is not None:
                 texts.append(text)
     return texts
@@ -101,6 +102,18 @@ MARKERS = [
     "functools[",
     "<think>",
     "</think>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+    "<|message_sep|>",
+    "function call<|role_sep|>",
+    "<|function_call|>",
+    "</s>",
+    "<\uff5cGCML\uff5ctool_calls>",
+    "<longcat_tool_call>",
+    "<dots_function_call>",
+    "<atem:function_calls>",
+    "<\uff5ctool_calls_begin\uff5c>",
+    "<\uff5ctool_call_end\uff5c>",
     "~~~tool_call\n",
     "\n~~~\n",
     "```json\n",

@@ -389,10 +389,12 @@ pub fn parse_text_parts<'py>(
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let options = stream_options(format, true, calls_in_reasoning)?;
-        let schemas = stream_tools(tools)?;
+        // Read in place, as `extract` does: a stream's owned copy of the schemas is not needed
+        // for one pass.
+        let defs = ToolDefs::read(tools)?;
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
-            let tools = schemas.as_deref().map(|t| t as &dyn ParamTypes);
+            let tools = defs.as_ref().map(|t| t as &dyn ParamTypes);
             let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
             let calls = calls_list(&mut builder, parsed.calls, policy)?;
             (parsed.content, calls, parsed.reasoning).into_pyobject(py)

@@ -76,7 +76,7 @@ where
             .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
         pos = value_close + VALUE_CLOSE.len();
     }
-    let Some(markup_end) = close_tag(text, pos, end) else {
+    let Some(markup_end) = close_tag(text, pos, end, CLOSE) else {
         let failure = Failure::parse(format!("expected {KEY} or {CLOSE}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };

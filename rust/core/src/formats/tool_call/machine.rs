@@ -1,12 +1,12 @@
 //! The stream machine of the `<tool_call>` group: one call per region, from `<tool_call>` (or a
-//! bare `<function=`) to the end of its markup.
+//! bare `<function=`, or another wrapper of a `<function=…>` body) to the end of its markup.
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
 use super::tags::{
-    body_format, shape_of, CLOSE, CLOSE_NEEDLE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE,
-    KEY, KEY_CLOSE_NEEDLE, PARAMETER, PARAMETER_CLOSE_NEEDLE, VALUE, VALUE_CLOSE_NEEDLE,
+    body_format, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
+    KEY_CLOSE_NEEDLE, PARAMETER, PARAMETER_CLOSE_NEEDLE, VALUE, VALUE_CLOSE_NEEDLE,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -37,8 +37,8 @@ enum State {
 
 pub(crate) struct TagCall {
     open: Open,
-    /// `<tool_call>` around the call (else a bare `<function=…>`, closed by `</function>`).
-    wrapped: bool,
+    /// The tag around the call (else a bare `<function=…>`, closed by `</function>`).
+    wrap: Option<&'static Wrap>,
     state: State,
     close: Seek,
     parameter_close: Seek,
@@ -58,8 +58,8 @@ fn name_end(b: &[u8], scanned: usize, stop: u8) -> Result<usize, usize> {
 }
 
 impl TagCall {
-    pub fn new(wrapped: bool, at: usize, open: Open) -> Self {
-        let state = if wrapped {
+    pub fn new(wrap: Option<&'static Wrap>, at: usize, open: Open) -> Self {
+        let state = if wrap.is_some() {
             State::Shape(at)
         } else {
             State::QName {
@@ -69,13 +69,9 @@ impl TagCall {
         };
         Self {
             open,
-            wrapped,
+            wrap,
             state,
-            close: Seek::new(if wrapped {
-                &CLOSE_NEEDLE
-            } else {
-                &FUNCTION_CLOSE_NEEDLE
-            }),
+            close: Seek::new(wrap.map_or(&FUNCTION_CLOSE_NEEDLE, |wrap| &wrap.close_needle)),
             parameter_close: Seek::new(&PARAMETER_CLOSE_NEEDLE),
             key_close: Seek::new(&KEY_CLOSE_NEEDLE),
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
@@ -107,7 +103,12 @@ impl TagCall {
             }
         };
         let shape = shape_of(b[q], is_function);
-        self.state = match body_format(shape, self.open.formats) {
+        let format = match self.wrap.map_or(Body::Shared, |wrap| wrap.body) {
+            Body::Shared => body_format(shape, self.open.formats),
+            Body::Json => Format::Hermes,
+            Body::Function => Format::Qwen3Coder,
+        };
+        self.state = match format {
             Format::Hermes => {
                 self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
                 State::Json
@@ -146,12 +147,13 @@ impl Machine for TagCall {
                 }
                 State::AfterJson(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, CLOSE) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts(b, q, close) {
                         None => {
                             self.state = State::AfterJson(q);
                             return Verdict::More;
                         }
-                        Some(true) => return Verdict::End(q + CLOSE.len()),
+                        Some(true) => return Verdict::End(q + close.len()),
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }
@@ -194,7 +196,7 @@ impl Machine for TagCall {
                         }
                         Ok(Some(_)) => {
                             let after = q + FUNCTION_CLOSE.len();
-                            if !self.wrapped {
+                            if self.wrap.is_none() {
                                 return self.end(after);
                             }
                             self.state = State::QAfterFunction(after);
@@ -222,12 +224,13 @@ impl Machine for TagCall {
                 },
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, CLOSE) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts(b, q, close) {
                         None => {
                             self.state = State::QAfterFunction(q);
                             return Verdict::More;
                         }
-                        Some(true) => return self.end(q + CLOSE.len()),
+                        Some(true) => return self.end(q + close.len()),
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }

@@ -1,26 +1,25 @@
-//! `qwen3_coder` (Qwen3-Coder, Qwen3.5):
-//! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`. Values are raw
-//! text, typed by the tool schema (see `schema`). A `<function=…>` block without the
-//! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
-//! of the text.
+//! `qwen3_coder` (Qwen3-Coder, Qwen3.5, Step-3.5):
+//! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`, and `seed_oss`
+//! (the same body in `<seed:tool_call>`). Values are raw text, typed by the tool schema (see
+//! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
+//! missing `</function>` or closing wrapper tag at the end of the text.
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{strip_newlines, typed_value, Types};
 use super::tags::{
-    close_tag, tag_name, Closers, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
-    PARAMETER_CLOSE,
+    close_tag, tag_name, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 
-/// One call whose markup starts at `open` (`<tool_call>`, or `<function=` when not `wrapped`)
-/// and whose `<function=` is at `at`. Returns where its markup ends.
+/// One call whose markup starts at `open` (its wrapper's opening tag, or `<function=` when
+/// there is no `wrap`) and whose `<function=` is at `at`. Returns where its markup ends.
 pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     at: usize,
     end: usize,
-    wrapped: bool,
+    wrap: Option<&Wrap>,
     closers: &mut Closers<'_>,
 ) -> Result<usize, B::Error>
 where
@@ -28,13 +27,14 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
+    let format = wrap.map_or(Format::Qwen3Coder, |wrap| wrap.format);
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
-        let markup_end = if wrapped {
+        let markup_end = if wrap.is_some() {
             closers.tool_call.end_of_next(from, end)
         } else {
             closers.function.end_of_next(from, end)
         };
-        cx.fail(Format::Qwen3Coder, open..markup_end, failure);
+        cx.fail(format, open..markup_end, failure);
         markup_end
     };
     let name_start = at + FUNCTION.len();
@@ -89,11 +89,12 @@ where
             return Ok(fail(cx, pos, failure));
         }
     }
-    let markup_end = if wrapped {
-        match close_tag(text, pos, end) {
+    let markup_end = if let Some(wrap) = wrap {
+        match close_tag(text, pos, end, wrap.close) {
             Some(markup_end) => markup_end,
             None => {
-                let failure = Failure::parse(format!("expected {CLOSE}"), pos, Some(name.into()));
+                let detail = format!("expected {}", wrap.close);
+                let failure = Failure::parse(detail, pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             }
         }
@@ -102,7 +103,7 @@ where
     };
     let arguments = cx.builder.finish_object(arguments)?;
     cx.call(
-        Format::Qwen3Coder,
+        format,
         open..markup_end,
         name.to_owned(),
         None,

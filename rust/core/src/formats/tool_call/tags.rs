@@ -8,7 +8,35 @@ use super::super::cx::skip_ws;
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
-pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
+
+/// The tag around a call and what its body may be: `<tool_call>` (hermes, qwen3_coder or
+/// glm45, by the body) or another model's tag around one shape of body (Seed-OSS's
+/// `<seed:tool_call>` around `<function=…>`, LongCat's `<longcat_tool_call>` around JSON).
+pub(crate) struct Wrap {
+    /// The format of the calls it wraps (of a `<function=…>` body, for `<tool_call>`).
+    pub format: Format,
+    pub close: &'static str,
+    pub close_needle: Needle,
+    pub body: Body,
+}
+
+/// What a wrapper holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Body {
+    /// The body's shape decides among hermes, qwen3_coder and glm45.
+    Shared,
+    /// A JSON call, read as hermes reads it.
+    Json,
+    /// `<function=NAME>` and its parameters, read as qwen3_coder reads them.
+    Function,
+}
+
+pub(crate) static TOOL_CALL: Wrap = Wrap {
+    format: Format::Qwen3Coder,
+    close: CLOSE,
+    close_needle: Needle::new(CLOSE),
+    body: Body::Shared,
+};
 
 /// qwen3_coder.
 pub(crate) const FUNCTION: &str = "<function=";
@@ -62,13 +90,13 @@ pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, us
     (!name.is_empty()).then_some((name, start + gt + 1))
 }
 
-/// Where the markup of a call that ends at `pos` ends: past whitespace and a `</tool_call>`;
-/// a missing `</tool_call>` is accepted at the end of the text. `None` when something else
-/// follows.
-pub(crate) fn close_tag(text: &str, pos: usize, end: usize) -> Option<usize> {
+/// Where the markup of a call that ends at `pos` ends: past whitespace and the closing tag
+/// `close`; a missing closing tag is accepted at the end of the text. `None` when something
+/// else follows.
+pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Option<usize> {
     let after = skip_ws(text, pos, end);
-    if text[after..end].starts_with(CLOSE) {
-        Some(after + CLOSE.len())
+    if text[after..end].starts_with(close) {
+        Some(after + close.len())
     } else if after == end {
         Some(end)
     } else {
@@ -78,6 +106,8 @@ pub(crate) fn close_tag(text: &str, pos: usize, end: usize) -> Option<usize> {
 
 /// Closing markers of one region, searched forward once.
 pub(crate) struct Closers<'t> {
+    /// The wrapper's closing tag, and where it is.
+    pub close: &'static str,
     pub tool_call: TextSeek<'t>,
     pub parameter: TextSeek<'t>,
     pub function: TextSeek<'t>,
@@ -86,9 +116,10 @@ pub(crate) struct Closers<'t> {
 }
 
 impl<'t> Closers<'t> {
-    pub fn new(text: &'t str, end: usize) -> Self {
+    pub fn new(text: &'t str, end: usize, wrap: &'static Wrap) -> Self {
         Self {
-            tool_call: TextSeek::new(text, end, &CLOSE_NEEDLE),
+            close: wrap.close,
+            tool_call: TextSeek::new(text, end, &wrap.close_needle),
             parameter: TextSeek::new(text, end, &PARAMETER_CLOSE_NEEDLE),
             function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
             arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
