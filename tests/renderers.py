@@ -125,6 +125,87 @@ def _token_invokes(case: Case, k: int, token: str, block_name: str) -> str | Non
     return text
 
 
+def _json_list(case: Case, k: int, key: str = "arguments") -> str:
+    """The calls as a JSON list of call objects, pretty-printed on odd cases."""
+    items = [{"name": c["name"], key: c["arguments"]} for c in case["calls"]]
+    return json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
+
+
+def _wrapped(start: str, body: str, end: str, k: int) -> str:
+    """A call list between tokens, with prose before it on some cases and after on others."""
+    text = f"{start}{body}{end}"
+    if k % 5 == 0:
+        text = "Let me look that up." + (" " if k % 2 else "\n") + text
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>" + text
+    if k % 7 == 0:
+        text += "\nChecking now."
+    return text
+
+
+def lfm2(case: Case, k: int) -> str | None:
+    # LFM2 writes pythonic lists (its chat template's default) or, prompted so, JSON lists.
+    pythonic = case["wire"].get("pythonic")
+    if k % 2 == 0 and isinstance(pythonic, str) and pythonic.startswith("["):
+        body = pythonic
+    else:
+        body = _json_list(case, k, "parameters" if k % 4 == 3 else "arguments")
+    return _wrapped("<|tool_call_start|>", body, "<|tool_call_end|>", k)
+
+
+def jamba(case: Case, k: int) -> str | None:
+    return _wrapped(" <tool_calls>", _json_list(case, k), "</tool_calls>", k)
+
+
+def nemotron(case: Case, k: int) -> str | None:
+    return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
+
+
+def granite(case: Case, k: int) -> str | None:
+    # No end token: the list ends the call markup.
+    return _wrapped("<|tool_call|>", _json_list(case, k), "", k)
+
+
+def apertus(case: Case, k: int) -> str | None:
+    items = [{c["name"]: c["arguments"]} for c in case["calls"]]
+    body = json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
+    return _wrapped("<|tools_prefix|>", body, "<|tools_suffix|>", k)
+
+
+def command_r7b(case: Case, k: int) -> str | None:
+    items = [
+        {"tool_call_id": str(n), "tool_name": c["name"], "parameters": c["arguments"]}
+        for n, c in enumerate(case["calls"])
+    ]
+    body = json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
+    thinking = "<|START_THINKING|>I will call a tool.<|END_THINKING|>" if k % 2 else ""
+    return thinking + _wrapped("<|START_ACTION|>", body, "<|END_ACTION|>", k)
+
+
+def olmo3(case: Case, k: int) -> str | None:
+    # Pythonic calls one a line; values as JSON (true/null are read as True/None).
+    lines = []
+    for call in case["calls"]:
+        if not all(key.isidentifier() for key in call["arguments"]):
+            return None
+        arguments = ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=k % 2 == 0)}"
+            for key, value in call["arguments"].items()
+        )
+        lines.append(f"{call['name']}({arguments})")
+    return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
+
+
+def phi4_mini(case: Case, k: int) -> str | None:
+    # `functools[` opens calls only at the start of the message (after think spans and spaces).
+    text = (" " if k % 2 else "") + "functools" + _json_list(case, k)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>" + text
+    if k % 7 == 0:
+        text += "\nChecking now."
+    return text
+
+
 def deepseek_dsml(case: Case, k: int) -> str | None:
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
 
@@ -176,6 +257,14 @@ def gigachat3(case: Case, k: int) -> str:
 RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "deepseek_dsml": deepseek_dsml,
+    "lfm2": lfm2,
+    "jamba": jamba,
+    "nemotron": nemotron,
+    "granite": granite,
+    "apertus": apertus,
+    "command_r7b": command_r7b,
+    "olmo3": olmo3,
+    "phi4_mini": phi4_mini,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

@@ -27,7 +27,10 @@ from toolwire import (
 
 FORMATS = toolwire.FORMATS
 # Formats whose arguments are JSON text written by the model (deltas are its own bytes).
-JSON_ARGUMENTS = set(FORMATS) - {"qwen3_coder", "glm45", "pythonic"}
+# LFM2 writes JSON or pythonic lists; Apertus and Command R7B call objects are read when their
+# list ends: the deltas are the model's bytes or the compact JSON of the decoded arguments.
+EITHER = {"lfm2", "apertus", "command_r7b"}
+JSON_ARGUMENTS = set(FORMATS) - {"qwen3_coder", "glm45", "pythonic", "olmo3"} - EITHER
 STREAMS = [s for s in load_jsonl("streams.jsonl") if s["protocol"] in FORMATS]
 # Every 25th case: all renderings are checked by the Rust core tests; these keep the suite fast.
 CASES = cases()[::25]
@@ -77,7 +80,7 @@ def check_stream(text: str, fmt: str, tools: Any, rng: random.Random) -> list[tu
                 assert raw in text or raw == "{}"
             else:
                 compact = json.dumps(end.call.arguments, separators=(",", ":"), ensure_ascii=False)
-                assert raw == compact
+                assert raw == compact or (fmt in EITHER and raw in text)
     extracted = toolwire.extract(text, formats=[fmt], tools=tools, on_error="keep")
     assert pairs(extracted) == expected
     return expected

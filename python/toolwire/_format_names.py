@@ -26,6 +26,14 @@ FormatName: TypeAlias = Literal[
     "step3",
     "minimax_m2",
     "deepseek_dsml",
+    "lfm2",
+    "jamba",
+    "nemotron",
+    "granite",
+    "apertus",
+    "command_r7b",
+    "olmo3",
+    "phi4_mini",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.

@@ -3,7 +3,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use toolwire_core::extract::{extract_text, RawJsonMode, TextOptions};
-use toolwire_core::formats::FormatSet;
+use toolwire_core::formats::{Format, FormatSet, Group};
 use toolwire_core::json::{parse, ParseOptions, ValueBuilder};
 use toolwire_core::scan::fence::find_blocks;
 
@@ -48,6 +48,39 @@ fn marker_free_prose(c: &mut Criterion) {
     group.finish();
 }
 
+/// Marker-free prose read with every format of the registry and with the formats of before
+/// (their markers alone are compared), in the same run: more formats must not slow sniffing
+/// down. Plain prose, and prose full of the bytes markers start with (`<`, `[`) and of near
+/// misses that share a marker's first bytes (`<|tool_result|>`, `<TOOL>`, `<functions>`).
+fn prose_with_marker_bytes(c: &mut Criterion) {
+    let near_misses = "If a < b and c <= d, see <b>bold</b>, [a link](x), <tool_response>, \
+                       <|im_end|>, <functions>, <TOOL>, [INST] and <|tool_result|>. "
+        .repeat((1 << 20) / 120);
+    // Without the formats issue 23 added.
+    let before = Format::ALL
+        .iter()
+        .filter(|f| f.group() != Group::JsonList)
+        .fold(FormatSet::NONE, |set, &f| set.with(f));
+    for (group, text) in [
+        ("sniff prose", prose(1 << 20)),
+        ("sniff near misses", near_misses),
+    ] {
+        let mut group = c.benchmark_group(group);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for (name, formats) in [("formats before", before), ("all formats", FormatSet::ALL)] {
+            let options = TextOptions { formats, ..OPTIONS };
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let outcomes =
+                        extract_text(&mut ValueBuilder, black_box(&text), &options).unwrap();
+                    assert!(outcomes.is_empty());
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
 fn fence_scanner(c: &mut Criterion) {
     let body = format!(
         "{{\"name\": \"write_file\", \"arguments\": {{\"content\": \"{}\"}}}}",
@@ -83,5 +116,11 @@ fn json_parser(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, marker_free_prose, fence_scanner, json_parser);
+criterion_group!(
+    benches,
+    marker_free_prose,
+    prose_with_marker_bytes,
+    fence_scanner,
+    json_parser
+);
 criterion_main!(benches);

@@ -65,6 +65,16 @@ macro_rules! for_each_group {
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" ["deepseek_v32", "deepseekv32", "deepseek_v4", "deepseekv4"],
             ]
+            json_list JsonList [
+                Lfm2 "lfm2" ["lfm2_with_json_tools"],
+                Jamba "jamba" [],
+                Nemotron "nemotron" ["nemotron_v2"],
+                Granite "granite" ["granite3"],
+                Apertus "apertus" [],
+                CommandR7b "command_r7b" ["command_a"],
+                Olmo3 "olmo3" [],
+                Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+            ]
         }
     };
 }

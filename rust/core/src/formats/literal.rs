@@ -110,9 +110,10 @@ impl<'t> Literals<'t> {
             _ => {
                 let start = self.pos;
                 match self.identifier() {
-                    Some("True") => b.boolean(true).map_err(LitErr::Build),
-                    Some("False") => b.boolean(false).map_err(LitErr::Build),
-                    Some("None") => b.null().map_err(LitErr::Build),
+                    // JSON's spellings too: models mix them into Python calls.
+                    Some("True" | "true") => b.boolean(true).map_err(LitErr::Build),
+                    Some("False" | "false") => b.boolean(false).map_err(LitErr::Build),
+                    Some("None" | "null") => b.null().map_err(LitErr::Build),
                     Some(name) => {
                         self.pos = start;
                         Err(self
@@ -463,6 +464,7 @@ mod tests {
         assert_eq!(lit("1.5e-3").unwrap(), Value::Float(0.0015));
         assert_eq!(lit(".5").unwrap(), Value::Float(0.5));
         assert_eq!(lit("4.0").unwrap(), Value::Float(4.0));
+        assert_eq!(lit("[true, null]").unwrap(), lit("[True, None]").unwrap());
         assert_eq!(
             lit("[True, False, None, (1, 2), (3), (), {'k': [1,]},]").unwrap(),
             Value::array(vec![
@@ -488,7 +490,7 @@ mod tests {
         assert!(lit("'abc").unwrap_err().starts_with("unterminated string"));
         assert!(lit("007").is_err());
         assert!(lit("1e999").is_err());
-        assert!(lit("true").is_err());
+        assert!(lit("nil").is_err());
         let deep = "[".repeat(10_000);
         assert!(lit(&deep).unwrap_err().starts_with("nesting deeper"));
     }

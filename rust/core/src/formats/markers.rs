@@ -142,6 +142,29 @@ const fn build() -> [Entry; COUNT] {
 
 pub(crate) static TABLE: [Entry; COUNT] = build();
 
+/// Whether a start marker is only looked for at the start of a message (after think spans and
+/// whitespace): one that does not begin with a stop byte (`<`, `[`), such as `functools[`.
+/// Text mode never stops inside prose for it, so marker-free text is not slowed down.
+pub(crate) const fn is_anchored(text: &str) -> bool {
+    !matches!(text.as_bytes()[0], b'<' | b'[')
+}
+
+/// The entries of the message-start markers ([`is_anchored`]).
+pub(crate) const ANCHORED: Mask = anchored();
+
+const fn anchored() -> Mask {
+    let table = build();
+    let mut mask = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if is_anchored(table[i].text) {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+}
+
 pub(crate) const THINK_OPEN: Mask = 1;
 pub(crate) const THINK_CLOSE: Mask = 2;
 
@@ -275,10 +298,11 @@ mod tests {
     #[test]
     fn markers_are_prefix_free_and_start_with_a_stop_byte() {
         for (i, a) in TABLE.iter().enumerate() {
-            assert!(a.text.starts_with(['<', '[']), "{}", a.text);
             // Nothing past the first byte can begin a marker: a stop inside a marker never
-            // hides one.
-            assert!(!a.text[1..].contains(['<', '[']), "{}", a.text);
+            // hides one. (A message-start marker is matched at the message's first byte only.)
+            let anchored = ANCHORED & 1 << i != 0;
+            assert_eq!(anchored, !a.text.starts_with(['<', '[']), "{}", a.text);
+            assert!(anchored || !a.text[1..].contains(['<', '[']), "{}", a.text);
             for (j, b) in TABLE.iter().enumerate() {
                 assert!(
                     i == j || !b.text.starts_with(a.text),

@@ -1,10 +1,11 @@
 //! Which formats occur in a text: one pass over the registry's marker table, plus a look at the
-//! first character of the message for the formats that may have no marker at all (`llama3_json`
-//! as bare `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list).
+//! start of the message for the formats that may have no marker at all (`llama3_json` as bare
+//! `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list) and for the markers that only open
+//! a call there (`functools[`).
 
 use std::ops::Range;
 
-use super::markers::{match_at, starts_of, Match, Role, TABLE};
+use super::markers::{match_at, starts_of, Match, Role, ANCHORED, TABLE};
 use super::{bare_group, FormatSet, Group};
 use crate::scan::find::find_either;
 use crate::scan::think::{message_start, start_after};
@@ -29,6 +30,11 @@ pub fn sniff(
         .and_then(|&b| bare_group(b, allowed));
     if let Some(group) = bare.filter(|g| g.claims_bare(rest)) {
         found.push((start, group));
+    }
+    if let Match::Found(entry) = match_at(rest.as_bytes(), starts_of(allowed) & ANCHORED) {
+        if let Role::Start { group, .. } = TABLE[entry].role {
+            found.push((start, group));
+        }
     }
     if !is_json_message(rest) {
         let bytes = text.as_bytes();
@@ -72,6 +78,12 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     }
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
+    if matches!(
+        match_at(&bytes[start..], starts & ANCHORED),
+        Match::Found(_)
+    ) {
+        return true;
+    }
     let mut pos = 0;
     while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
         let at = pos + i;
@@ -113,8 +125,9 @@ mod tests {
 
     #[test]
     fn every_marker_is_found_after_near_misses() {
-        let markers = TABLE.iter().filter_map(|e| match e.role {
-            Role::Start { group, .. } => Some((e.text, group)),
+        // (The message-start markers are found at the start only.)
+        let markers = TABLE.iter().enumerate().filter_map(|(i, e)| match e.role {
+            Role::Start { group, .. } if ANCHORED & 1 << i == 0 => Some((e.text, group)),
             _ => None,
         });
         for (marker, group) in markers {
@@ -146,6 +159,9 @@ mod tests {
             vec![Group::Llama3Json]
         );
         assert!(sniffed("[link](x)", FormatSet::ALL).is_empty());
+        let functools = r#" functools[{"name": "f", "arguments": {}}]"#;
+        assert_eq!(sniffed(functools, FormatSet::ALL), vec![Group::JsonList]);
+        assert!(sniffed(&format!("See {functools}"), FormatSet::ALL).is_empty());
         // Markers inside the strings of a JSON message are not markup.
         let json = r#"[{"name": "f", "arguments": {"s": "<tool_call>"}}]"#;
         assert!(sniffed(json, FormatSet::ALL).is_empty());

@@ -117,10 +117,20 @@ impl Text {
             }
             if start.is_none() {
                 let eligible = cx.whole_eligible();
-                if b == b'<' || (b == b'[' && !eligible) {
+                let stop = b == b'<' || (b == b'[' && !eligible);
+                // A marker that only opens a call at the start of a message.
+                let anchored = eligible
+                    && cx.starts & markers::ANCHORED != 0
+                    && !matches!(b, b'{' | b'[' | b' ' | b'\t' | b'\r');
+                if stop || anchored {
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     run_start = i;
-                    let mask = cx.marker_mask();
+                    // After the prose before it is released: its code spans count.
+                    let mask = if stop {
+                        cx.marker_mask()
+                    } else {
+                        cx.starts & markers::ANCHORED
+                    };
                     match match_at(&bytes[i..], mask) {
                         Match::Found(entry) => {
                             let held = &input[i..i + TABLE[entry].text.len()];

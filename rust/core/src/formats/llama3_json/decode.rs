@@ -5,7 +5,8 @@ use std::ops::Range;
 
 use super::super::cursor::{Markers, ProseCursor};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCalls};
-use super::PYTHON_TAG;
+use super::super::pythonic::call_lines;
+use super::{is_builtin_start, CALL_SUFFIX, PYTHON_TAG};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::Format;
@@ -50,6 +51,11 @@ where
     let mut cursor = ProseCursor::new(text, &MARKERS, pos);
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
+        let body = skip_ws(text, marker.end, end);
+        if text.as_bytes()[..end].get(body).is_some_and(|&b| is_builtin_start(b)) {
+            pos = call_lines(cx, Format::Llama3Json, (body, end), CALL_SUFFIX)?;
+            continue;
+        }
         let calls_end = calls(cx, marker.end, end, true)?;
         pos = calls_end.unwrap_or(marker.end);
     }

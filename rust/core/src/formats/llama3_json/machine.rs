@@ -1,7 +1,9 @@
-//! The stream machine of Llama 3 regions: `;`-joined JSON objects.
+//! The stream machine of Llama 3 regions: `;`-joined JSON objects, or a built-in tool call.
 
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::ws;
+use super::super::pythonic::PythonicCall;
+use super::{is_builtin_start, CALL_SUFFIX};
 use crate::scan::call_scan::{CallRecord, CallScanner, Stop};
 
 #[derive(Clone, Copy, Debug)]
@@ -21,6 +23,8 @@ pub(crate) struct LlamaCall {
     scanner: CallScanner,
     /// Where the first object ends.
     first_end: Option<usize>,
+    /// A built-in tool call after the tag (`brave_search.call(query="x")`), read as pythonic.
+    builtin: Option<Box<PythonicCall>>,
 }
 
 impl LlamaCall {
@@ -30,12 +34,16 @@ impl LlamaCall {
             state: State::Object(at),
             scanner: CallScanner::tracking(open.json, true, open.track),
             first_end: None,
+            builtin: None,
         }
     }
 }
 
 impl Machine for LlamaCall {
     fn advance(&mut self, buf: &str) -> Verdict {
+        if let Some(call) = &mut self.builtin {
+            return call.advance(buf);
+        }
         let b = buf.as_bytes();
         loop {
             match self.state {
@@ -44,6 +52,10 @@ impl Machine for LlamaCall {
                     if q == b.len() {
                         self.state = State::Object(q);
                         return Verdict::More;
+                    }
+                    if !self.bare && self.first_end.is_none() && is_builtin_start(b[q]) {
+                        let call = PythonicCall::lines(q, None, CALL_SUFFIX);
+                        return self.builtin.insert(Box::new(call)).advance(buf);
                     }
                     if b[q] != b'{' {
                         self.state = State::ToEnd;
@@ -96,7 +108,10 @@ impl Machine for LlamaCall {
     }
 
     fn records(&self) -> &[CallRecord] {
-        &self.scanner.records
+        match &self.builtin {
+            Some(call) => call.records(),
+            None => &self.scanner.records,
+        }
     }
 
     fn reading_json(&mut self) -> Option<&mut CallScanner> {

@@ -1,5 +1,7 @@
 //! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
-//! several joined by `;`.
+//! several joined by `;`. After the tag, a Python call is one of Llama 3's built-in tools,
+//! `brave_search.call(query="x")`, named without its `.call` (read as pythonic calls, one a
+//! line, up to a `<`).
 //!
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
 //! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
@@ -17,6 +19,14 @@ use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
 const PYTHON_TAG: &str = "<|python_tag|>";
+/// The suffix of a built-in tool's name in its call (`brave_search.call(query="x")`).
+const CALL_SUFFIX: &str = ".call";
+
+/// Whether a body that starts with `first` after the tag is a built-in tool call (a Python
+/// call, `brave_search.call(query="x")`) rather than JSON objects.
+fn is_builtin_start(first: u8) -> bool {
+    first == b'_' || first.is_ascii_alphabetic()
+}
 
 pub(crate) struct Spec;
 

@@ -6,7 +6,9 @@ use std::ops::Range;
 use super::super::cursor::{Markers, ProseCursor};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::literal::{LitErr, Literals};
+use super::machine::strip;
 use super::{dotted_name, starts_call_list, PYTHON_END, PYTHON_START};
+use crate::calls::Outcome;
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 use crate::scan::think::message_start;
@@ -24,13 +26,13 @@ where
     let start = range.start + message_start(&text[range.clone()]);
     if starts_call_list(&text[start..end]) {
         cx.prose(pos..start);
-        pos = call_list(cx, start, end)?;
+        pos = call_list(cx, Format::Pythonic, start, end)?;
     }
     let mut cursor = ProseCursor::new(text, &MARKERS, pos);
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
         let list = skip_ws(text, marker.end, end);
-        let mut list_end = call_list(cx, list, end)?;
+        let mut list_end = call_list(cx, Format::Pythonic, list, end)?;
         let after = skip_ws(text, list_end, end);
         if text[after..end].starts_with(PYTHON_END) {
             list_end = after + PYTHON_END.len();
@@ -41,8 +43,13 @@ where
     Ok(())
 }
 
-/// The `[call, …]` list at `start`; returns where it ends.
-fn call_list<B>(cx: &mut Cx<'_, '_, B>, start: usize, end: usize) -> Result<usize, B::Error>
+/// The `[call, …]` list at `start`, calls of `format`; returns where it ends.
+pub(crate) fn call_list<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    start: usize,
+    end: usize,
+) -> Result<usize, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
@@ -51,7 +58,7 @@ where
     let mut reader = Literals::new(text, start, end);
     if !reader.eat(b'[') {
         cx.fail(
-            Format::Pythonic,
+            format,
             start..end,
             Failure::parse("expected '[' and a list of calls", start, None),
         );
@@ -64,7 +71,7 @@ where
         }
         if !first && !reader.eat(b',') {
             let failure = Failure::parse("expected ',' or ']' between calls", reader.pos, None);
-            cx.fail(Format::Pythonic, start..end, failure);
+            cx.fail(format, start..end, failure);
             return Ok(end);
         }
         if reader.eat(b']') {
@@ -72,25 +79,71 @@ where
         }
         first = false;
         reader.skip_ws();
-        let call_start = reader.pos;
-        match one_call(cx, &mut reader)? {
-            Ok((name, arguments)) => {
-                cx.call(
-                    Format::Pythonic,
-                    call_start..reader.pos,
-                    name,
-                    None,
-                    arguments,
-                )?;
+        if !record_call(cx, format, &mut reader)? {
+            return Ok(end);
+        }
+    }
+}
+
+/// Reads the call at the reader and records it, or its failure; a failed call resumes past its
+/// `)` (or a stray closing bracket). `false`: the failure runs to the end.
+fn record_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    reader: &mut Literals<'_>,
+) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let call_start = reader.pos;
+    match one_call(cx, reader)? {
+        Ok((name, arguments)) => {
+            cx.call(format, call_start..reader.pos, name, None, arguments)?;
+        }
+        Err((failure, Some(resume))) => {
+            let resume = resume.max(call_start + 1);
+            cx.fail(format, call_start..resume, failure);
+            reader.pos = resume;
+        }
+        Err((failure, None)) => {
+            cx.fail(format, call_start..reader.end, failure);
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Calls without brackets at `start`, one a line (or `,`-separated), calls of `format`, up to
+/// a `<` between calls, `suffix` taken off their names; returns where they end.
+pub(crate) fn call_lines<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    (start, end): (usize, usize),
+    suffix: &str,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut reader = Literals::new(cx.text, start, end);
+    loop {
+        reader.skip_ws();
+        match reader.peek() {
+            None | Some(b'<') => return Ok(reader.pos),
+            Some(b',') => {
+                reader.pos += 1;
+                continue;
             }
-            Err((failure, resume)) => {
-                let Some(resume) = resume else {
-                    cx.fail(Format::Pythonic, call_start..end, failure);
-                    return Ok(end);
-                };
-                cx.fail(Format::Pythonic, call_start..resume, failure);
-                reader.pos = resume;
-            }
+            Some(_) => {}
+        }
+        let before = cx.outcomes.len();
+        let more = record_call(cx, format, &mut reader)?;
+        if let Some(Outcome::Call(call)) = cx.outcomes[before..].first_mut() {
+            call.name = strip(&call.name, suffix).to_owned();
+        }
+        if !more {
+            return Ok(end);
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{close_last, named, starts, ws};
-use super::{starts_call_list, PYTHON_END};
+use super::starts_call_list;
 use crate::scan::call_scan::CallRecord;
 use crate::scan::find::find_any3;
 
@@ -18,6 +18,12 @@ enum State {
 
 pub(crate) struct PythonicCall {
     bare: bool,
+    /// The token that may close the list (`None`: the region ends with the list).
+    end: Option<&'static str>,
+    /// Calls one after another without brackets, up to the next `<` between calls (Olmo 3).
+    lines: bool,
+    /// Taken off the end of each call's name (`.call` of Llama 3's built-in tools).
+    suffix: &'static str,
     /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
     prelude: bool,
     state: State,
@@ -30,14 +36,24 @@ pub(crate) struct PythonicCall {
     records: Vec<CallRecord>,
 }
 
+/// `name` without `suffix` (when it is more than that).
+pub(crate) fn strip<'n>(name: &'n str, suffix: &str) -> &'n str {
+    name.strip_suffix(suffix).filter(|n| !n.is_empty()).unwrap_or(name)
+}
+
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80
 }
 
 impl PythonicCall {
-    pub fn new(bare: bool, at: usize) -> Self {
+    /// A list at `at`: at the start of a message (`bare`), or after a start token, closed by
+    /// `end` when it follows.
+    pub fn new(bare: bool, at: usize, end: Option<&'static str>) -> Self {
         Self {
             bare,
+            end,
+            lines: false,
+            suffix: "",
             prelude: bare,
             state: if bare { State::List } else { State::Open(at) },
             pos: at,
@@ -47,6 +63,20 @@ impl PythonicCall {
             escaped: false,
             name_start: None,
             records: Vec::new(),
+        }
+    }
+}
+
+impl PythonicCall {
+    /// Calls without brackets at `at`, one a line, that end at a `<` between calls; `suffix` is
+    /// taken off their names.
+    pub fn lines(at: usize, end: Option<&'static str>, suffix: &'static str) -> Self {
+        Self {
+            lines: true,
+            suffix,
+            state: State::List,
+            depth: 1,
+            ..Self::new(false, at, end)
         }
     }
 }
@@ -76,13 +106,16 @@ impl Machine for PythonicCall {
                     }
                 }
                 State::AfterList(end, p) => {
+                    let Some(token) = self.end else {
+                        return Verdict::End(end);
+                    };
                     let q = ws(b, p);
-                    return match starts(b, q, PYTHON_END) {
+                    return match starts(b, q, token) {
                         None => {
                             self.state = State::AfterList(end, q);
                             Verdict::More
                         }
-                        Some(true) => Verdict::End(q + PYTHON_END.len()),
+                        Some(true) => Verdict::End(q + token.len()),
                         Some(false) => Verdict::End(end),
                     };
                 }
@@ -141,7 +174,7 @@ impl PythonicCall {
                             }
                             let item = self.records.len();
                             self.records
-                                .push(named(buf[start..i].trim(), None, true, item));
+                                .push(named(strip(buf[start..i].trim(), self.suffix), None, true, item));
                         }
                     }
                     if self.prelude && (c != b'[' || self.depth > 0) {
@@ -157,7 +190,7 @@ impl PythonicCall {
                     if self.depth == 1 && c == b')' {
                         close_last(&mut self.records);
                     }
-                    if self.depth == 0 {
+                    if self.depth == 0 && !self.lines {
                         let end = i + 1;
                         if self.bare {
                             return Some(Verdict::End(end));
@@ -165,6 +198,10 @@ impl PythonicCall {
                         self.state = State::AfterList(end, end);
                         return None;
                     }
+                }
+                b'<' if self.lines && self.depth <= 1 => {
+                    self.state = State::AfterList(i, i);
+                    return None;
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {}
                 _ if self.depth == 1 && is_name_byte(c) => {

@@ -8,6 +8,9 @@
 mod decode;
 mod machine;
 
+pub(crate) use decode::{call_lines, call_list};
+pub(crate) use machine::PythonicCall;
+
 use std::ops::Range;
 
 use super::cx::Cx;
@@ -38,7 +41,7 @@ impl Grammar for Spec {
     }
 
     fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
-        machine::PythonicCall::new(start.is_none(), at)
+        machine::PythonicCall::new(start.is_none(), at, Some(PYTHON_END))
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>

@@ -1,0 +1,160 @@
+//! Decoding call lists between tokens.
+
+use std::ops::Range;
+
+use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::pythonic::{call_lines, call_list};
+use super::{body_kind, body_start, Body, Shape, Wrap, START_TEXTS, WRAPS};
+use crate::calls::push_calls_of_value;
+use crate::json::{JsonBuilder, JsonKind, JsonView};
+
+static MARKERS: Markers = Markers::new(&START_TEXTS);
+
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let end = range.end;
+    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+    let mut pos = range.start;
+    while let Some(marker) = cursor.next(pos, end) {
+        cx.prose(pos..marker.start);
+        let wrap = &WRAPS[marker.pattern];
+        let body = skip_ws(text, body_start(marker.pattern, marker.end), end);
+        pos = one_list(cx, wrap, marker.start..body, end)?;
+    }
+    cx.prose(pos..end);
+    Ok(())
+}
+
+/// The list of the region whose start token begins at `span.start` and whose body begins at
+/// `span.end`; returns where the region's markup ends.
+fn one_list<B>(
+    cx: &mut Cx<'_, '_, B>,
+    wrap: &'static Wrap,
+    span: Range<usize>,
+    end: usize,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let (text, body) = (cx.text, span.end);
+    let kind = body_kind(&text.as_bytes()[..end], body, wrap);
+    let kind = kind.unwrap_or(if body >= end { Body::Empty } else { Body::Other });
+    let read = match kind {
+        Body::Empty => Ok(body),
+        Body::Pythonic if wrap.shape == Shape::PythonicLines => {
+            Ok(call_lines(cx, wrap.format, (body, end), "")?)
+        }
+        Body::Pythonic => Ok(call_list(cx, wrap.format, body, end)?),
+        Body::Json => json_list(cx, wrap, span.start, body, end)?,
+        Body::Other => Err(Failure::parse("expected a list of calls", body, None)),
+    };
+    match read {
+        Ok(list_end) => {
+            let after = skip_ws(text, list_end, end);
+            Ok(match wrap.end {
+                Some(token) if text[after..end].starts_with(token.text) => after + token.text.len(),
+                _ => list_end,
+            })
+        }
+        Err(failure) => {
+            let markup_end = match wrap.end {
+                Some(token) => TextSeek::new(text, end, token).end_of_next(body, end),
+                None => end,
+            };
+            cx.fail(wrap.format, span.start..markup_end, failure);
+            Ok(markup_end)
+        }
+    }
+}
+
+/// The JSON list (or single object) at `body`; returns where it ends, or why it is broken.
+fn json_list<B>(
+    cx: &mut Cx<'_, '_, B>,
+    wrap: &Wrap,
+    start: usize,
+    body: usize,
+    end: usize,
+) -> Result<Result<usize, Failure>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let named = matches!(wrap.shape, Shape::Named | Shape::NamedOrPythonic);
+    if named {
+        if let Some((calls, json_end)) = cx.read_calls(body, end)? {
+            cx.push_read(wrap.format, start..json_end, calls)?;
+            return Ok(Ok(json_end));
+        }
+    }
+    let (value, json_end) = match cx.json_at(body, end)? {
+        Ok(read) => read,
+        Err(error) => return Ok(Err(Failure::json(error, None))),
+    };
+    let is_list = value.kind() == JsonKind::Array;
+    if named {
+        if !(is_list && value.items().is_empty()) {
+            let context = cx.context(wrap.format, start..json_end);
+            let (options, json_at) = (cx.options.json, body - start);
+            push_calls_of_value(cx.builder, value, &context, json_at, options, &mut cx.outcomes)?;
+        }
+        return Ok(Ok(json_end));
+    }
+    let items = if is_list { value.items() } else { vec![value] };
+    for item in items {
+        match shaped_call(cx, wrap.shape, &item)? {
+            Ok((name, id, arguments)) => {
+                cx.call(wrap.format, start..json_end, name, id, arguments)?;
+            }
+            Err(detail) => {
+                let failure = Failure::parse(detail, body, None);
+                cx.fail(wrap.format, start..json_end, failure);
+            }
+        }
+    }
+    Ok(Ok(json_end))
+}
+
+/// A call's name, id and arguments.
+type Shaped<V> = (String, Option<String>, V);
+
+/// The call of an Apertus (`{"f": {…}}`) or Cohere (`{"tool_name": "f", "parameters": {…}}`)
+/// call object.
+fn shaped_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    shape: Shape,
+    item: &B::Value,
+) -> Result<Result<Shaped<B::Value>, &'static str>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if item.kind() != JsonKind::Object {
+        return Ok(Err("a tool call must be a JSON object"));
+    }
+    if shape == Shape::Keyed {
+        let mut entries = item.entries();
+        return Ok(match (entries.pop(), entries.is_empty()) {
+            (Some((name, arguments)), true) if !name.is_empty() => Ok((name, None, arguments)),
+            _ => Err("expected a call object {\"NAME\": {arguments}} with one key"),
+        });
+    }
+    let [name, arguments, id] = item.members(["tool_name", "parameters", "tool_call_id"]);
+    let Some(name) = name.as_ref().and_then(|n| n.as_str()).filter(|n| !n.is_empty()) else {
+        return Ok(Err("missing tool name (\"tool_name\")"));
+    };
+    let arguments = match arguments {
+        Some(arguments) => arguments,
+        None => {
+            let object = cx.builder.new_object()?;
+            cx.builder.finish_object(object)?
+        }
+    };
+    let id = id.and_then(|id| id.as_str().map(str::to_owned));
+    Ok(Ok((name.to_owned(), id, arguments)))
+}

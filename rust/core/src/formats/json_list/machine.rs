@@ -1,0 +1,150 @@
+//! The stream machine of a call list between tokens: the JSON list is read structurally (its
+//! calls announced as their names arrive), a pythonic list by the pythonic machine, then the
+//! end token, if it follows, is taken into the region.
+
+use super::super::cursor::Seek;
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::machine::{starts, ws, JsonValue, Scanned};
+use super::super::pythonic::PythonicCall;
+use super::{body_kind, Body, Shape, Wrap};
+use crate::scan::call_scan::{CallRecord, CallScanner};
+
+enum State {
+    /// After the start token: the body is not known yet.
+    Body(usize),
+    Json(JsonValue),
+    Pythonic(PythonicCall),
+    /// After the list, which ends at `.0`: the end token may follow.
+    After(usize, usize),
+    /// A body that is not a list: its markup runs to the end token.
+    Broken(usize),
+}
+
+pub(crate) struct ListCall {
+    wrap: &'static Wrap,
+    state: State,
+    open: Open,
+    /// The body's start (where a broken body's search for the end token begins).
+    body: usize,
+    seek: Option<Seek>,
+    /// Argument bytes before this offset are final.
+    safe: usize,
+    /// The records of a JSON list (a pythonic list keeps its own).
+    records: Vec<CallRecord>,
+}
+
+impl ListCall {
+    pub fn new(wrap: &'static Wrap, at: usize, open: Open) -> Self {
+        Self {
+            wrap,
+            state: State::Body(at),
+            open,
+            body: at,
+            seek: wrap.end.map(|end| Seek::new(end)),
+            safe: 0,
+            records: Vec::new(),
+        }
+    }
+
+    /// The end of the region when its list ends at `end` and the end token may follow at `p`.
+    fn after(&self, b: &[u8], end: usize, p: usize) -> Option<Verdict> {
+        let Some(token) = self.wrap.end else {
+            return Some(Verdict::End(end));
+        };
+        let q = ws(b, p);
+        match starts(b, q, token.text) {
+            None => None,
+            Some(true) => Some(Verdict::End(q + token.text.len())),
+            Some(false) => Some(Verdict::End(end)),
+        }
+    }
+}
+
+impl Machine for ListCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        loop {
+            match &mut self.state {
+                State::Body(p) => {
+                    let q = ws(b, *p);
+                    *p = q;
+                    self.body = q;
+                    self.state = match body_kind(b, q, self.wrap) {
+                        None => return Verdict::More,
+                        Some(Body::Empty) => {
+                            return self.after(b, q, q).unwrap_or(Verdict::More);
+                        }
+                        Some(Body::Json) => {
+                            // Call objects of another shape than `{"name": …}` are announced
+                            // when the list has been read.
+                            let track = self.open.track
+                                && matches!(self.wrap.shape, Shape::Named | Shape::NamedOrPythonic);
+                            State::Json(JsonValue::new(q, self.open.json, track))
+                        }
+                        Some(Body::Pythonic) if self.wrap.shape == Shape::PythonicLines => {
+                            State::Pythonic(PythonicCall::lines(q, None, ""))
+                        }
+                        Some(Body::Pythonic) => State::Pythonic(PythonicCall::new(false, q, None)),
+                        Some(Body::Other) => State::Broken(q),
+                    };
+                }
+                State::Json(value) => match value.scan(buf) {
+                    Scanned::More => return Verdict::More,
+                    Scanned::Closed(end) => {
+                        self.records = std::mem::take(&mut value.scanner.records);
+                        self.safe = end;
+                        self.state = State::After(end, end);
+                    }
+                    Scanned::Broken(_) => self.state = State::Broken(self.body),
+                },
+                State::Pythonic(list) => match list.advance(buf) {
+                    Verdict::End(end) => {
+                        self.records = list.records().to_vec();
+                        self.state = State::After(end, end);
+                    }
+                    Verdict::More => return Verdict::More,
+                    other => return other,
+                },
+                State::After(end, p) => {
+                    let (end, p) = (*end, *p);
+                    return match self.after(b, end, p) {
+                        Some(verdict) => verdict,
+                        None => {
+                            self.state = State::After(end, ws(b, p));
+                            Verdict::More
+                        }
+                    };
+                }
+                State::Broken(from) => {
+                    let from = *from;
+                    return match self.seek.as_mut().and_then(|seek| seek.find(b, from)) {
+                        Some(token) => Verdict::End(token.end),
+                        None => Verdict::More,
+                    };
+                }
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        match &self.state {
+            State::Json(value) => &value.scanner.records,
+            State::Pythonic(list) => list.records(),
+            _ => &self.records,
+        }
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match &mut self.state {
+            State::Json(value) => Some(&mut value.scanner),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        match &self.state {
+            State::Json(value) => value.scanner.pos,
+            _ => self.safe,
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
+//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
+//! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
+//! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
+//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
+//! `functools[…]` (Phi-4-mini, Firefunction v2), only at the start of a message: a marker that
+//! does not begin with `<` or `[` is not looked for in prose (`markers::is_anchored`); its `[`
+//! opens the list.
+//!
+//! The list is JSON, one call object per item, in the shape of its format ([`Shape`]); LFM2
+//! also writes it as a pythonic list (`[f(a=1)]`, read by the pythonic grammar). A single
+//! object stands for a list of one, an empty list (or nothing) is no call, and a missing end
+//! token is accepted: the region ends with the list. A list that is not valid JSON is one
+//! failed call whose markup runs to the end token (or to the end of the text).
+
+mod decode;
+mod machine;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+/// How a format writes one call object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// `{"name": …, "arguments" | "parameters": …}`.
+    Named,
+    /// `{"name": …}` objects, or a pythonic `[f(a=1)]` list (LFM2).
+    NamedOrPythonic,
+    /// Pythonic calls without brackets, one a line (Olmo 3).
+    PythonicLines,
+    /// `{"f": {…arguments}}`: the one key is the name (Apertus).
+    Keyed,
+    /// `{"tool_call_id": …, "tool_name": …, "parameters": …}` (Cohere).
+    Cohere,
+}
+
+/// One format of the group: its tokens and the shape of its call objects.
+pub(crate) struct Wrap {
+    pub format: Format,
+    pub end: Option<&'static Needle>,
+    pub shape: Shape,
+}
+
+const LFM2_START: &str = "<|tool_call_start|>";
+const JAMBA_START: &str = "<tool_calls>";
+const NEMOTRON_START: &str = "<TOOLCALL>";
+const GRANITE_START: &str = "<|tool_call|>";
+const APERTUS_START: &str = "<|tools_prefix|>";
+const COHERE_START: &str = "<|START_ACTION|>";
+const OLMO3_START: &str = "<function_calls>";
+const FUNCTOOLS_START: &str = "functools[";
+
+static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
+static JAMBA_END: Needle = Needle::new("</tool_calls>");
+static NEMOTRON_END: Needle = Needle::new("</TOOLCALL>");
+static APERTUS_END: Needle = Needle::new("<|tools_suffix|>");
+static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
+static OLMO3_END: Needle = Needle::new("</function_calls>");
+
+/// The start tokens, in the order of [`WRAPS`].
+pub(crate) const START_TEXTS: [&str; 8] = [
+    LFM2_START,
+    JAMBA_START,
+    NEMOTRON_START,
+    GRANITE_START,
+    APERTUS_START,
+    COHERE_START,
+    OLMO3_START,
+    FUNCTOOLS_START,
+];
+
+pub(crate) static WRAPS: [Wrap; 8] = [
+    Wrap {
+        format: Format::Lfm2,
+        end: Some(&LFM2_END),
+        shape: Shape::NamedOrPythonic,
+    },
+    Wrap {
+        format: Format::Jamba,
+        end: Some(&JAMBA_END),
+        shape: Shape::Named,
+    },
+    Wrap {
+        format: Format::Nemotron,
+        end: Some(&NEMOTRON_END),
+        shape: Shape::Named,
+    },
+    Wrap {
+        format: Format::Granite,
+        end: None,
+        shape: Shape::Named,
+    },
+    Wrap {
+        format: Format::Apertus,
+        end: Some(&APERTUS_END),
+        shape: Shape::Keyed,
+    },
+    Wrap {
+        format: Format::CommandR7b,
+        end: Some(&COHERE_END),
+        shape: Shape::Cohere,
+    },
+    Wrap {
+        format: Format::Olmo3,
+        end: Some(&OLMO3_END),
+        shape: Shape::PythonicLines,
+    },
+    Wrap {
+        format: Format::Phi4Mini,
+        end: None,
+        shape: Shape::Named,
+    },
+];
+
+const fn start(text: &'static str, format: Format) -> Start {
+    Start {
+        text,
+        formats: FormatSet::only(format),
+    }
+}
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[
+        start(LFM2_START, Format::Lfm2),
+        start(JAMBA_START, Format::Jamba),
+        start(NEMOTRON_START, Format::Nemotron),
+        start(GRANITE_START, Format::Granite),
+        start(APERTUS_START, Format::Apertus),
+        start(COHERE_START, Format::CommandR7b),
+        start(OLMO3_START, Format::Olmo3),
+        start(FUNCTOOLS_START, Format::Phi4Mini),
+    ];
+
+    type Machine = machine::ListCall;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        let start = start.unwrap_or(0);
+        machine::ListCall::new(&WRAPS[start], body_start(start, at), open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}
+
+/// Where the body of a region opened by `START_TEXTS[start]`, ending at `at`, begins: a
+/// marker's own `[` opens the list.
+pub(crate) fn body_start(start: usize, at: usize) -> usize {
+    at - usize::from(START_TEXTS[start].ends_with('['))
+}
+
+/// What the body at `at` (after whitespace) is, once its first bytes tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Body {
+    Json,
+    Pythonic,
+    /// The end token (or the end of the text) comes first: no call.
+    Empty,
+    /// Anything else: a failed call.
+    Other,
+}
+
+/// The kind of the body starting at `at` in `bytes`, `None` while more bytes may tell.
+pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
+    let &first = bytes.get(at)?;
+    if let Some(end) = wrap.end {
+        let end = end.text.as_bytes();
+        let rest = &bytes[at..];
+        if rest.starts_with(end) {
+            return Some(Body::Empty);
+        }
+        if end.starts_with(rest) {
+            return None;
+        }
+    }
+    match first {
+        _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
+        b'{' => Some(Body::Json),
+        b'[' if wrap.shape == Shape::NamedOrPythonic => {
+            let q = super::machine::ws(bytes, at + 1);
+            match bytes.get(q) {
+                None => None,
+                Some(b'{' | b'[' | b']' | b'"') => Some(Body::Json),
+                Some(_) => Some(Body::Pythonic),
+            }
+        }
+        b'[' => Some(Body::Json),
+        _ => Some(Body::Other),
+    }
+}

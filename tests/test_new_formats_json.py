@@ -1,0 +1,285 @@
+"""The formats of the list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3, Apertus,
+Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers' test cases, the corpus rendered
+in each, stream invariants, and auto-detection picking the same calls as naming the format, for
+every format's texts."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import toolwire
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from renderers import RENDERERS
+from support import DATA, cases
+from test_stream import check_invariants
+from test_stream_formats import check_stream
+
+# Peer format name (tests/data/conformance) -> toolwire name.
+NEW = {
+    "lfm2": "lfm2",
+    "jamba": "jamba",
+    "nemotron_v2": "nemotron",
+    "granite": "granite",
+    "apertus": "apertus",
+    "command_r7b": "command_r7b",
+    "olmo3": "olmo3",
+    "firefunction_v2": "phi4_mini",
+    "llama3_builtin": "llama3_json",
+}
+
+# Where toolwire differs from a peer's test on purpose, or does not read the peer's text yet:
+# test name -> why. The calls of these cases are still compared where the reason allows.
+DIFFERS = {
+    # SGLang drops a call whose name is not among the tools; toolwire reports every call the
+    # model wrote (a caller filters by tools if it wants to).
+    "TestLfm2Detector.test_detect_and_parse_unknown_function": "calls",
+}
+# Reasoning and response wrappers of these models that toolwire does not strip from content
+# yet (<|START_THINKING|>, <|START_RESPONSE|>, <|inner_prefix|>, <response>): calls compared,
+# content not.
+UNREAD_WRAPPERS = ("<|START_THINKING|>", "<|START_RESPONSE|>", "<|inner_prefix|>", "<response>")
+
+
+def peer_cases() -> list[dict[str, Any]]:
+    with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
+        found = [json.loads(line) for line in f]
+    return [c for c in found if c["format"] in NEW]
+
+
+def shape(call: Any) -> tuple[Any, ...]:
+    if isinstance(call, toolwire.ToolCall):
+        return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
+    return ("invalid", call.name, call.protocol)
+
+
+def matches(got: list[Any], case: dict[str, Any]) -> bool:
+    expected = case["calls"]
+    if case["match"] == "subset_prefix":
+        got = got[: len(expected)]
+    if len(got) != len(expected):
+        return False
+    for call, want in zip(got, expected, strict=True):
+        if not isinstance(call, toolwire.ToolCall):
+            return False
+        if want["name"] is not None and call.name != want["name"]:
+            return False
+        if case["match"] is None and call.arguments != want["arguments"]:
+            return False
+        if any(call.arguments.get(k) != v for k, v in want["arguments"].items()):
+            return False
+    return True
+
+
+def test_the_peer_cases_are_here() -> None:
+    counts = {name: 0 for name in NEW}
+    for case in peer_cases():
+        counts[case["format"]] += 1
+    assert counts == {
+        "lfm2": 31,
+        "jamba": 6,
+        "nemotron_v2": 6,
+        "granite": 6,
+        "apertus": 6,
+        "command_r7b": 6,
+        "olmo3": 8,
+        "firefunction_v2": 1,
+        "llama3_builtin": 2,
+    }
+
+
+@pytest.mark.parametrize("case", peer_cases(), ids=lambda c: f"{c['format']}:{c['test']}")
+def test_peer_cases(case: dict[str, Any]) -> None:
+    fmt = NEW[case["format"]]
+    text, tools = case["text"], case["tools"]
+    parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+    if DIFFERS.get(case["test"]) == "calls":
+        assert [c.name for c in parsed.calls] == ["unknown_function"]
+    else:
+        assert matches(parsed.calls, case), (parsed.calls, case["calls"])
+    wrapped = any(w in text for w in UNREAD_WRAPPERS)
+    if case["content"] is not None and not wrapped:
+        assert parsed.content.strip() == case["content"].strip()
+    # Found without naming the format, the same way.
+    auto = toolwire.extract(text, tools=tools, on_error="keep")
+    assert [shape(c) for c in auto] == [shape(c) for c in parsed.calls]
+
+
+def rendered(fmt: str, step: int = 1) -> list[tuple[str, Any]]:
+    render = RENDERERS[fmt]
+    texts = []
+    for k, case in enumerate(cases()):
+        if k % step == 0:
+            text = render(case, k)
+            if text is not None:
+                texts.append((text, case["tools"]))
+    return texts
+
+
+def texts_of(fmt: str) -> list[tuple[str, Any]]:
+    peers = [(c["text"], c["tools"]) for c in peer_cases() if NEW[c["format"]] == fmt]
+    return peers + rendered(fmt, 5)
+
+
+@pytest.mark.parametrize("fmt", sorted(set(NEW.values()) - {"llama3_json"}))
+def test_auto_detection_equals_naming_the_format(fmt: str) -> None:
+    for text, tools in texts_of(fmt):
+        named = toolwire.parse_text(text, format=fmt, tools=tools)
+        auto = toolwire.extract(text, tools=tools, on_error="keep")
+        assert [shape(c) for c in auto] == [shape(c) for c in named.calls], text
+        assert [shape(c) for c in toolwire.parse_text(text, tools=tools).calls] == [
+            shape(c) for c in named.calls
+        ]
+
+
+def all_format_texts() -> list[tuple[str, str, Any]]:
+    """Every format's texts: the corpus renderings (shared corpus and tests/renderers.py)."""
+    texts = []
+    for k, case in enumerate(cases()[::9]):
+        for fmt in toolwire.FORMATS:
+            wire = case["wire"].get(fmt)
+            text = wire if isinstance(wire, str) else None
+            if fmt in RENDERERS:
+                text = RENDERERS[fmt](case, k)
+            if text is not None:
+                texts.append((fmt, text, case["tools"]))
+    return texts
+
+
+def test_sniffing_never_confuses_formats() -> None:
+    """For every text of every format, auto detection picks the calls naming the format does."""
+    seen = set()
+    for fmt, text, tools in all_format_texts():
+        named = toolwire.extract(text, formats=[fmt], tools=tools, on_error="keep")
+        auto = toolwire.extract(text, tools=tools, on_error="keep")
+        assert [shape(c) for c in auto] == [shape(c) for c in named], (fmt, text)
+        assert all(isinstance(c, toolwire.ToolCall) for c in named), (fmt, text)
+        seen.add(fmt)
+    assert set(NEW.values()) <= seen
+
+
+@pytest.mark.parametrize("fmt", sorted(set(NEW.values()) - {"llama3_json"}))
+def test_renderings_stream_as_they_parse(fmt: str) -> None:
+    rng = random.Random(fmt)
+    checked = 0
+    for text, tools in rendered(fmt, 25):
+        check_stream(text, fmt, tools, rng)
+        checked += 1
+    assert checked > 80
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    base=st.sampled_from([t for fmt in sorted(RENDERERS) for t, _ in texts_of(fmt)[::4]]),
+    cuts=st.lists(st.integers(0, 10**4), max_size=20),
+    byte_cuts=st.lists(st.integers(0, 10**4), max_size=20),
+)
+def test_stream_invariants(base: str, cuts: list[int], byte_cuts: list[int]) -> None:
+    check_invariants(base, cuts, byte_cuts)
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("Use `<|tool_call_start|>[f(a=1)]<|tool_call_end|>` to call.", "lfm2"),
+        ('Write ``<tool_calls>[{"name": "f"}]</tool_calls>`` then.', "jamba"),
+        ("The `<TOOLCALL>` token opens calls.", "nemotron"),
+        ("Granite's `<|tool_call|>[]` marker.", "granite"),
+    ],
+)
+def test_markers_in_code_spans_are_prose(text: str, fmt: str) -> None:
+    assert toolwire.extract(text) == []
+    assert toolwire.parse_text(text, format=fmt).content == text
+
+
+def test_lists_empty_broken_and_unclosed() -> None:
+    # An empty list, or none, is no call; the end token is markup.
+    for text in ("<|tool_call_start|><|tool_call_end|>", "<TOOLCALL>[]</TOOLCALL>"):
+        parsed = toolwire.parse_text(text)
+        assert (parsed.calls, parsed.content) == ([], "")
+    # Broken JSON is one failed call that keeps its text, up to the end token.
+    parsed = toolwire.parse_text('<tool_calls>[{"name": "f", </tool_calls> after')
+    [bad] = parsed.calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert bad.raw == '<tool_calls>[{"name": "f", </tool_calls>'
+    assert parsed.content == " after"
+    # A missing end token is accepted: the list ends the markup.
+    parsed = toolwire.parse_text('<TOOLCALL>[{"name": "f", "arguments": {"a": 1}}] done')
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+    assert parsed.content == " done"
+
+
+def test_shapes_of_apertus_and_cohere() -> None:
+    parsed = toolwire.parse_text('<|tools_prefix|>[{"f": {"a": 1}}, {"g": {}}]<|tools_suffix|>')
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1}), ("g", {})]
+    text = '<|START_ACTION|>[{"tool_call_id": "7", "tool_name": "f", "parameters": {"a": 1}}]'
+    [call] = toolwire.parse_text(text + "<|END_ACTION|>").calls
+    assert (call.id, call.name, call.arguments) == ("7", "f", {"a": 1})
+    # A call object in another shape is a failed call, not a lost one.
+    [bad] = toolwire.parse_text('<|tools_prefix|>[{"f": 1, "g": 2}]<|tools_suffix|>').calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert "one key" in bad.error
+
+
+def test_olmo3_lines() -> None:
+    text = "<function_calls>f(a=1)\n  g(b='<x>', c=null)\n</function_calls>\nDone."
+    parsed = toolwire.parse_text(text)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("f", {"a": 1}),
+        ("g", {"b": "<x>", "c": None}),
+    ]
+    assert parsed.content == "\nDone."
+    # A broken call fails alone; the next line is still read.
+    parsed = toolwire.parse_text("<function_calls>f(a=x)\ng(b=2)</function_calls>")
+    assert [type(c).__name__ for c in parsed.calls] == ["InvalidToolCall", "ToolCall"]
+
+
+def test_functools_only_at_the_start_of_a_message() -> None:
+    call = '[{"name": "f", "arguments": {"a": 1}}]'
+    for text in (f"functools{call}", f"<think>x</think>\n  functools{call}"):
+        assert [c.name for c in toolwire.parse_text(text).calls] == ["f"]
+    # Mid-prose, or in a code span, it is prose (JSON quoted in an answer runs no tool).
+    for text in (f"Phi writes functools{call}.", f"`functools{call}`"):
+        assert toolwire.extract(text) == []
+        assert toolwire.parse_text(text, format="phi4_mini").calls == []
+    # A message that starts with the word and no list is prose.
+    assert toolwire.parse_text("functools is a module.").content == "functools is a module."
+
+
+def test_xlam_is_raw_json_hermes_or_mistral() -> None:
+    """xLAM's outputs are a bare or fenced JSON list (raw JSON), or the hermes and mistral
+    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own."""
+    with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
+        xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
+    assert len(xlam) == 10
+    for case in xlam:
+        assert matches(toolwire.extract(case["text"], tools=case["tools"]), case), case["text"]
+
+
+def test_llama3_built_in_tools() -> None:
+    text = '<|python_tag|>brave_search.call(query="weather in Paris")<|eom_id|>'
+    parsed = toolwire.parse_text(text)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("brave_search", {"query": "weather in Paris"})
+    ]
+    assert parsed.content == "<|eom_id|>"
+    events = []
+    parser = toolwire.StreamParser()
+    for ch in text:
+        events += parser.feed(ch)
+    events += parser.finish()
+    starts = [e.name for e in events if e.kind == "tool_call_start"]
+    assert starts == ["brave_search"]
+    # JSON objects after the tag are read as before.
+    text = '<|python_tag|>{"name": "f", "parameters": {"a": 1}}'
+    assert [c.name for c in toolwire.parse_text(text).calls] == ["f"]
+
+
+def test_aliases() -> None:
+    text = '<TOOLCALL>[{"name": "f", "arguments": {}}]</TOOLCALL>'
+    assert toolwire.parse_text(text, format="nemotron_v2").calls[0].name == "f"
+    text = '<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>'
+    assert toolwire.parse_text(text, format="lfm2_with_json_tools").calls[0].name == "f"
