@@ -77,6 +77,13 @@ FormatAlias: TypeAlias = Literal[
     "deepseekv32",
     "deepseek_v4",
     "deepseekv4",
+    "lfm2_with_json_tools",
+    "nemotron_v2",
+    "granite3",
+    "command_a",
+    "phi4_mini_json",
+    "firefunction_v2",
+    "firefunction",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.
