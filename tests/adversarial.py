@@ -327,7 +327,7 @@ def cases() -> list[Case]:
         ("call objects in a row", lambda n: '{"name": "f", "arguments": {}}\n' * (n // 32)),
         (
             "repeated name keys",
-            lambda n: '~~~tool_call\n{' + '"name": "a", ' * (n // 13) + '"arguments": {}}\n~~~\n',
+            lambda n: "~~~tool_call\n{" + '"name": "a", ' * (n // 13) + '"arguments": {}}\n~~~\n',
         ),
     ]
     for name, make in near_misses:

@@ -49,8 +49,6 @@ def test_raw_json_prose_needs_anywhere_mode() -> None:
         assert got(toolwire.extract(text, raw_json="anywhere")) == calls_of(case), case["id"]
 
 
-
-
 def test_sample_log_lines_give_their_expected_calls() -> None:
     by_id = {c["id"]: c for c in cases()}
     log = load_jsonl("logs_sample.jsonl")

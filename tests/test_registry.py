@@ -393,6 +393,7 @@ def test_extra_properties_need_the_schema_and_kwargs_to_allow_them() -> None:
     assert refused.is_error and "does not take: admin." in refused.content
     # The schema allows extras but the function takes no **kwargs.
     assert registry.execute(ToolCall("c3", "strict_search", {"q": "a", "lang": "en"})).is_error
+
     def run(name: str, arguments: dict[str, Any]) -> ToolResult:
         return registry.execute(ToolCall("c", name, arguments))
 
