@@ -18,6 +18,7 @@ def parse_text(
     on_error: Literal["raise", "skip", "keep"] = "keep",
     calls_in_reasoning: bool = True,
     tools: Any = None,
+    unknown_tools: Literal["keep", "invalid", "drop"] = "keep",
 ) -> Parsed:
     """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``.
 
@@ -39,5 +40,6 @@ def parse_text(
         on_error=on_error,
         calls_in_reasoning=calls_in_reasoning,
         tools=tools,
+        unknown_tools=unknown_tools,
     )
     return Parsed(content=content, calls=calls, reasoning=reasoning)

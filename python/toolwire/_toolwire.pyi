@@ -184,6 +184,7 @@ def extract(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
     tools: Sequence[Any] | None = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> list[ToolCall]:
     """Extract the tool calls of any response (SPEC §4.4).
 
@@ -192,7 +193,10 @@ def extract(
     that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
     perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
     ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
-    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats (SPEC §6).
+    accepts) types the raw-text parameter values of the XML-style formats (qwen3_coder, glm45, …;
+    SPEC §6). ``unknown_tools`` says what a call to a name that is not among ``tools`` becomes:
+    ``"keep"`` (the default: returned as written), ``"invalid"`` (an ``InvalidToolCall`` saying
+    so) or ``"drop"`` (left out); the last two need ``tools``.
     """
 @overload
 def extract(
@@ -205,6 +209,7 @@ def extract(
     repair: bool = False,
     on_error: ErrorPolicy,
     tools: Sequence[Any] | None = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> list[ToolCall | InvalidToolCall]: ...
 @overload
 def decode_tool_calls(
@@ -559,6 +564,7 @@ def parse_text_parts(
     on_error: ErrorPolicy,
     calls_in_reasoning: bool,
     tools: Any = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
     """``(content, calls, reasoning)`` of model text, by the stream engine."""
 @final

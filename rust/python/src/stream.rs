@@ -377,7 +377,7 @@ impl StreamParser {
 /// The text of a message split into content, calls and reasoning, by the stream engine (the
 /// whole text fed at once): `(content, calls, reasoning)`, for `toolwire.parse_text`.
 #[pyfunction]
-#[pyo3(signature = (text, /, *, format, on_error, calls_in_reasoning, tools = None))]
+#[pyo3(signature = (text, /, *, format, on_error, calls_in_reasoning, tools = None, unknown_tools = "keep"))]
 pub fn parse_text_parts<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyAny>,
@@ -385,16 +385,19 @@ pub fn parse_text_parts<'py>(
     on_error: &str,
     calls_in_reasoning: bool,
     tools: Option<&Bound<'py, PyAny>>,
+    unknown_tools: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let options = stream_options(format, true, calls_in_reasoning)?;
+        let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;
         let schemas = stream_tools(tools)?;
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
             let tools = schemas.as_deref().map(|t| t as &dyn ParamTypes);
             let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
-            let calls = calls_list(&mut builder, parsed.calls, policy)?;
+            let outcomes = gateway.filter_outcomes(parsed.calls);
+            let calls = calls_list(&mut builder, outcomes, policy)?;
             (parsed.content, calls, parsed.reasoning).into_pyobject(py)
         })
     })
