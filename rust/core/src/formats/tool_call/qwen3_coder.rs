@@ -2,25 +2,28 @@
 //! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`. Values are raw
 //! text, typed by the tool schema (see `schema`). A `<function=…>` block without the
 //! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
-//! of the text.
+//! of the text. A value whose `</parameter>` was left out ends before the next `<parameter=` or
+//! the `</function>` (so a value cannot hold those two tags, as in vLLM).
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{strip_newlines, typed_value, Types};
+use super::super::schema::{typed_value, Types};
+use super::hermes;
 use super::tags::{
-    close_tag, tag_name, Closers, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
+    close_tag, tag_name, Closers, Opening, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
     PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 
-/// One call whose markup starts at `open` (`<tool_call>`, or `<function=` when not `wrapped`)
-/// and whose `<function=` is at `at`. Returns where its markup ends.
+/// One call whose markup starts at `open` (`<tool_call>`, or a bare `<function=`, as `opening`
+/// says) and whose `<function=` is at `at`. Returns where its markup ends. JSON arguments after
+/// the name are hermes's spelling (qwen3_coder's when hermes is not allowed).
 pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     at: usize,
     end: usize,
-    wrapped: bool,
+    opening: Opening,
     closers: &mut Closers<'_>,
 ) -> Result<usize, B::Error>
 where
@@ -28,6 +31,7 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
+    let wrapped = opening == Opening::ToolCall;
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
         let markup_end = if wrapped {
             closers.tool_call.end_of_next(from, end)
@@ -49,6 +53,14 @@ where
             Failure::parse("expected <function=NAME>", at, None),
         ));
     };
+    if text.as_bytes().get(skip_ws(text, pos, end)) == Some(&b'{') {
+        let format = if cx.allowed.contains(Format::Hermes) {
+            Format::Hermes
+        } else {
+            Format::Qwen3Coder
+        };
+        return hermes::json_arguments(cx, format, open, name, pos, end, opening);
+    }
     let mut arguments = cx.builder.new_object()?;
     loop {
         pos = skip_ws(text, pos, end);
@@ -58,7 +70,7 @@ where
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
-            let Some(close) = closers.parameter.find(value_start) else {
+            let Some(value_end) = closers.parameter.next(value_start) else {
                 let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
                 return Ok(fail(
                     cx,
@@ -70,11 +82,16 @@ where
                 .options
                 .tools
                 .map_or(Types::default(), |tools| tools.types(name, key));
-            let raw = strip_newlines(&text[value_start..close]);
+            let raw = &text[value_start..value_end.start];
             let value = typed_value(cx.builder, raw, types, cx.options.json)?;
             cx.builder
                 .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
-            pos = close + PARAMETER_CLOSE.len();
+            // A value whose `</parameter>` was left out ends before the next tag.
+            pos = if value_end.pattern == 0 {
+                value_end.end
+            } else {
+                value_end.start
+            };
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;
@@ -90,7 +107,7 @@ where
         }
     }
     let markup_end = if wrapped {
-        match close_tag(text, pos, end) {
+        match close_tag(text, pos, end, CLOSE) {
             Some(markup_end) => markup_end,
             None => {
                 let failure = Failure::parse(format!("expected {CLOSE}"), pos, Some(name.into()));
