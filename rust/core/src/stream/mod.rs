@@ -84,7 +84,7 @@ use std::mem;
 use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
-use crate::formats::markers::{starts_of, Mask};
+use crate::formats::markers::{control_of, starts_of, Mask};
 use crate::formats::{Format, FormatSet, Group, ParamTypes, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::RawJsonMode;
@@ -200,7 +200,7 @@ struct Ctx<'a, B: JsonBuilder> {
     pub tools: Option<&'a dyn ParamTypes>,
     pub builder: &'a mut B,
     pub out: &'a mut Out<B>,
-    /// The start markers of the enabled formats.
+    /// The start markers and control tokens of the enabled formats.
     pub starts: Mask,
     /// Some enabled marker begins with `[`.
     pub bracket_markers: bool,
@@ -222,7 +222,7 @@ struct Setup {
 
 impl Setup {
     fn new(options: StreamOptions, events: bool) -> Self {
-        let starts = starts_of(options.formats);
+        let starts = starts_of(options.formats) | control_of(options.formats);
         Self {
             options,
             starts,

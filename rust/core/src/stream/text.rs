@@ -301,6 +301,10 @@ impl Text {
                         shared.prose.message = None;
                         None
                     }
+                    Role::Control => {
+                        shared.pos = shared.pos.after(held);
+                        None
+                    }
                     Role::Start { group, index } => {
                         shared.prose.message = None;
                         shared.prose.message_started = true;

@@ -43,6 +43,7 @@ pub(crate) struct Spec;
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
 
+    const CONTROL: &'static [&'static str] = &["<｜end▁of▁sentence｜>"];
     type Machine = SectionCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {

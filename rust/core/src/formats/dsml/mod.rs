@@ -46,6 +46,7 @@ impl Grammar for Spec {
     const STARTS: &'static [Start] =
         &invoke::starts([FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);
 
+    const CONTROL: &'static [&'static str] = &["<｜end▁of▁sentence｜>"];
     type Machine = InvokeBlock;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {

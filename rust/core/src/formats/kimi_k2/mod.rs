@@ -37,6 +37,7 @@ pub(crate) struct Spec;
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
 
+    const CONTROL: &'static [&'static str] = &["<|im_end|>"];
     type Machine = SectionCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
