@@ -98,3 +98,25 @@ def expected_rows(lines: list[str]) -> list[Any]:
 
     bodies = [json.dumps(json.loads(line)["response"]) for line in lines]
     return mask([entries(calls) for calls in toolwire.extract_batch(bodies)])
+
+
+def fed_in_chunks(parser: Any, text: str, rng: random.Random, sizes: tuple[int, ...]) -> list[Any]:
+    """The events of a `StreamParser` fed `text` in chunks of sizes drawn from `sizes`, then
+    finished."""
+    events: list[Any] = []
+    pos = 0
+    while pos < len(text):
+        size = rng.choice(sizes)
+        events += parser.feed(text[pos : pos + size])
+        pos += size
+    events += parser.finish()
+    return events
+
+
+def streamed_calls(events: list[Any]) -> list[Any]:
+    """The calls (`ToolCall`) and invalid calls of a stream's events, in order."""
+    return [
+        event.call if event.kind == "tool_call_end" else event
+        for event in events
+        if event.kind in ("tool_call_end", "invalid_tool_call")
+    ]

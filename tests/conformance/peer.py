@@ -2,7 +2,7 @@
 paths, and compared with what the peer's test asserts.
 
 Run as a script for a table of the cases that fail, per path:
-``python tests/conformance/peer.py [FORMAT…]``.
+``PYTHONPATH=tests python tests/conformance/peer.py [FORMAT…]``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import toolwire
+from support import fed_in_chunks, streamed_calls
 
 HERE = Path(__file__).parent
 DATA = HERE.parent / "data" / "conformance" / "peer_cases.jsonl"
@@ -76,30 +77,15 @@ def run(case: dict[str, Any], path: str, **options: Any) -> tuple[list[Any], str
         parsed = toolwire.parse_text(text, format=fmt, tools=tools, **options)
         return list(parsed.calls), parsed.content
     parser = toolwire.StreamParser(formats=[fmt], tools=tools, **options)
-    rng = random.Random(case["key"])
-    events: list[Any] = []
-    pos = 0
-    while pos < len(text):
-        size = rng.choice(CHUNK_SIZES)
-        events += parser.feed(text[pos : pos + size])
-        pos += size
-    events += parser.finish()
-    calls: list[Any] = []
-    content = []
-    for event in events:
-        if event.kind == "tool_call_end":
-            calls.append(event.call)
-        elif event.kind == "invalid_tool_call":
-            calls.append(event)
-        elif event.kind == "text_delta":
-            content.append(event.text)
-    return calls, "".join(content)
+    events = fed_in_chunks(parser, text, random.Random(case["key"]), CHUNK_SIZES)
+    content = "".join(e.text for e in events if e.kind == "text_delta")
+    return streamed_calls(events), content
 
 
 def _subset(expected: Any, got: Any) -> bool:
     if isinstance(expected, dict) and isinstance(got, dict):
         return all(k in got and _subset(v, got[k]) for k, v in expected.items())
-    return bool(expected == got and type(expected) is type(got) or _same_number(expected, got))
+    return bool((expected == got and type(expected) is type(got)) or _same_number(expected, got))
 
 
 def _same_number(a: Any, b: Any) -> bool:

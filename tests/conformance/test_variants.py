@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import toolwire
+from support import fed_in_chunks, streamed_calls
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
 
@@ -34,17 +35,9 @@ def three_paths(text: str, fmt: str, **options: Any) -> list[tuple[list[Any], st
     rng = random.Random(text)
     for _ in range(3):
         parser = toolwire.StreamParser(formats=[fmt], **options)
-        events: list[Any] = []
-        pos = 0
-        while pos < len(text):
-            size = rng.choice((1, 2, 3, 7, 64))
-            events += parser.feed(text[pos : pos + size])
-            pos += size
-        events += parser.finish()
-        calls = [e.call if e.kind == "tool_call_end" else e for e in events if e.kind in (
-            "tool_call_end", "invalid_tool_call")]
+        events = fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64))
         content = "".join(e.text for e in events if e.kind == "text_delta")
-        results.append((shape(calls), content))
+        results.append((shape(streamed_calls(events)), content))
     return results
 
 
@@ -120,6 +113,16 @@ def test_a_broken_call_in_a_wrapper_is_an_invalid_call_that_keeps_the_text() -> 
         assert content is None or content.strip() == "after"
 
 
+@pytest.mark.parametrize("fmt", ["mistral", "hermes"])
+def test_magistral_think_spans_are_reasoning(fmt: str) -> None:
+    text = '[THINK]plan\nit[/THINK]Hello.[TOOL_CALLS]f[ARGS]{"a": 1}'
+    calls, content = read(text, fmt)
+    assert calls == ([("f", {"a": 1})] if fmt == "mistral" else [])
+    parsed = toolwire.parse_text(text, format=fmt)
+    assert parsed.reasoning == "plan\nit"
+    assert content == ("Hello." if fmt == "mistral" else 'Hello.[TOOL_CALLS]f[ARGS]{"a": 1}')
+
+
 @pytest.mark.parametrize(
     ("fmt", "text", "content"),
     [
@@ -172,7 +175,9 @@ def test_values_of_xml_style_formats(raw: str, type_: str | None, expected: Any)
     schema = {"type": type_} if type_ else {}
     tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
     texts = {
-        "qwen3_coder": f"<tool_call>\n<function=f>\n<parameter=v>{raw}</parameter>\n</function>\n</tool_call>",
+        "qwen3_coder": (
+            f"<tool_call>\n<function=f>\n<parameter=v>{raw}</parameter>\n</function>\n</tool_call>"
+        ),
         "glm45": f"<tool_call>f\n<arg_key>v</arg_key>\n<arg_value>{raw}</arg_value>\n</tool_call>",
         "minimax_m2": (
             f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="v">{raw}</parameter>\n'

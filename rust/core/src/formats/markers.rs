@@ -76,13 +76,18 @@ const BLANK: Entry = Entry {
 /// (`<|im_end|>`) is one entry for all their formats.
 const fn build_all() -> ([Entry; ROOM], usize) {
     let mut table = [BLANK; ROOM];
-    table[0].text = think::OPEN;
-    table[1] = Entry {
-        text: think::CLOSE,
-        role: Role::ThinkClose,
-        ..BLANK
-    };
-    let mut n = 2;
+    // The think tags first: `THINK_OPEN` and `THINK_CLOSE` are their bits.
+    let mut n = 0;
+    while n < think::OPENS.len() {
+        table[2 * n].text = think::OPENS[n];
+        table[2 * n + 1] = Entry {
+            text: think::CLOSES[n],
+            role: Role::ThinkClose,
+            ..BLANK
+        };
+        n += 1;
+    }
+    let mut n = 2 * think::OPENS.len();
     let mut g = 0;
     while g < Group::ALL.len() {
         let group = Group::ALL[g];
@@ -121,7 +126,7 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         let control = group.control();
         let mut c = 0;
         while c < control.len() {
-            let mut k = 2;
+            let mut k = 0;
             while k < n && !same(table[k].text, control[c]) {
                 k += 1;
             }
@@ -162,8 +167,9 @@ const fn build() -> [Entry; COUNT] {
 
 pub(crate) static TABLE: [Entry; COUNT] = build();
 
-pub(crate) const THINK_OPEN: Mask = 1;
-pub(crate) const THINK_CLOSE: Mask = 2;
+/// The think tags' entries (`<think>`, `[THINK]`; `</think>`, `[/THINK]`).
+pub(crate) const THINK_OPEN: Mask = 0b0101;
+pub(crate) const THINK_CLOSE: Mask = 0b1010;
 
 /// For each byte value, the entries whose byte at `at` it is (the think tags included).
 const fn by_byte(at: usize) -> [Mask; 256] {

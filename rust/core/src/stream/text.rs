@@ -12,7 +12,7 @@ use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TA
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::LEADING_BOM;
-use crate::scan::find::{find_any3, find_either};
+use crate::scan::find::find_any3;
 
 use super::fence::FenceBody;
 use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
@@ -424,13 +424,10 @@ impl<B: JsonBuilder> Ctx<'_, B> {
         mask
     }
 
-    /// The next byte of `bytes` where something may begin after the line start.
+    /// The next byte of `bytes` where something may begin after the line start (the think tags
+    /// include `[THINK]`, so `[` is always one).
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
-        if self.bracket_markers {
-            find_any3(b'\n', b'<', b'[', bytes)
-        } else {
-            find_either(b'\n', b'<', bytes)
-        }
+        find_any3(b'\n', b'<', b'[', bytes)
     }
 
     fn fences_allowed(&self) -> bool {
@@ -448,12 +445,4 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             Some(_) => !prose.in_think || self.options.calls_in_reasoning,
         }
     }
-}
-
-/// Whether any of the groups has a start marker that begins with `[`.
-pub(super) fn any_bracket_marker(starts: Mask) -> bool {
-    TABLE
-        .iter()
-        .enumerate()
-        .any(|(i, e)| starts & 1 << i != 0 && e.text.starts_with('['))
 }

@@ -86,7 +86,7 @@ where
     let bracket = |from: usize| find_byte(b'[', &bytes[from..end]).map(|i| from + i);
     let name_end = find_either(b'[', b'{', &bytes[body..end]).map(|i| body + i);
     let Some(name_end) = name_end else {
-        return Ok(Err(Failure::parse("expected NAME[ARGS]", body, None)));
+        return Ok(Err(Failure::parse("expected NAME[ARGS] or NAME{…}", body, None)));
     };
     let name = text[body..name_end].trim().to_owned();
     if name.is_empty() {

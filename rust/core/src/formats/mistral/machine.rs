@@ -2,7 +2,9 @@
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{named, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts_any, ws, JsonValue, Scanned,
+};
 use super::{ARGS, CALL_ID, TOOL_CALLS_NEEDLE};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::{find_byte, find_either};
@@ -168,10 +170,7 @@ impl Machine for MistralCall {
                         return Verdict::More;
                     }
                     if matches!(b[q], b'{' | b'[') {
-                        if let Some(record) = self.records.last_mut() {
-                            record.args_start = Some(q);
-                        }
-                        self.args = Some(JsonValue::new(q, self.open.json, false));
+                        self.args = Some(arguments_at(&mut self.records, q, self.open.json));
                         self.state = State::Args;
                     } else {
                         if let Some(record) = self.records.last_mut() {
@@ -182,13 +181,10 @@ impl Machine for MistralCall {
                 }
                 State::Args => {
                     let args = self.args.as_mut().expect("set with the state");
-                    match args.scan(buf) {
+                    match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
                         Scanned::Closed(end) => {
-                            if let Some(record) = self.records.last_mut() {
-                                record.args_end = Some(end);
-                                record.closed = true;
-                            }
+                            close_last(&mut self.records);
                             return Verdict::End(end);
                         }
                         Scanned::Broken(at) => self.state = State::SeekNext(at),

@@ -2,7 +2,9 @@
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
+};
 use super::{Header, Tokens};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_byte;
@@ -75,10 +77,7 @@ impl SectionCall {
     }
 
     fn start_args(&mut self, at: usize, v3: bool) {
-        if let Some(record) = self.records.last_mut() {
-            record.args_start = Some(at);
-        }
-        self.args = Some(JsonValue::new(at, self.open.json, false));
+        self.args = Some(arguments_at(&mut self.records, at, self.open.json));
         self.state = State::Args { v3 };
     }
 }
@@ -190,12 +189,9 @@ impl Machine for SectionCall {
                 }
                 State::Args { v3 } => {
                     let args = self.args.as_mut().expect("set with the state");
-                    match args.scan(buf) {
+                    match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
                         Scanned::Closed(end) => {
-                            if let Some(record) = self.records.last_mut() {
-                                record.args_end = Some(end);
-                            }
                             self.state = if v3 {
                                 State::V3Close(end)
                             } else {
