@@ -439,6 +439,13 @@ fn deepseek_variants() {
     assert_eq!(auto(v3), [F_A1, "g {}"]);
     let missing_end = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}";
     assert_eq!(calls(Format::DeepseekV31, missing_end), [F_A1]);
+    // DeepSeek R1: `<｜tool▁calls｜>` begins the section and its first call at once.
+    let r1 = "<｜tool▁calls｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> after";
+    let p = parsed(Format::DeepseekV3, r1);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned(), "g {}".to_owned()], "after")
+    );
     let no_sep = "<｜tool▁call▁begin｜>f{\"a\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜>";
     let shown = calls(Format::DeepseekV31, no_sep);
     assert!(shown[0].contains("missing <｜tool▁sep｜>"), "{shown:?}");

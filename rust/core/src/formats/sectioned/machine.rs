@@ -47,13 +47,15 @@ pub(crate) struct SectionCall {
 }
 
 impl SectionCall {
-    /// A region opened by the section marker (`in_section`) or a call marker, ending at `at`.
-    pub fn new(tokens: &'static Tokens, in_section: bool, at: usize, open: Open) -> Self {
+    /// A region opened by `tokens.starts[start]` (the section marker, a call marker, or a
+    /// marker that opens both at once), ending at `at`.
+    pub fn new(tokens: &'static Tokens, start: Option<usize>, at: usize, open: Open) -> Self {
+        let in_section = start != Some(1);
         Self {
             tokens,
             open,
             in_section,
-            state: if in_section {
+            state: if start == Some(0) {
                 State::Between(at)
             } else {
                 State::Header(at, at)
