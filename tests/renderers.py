@@ -45,19 +45,23 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def minimax_m2(case: Case, k: int) -> str | None:
+def _invokes(
+    case: Case, k: int, tag: str, wrap: tuple[str, str], frame: tuple[str, str] = ("", "")
+) -> str | None:
+    """The calls as `<{tag}invoke name=…><{tag}parameter name=…>` blocks (MiniMax-M2's shape)
+    in the wrapper `wrap`, each invoke inside `frame` (Step-3's call tokens)."""
     if not _typed_as_written(case):
         return None
-    calls = case["calls"]
     nl = "\n" if k % 2 else ""
     invokes = []
-    for call in calls:
+    for call in case["calls"]:
         params = "".join(
-            f'{nl}<parameter name="{key}">{_text(value)}</parameter>'
+            f'{nl}<{tag}parameter name="{key}">{_text(value)}</{tag}parameter>'
             for key, value in call["arguments"].items()
         )
-        invokes.append(f'{nl}<invoke name="{call["name"]}">{params}{nl}</invoke>')
-    block = f"<minimax:tool_call>{''.join(invokes)}{nl}</minimax:tool_call>"
+        invoke = f'<{tag}invoke name="{call["name"]}">{params}{nl}</{tag}invoke>'
+        invokes.append(f"{nl}{frame[0]}{invoke}{frame[1]}")
+    block = f"{wrap[0]}{''.join(invokes)}{nl}{wrap[1]}"
     if k % 5 == 0:
         block = "Let me look that up.\n\n" + block
     if k % 7 == 0:
@@ -65,30 +69,118 @@ def minimax_m2(case: Case, k: int) -> str | None:
     return block
 
 
-def deepseek_dsml(case: Case, k: int) -> str | None:
+def minimax_m2(case: Case, k: int) -> str | None:
+    return _invokes(case, k, "", ("<minimax:tool_call>", "</minimax:tool_call>"))
+
+
+def dots(case: Case, k: int) -> str | None:
+    return _invokes(case, k, "", ("<dots_function_call>", "</dots_function_call>"))
+
+
+def muse_glimmer(case: Case, k: int) -> str | None:
+    return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
+
+
+def step3(case: Case, k: int) -> str | None:
+    frame = (
+        "<\uff5ctool_call_begin\uff5c>function<\uff5ctool_sep\uff5c>",
+        "<\uff5ctool_call_end\uff5c>",
+    )
+    wrap = ("<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_calls_end\uff5c>")
+    return _invokes(case, k, "steptml:", wrap, frame)
+
+
+def longcat(case: Case, k: int) -> str:
+    nl = "\n" if k % 2 else ""
+    blocks = [
+        f"<longcat_tool_call>{nl}{json.dumps(call, ensure_ascii=False)}{nl}</longcat_tool_call>"
+        for call in case["calls"]
+    ]
+    text = nl.join(blocks)
+    if k % 5 == 0:
+        text = "Checking.\n" + text
+    return text
+
+
+def _token_invokes(case: Case, k: int, token: str, block_name: str) -> str | None:
+    """DSML's shape with `{token}` in its tags: `string="…"` on every parameter, and every 4th
+    invoke a JSON object for its body."""
     if not _typed_as_written(case):
         return None
-    calls = case["calls"]
-    dsml = "<\uff5cDSML\uff5c"
-    block_name = "tool_calls" if k % 3 == 0 else "function_calls"
+    tag = f"<\uff5c{token}\uff5c"
     invokes = []
-    for n, call in enumerate(calls):
+    for n, call in enumerate(case["calls"]):
         if (k + n) % 4 == 3:
             body = "\n" + json.dumps(call["arguments"], ensure_ascii=False) + "\n"
         else:
             body = "".join(
-                f'\n{dsml}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
-                f"{_text(value)}</{dsml[1:]}parameter>"
+                f'\n{tag}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
+                f"{_text(value)}</{tag[1:]}parameter>"
                 for key, value in call["arguments"].items()
             )
-        invokes.append(f'\n{dsml}invoke name="{call["name"]}">{body}\n</{dsml[1:]}invoke>')
-    text = f"{dsml}{block_name}>{''.join(invokes)}\n</{dsml[1:]}{block_name}>"
+        invokes.append(f'\n{tag}invoke name="{call["name"]}">{body}\n</{tag[1:]}invoke>')
+    text = f"{tag}{block_name}>{''.join(invokes)}\n</{tag[1:]}{block_name}>"
     if k % 5 == 0:
         text = "I'll help with that.\n\n" + text
+    return text
+
+
+def deepseek_dsml(case: Case, k: int) -> str | None:
+    return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
+
+
+def gigachat35(case: Case, k: int) -> str | None:
+    return _token_invokes(case, k, "GCML", "tool_calls")
+
+
+def seed_oss(case: Case, k: int) -> str | None:
+    if not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    blocks = []
+    for call in case["calls"]:
+        params = "".join(
+            f"{nl}<parameter={key}>{nl}{_text(value)}{nl}</parameter>"
+            for key, value in call["arguments"].items()
+        )
+        blocks.append(
+            f"<seed:tool_call>{nl}<function={call['name']}>{params}{nl}</function>{nl}"
+            "</seed:tool_call>"
+        )
+    text = nl.join(blocks)
+    if k % 5 == 0:
+        text = "<seed:think>The user wants a tool.</seed:think>" + text
+    return text
+
+
+def gigachat3(case: Case, k: int) -> str:
+    """GigaChat 3 writes one call per message; several calls are several messages (3.1's
+    `<|function_call|>` on every third case)."""
+    messages = []
+    for call in case["calls"]:
+        body = json.dumps(
+            {"name": call["name"], "arguments": call["arguments"]}, ensure_ascii=False
+        )
+        if k % 3 == 2:
+            messages.append(f"<|function_call|>{body}")
+        else:
+            messages.append(f"<|message_sep|>\n\nfunction call<|role_sep|>\n{body}")
+    text = "".join(messages)
+    if k % 5 == 0:
+        text = "I'll check that for you." + text
+    if k % 4 == 1:
+        text += "</s>"
     return text
 
 
 RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "deepseek_dsml": deepseek_dsml,
+    "seed_oss": seed_oss,
+    "gigachat3": gigachat3,
+    "gigachat35": gigachat35,
+    "longcat": longcat,
+    "dots": dots,
+    "muse_glimmer": muse_glimmer,
+    "step3": step3,
 }

@@ -7,9 +7,10 @@ names, arguments, valid or invalid, and the names of invalid calls. Ids are not 
 stream fixes a call's id when it starts; a generated id is random anyway), nor content.
 
 Texts: the corpus renderings of every format, the provider streams' texts, the real model
-outputs of other projects' parser tests (`tests/data/conformance`), the three inputs the
-registry issue found the paths disagreeing on, and mutations of all of those (cut short, a
-marker of another format spliced in, a call repeated, a byte dropped).
+outputs of other projects' parser tests (`tests/data/conformance`), the corpus rendered in the
+formats it lacks (`tests/renderers.py`), the three inputs the registry issue found the paths
+disagreeing on, and mutations of all of those (cut short, a marker of another format spliced
+in, a call repeated, a byte dropped).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from renderers import RENDERERS
 from support import DATA, cases, fed_in_chunks, load_jsonl, streamed_calls
 
 PROTOCOLS = ("text_tagged", "raw_json", *toolwire.FORMATS)
@@ -49,11 +51,28 @@ def corpus_texts() -> list[str]:
     return texts
 
 
+def rendered_texts() -> list[str]:
+    """Every 21st corpus case rendered in each format the shared corpus lacks."""
+    texts = []
+    for render in RENDERERS.values():
+        for k, case in enumerate(cases()):
+            text = render(case, k) if k % 21 == 0 else None
+            if text is not None:
+                texts.append(text)
+    return texts
+
+
 def stream_texts() -> list[str]:
     return [s["text"] for s in load_jsonl("streams.jsonl") if isinstance(s.get("text"), str)]
 
 
-TEXTS = [*DISAGREED, *(c["text"] for c in conformance()), *corpus_texts(), *stream_texts()]
+TEXTS = [
+    *DISAGREED,
+    *(c["text"] for c in conformance()),
+    *corpus_texts(),
+    *rendered_texts(),
+    *stream_texts(),
+]
 MARKERS = [
     "<tool_call>",
     "</tool_call>",
@@ -71,6 +90,18 @@ MARKERS = [
     "<|call|>",
     "<think>",
     "</think>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+    "<|message_sep|>",
+    "function call<|role_sep|>",
+    "<|function_call|>",
+    "</s>",
+    "<\uff5cGCML\uff5ctool_calls>",
+    "<longcat_tool_call>",
+    "<dots_function_call>",
+    "<atem:function_calls>",
+    "<\uff5ctool_calls_begin\uff5c>",
+    "<\uff5ctool_call_end\uff5c>",
     "~~~tool_call\n",
     "\n~~~\n",
     "```json\n",

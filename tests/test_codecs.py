@@ -140,6 +140,42 @@ def test_convert_message_keeps_the_text() -> None:
             assert "Hi." in text, (source, target)
 
 
+def test_convert_message_keeps_the_user_text_beside_results() -> None:
+    """The text a user writes beside tool results (an Anthropic text block after the
+    tool_result blocks, a Gemini text part, a user message after tool messages) is carried to
+    every provider and back, never dropped."""
+    call = ToolCall("call_1", "f", {"a": 1})
+    result = ToolResult("call_1", "f", "42")
+    for source in PROVIDERS:
+        encoded = encode_results([result], source)
+        turn = convert_message(
+            [*encoded, {"role": "user", "content": "Now summarise."}]
+            if source in ("openai", "ollama", "openai_responses")
+            else encoded[0]
+            | (
+                {"content": [*encoded[0]["content"], {"type": "text", "text": "Now summarise."}]}
+                if source == "anthropic"
+                else {"parts": [*encoded[0]["parts"], {"text": "Now summarise."}]}
+            ),
+            source,
+            "anthropic",
+            calls=[call],
+        )
+        assert turn == [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "call_1", "content": "42"},
+                    {"type": "text", "text": "Now summarise."},
+                ],
+            }
+        ], source
+        for target in PROVIDERS:
+            converted = convert_message(turn[0], "anthropic", target, calls=[call])
+            assert "Now summarise." in json.dumps(converted), target
+            assert decode_results(converted, target, calls=[call]) == [result], target
+
+
 # --- hypothesis round trips -----------------------------------------------------------------
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)

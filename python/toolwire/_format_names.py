@@ -15,6 +15,13 @@ FormatName = Literal[
     "deepseek_v31",
     "kimi_k2",
     "harmony",
+    "seed_oss",
+    "gigachat3",
+    "gigachat35",
+    "longcat",
+    "dots",
+    "muse_glimmer",
+    "step3",
     "minimax_m2",
     "deepseek_dsml",
 ]

@@ -137,6 +137,7 @@ def parse_native(
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
     """Parse structured provider calls (SPEC §4.1)."""
+
 @overload
 def parse_native(
     calls: Sequence[Any], /, *, repair: bool = False, on_error: ErrorPolicy
@@ -150,6 +151,7 @@ def parse_text_tagged(
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
     """Parse ``~~~tool_call`` fenced blocks (SPEC §4.2)."""
+
 @overload
 def parse_text_tagged(
     text: str | bytes, /, *, repair: bool = False, on_error: ErrorPolicy
@@ -164,6 +166,7 @@ def parse_raw_json(
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
     """Parse bare JSON calls from weak models (SPEC §4.3)."""
+
 @overload
 def parse_raw_json(
     text: str | bytes,
@@ -198,6 +201,7 @@ def extract(
     ``"keep"`` (the default: returned as written), ``"invalid"`` (an ``InvalidToolCall`` saying
     so) or ``"drop"`` (left out); the last two need ``tools``.
     """
+
 @overload
 def extract(
     response: str | bytes | Mapping[str, Any] | Sequence[Any],
@@ -220,6 +224,7 @@ def decode_tool_calls(
     on_error: Literal["raise", "skip"] = "raise",
 ) -> list[ToolCall]:
     """The structured calls of a provider body or assistant message (SPEC §7)."""
+
 @overload
 def decode_tool_calls(
     body: Mapping[str, Any] | Sequence[Any],
@@ -228,9 +233,7 @@ def decode_tool_calls(
     repair: bool = False,
     on_error: ErrorPolicy,
 ) -> list[ToolCall | InvalidToolCall]: ...
-def assistant_message(
-    calls: object, provider: str, content: object
-) -> dict[str, Any] | None:
+def assistant_message(calls: object, provider: str, content: object) -> dict[str, Any] | None:
     """The assistant message holding ``calls`` (a list or tuple of :class:`ToolCall`) for
     ``openai``, ``anthropic`` or ``ollama``; None for other providers or other kinds of calls."""
 
@@ -258,6 +261,7 @@ def extract_batch(
     ``deterministic_ids``, a call without an id gets ``call_{n}_{k}`` (item ``n`` counted from
     1, call ``k`` of its response) instead of a random id.
     """
+
 @overload
 def extract_batch(
     items: Iterable[str | bytes | bytearray | Mapping[str, Any] | Sequence[Any]],
@@ -288,7 +292,6 @@ def extract_batch(
     on_error: ErrorPolicy,
     deterministic_ids: bool = False,
 ) -> list[list[ToolCall | InvalidToolCall]]: ...
-
 def extract_jsonl_chunk(
     chunk: bytes,
     start: int,
@@ -567,6 +570,7 @@ def parse_text_parts(
     unknown_tools: UnknownTools = "keep",
 ) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
     """``(content, calls, reasoning)`` of model text, by the stream engine."""
+
 @final
 class CompiledSchema:
     """A tool's parameters schema compiled by the Rust core (draft 2020-12)."""

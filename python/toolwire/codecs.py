@@ -279,7 +279,10 @@ def convert_message(
     Returns a list of messages, since one message may become several: Anthropic's single
     results message becomes one OpenAI ``tool`` message per result, and Responses calls are
     separate items. Names, arguments and ids are kept; ``calls`` (the calls being answered)
-    fills in what the source format lacks, as in :func:`decode_results`. An SDK object (an
+    fills in what the source format lacks, as in :func:`decode_results`. Text the user wrote
+    beside the results (an Anthropic text block, a Gemini text part, a user message among tool
+    messages) is kept: in the same message where the target allows it, else as a user message
+    after the results. An SDK object (an
     ``openai`` ``ChatCompletionMessage``, an ``anthropic`` ``Message``, …) is read as the data
     it holds, and an Anthropic ``content`` block list as the message holding it.
 
@@ -294,9 +297,9 @@ def convert_message(
     if isinstance(turn, Assistant):
         encoded = target.encode_calls(turn.calls, turn.content)
         return encoded if isinstance(encoded, list) else [encoded]
-    if calls is not None:
-        turn = _matched(turn, list(calls))
-    return target.encode_results(turn, None)
+    results = turn.results if calls is None else _matched(turn.results, list(calls))
+    messages = target.encode_results(results, None)
+    return target.with_user_text(messages, turn.text) if turn.text else messages
 
 
 def _unprefixed(result: ToolResult, prefix: str) -> ToolResult:

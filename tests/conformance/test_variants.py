@@ -64,55 +64,6 @@ def test_mistral_calls_whose_args_token_was_dropped() -> None:
     assert calls == [("add", {"a": 1})]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        '<function=f>{"a": 1}</function>',
-        '<function name="f">\n{"a": 1}\n</function>',
-        '<tool_call>\n<function=f>{"a": 1}</function>\n</tool_call>',
-        '<function_call>{"name": "f", "arguments": {"a": 1}}</function_call>',
-        '<tool>\n  {"name": "f", "arguments": {"a": 1}}\n</tool>',
-        '<tools>{"name": "f", "arguments": {"a": 1}}</tools>',
-        '<response>{"name": "f", "arguments": {"a": 1}}</response>',
-        '<json>\n  {"name": "f", "arguments": {"a": 1}}\n</json>',
-        '<JSON>{"name": "f", "arguments": {"a": 1}}</JSON>',
-        '<xml>\n  {\n    "name": "f", "arguments": {"a": 1}\n  }\n</xml>',
-    ],
-)
-def test_hermes_wrappers(text: str) -> None:
-    calls, content = read(text, "hermes")
-    assert calls == [("f", {"a": 1})]
-    assert content == ""
-
-
-def test_two_bare_function_blocks_with_json_arguments() -> None:
-    text = '<function=f>{"a": 1}</function>\n<function=g>{"code": "print(1)"}</function>'
-    calls, _ = read(text, "hermes")
-    assert calls == [("f", {"a": 1}), ("g", {"code": "print(1)"})]
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The <response> tag holds the answer.",
-        'Send <json>{"a": 1}</json> to the API.',
-        "<tool>hammer</tool> is a tool.",
-        "<xml>\n<a>1</a>\n</xml>",
-    ],
-)
-def test_generic_wrappers_around_no_call_object_are_prose(text: str) -> None:
-    calls, content = read(text, "hermes")
-    assert calls == []
-    assert content == text.strip()
-
-
-def test_a_broken_call_in_a_wrapper_is_an_invalid_call_that_keeps_the_text() -> None:
-    results = three_paths('<tool>{"name": "f", "arguments": {"a": }}</tool> after', "hermes")
-    for calls, content in results:
-        assert [c[:2] for c in calls] == [("invalid", "f")]
-        assert content is None or content.strip() == "after"
-
-
 @pytest.mark.parametrize("fmt", ["mistral", "hermes"])
 def test_magistral_think_spans_are_reasoning(fmt: str) -> None:
     text = '[THINK]plan\nit[/THINK]Hello.[TOOL_CALLS]f[ARGS]{"a": 1}'
@@ -135,7 +86,6 @@ def test_magistral_think_spans_are_reasoning(fmt: str) -> None:
         ("pythonic", "[f(a=1)]<|eot|>", ""),
         ("mistral", '[TOOL_CALLS]f[ARGS]{"a": 1}[/TOOL_CALLS]', ""),
         ("deepseek_v3", "Hello.<\uff5cend\u2581of\u2581sentence\uff5c>", "Hello."),
-        ("deepseek_dsml", "Hello.<\uff5cend\u2581of\u2581sentence\uff5c>", "Hello."),
         ("harmony", "<|channel|>final<|message|>Hi.<|return|>", "Hi."),
         ("harmony", "Hi.<|end|>", "Hi."),
     ],

@@ -15,6 +15,7 @@ from .base import (
     Message,
     Provider,
     ResultContent,
+    Results,
     entries,
     json_text,
     messages_of,
@@ -97,7 +98,7 @@ class Anthropic(Codec):
                 )
         return results
 
-    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+    def read_turn(self, message: object) -> Assistant | Results:
         message = shape.want_mapping(message, "")
         role = message.get("role")
         if role == "assistant":
@@ -107,11 +108,18 @@ class Anthropic(Codec):
             return Assistant(text, [c for c in calls if isinstance(c, ToolCall)])
         results = self.decode_results(message)
         if role == "user" and results:
-            return results
+            # Anthropic puts the user's text after the results, in the same message.
+            return Results(results, shape.text_of(message.get("content"), "content"))
         raise ProviderFormatError(
             "expected an assistant message or a user message with tool_result blocks",
             path="content" if role == "user" else "role",
         )
+
+    def with_user_text(self, messages: list[Message], text: str) -> list[Message]:
+        if not messages:
+            return [{"role": "user", "content": text}]
+        *before, last = messages
+        return [*before, {**last, "content": [*last["content"], {"type": "text", "text": text}]}]
 
 
 def _is_block_list(value: object) -> bool:

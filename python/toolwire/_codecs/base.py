@@ -115,6 +115,16 @@ def entries(wire: object, path: str = "") -> Iterable[tuple[str, Mapping[str, An
         yield where, shape.want_mapping(item, where)
 
 
+def user_text(messages: object) -> str | None:
+    """The text of the user messages in a list of messages or input items."""
+    texts = [
+        shape.text_of(message.get("content"), shape.at(path, "content"))
+        for path, message in messages_of(messages)
+        if message.get("role") == "user" and message.get("type", "message") == "message"
+    ]
+    return "\n\n".join(t for t in texts if t) or None
+
+
 def messages_of(messages: object) -> Iterable[tuple[str, Mapping[str, Any]]]:
     """One message, or a list of them, as ``(path, message)``."""
     if isinstance(messages, Mapping):
@@ -130,6 +140,16 @@ class Assistant:
     calls: list[ToolCall]
 
 
+@dataclass(frozen=True)
+class Results:
+    """A turn of tool results, provider-neutral, with the text the user wrote beside them (an
+    Anthropic text block or a Gemini text part in the same message, a user message among tool
+    messages): a translation must carry it, not drop it."""
+
+    results: list[ToolResult]
+    text: str | None = None
+
+
 class Codec(ABC):
     """One provider's shapes. ``native_errors``: the wire has its own ``is_error`` flag."""
 
@@ -140,24 +160,23 @@ class Codec(ABC):
         return [self.encode_tool(tool) for tool in tools]
 
     @abstractmethod
-    def encode_tool(self, tool: Tool) -> Message:
-        ...
+    def encode_tool(self, tool: Tool) -> Message: ...
 
     @abstractmethod
-    def decode_tools(self, wire: object) -> list[Tool]:
-        ...
+    def decode_tools(self, wire: object) -> list[Tool]: ...
 
     @abstractmethod
-    def encode_calls(self, calls: list[ToolCall], content: str | None) -> Message | list[Message]:
-        ...
+    def encode_calls(
+        self, calls: list[ToolCall], content: str | None
+    ) -> Message | list[Message]: ...
 
     @abstractmethod
-    def encode_results(self, results: list[ToolResult], error_prefix: str | None) -> list[Message]:
-        ...
+    def encode_results(
+        self, results: list[ToolResult], error_prefix: str | None
+    ) -> list[Message]: ...
 
     @abstractmethod
-    def decode_results(self, messages: object) -> list[ToolResult]:
-        ...
+    def decode_results(self, messages: object) -> list[ToolResult]: ...
 
     body_path: tuple[str | int, ...] = ()
     body_key = ""
@@ -169,9 +188,14 @@ class Codec(ABC):
         return body
 
     @abstractmethod
-    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+    def read_turn(self, message: object) -> Assistant | Results:
         """An assistant message as text and calls, or a tool-result message as results."""
         ...
+
+    def with_user_text(self, messages: list[Message], text: str) -> list[Message]:
+        """``messages`` (encoded results) followed by the user's ``text``: a user message of
+        its own unless the wire puts text and results in one message."""
+        return [*messages, {"role": "user", "content": text}]
 
     def _result_id(self, result: ToolResult, index: int) -> str:
         """The id of the call a result answers, which this wire cannot do without."""

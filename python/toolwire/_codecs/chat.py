@@ -15,11 +15,13 @@ from .base import (
     Codec,
     Message,
     Provider,
+    Results,
     entries,
     messages_of,
     native_message,
     read_function,
     result_content,
+    user_text,
 )
 
 
@@ -77,15 +79,15 @@ class OpenAIChat(Codec):
             content=result_content(message.get("content"), shape.at(path, "content")),
         )
 
-    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+    def read_turn(self, message: object) -> Assistant | Results:
         if not isinstance(message, Mapping):
             results = self.decode_results(message)  # a list of tool messages
             if results:
-                return results
+                return Results(results, user_text(message))
             raise ProviderFormatError("expected an assistant message or tool messages", path="")
         role = message.get("role")
         if role == "tool":
-            return self.decode_results(message)
+            return Results(self.decode_results(message))
         if role == "assistant" or "tool_calls" in message:
             calls = decode_tool_calls(message, self.name)
             content = shape.text_of(message.get("content"), "content")

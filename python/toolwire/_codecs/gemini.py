@@ -16,6 +16,7 @@ from .base import (
     Message,
     Provider,
     ResultContent,
+    Results,
     entries,
     json_text,
     messages_of,
@@ -104,7 +105,7 @@ class Gemini(Codec):
                 )
         return results
 
-    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+    def read_turn(self, message: object) -> Assistant | Results:
         message = shape.want_mapping(message, "")
         if message.get("role") == "model":
             calls = decode_tool_calls(message, self.name)
@@ -116,10 +117,21 @@ class Gemini(Codec):
             return Assistant("".join(texts) or None, [c for c in calls if isinstance(c, ToolCall)])
         results = self.decode_results(message)
         if results:
-            return results
+            texts = [
+                shape.want_str(part["text"], shape.at(path, "text"))
+                for path, part in entries(shape.member(message, "parts", ""), "parts")
+                if "text" in part
+            ]
+            return Results(results, "".join(texts) or None)
         raise ProviderFormatError(
             "expected a model Content or a Content with functionResponse parts", path="parts"
         )
+
+    def with_user_text(self, messages: list[Message], text: str) -> list[Message]:
+        if not messages:
+            return [{"role": "user", "parts": [{"text": text}]}]
+        *before, last = messages
+        return [*before, {**last, "parts": [*last["parts"], {"text": text}]}]
 
 
 def _gemini_content(value: object, path: str) -> ResultContent:

@@ -14,11 +14,13 @@ from .base import (
     Codec,
     Message,
     Provider,
+    Results,
     entries,
     json_text,
     messages_of,
     read_function,
     result_content,
+    user_text,
 )
 
 
@@ -80,11 +82,11 @@ class OpenAIResponses(Codec):
             if item.get("type") == "function_call_output"
         ]
 
-    def read_turn(self, message: object) -> Assistant | list[ToolResult]:
+    def read_turn(self, message: object) -> Assistant | Results:
         items = [message] if isinstance(message, Mapping) else shape.want_list(message, "")
         results = self.decode_results(items)
         if results:
-            return results
+            return Results(results, user_text(items))
         calls = decode_tool_calls(items, self.name)
         texts = [
             shape.text_of(item.get("content"), shape.at(path, "content"))

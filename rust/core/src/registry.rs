@@ -15,9 +15,9 @@ macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
             tool_call ToolCall [
-                Hermes "hermes" ["hermes2_pro", "qwen25", "qwen", "qwen2_5"],
-                Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5"],
-                Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7"],
+                Hermes "hermes" ["hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe"],
+                Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
+                Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
             ]
             mistral Mistral [
                 Mistral "mistral" ["mistral_nemo", "magistral"],
@@ -37,6 +37,27 @@ macro_rules! for_each_group {
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
+            ]
+            seed_oss SeedOss [
+                SeedOss "seed_oss" [],
+            ]
+            gigachat3 Gigachat3 [
+                Gigachat3 "gigachat3" [],
+            ]
+            gigachat35 Gigachat35 [
+                Gigachat35 "gigachat35" [],
+            ]
+            longcat Longcat [
+                Longcat "longcat" [],
+            ]
+            dots Dots [
+                Dots "dots" [],
+            ]
+            muse_glimmer MuseGlimmer [
+                MuseGlimmer "muse_glimmer" [],
+            ]
+            step3 Step3 [
+                Step3 "step3" [],
             ]
             minimax_m2 MinimaxM2 [
                 MinimaxM2 "minimax_m2" ["minimax_m2_5"],

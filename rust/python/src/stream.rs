@@ -391,10 +391,12 @@ pub fn parse_text_parts<'py>(
         let policy = error_policy(on_error)?;
         let options = stream_options(format, true, calls_in_reasoning)?;
         let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;
-        let schemas = stream_tools(tools)?;
+        // Read in place, as `extract` does: a stream's owned copy of the schemas is not needed
+        // for one pass.
+        let defs = ToolDefs::read(tools)?;
         with_text(text, "text", |text| {
             let mut builder = PyBuilder::new(py);
-            let tools = schemas.as_deref().map(|t| t as &dyn ParamTypes);
+            let tools = defs.as_ref().map(|t| t as &dyn ParamTypes);
             let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
             let outcomes = gateway.filter_outcomes(parsed.calls);
             let calls = calls_list(&mut builder, outcomes, policy)?;

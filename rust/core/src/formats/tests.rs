@@ -328,6 +328,86 @@ fn minimax_m2_variants() {
     assert!(calls(MinimaxM2, "Write `<minimax:tool_call>` tags.").is_empty());
 }
 
+// --- the XML and token-section formats of issue 23 ----------------------------------------
+
+#[test]
+fn seed_oss_is_qwen3_coder_in_its_own_tag() {
+    use Format::SeedOss;
+    let text = "<seed:think>Call f.</seed:think>\n<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call>";
+    let p = parsed(SeedOss, text);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    // `<seed:think>` is not a think span: its text is content.
+    assert_eq!(p.content, "<seed:think>Call f.</seed:think>");
+    assert_eq!(auto(text), [F_A1]);
+    // A JSON body is not Seed-OSS's: a failure that ends at its closing tag.
+    let json = "<seed:tool_call>{\"name\": \"f\"}</seed:tool_call><seed:tool_call><function=g></function></seed:tool_call>";
+    let shown = calls(SeedOss, json);
+    assert!(shown[0].starts_with("!seed_oss: "), "{shown:?}");
+    assert_eq!(shown[1], "g {}");
+    // The same body in `<tool_call>` stays qwen3_coder's.
+    assert!(calls(SeedOss, "<tool_call><function=f></function></tool_call>").is_empty());
+}
+
+#[test]
+fn gigachat3_messages() {
+    use Format::Gigachat3;
+    let three = "Sure.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}</s>";
+    let p = parsed(Gigachat3, three);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Sure.");
+    let one = "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": 1}}\nThanks.";
+    let p = parsed(Gigachat3, one);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "Thanks.")
+    );
+    // Another role: the separator is prose.
+    let other = "Hi<|message_sep|>\n\nassistant<|role_sep|>\nplain";
+    let p = parsed(Gigachat3, other);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, other);
+    let broken = calls(
+        Gigachat3,
+        "<|function_call|>{\"name\": \"f\", \"arguments\": {x}}",
+    );
+    assert!(broken[0].starts_with("!gigachat3: "), "{broken:?}");
+}
+
+#[test]
+fn invoke_shapes_in_other_tags() {
+    let gcml = "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1</｜GCML｜parameter><｜GCML｜parameter name=\"s\" string=\"true\">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>";
+    assert_eq!(calls(Format::Gigachat35, gcml), [r#"f {"a":1,"s":"1"}"#]);
+    let dots = "<dots_function_call><invoke name=\"f\"><parameter name=\"a\">1</parameter></invoke></dots_function_call>";
+    assert_eq!(calls(Format::Dots, dots), [F_A1]);
+    let atem = "to=functions.f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke></atem:function_calls><|eom|>";
+    let p = parsed(Format::MuseGlimmer, atem);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "to=functions.f<|message|><|eom|>");
+    let step3 = "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone.";
+    let p = parsed(Format::Step3, step3);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content, "Let me help.\n\nDone.");
+    for (format, text) in [
+        (Format::Gigachat35, gcml),
+        (Format::Dots, dots),
+        (Format::MuseGlimmer, atem),
+        (Format::Step3, step3),
+    ] {
+        assert_eq!(auto(text), calls(format, text), "{text}");
+    }
+}
+
+#[test]
+fn longcat_is_hermes_in_its_own_tag() {
+    use Format::Longcat;
+    let text =
+        "<longcat_tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</longcat_tool_call>";
+    assert_eq!(calls(Longcat, text), [F_A1]);
+    assert_eq!(auto(text), [F_A1]);
+    let list = "<longcat_tool_call>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}, {\"name\": \"g\", \"parameters\": {}}]</longcat_tool_call>";
+    assert_eq!(calls(Longcat, list), [F_A1, "g {}"]);
+}
+
 #[test]
 fn deepseek_dsml_variants() {
     use Format::DeepseekDsml;

@@ -252,6 +252,20 @@ fn variants_match_the_one_shot_parsers() {
         (Harmony, "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>The answer is 4.<|return|>"),
         (Harmony, "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>"),
         (Harmony, "<|start|>assistant<|channel|>commentary to=functions.f<|message|><|call|>"),
+        (SeedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call><seed:tool_call><function=g></function></seed:tool_call>"),
+        (SeedOss, "<seed:think>Use <seed:tool_call><function=f></function></seed:tool_call>.</seed:think><seed:tool_call><function=f><parameter=a>1</parameter>"),
+        (SeedOss, "<seed:tool_call>{\"name\": \"f\"}</seed:tool_call> then <seed:tool_call><function=g><parameter=a>1</function></seed:tool_call>"),
+        (Gigachat3, "Sure.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}</s>"),
+        (Gigachat3, "<|function_call|>{\"name\": \"f\", \"arguments\": {}}<|function_call|>{\"name\": \"g\", \"arguments\": {\"b\": [1]}} done"),
+        (Gigachat3, "Hi<|message_sep|>\n\nassistant<|role_sep|>\nplain<|message_sep|>function call<|role_sep|>{\"name\": \"f\", \"arguments\": {invalid}}</s>x"),
+        (Gigachat3, "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": "),
+        (Gigachat35, "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name=\"g\">{\"b\": 2}</｜GCML｜invoke></｜GCML｜tool_calls>"),
+        (Longcat, "<longcat_tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</longcat_tool_call><longcat_tool_call>[{\"name\": \"g\", \"arguments\": {}}]</longcat_tool_call>"),
+        (Longcat, "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</longcat_tool_call><longcat_tool_call><function=g></function></longcat_tool_call>"),
+        (Dots, "<dots_function_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n<invoke name=\"g\"></invoke>\n</dots_function_call>"),
+        (MuseGlimmer, "to=functions.f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">x y</atem:parameter></atem:invoke></atem:function_calls><|eom|>"),
+        (Step3, "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">1</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone."),
+        (Step3, "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1"),
     ];
     let mut cuts = Cuts(7);
     for &(format, text) in cases {
@@ -311,6 +325,18 @@ fn calls_start_as_soon_as_the_name_is_known() {
             "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{",
         ),
         ("<|python_start|>[f(a=1), g(", "<|python_start|>[f("),
+        (
+            "<seed:tool_call><function=f><parameter=a>1",
+            "<seed:tool_call><function=f>",
+        ),
+        (
+            "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": 1",
+            "<|function_call|>{\"name\": \"f\", \"arguments\": {",
+        ),
+        (
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter",
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">",
+        ),
         (
             "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\"",
             "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{",

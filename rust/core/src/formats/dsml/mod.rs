@@ -4,14 +4,8 @@
 //! text, `string="false"` decodes it as JSON (typed by the tool schema when one is given); an
 //! invoke may hold a JSON object instead of parameters.
 
-use std::ops::Range;
-
 use super::cursor::Markers;
-use super::cx::Cx;
-use super::grammar::{Grammar, Open, Start};
-use super::invoke::machine::InvokeBlock;
 use super::invoke::{self, Tags};
-use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
@@ -38,26 +32,7 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<｜DSML｜parameter",
     parameter_close: Needle::new("</｜DSML｜parameter>"),
+    between: &[],
 };
 
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] =
-        &invoke::starts([FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);
-
-    const CONTROL: &'static [&'static str] = &["<｜end▁of▁sentence｜>"];
-    type Machine = InvokeBlock;
-
-    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        InvokeBlock::new(&TAGS, start.unwrap_or(0), at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        invoke::decode::parse_region(cx, range, &TAGS)
-    }
-}
+invoke::spec!(TAGS, [FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);

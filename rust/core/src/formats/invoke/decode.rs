@@ -37,6 +37,8 @@ where
                 break p + close.len();
             } else if rest.is_empty() {
                 break end;
+            } else if let Some(token) = tags.between.iter().find(|t| rest.starts_with(**t)) {
+                p += token.len();
             } else {
                 // Not an invoke: the block's markup runs to its closing tag.
                 let at = p;

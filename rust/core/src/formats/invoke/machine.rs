@@ -91,10 +91,17 @@ impl Machine for InvokeBlock {
                             self.state = State::Between(q);
                             return Verdict::More;
                         }
-                        Ok(None) => {
-                            self.invokes += 1;
-                            self.state = State::SeekBlockEnd(q);
-                        }
+                        Ok(None) => match starts_any(b, q, t.between) {
+                            Err(()) => {
+                                self.state = State::Between(q);
+                                return Verdict::More;
+                            }
+                            Ok(Some(k)) => self.state = State::Between(q + t.between[k].len()),
+                            Ok(None) => {
+                                self.invokes += 1;
+                                self.state = State::SeekBlockEnd(q);
+                            }
+                        },
                     }
                 }
                 State::InvokeTag(attrs, scanned) => {

@@ -1,4 +1,4 @@
-//! The XML "invoke" shape shared by MiniMax-M2 and DeepSeek's DSML: a block of calls
+//! The XML "invoke" shape shared by MiniMax-M2, DeepSeek's DSML and others: a block of calls
 //! `OPEN INVOKE name="f"> PARAMETER name="a">value</PARAMETER> … </INVOKE> … CLOSE`. Values are
 //! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
 //! keeps its text, `string="false"` is decoded as JSON (DSML). An invoke whose body is a JSON
@@ -27,7 +27,44 @@ pub(crate) struct Tags {
     pub invoke_close: Needle,
     pub parameter: &'static str,
     pub parameter_close: Needle,
+    /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
+    pub between: &'static [&'static str],
 }
+
+/// The `Spec` of a group of this shape, from its [`Tags`] and its wrappers' opening tags:
+/// `invoke::spec!(TAGS, [OPEN], Format::F);`.
+macro_rules! spec {
+    ($tags:expr, $opens:expr, $format:expr) => {
+        pub(crate) struct Spec;
+
+        impl $crate::formats::grammar::Grammar for Spec {
+            const STARTS: &'static [$crate::formats::grammar::Start] =
+                &$crate::formats::invoke::starts($opens, $format);
+
+            type Machine = $crate::formats::invoke::machine::InvokeBlock;
+
+            fn open(
+                start: Option<usize>,
+                at: usize,
+                open: $crate::formats::grammar::Open,
+            ) -> Self::Machine {
+                Self::Machine::new(&$tags, start.unwrap_or(0), at, open)
+            }
+
+            fn decode<B>(
+                cx: &mut $crate::formats::Cx<'_, '_, B>,
+                range: std::ops::Range<usize>,
+            ) -> Result<(), B::Error>
+            where
+                B: $crate::json::JsonBuilder,
+                B::Value: $crate::json::JsonView,
+            {
+                $crate::formats::invoke::decode::parse_region(cx, range, &$tags)
+            }
+        }
+    };
+}
+pub(crate) use spec;
 
 /// The start markers of a group of this shape: its wrappers' opening tags.
 pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: Format) -> [Start; N] {

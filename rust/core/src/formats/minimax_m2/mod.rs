@@ -2,14 +2,8 @@
 //! name="a">1</parameter></invoke>…</minimax:tool_call>`, several invokes per block. Values are
 //! typed by the tool schema, as in qwen3_coder.
 
-use std::ops::Range;
-
 use super::cursor::Markers;
-use super::cx::Cx;
-use super::grammar::{Grammar, Open, Start};
-use super::invoke::machine::InvokeBlock;
 use super::invoke::{self, Tags};
-use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
@@ -28,24 +22,7 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<parameter",
     parameter_close: Needle::new("</parameter>"),
+    between: &[],
 };
 
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] = &invoke::starts([OPEN], Format::MinimaxM2);
-
-    type Machine = InvokeBlock;
-
-    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        InvokeBlock::new(&TAGS, start.unwrap_or(0), at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        invoke::decode::parse_region(cx, range, &TAGS)
-    }
-}
+invoke::spec!(TAGS, [OPEN], Format::MinimaxM2);

@@ -1,13 +1,11 @@
-//! The stream machine of the `<tool_call>` group: one call per region, from its opening marker
-//! (`<tool_call>`, a bare `<function=`, `<function name=`, a wrapper) to the end of its markup.
+//! The stream machine of the `<tool_call>` group: one call per region, from `<tool_call>` (or a
+//! bare `<function=`, or another wrapper of a `<function=…>` body) to the end of its markup.
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{
-    arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
-};
+use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
 use super::tags::{
-    body_format, is_call_object, shape_of, Opening, CLOSE, FUNCTION, FUNCTION_CLOSE, KEY,
+    body_format, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
     KEY_CLOSE_NEEDLE, PARAMETER, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
 use crate::protocol::Format;
@@ -25,21 +23,10 @@ enum State {
     /// A name (`<function=NAME>`, `<parameter=NAME>`, glm45's) that starts at `start`, read up
     /// to `scanned`.
     QName { start: usize, scanned: usize },
-    /// After a function's name: parameters, or JSON arguments.
-    QFirst(usize),
     QBetween(usize),
     QParamName { start: usize, scanned: usize },
     /// A parameter value that starts here.
     QValue(usize),
-    /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
-    ArgsOpen(usize),
-    Args,
-    /// After the JSON arguments: `</function>`.
-    AfterArgs(usize),
-    /// The name of `<function name="NAME">`.
-    FName { start: usize, scanned: usize },
-    /// After a generic wrapper: a call object, or prose.
-    Wrapper(usize),
     QAfterFunction(usize),
     GName { start: usize, scanned: usize },
     GBetween(usize),
@@ -50,16 +37,14 @@ enum State {
 
 pub(crate) struct TagCall {
     open: Open,
-    opening: Opening,
-    /// Where the opening marker ends.
-    at: usize,
+    /// The tag around the call (else a bare `<function=…>`, closed by `</function>`).
+    wrap: Option<&'static Wrap>,
     state: State,
     close: Seek,
     value_end: Seek,
     key_close: Seek,
     value_close: Seek,
     json: Option<JsonValue>,
-    args: Option<JsonValue>,
     records: Vec<CallRecord>,
 }
 
@@ -73,43 +58,26 @@ fn name_end(b: &[u8], scanned: usize, stop: u8) -> Result<usize, usize> {
 }
 
 impl TagCall {
-    pub fn new(opening: Opening, at: usize, open: Open) -> Self {
-        let (start, scanned) = (at, at);
-        let state = match opening {
-            Opening::ToolCall => State::Shape(at),
-            Opening::Function => State::QName { start, scanned },
-            Opening::FunctionName => State::FName { start, scanned },
-            Opening::Wrapper(_) => State::Wrapper(at),
+    pub fn new(wrap: Option<&'static Wrap>, at: usize, open: Open) -> Self {
+        let state = if wrap.is_some() {
+            State::Shape(at)
+        } else {
+            State::QName {
+                start: at,
+                scanned: at,
+            }
         };
         Self {
             open,
-            opening,
-            at,
+            wrap,
             state,
-            close: Seek::new(opening.close_needle()),
+            close: Seek::new(wrap.map_or(&FUNCTION_CLOSE_NEEDLE, |wrap| &wrap.close_needle)),
             value_end: Seek::new(&VALUE_ENDS),
             key_close: Seek::new(&KEY_CLOSE_NEEDLE),
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
-            args: None,
             records: Vec::new(),
         }
-    }
-
-    /// After a `</function>` ending at `after`: the region ends, or `</tool_call>` follows.
-    fn function_closed(&mut self, after: usize) -> Option<Verdict> {
-        if self.opening == Opening::ToolCall {
-            self.state = State::QAfterFunction(after);
-            None
-        } else {
-            Some(self.end(after))
-        }
-    }
-
-    /// A call object at `q`, read as hermes JSON.
-    fn json_body(&mut self, q: usize) -> State {
-        self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
-        State::Json
     }
 
     fn end(&mut self, end: usize) -> Verdict {
@@ -135,8 +103,16 @@ impl TagCall {
             }
         };
         let shape = shape_of(b[q], is_function);
-        self.state = match body_format(shape, self.open.formats) {
-            Format::Hermes => self.json_body(q),
+        let format = match self.wrap.map_or(Body::Shared, |wrap| wrap.body) {
+            Body::Shared => body_format(shape, self.open.formats),
+            Body::Json => Format::Hermes,
+            Body::Function => Format::Qwen3Coder,
+        };
+        self.state = match format {
+            Format::Hermes => {
+                self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
+                State::Json
+            }
             Format::Qwen3Coder if shape == Format::Qwen3Coder => State::QName {
                 start: q + FUNCTION.len(),
                 scanned: q + FUNCTION.len(),
@@ -171,7 +147,7 @@ impl Machine for TagCall {
                 }
                 State::AfterJson(p) => {
                     let q = ws(b, p);
-                    let close = self.opening.close();
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
                     match starts(b, q, close) {
                         None => {
                             self.state = State::AfterJson(q);
@@ -202,18 +178,7 @@ impl Machine for TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::QFirst(at + 1);
-                }
-                State::QFirst(p) => {
-                    let q = ws(b, p);
-                    self.state = match b.get(q) {
-                        None => {
-                            self.state = State::QFirst(q);
-                            return Verdict::More;
-                        }
-                        Some(b'{') => State::ArgsOpen(q),
-                        Some(_) => State::QBetween(q),
-                    };
+                    self.state = State::QBetween(at + 1);
                 }
                 State::QBetween(p) => {
                     let q = ws(b, p);
@@ -230,9 +195,11 @@ impl Machine for TagCall {
                             };
                         }
                         Ok(Some(_)) => {
-                            if let Some(verdict) = self.function_closed(q + FUNCTION_CLOSE.len()) {
-                                return verdict;
+                            let after = q + FUNCTION_CLOSE.len();
+                            if self.wrap.is_none() {
+                                return self.end(after);
                             }
+                            self.state = State::QAfterFunction(after);
                         }
                         Ok(None) => self.state = State::SeekClose(q),
                     }
@@ -257,72 +224,15 @@ impl Machine for TagCall {
                     Some(found) => self.state = State::QBetween(found.start),
                     None => return Verdict::More,
                 },
-                State::FName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'>') {
-                        Ok(at) => at,
-                        Err(scanned) => {
-                            self.state = State::FName { start, scanned };
-                            return Verdict::More;
-                        }
-                    };
-                    let name = buf[start..at].trim().trim_matches(['"', '\'']).trim();
-                    if b[at] == b'\n' || name.is_empty() {
-                        self.state = State::SeekClose(start);
-                        continue;
-                    }
-                    self.records.push(named(name, None, true, 0));
-                    self.state = State::ArgsOpen(at + 1);
-                }
-                State::Wrapper(p) => match is_call_object(b, p) {
-                    None => return Verdict::More,
-                    Some(true) => self.state = self.json_body(ws(b, p)),
-                    // Not a call: the marker alone is the region, read as prose.
-                    Some(false) => return Verdict::End(self.at),
-                },
-                State::ArgsOpen(p) => {
-                    let q = ws(b, p);
-                    if q == b.len() {
-                        self.state = State::ArgsOpen(q);
-                        return Verdict::More;
-                    }
-                    if b[q] != b'{' {
-                        self.state = State::SeekClose(q);
-                        continue;
-                    }
-                    self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                    self.state = State::Args;
-                }
-                State::Args => {
-                    let args = self.args.as_mut().expect("set with the state");
-                    match scan_arguments(args, buf, &mut self.records) {
-                        Scanned::More => return Verdict::More,
-                        Scanned::Closed(end) => self.state = State::AfterArgs(end),
-                        Scanned::Broken(at) => self.state = State::SeekClose(at),
-                    }
-                }
-                State::AfterArgs(p) => {
-                    let q = ws(b, p);
-                    match starts(b, q, FUNCTION_CLOSE) {
-                        None => {
-                            self.state = State::AfterArgs(q);
-                            return Verdict::More;
-                        }
-                        Some(true) => {
-                            if let Some(verdict) = self.function_closed(q + FUNCTION_CLOSE.len()) {
-                                return verdict;
-                            }
-                        }
-                        Some(false) => self.state = State::SeekClose(q),
-                    }
-                }
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, CLOSE) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts(b, q, close) {
                         None => {
                             self.state = State::QAfterFunction(q);
                             return Verdict::More;
                         }
-                        Some(true) => return self.end(q + CLOSE.len()),
+                        Some(true) => return self.end(q + close.len()),
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }
@@ -388,15 +298,11 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
-            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }
 
     fn safe(&self) -> usize {
-        self.json
-            .as_ref()
-            .or(self.args.as_ref())
-            .map_or(0, |j| j.scanner.pos)
+        self.json.as_ref().map_or(0, |j| j.scanner.pos)
     }
 }

@@ -1,19 +1,13 @@
 //! The `<tool_call>` tag shared by hermes (a JSON body), qwen3_coder (`<function=NAME>`) and
 //! glm45 (a name, then `<arg_key>`/`<arg_value>` pairs): the body decides which, among the
-//! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too, or
-//! hermes when JSON arguments follow the name (`<function=f>{"a": 1}</function>`).
-//!
-//! Hermes also has the spellings fine-tunes use (llama.cpp reads them): `<function name="f">`
-//! with JSON arguments, and a JSON call object in `<function_call>`, `<tool>`, `<tools>`,
-//! `<response>`, `<json>`, `<JSON>` or `<xml>`. Those generic tags are a call only when the
-//! object starts with its `"name"` key; otherwise the tag is prose.
+//! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too.
 
-mod decode;
+pub(crate) mod decode;
 mod glm45;
-mod hermes;
-mod machine;
+pub(crate) mod hermes;
+pub(crate) mod machine;
 mod qwen3_coder;
-mod tags;
+pub(crate) mod tags;
 
 use std::ops::Range;
 
@@ -22,36 +16,68 @@ use super::grammar::{Grammar, Open, Start};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
+/// The `Spec` of another model's wrapper of one call (`tags::Wrap`), opened by `$open`:
+/// `tool_call::wrapped_spec!(WRAP, OPEN, Format::F);` (`F` is `WRAP`'s format).
+macro_rules! wrapped_spec {
+    ($wrap:expr, $open:expr, $format:expr) => {
+        static OPENS: $crate::formats::cursor::Markers =
+            $crate::formats::cursor::Markers::new(&[$open]);
+
+        pub(crate) struct Spec;
+
+        impl $crate::formats::grammar::Grammar for Spec {
+            const STARTS: &'static [$crate::formats::grammar::Start] =
+                &[$crate::formats::grammar::Start {
+                    text: $open,
+                    formats: $crate::protocol::FormatSet::only($format),
+                }];
+
+            type Machine = $crate::formats::tool_call::machine::TagCall;
+
+            fn open(
+                _start: Option<usize>,
+                at: usize,
+                open: $crate::formats::grammar::Open,
+            ) -> Self::Machine {
+                Self::Machine::new(Some(&$wrap), at, open)
+            }
+
+            fn decode<B>(
+                cx: &mut $crate::formats::Cx<'_, '_, B>,
+                range: std::ops::Range<usize>,
+            ) -> Result<(), B::Error>
+            where
+                B: $crate::json::JsonBuilder,
+                B::Value: $crate::json::JsonView,
+            {
+                $crate::formats::tool_call::decode::parse_wrapped(cx, range, &$wrap, &OPENS)
+            }
+        }
+    };
+}
+pub(crate) use wrapped_spec;
+
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &{
-        let hermes = FormatSet::only(Format::Hermes);
-        let mut starts = [Start {
+    const STARTS: &'static [Start] = &[
+        Start {
             text: tags::OPEN,
             formats: FormatSet::of(&[Format::Hermes, Format::Qwen3Coder, Format::Glm45]),
-        }; tags::STARTS.len()];
-        starts[1] = Start {
+        },
+        Start {
             text: tags::FUNCTION,
-            formats: FormatSet::of(&[Format::Qwen3Coder, Format::Hermes]),
-        };
-        let mut i = 2;
-        while i < starts.len() {
-            starts[i] = Start {
-                text: tags::STARTS[i],
-                formats: hermes,
-            };
-            i += 1;
-        }
-        starts
-    };
+            formats: FormatSet::only(Format::Qwen3Coder),
+        },
+    ];
 
     /// Qwen's and GLM's end of turn.
     const CONTROL: &'static [&'static str] = &["<|im_end|>", "<|endoftext|>"];
     type Machine = machine::TagCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        machine::TagCall::new(tags::Opening::of_start(start.unwrap_or(0)), at, open)
+        let wrap = (start == Some(0)).then_some(&tags::TOOL_CALL);
+        machine::TagCall::new(wrap, at, open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>

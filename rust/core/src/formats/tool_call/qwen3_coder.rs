@@ -1,29 +1,27 @@
-//! `qwen3_coder` (Qwen3-Coder, Qwen3.5):
-//! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`. Values are raw
-//! text, typed by the tool schema (see `schema`). A `<function=…>` block without the
-//! `<tool_call>` wrapper is accepted too, and a missing `</function>`/`</tool_call>` at the end
-//! of the text. A value whose `</parameter>` was left out ends before the next `<parameter=` or
-//! the `</function>` (so a value cannot hold those two tags, as in vLLM).
+//! `qwen3_coder` (Qwen3-Coder, Qwen3.5, Step-3.5):
+//! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`, and `seed_oss`
+//! (the same body in `<seed:tool_call>`). Values are raw text, typed by the tool schema (see
+//! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
+//! missing `</function>` or closing wrapper tag at the end of the text. A value whose
+//! `</parameter>` was left out ends before the next `<parameter=` or the `</function>` (so a
+//! value cannot hold those two tags, as in vLLM).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{typed_value, Types};
-use super::hermes;
 use super::tags::{
-    close_tag, tag_name, Closers, Opening, CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER,
-    PARAMETER_CLOSE,
+    close_tag, tag_name, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 
-/// One call whose markup starts at `open` (`<tool_call>`, or a bare `<function=`, as `opening`
-/// says) and whose `<function=` is at `at`. Returns where its markup ends. JSON arguments after
-/// the name are hermes's spelling (qwen3_coder's when hermes is not allowed).
+/// One call whose markup starts at `open` (its wrapper's opening tag, or `<function=` when
+/// there is no `wrap`) and whose `<function=` is at `at`. Returns where its markup ends.
 pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
     at: usize,
     end: usize,
-    opening: Opening,
+    wrap: Option<&Wrap>,
     closers: &mut Closers<'_>,
 ) -> Result<usize, B::Error>
 where
@@ -31,14 +29,14 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let wrapped = opening == Opening::ToolCall;
+    let format = wrap.map_or(Format::Qwen3Coder, |wrap| wrap.format);
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
-        let markup_end = if wrapped {
+        let markup_end = if wrap.is_some() {
             closers.tool_call.end_of_next(from, end)
         } else {
             closers.function.end_of_next(from, end)
         };
-        cx.fail(Format::Qwen3Coder, open..markup_end, failure);
+        cx.fail(format, open..markup_end, failure);
         markup_end
     };
     let name_start = at + FUNCTION.len();
@@ -53,14 +51,6 @@ where
             Failure::parse("expected <function=NAME>", at, None),
         ));
     };
-    if text.as_bytes().get(skip_ws(text, pos, end)) == Some(&b'{') {
-        let format = if cx.allowed.contains(Format::Hermes) {
-            Format::Hermes
-        } else {
-            Format::Qwen3Coder
-        };
-        return hermes::json_arguments(cx, format, open, name, pos, end, opening);
-    }
     let mut arguments = cx.builder.new_object()?;
     loop {
         pos = skip_ws(text, pos, end);
@@ -106,11 +96,12 @@ where
             return Ok(fail(cx, pos, failure));
         }
     }
-    let markup_end = if wrapped {
-        match close_tag(text, pos, end, CLOSE) {
+    let markup_end = if let Some(wrap) = wrap {
+        match close_tag(text, pos, end, wrap.close) {
             Some(markup_end) => markup_end,
             None => {
-                let failure = Failure::parse(format!("expected {CLOSE}"), pos, Some(name.into()));
+                let detail = format!("expected {}", wrap.close);
+                let failure = Failure::parse(detail, pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             }
         }
@@ -119,7 +110,7 @@ where
     };
     let arguments = cx.builder.finish_object(arguments)?;
     cx.call(
-        Format::Qwen3Coder,
+        format,
         open..markup_end,
         name.to_owned(),
         None,

@@ -5,11 +5,38 @@ use crate::scan::find::{find_either, Needle};
 
 use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::skip_ws;
-use super::super::machine::{starts, ws};
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
-pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
+
+/// The tag around a call and what its body may be: `<tool_call>` (hermes, qwen3_coder or
+/// glm45, by the body) or another model's tag around one shape of body (Seed-OSS's
+/// `<seed:tool_call>` around `<function=…>`, LongCat's `<longcat_tool_call>` around JSON).
+pub(crate) struct Wrap {
+    /// The format of the calls it wraps (of a `<function=…>` body, for `<tool_call>`).
+    pub format: Format,
+    pub close: &'static str,
+    pub close_needle: Needle,
+    pub body: Body,
+}
+
+/// What a wrapper holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Body {
+    /// The body's shape decides among hermes, qwen3_coder and glm45.
+    Shared,
+    /// A JSON call, read as hermes reads it.
+    Json,
+    /// `<function=NAME>` and its parameters, read as qwen3_coder reads them.
+    Function,
+}
+
+pub(crate) static TOOL_CALL: Wrap = Wrap {
+    format: Format::Qwen3Coder,
+    close: CLOSE,
+    close_needle: Needle::new(CLOSE),
+    body: Body::Shared,
+};
 
 /// qwen3_coder.
 pub(crate) const FUNCTION: &str = "<function=";
@@ -19,102 +46,8 @@ pub(crate) const PARAMETER: &str = "<parameter=";
 pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
 /// What ends a parameter value: its `</parameter>`, or, when that was left out, the next
 /// `<parameter=` or the `</function>` (the value ends before them).
-pub(crate) static VALUE_ENDS: Markers = Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE]);
-
-/// hermes: `<function name="NAME">{…}</function>`.
-pub(crate) const FUNCTION_NAME: &str = "<function name=";
-
-/// Hermes-family wrappers other than `<tool_call>` that fine-tunes write around a JSON call
-/// object (found in llama.cpp's tests), each closed by its own tag.
-pub(crate) const WRAPPERS: [(&str, &str); 7] = [
-    ("<function_call>", "</function_call>"),
-    ("<tool>", "</tool>"),
-    ("<tools>", "</tools>"),
-    ("<response>", "</response>"),
-    ("<json>", "</json>"),
-    ("<JSON>", "</JSON>"),
-    ("<xml>", "</xml>"),
-];
-static WRAPPER_CLOSE_NEEDLES: [Needle; 7] = [
-    Needle::new(WRAPPERS[0].1),
-    Needle::new(WRAPPERS[1].1),
-    Needle::new(WRAPPERS[2].1),
-    Needle::new(WRAPPERS[3].1),
-    Needle::new(WRAPPERS[4].1),
-    Needle::new(WRAPPERS[5].1),
-    Needle::new(WRAPPERS[6].1),
-];
-
-/// The start markers, in the order of the group's `STARTS` (a marker's index there is its
-/// [`Opening`]).
-pub(crate) const STARTS: [&str; 10] = [
-    OPEN,
-    FUNCTION,
-    FUNCTION_NAME,
-    WRAPPERS[0].0,
-    WRAPPERS[1].0,
-    WRAPPERS[2].0,
-    WRAPPERS[3].0,
-    WRAPPERS[4].0,
-    WRAPPERS[5].0,
-    WRAPPERS[6].0,
-];
-
-/// What opened a region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Opening {
-    /// `<tool_call>`: any body.
-    ToolCall,
-    /// A bare `<function=NAME>`: qwen3_coder parameters, or hermes JSON arguments.
-    Function,
-    /// `<function name="NAME">`: JSON arguments.
-    FunctionName,
-    /// `WRAPPERS[i]`: a JSON call object, else the marker is prose.
-    Wrapper(usize),
-}
-
-impl Opening {
-    /// The opening of `STARTS[index]`.
-    pub fn of_start(index: usize) -> Self {
-        match index {
-            0 => Self::ToolCall,
-            1 => Self::Function,
-            2 => Self::FunctionName,
-            i => Self::Wrapper(i - 3),
-        }
-    }
-
-    /// The tag that closes the region.
-    pub fn close(self) -> &'static str {
-        match self {
-            Self::ToolCall => CLOSE,
-            Self::Function | Self::FunctionName => FUNCTION_CLOSE,
-            Self::Wrapper(i) => WRAPPERS[i].1,
-        }
-    }
-
-    pub fn close_needle(self) -> &'static Needle {
-        match self {
-            Self::ToolCall => &CLOSE_NEEDLE,
-            Self::Function | Self::FunctionName => &FUNCTION_CLOSE_NEEDLE,
-            Self::Wrapper(i) => &WRAPPER_CLOSE_NEEDLES[i],
-        }
-    }
-}
-
-/// Whether the body at `at` is a JSON call object written name first (`{"name"`, whitespace
-/// allowed), as a generic wrapper's body must be for the wrapper to be a call: `<json>{"a": 1}`
-/// or `<response>Sure</response>` in prose are no calls. `None` while it may still be one.
-pub(crate) fn is_call_object(b: &[u8], at: usize) -> Option<bool> {
-    let q = ws(b, at);
-    match b.get(q) {
-        None => None,
-        Some(b'{') => starts(b, ws(b, q + 1), NAME_KEY),
-        Some(_) => Some(false),
-    }
-}
-
-const NAME_KEY: &str = "\"name\"";
+pub(crate) static VALUE_ENDS: Markers =
+    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE]);
 
 /// glm45.
 pub(crate) const KEY: &str = "<arg_key>";
@@ -131,9 +64,7 @@ const FORMATS: [Format; 3] = [Format::Hermes, Format::Qwen3Coder, Format::Glm45]
 /// qwen3_coder, a name glm45), or, when that format is not allowed, the first allowed one (which
 /// then usually fails, visibly).
 pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
-    // `<function=f>` is hermes's spelling too when JSON arguments follow (the reader decides).
-    let function_for_hermes = shape == Format::Qwen3Coder && allowed.contains(Format::Hermes);
-    if allowed.contains(shape) || function_for_hermes {
+    if allowed.contains(shape) {
         return shape;
     }
     FORMATS
@@ -162,8 +93,8 @@ pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, us
     (!name.is_empty()).then_some((name, start + gt + 1))
 }
 
-/// Where the markup of a call that ends at `pos` ends: past whitespace and the `close` tag
-/// (`</tool_call>`…); a missing one is accepted at the end of the text. `None` when something
+/// Where the markup of a call that ends at `pos` ends: past whitespace and the closing tag
+/// `close`; a missing closing tag is accepted at the end of the text. `None` when something
 /// else follows.
 pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Option<usize> {
     let after = skip_ws(text, pos, end);
@@ -178,6 +109,8 @@ pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Opti
 
 /// Closing markers of one region, searched forward once.
 pub(crate) struct Closers<'t> {
+    /// The wrapper's closing tag, and where it is.
+    pub close: &'static str,
     pub tool_call: TextSeek<'t>,
     pub parameter: TextSeek<'t>,
     pub function: TextSeek<'t>,
@@ -186,9 +119,10 @@ pub(crate) struct Closers<'t> {
 }
 
 impl<'t> Closers<'t> {
-    pub fn new(text: &'t str, end: usize) -> Self {
+    pub fn new(text: &'t str, end: usize, wrap: &'static Wrap) -> Self {
         Self {
-            tool_call: TextSeek::new(text, end, &CLOSE_NEEDLE),
+            close: wrap.close,
+            tool_call: TextSeek::new(text, end, &wrap.close_needle),
             parameter: TextSeek::new(text, end, &VALUE_ENDS),
             function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
             arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),

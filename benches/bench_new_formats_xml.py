@@ -1,0 +1,177 @@
+"""The XML and token-section formats of issue 23, on the corpus rendered in each
+(`tests/renderers.py`): `extract(formats="auto")` and the stream (`StreamParser`, 64-character
+chunks) against a straightforward pure-Python detector of the format (regular expressions and
+`json`), in the same run. All three must give the corpus calls before anything is timed.
+
+    python -m pytest benches/bench_new_formats_xml.py --benchmark-group-by=param:name \
+        --benchmark-columns=min,mean,rounds
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import toolwire
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
+from renderers import RENDERERS
+from support import cases
+
+Calls = list[tuple[str, dict[str, Any]]]
+Tools = list[dict[str, Any]]
+Item = tuple[str, Tools, Calls]
+
+FORMATS = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3")
+
+
+def renderings(name: str) -> list[Item]:
+    items: list[Item] = []
+    for k, case in enumerate(cases()):
+        text = RENDERERS[name](case, k)
+        if text is not None:
+            expected = [(c["name"], c["arguments"]) for c in case["calls"]]
+            items.append((text, case["tools"], expected))
+    return items
+
+
+# --- the pure-Python detectors ------------------------------------------------------------------
+
+
+def _typed(raw: str, declared: Any) -> Any:
+    """A raw-text value: one newline stripped each side, kept as text for a `string`
+    property, else JSON when it parses."""
+    raw = raw.removeprefix("\n").removesuffix("\n")
+    if declared == "string":
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _properties(tools: Tools) -> dict[str, dict[str, Any]]:
+    return {t["name"]: t.get("parameters", {}).get("properties", {}) for t in tools}
+
+
+_SEED = re.compile(
+    r"<seed:tool_call>\s*<function=([^>\n]+)>(.*?)</function>\s*</seed:tool_call>", re.S
+)
+_PARAMETER = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.S)
+
+
+def seed_oss(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for m in _SEED.finditer(text):
+        name = m.group(1).strip()
+        types = props.get(name, {})
+        args = {
+            p.group(1).strip(): _typed(p.group(2), types.get(p.group(1).strip(), {}).get("type"))
+            for p in _PARAMETER.finditer(m.group(2))
+        }
+        calls.append((name, args))
+    return calls
+
+
+_GIGA = re.compile(r"(?:<\|message_sep\|>\s*function call\s*<\|role_sep\|>|<\|function_call\|>)\s*")
+_DECODER = json.JSONDecoder()
+
+
+def gigachat3(text: str, tools: Tools) -> Calls:
+    calls: Calls = []
+    for m in _GIGA.finditer(text):
+        obj, _ = _DECODER.raw_decode(text, m.end())
+        calls.append((obj["name"], obj["arguments"]))
+    return calls
+
+
+def _invoke_detector(tag: str, wrap: str) -> Callable[[str, Tools], Calls]:
+    block = re.compile(rf"<{wrap}>(.*?)</{wrap}>|<{wrap}>(.*)$", re.S)
+    invoke = re.compile(rf'<{tag}invoke name="([^"]+)">(.*?)</{tag}invoke>', re.S)
+    parameter = re.compile(rf'<{tag}parameter name="([^"]+)"([^>]*)>(.*?)</{tag}parameter>', re.S)
+
+    def detect(text: str, tools: Tools) -> Calls:
+        props = _properties(tools)
+        calls: Calls = []
+        for b in block.finditer(text):
+            for i in invoke.finditer(b.group(1) or b.group(2)):
+                name = i.group(1).strip()
+                if i.group(2).strip().startswith("{"):
+                    calls.append((name, json.loads(i.group(2))))
+                    continue
+                types = props.get(name, {})
+                args = {}
+                for p in parameter.finditer(i.group(2)):
+                    key = p.group(1).strip()
+                    declared = "string" if 'string="true"' in p.group(2) else None
+                    args[key] = _typed(p.group(3), declared or types.get(key, {}).get("type"))
+                calls.append((name, args))
+        return calls
+
+    return detect
+
+
+_LONGCAT = re.compile(r"<longcat_tool_call>\s*(.*?)\s*</longcat_tool_call>", re.S)
+
+
+def longcat(text: str, tools: Tools) -> Calls:
+    return [
+        (call["name"], call["arguments"])
+        for m in _LONGCAT.finditer(text)
+        for call in [json.loads(m.group(1))]
+    ]
+
+
+DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
+    "seed_oss": seed_oss,
+    "gigachat3": gigachat3,
+    "gigachat35": _invoke_detector("\uff5cGCML\uff5c", "\uff5cGCML\uff5ctool_calls"),
+    "longcat": longcat,
+    "dots": _invoke_detector("", "dots_function_call"),
+    "muse_glimmer": _invoke_detector("atem:", "atem:function_calls"),
+    "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
+}
+
+
+# --- the runs ------------------------------------------------------------------------------------
+
+
+def extract_run(items: list[Item]) -> list[Calls]:
+    extract = toolwire.extract
+    return [[(c.name, c.arguments) for c in extract(t, tools=tools)] for t, tools, _ in items]
+
+
+def stream_run(items: list[Item]) -> list[Calls]:
+    results = []
+    for text, tools, _ in items:
+        parser = toolwire.StreamParser(tools=tools)
+        events = []
+        for at in range(0, len(text), 64):
+            events += parser.feed(text[at : at + 64])
+        events += parser.finish()
+        results.append(
+            [(e.call.name, e.call.arguments) for e in events if e.kind == "tool_call_end"]
+        )
+    return results
+
+
+def python_run(name: str) -> Callable[[list[Item]], list[Calls]]:
+    detect = DETECTORS[name]
+    return lambda items: [detect(text, tools) for text, tools, _ in items]
+
+
+@pytest.mark.parametrize("impl", ["toolwire_extract", "toolwire_stream", "python_regex"])
+@pytest.mark.parametrize("name", FORMATS)
+def test_new_formats(benchmark: Any, name: str, impl: str) -> None:
+    items = renderings(name)
+    runs = {"toolwire_extract": extract_run, "toolwire_stream": stream_run}
+    run = runs[impl] if impl in runs else python_run(name)
+    benchmark.group = f"new formats {name}"
+    results = benchmark(run, items)
+    assert results == [expected for _, _, expected in items]

@@ -1,0 +1,95 @@
+//! `gigachat3` (GigaChat 3 and 3.1): one JSON call `{"name": …, "arguments": {…}}` after
+//! `<|message_sep|>function call<|role_sep|>` (GigaChat 3, a message whose role is
+//! `function call`, newlines between the tokens) or after `<|function_call|>` (GigaChat 3.1),
+//! ended by the end of the JSON or an end-of-sequence `</s>`. A `<|message_sep|>` that opens
+//! any other message is prose. The body is read as hermes reads its JSON.
+
+mod machine;
+
+use std::ops::Range;
+
+use super::cursor::{Markers, ProseCursor};
+use super::cx::{skip_ws, Cx};
+use super::grammar::{Grammar, Open, Start};
+use super::tool_call::hermes;
+use super::tool_call::tags::{Body, Closers, Wrap};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+const MESSAGE_SEP: &str = "<|message_sep|>";
+const FUNCTION_CALL: &str = "<|function_call|>";
+const ROLE: &str = "function call";
+const ROLE_SEP: &str = "<|role_sep|>";
+const EOS: &str = "</s>";
+
+static WRAP: Wrap = Wrap {
+    format: Format::Gigachat3,
+    close: EOS,
+    close_needle: Needle::new(EOS),
+    body: Body::Json,
+};
+
+static MARKERS: Markers = Markers::new(&[MESSAGE_SEP, FUNCTION_CALL]);
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[
+        Start {
+            text: MESSAGE_SEP,
+            formats: FormatSet::only(Format::Gigachat3),
+        },
+        Start {
+            text: FUNCTION_CALL,
+            formats: FormatSet::only(Format::Gigachat3),
+        },
+    ];
+
+    type Machine = machine::GigaCall;
+
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        machine::GigaCall::new(start == Some(0), at, open)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        let text = cx.text;
+        let end = range.end;
+        let mut closers = Closers::new(text, end, &WRAP);
+        let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+        let mut pos = range.start;
+        while let Some(marker) = cursor.next(pos, end) {
+            let body = if marker.pattern == 0 {
+                role_end(text, marker.end, end)
+            } else {
+                Some(marker.end)
+            };
+            let Some(body) = body else {
+                cx.prose(pos..marker.end);
+                pos = marker.end;
+                continue;
+            };
+            cx.prose(pos..marker.start);
+            let body = skip_ws(text, body, end);
+            let format = Format::Gigachat3;
+            pos = hermes::call(cx, format, marker.start, body, end, &mut closers)?;
+        }
+        cx.prose(pos..end);
+        Ok(())
+    }
+}
+
+/// After `<|message_sep|>` at `at`: past `function call<|role_sep|>` (whitespace around the role
+/// allowed), or `None` when the message has another role.
+fn role_end(text: &str, at: usize, end: usize) -> Option<usize> {
+    let role = skip_ws(text, at, end);
+    let role_end = role + text[role..end].strip_prefix(ROLE).map(|_| ROLE.len())?;
+    let sep = skip_ws(text, role_end, end);
+    text[sep..end]
+        .starts_with(ROLE_SEP)
+        .then_some(sep + ROLE_SEP.len())
+}

@@ -1,0 +1,21 @@
+//! `seed_oss` (ByteDance Seed-OSS): qwen3_coder's `<function=f><parameter=a>1</parameter>
+//! </function>` body in `<seed:tool_call>…</seed:tool_call>`, one call per tag. Values are typed
+//! by the tool schema, as in qwen3_coder. Seed's `<seed:think>` reasoning is not a think span:
+//! it stays in `content`, and a call written inside it is read.
+
+use super::tool_call::tags::{Body, Wrap};
+use super::tool_call;
+use crate::protocol::Format;
+use crate::scan::find::Needle;
+
+const OPEN: &str = "<seed:tool_call>";
+const CLOSE: &str = "</seed:tool_call>";
+
+static WRAP: Wrap = Wrap {
+    format: Format::SeedOss,
+    close: CLOSE,
+    close_needle: Needle::new(CLOSE),
+    body: Body::Function,
+};
+
+tool_call::wrapped_spec!(WRAP, OPEN, Format::SeedOss);

@@ -1,0 +1,30 @@
+//! `step3` (StepFun Step-3): `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>
+//! <steptml:invoke name="f"><steptml:parameter name="a">1</steptml:parameter></steptml:invoke>
+//! <｜tool_call_end｜><｜tool_calls_end｜>`, several calls per block: the invoke shape, each
+//! invoke framed by its call tokens. Values are typed by the tool schema, as in qwen3_coder.
+//! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
+
+use super::cursor::Markers;
+use super::invoke::{self, Tags};
+use crate::protocol::Format;
+use crate::scan::find::Needle;
+
+const OPEN: &str = "<｜tool_calls_begin｜>";
+const INVOKE_CLOSE: &str = "</steptml:invoke>";
+const CLOSE: &str = "<｜tool_calls_end｜>";
+
+static CLOSES: [Needle; 1] = [Needle::new(CLOSE)];
+
+static TAGS: Tags = Tags {
+    format: Format::Step3,
+    closes: &CLOSES,
+    open_markers: Markers::new(&[OPEN]),
+    recover: &[Markers::new(&[INVOKE_CLOSE, CLOSE])],
+    invoke: "<steptml:invoke",
+    invoke_close: Needle::new(INVOKE_CLOSE),
+    parameter: "<steptml:parameter",
+    parameter_close: Needle::new("</steptml:parameter>"),
+    between: &["<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"],
+};
+
+invoke::spec!(TAGS, [OPEN], Format::Step3);

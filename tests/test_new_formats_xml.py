@@ -1,0 +1,237 @@
+"""The XML and token-section formats of issue 23: their peers' test cases (vLLM, SGLang,
+llama.cpp; `tests/data/conformance`, with its attribution), the peers' names as aliases, the
+corpus rendered in each (`tests/renderers.py`), and sniffing: `extract(formats="auto")` picks
+the same calls as naming the format, on every text of every format."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import toolwire
+from renderers import RENDERERS
+from support import DATA, cases
+
+# A peer's format name -> the toolwire format that reads it.
+PEER_FORMATS = {
+    "gigachat3": "gigachat3",
+    "seed_oss": "seed_oss",
+    "glm47": "glm45",
+    "step3p5": "qwen3_coder",
+    "ernie45_moe": "hermes",
+}
+
+# Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
+DIFFERENCES = {
+    # A call written out inside Seed's reasoning is read: `<seed:think>` is not a think span
+    # (only `<think>` is), and toolwire reads calls in reasoning by default anyway.
+    "test_extract_tool_calls[tool_call_unlimited_thinking_budget]": "call in reasoning",
+    # A call object without "arguments" is a call with no arguments (as hermes reads it);
+    # SGLang drops it.
+    "TestGigaChat3Detector.test_detect_and_parse_missing_arguments": "no arguments",
+    # Unknown tool names are the tool filter's business (`tools=` with a policy), not the
+    # format's: the call is read. SGLang drops it.
+    "TestGlm47MoeDetector.test_invalid_tool_call": "unknown tool",
+    "TestGlm47MoeDetector.test_error_undefined_tool": "unknown tool",
+}
+
+# llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above).
+CONTENT_DIFFERENCES = {"seed_oss"}
+
+
+def peer_cases() -> list[dict[str, Any]]:
+    with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    return [row for row in rows if row["format"] in PEER_FORMATS]
+
+
+def tools_of(case: dict[str, Any]) -> list[dict[str, Any]] | None:
+    tools = case["tools"]
+    if not tools:
+        return None
+    return [t.get("function", t) for t in tools]
+
+
+def within(expected: Any, got: Any) -> bool:
+    """Whether `got` holds what `expected` asserts (objects: the keys it names, at any depth)."""
+    if isinstance(expected, dict):
+        return isinstance(got, dict) and all(
+            k in got and within(v, got[k]) for k, v in expected.items()
+        )
+    return bool(expected == got)
+
+
+def matches(expected: dict[str, Any], call: Any, match: str | None) -> bool:
+    if not isinstance(call, toolwire.ToolCall):
+        return False
+    if match is None:
+        return bool(call.name == expected["name"] and call.arguments == expected["arguments"])
+    if expected["name"] is not None and call.name != expected["name"]:
+        return False
+    return within(expected["arguments"], call.arguments)
+
+
+@pytest.mark.parametrize(
+    "case", peer_cases(), ids=lambda c: f"{c['format']}:{c['source']}:{c['test']}"
+)
+def test_peer_cases(case: dict[str, Any]) -> None:
+    fmt = PEER_FORMATS[case["format"]]
+    parsed = toolwire.parse_text(case["text"], format=fmt, tools=tools_of(case))
+    valid = [c for c in parsed.calls if isinstance(c, toolwire.ToolCall)]
+    expected = case["calls"]
+    if case["test"] in DIFFERENCES:
+        agrees = len(valid) == len(expected) and all(
+            matches(e, c, case["match"]) for e, c in zip(expected, valid, strict=True)
+        )
+        assert not agrees, "a documented difference no longer differs: drop it"
+        return
+    if case["match"] == "subset_prefix":
+        valid = valid[: len(expected)]
+    assert len(valid) == len(expected), parsed.calls
+    for e, c in zip(expected, valid, strict=True):
+        assert matches(e, c, case["match"]), (e, c)
+    if case["content"] is not None and case["format"] not in CONTENT_DIFFERENCES:
+        content = (parsed.content or "").removesuffix("</s>").strip()
+        assert content == case["content"].strip()
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("step3p5", "qwen3_coder"),
+        ("ernie45_moe", "hermes"),
+        ("glm47", "glm45"),
+        ("ling3", "glm45"),
+        ("poolside_v1", "glm45"),
+        ("mimo", "qwen3_coder"),
+    ],
+)
+def test_peer_names_are_aliases(alias: str, name: str) -> None:
+    assert toolwire.FORMAT_ALIASES[alias] == name
+
+
+NEW = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3")
+
+
+def texts_of(name: str) -> list[tuple[str, list[dict[str, Any]] | None]]:
+    """The peer cases and every 3rd corpus rendering of a format, with their tools."""
+    texts: list[tuple[str, list[dict[str, Any]] | None]] = [
+        (c["text"], tools_of(c)) for c in peer_cases() if PEER_FORMATS[c["format"]] == name
+    ]
+    render = RENDERERS[name]
+    for k, case in enumerate(cases()):
+        text = render(case, k) if k % 3 == 0 else None
+        if text is not None:
+            texts.append((text, case["tools"]))
+    return texts
+
+
+def shapes(calls: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (type(c).__name__, c.name, json.dumps(getattr(c, "arguments", None), sort_keys=True))
+        for c in calls
+    ]
+
+
+@pytest.mark.parametrize("name", [*NEW, "qwen3_coder", "hermes", "glm45"])
+def test_sniffing_picks_the_calls_naming_the_format_does(name: str) -> None:
+    texts = (
+        texts_of(name)
+        if name in NEW
+        else [(c["text"], tools_of(c)) for c in peer_cases() if PEER_FORMATS[c["format"]] == name]
+    )
+    assert texts
+    for text, tools in texts:
+        named = toolwire.parse_text(text, format=name, tools=tools).calls
+        sniffed = toolwire.extract(text, formats="auto", tools=tools, on_error="keep")
+        assert shapes(sniffed) == shapes(named), text
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_the_stream_gives_the_same_calls_in_any_chunks(name: str) -> None:
+    rng = random.Random(name)
+    for text, tools in texts_of(name)[::4]:
+        expected = shapes(toolwire.parse_text(text, format=name, tools=tools).calls)
+        for auto in (False, True):
+            parser = toolwire.StreamParser(formats="auto" if auto else [name], tools=tools)
+            events = []
+            pos = 0
+            while pos < len(text):
+                size = rng.choice((1, 2, 5, 17))
+                events += parser.feed(text[pos : pos + size])
+                pos += size
+            events += parser.finish()
+            ends = [
+                e.call if e.kind == "tool_call_end" else e
+                for e in events
+                if e.kind in ("tool_call_end", "invalid_tool_call")
+            ]
+            got = [(type(c).__name__, c.name) for c in ends]
+            assert got == [(kind, n) for kind, n, _ in expected], text
+
+
+def test_seed_oss_types_values_by_the_schema() -> None:
+    text = (
+        "<seed:tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n"
+        "<parameter=s>\n7\n</parameter>\n</function>\n</seed:tool_call>"
+    )
+    tools = [
+        {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
+            },
+        }
+    ]
+    [call] = toolwire.extract(text, tools=tools)
+    assert call.arguments == {"n": 7, "s": "7"}
+    [call] = toolwire.extract(text)
+    assert call.arguments == {"n": 7, "s": 7}
+
+
+def test_gigachat3_reads_one_call_per_message_and_leaves_other_messages() -> None:
+    text = (
+        "Sure.<|message_sep|>\n\nfunction call<|role_sep|>\n"
+        '{"name": "f", "arguments": {"a": 1}}</s>'
+    )
+    parsed = toolwire.parse_text(text)
+    [call] = parsed.calls
+    assert isinstance(call, toolwire.ToolCall)
+    assert (call.name, call.arguments) == ("f", {"a": 1})
+    assert parsed.content == "Sure."
+    other = "Hello<|message_sep|>\n\nassistant<|role_sep|>\nplain"
+    assert toolwire.parse_text(other).calls == []
+    assert toolwire.parse_text(other).content == other
+    broken = '<|function_call|>{"name": "f", "arguments": {invalid}}'
+    [invalid] = toolwire.parse_text(broken, format="gigachat3").calls
+    assert isinstance(invalid, toolwire.InvalidToolCall)
+    assert invalid.name == "f" or invalid.name is None
+
+
+def test_gigachat35_strings_and_json_values() -> None:
+    g = "<\uff5cGCML\uff5c"
+    text = (
+        f'{g}tool_calls>{g}invoke name="f">'
+        f'{g}parameter name="s" string="true">42</{g[1:]}parameter>'
+        f'{g}parameter name="n" string="false">42</{g[1:]}parameter>'
+        f"</{g[1:]}invoke></{g[1:]}tool_calls>"
+    )
+    [call] = toolwire.extract(text)
+    assert (call.name, call.arguments) == ("f", {"s": "42", "n": 42})
+
+
+def test_markers_in_code_spans_are_prose() -> None:
+    markers = (
+        "<seed:tool_call>",
+        "<|function_call|>",
+        "<\uff5cGCML\uff5ctool_calls>",
+        "<longcat_tool_call>",
+        "<dots_function_call>",
+        "<atem:function_calls>",
+        "<\uff5ctool_calls_begin\uff5c>",
+    )
+    for marker in markers:
+        assert toolwire.extract(f"Write `{marker}` to call a tool.") == []
