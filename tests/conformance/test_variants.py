@@ -75,6 +75,62 @@ def test_magistral_think_spans_are_reasoning(fmt: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        '<function=get_weather>{"city": "Paris"}</function>',
+        '<tool_call>\n<function=get_weather>{"city": "Paris"}</function>\n</tool_call>',
+        '<function name="get_weather">\n{"city": "Paris"}\n</function>',
+        '<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>',
+        '<tool>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool>',
+        '<tools>{"name": "get_weather", "arguments": {"city": "Paris"}}</tools>',
+        '<response>{"name": "get_weather", "arguments": {"city": "Paris"}}</response>',
+        '<json>{ "name": "get_weather", "arguments": {"city": "Paris"}}</json>',
+        '<JSON>{"name": "get_weather", "arguments": {"city": "Paris"}}</JSON>',
+        '<xml>{"name": "get_weather", "arguments": {"city": "Paris"}}</xml>',
+    ],
+)
+def test_hermes_wrapper_spellings_are_calls(text: str) -> None:
+    calls, content = read("Checking. " + text, "hermes")
+    assert calls == [("get_weather", {"city": "Paris"})]
+    assert content == "Checking."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<json>{"city": "Paris"}</json>',
+        "<response>Sure, here it is.</response>",
+        "<tool>a hammer</tool>",
+    ],
+)
+def test_generic_wrappers_around_anything_but_a_call_object_are_prose(text: str) -> None:
+    calls, content = read(text, "hermes")
+    assert calls == []
+    assert content == text
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('<function=get_weather>{"city": }</function>', "invalid JSON"),
+        ('<function name="get_weather">{"city": 1} oops</function>', "expected </function>"),
+        ('<tool>{"name": "get_weather", "arguments": {}} oops</tool>', "expected </tool>"),
+    ],
+)
+def test_broken_hermes_wrapper_spellings_are_invalid_calls(text: str, error: str) -> None:
+    for calls, _ in three_paths(text, "hermes"):
+        assert [c[:2] for c in calls] == [("invalid", "get_weather")]
+        assert error in calls[0][2]
+
+
+def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
+    text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
+    calls, content = read(text, "mistral")
+    assert calls == []
+    assert content == text
+
+
+@pytest.mark.parametrize(
     ("fmt", "text", "content"),
     [
         ("hermes", '<tool_call>{"name": "f", "arguments": {}}</tool_call><|im_end|>', ""),

@@ -8,8 +8,9 @@
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{typed_value, Types};
+use super::hermes;
 use super::tags::{
-    close_tag, tag_name, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
+    close_tag, tag_name, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
@@ -51,6 +52,16 @@ where
             Failure::parse("expected <function=NAME>", at, None),
         ));
     };
+    if text.as_bytes().get(skip_ws(text, pos, end)) == Some(&b'{') {
+        // JSON arguments after the name: hermes's spelling, where the tag is shared.
+        let shared = wrap.is_none_or(|wrap| wrap.body == Body::Shared);
+        let format = if shared && cx.allowed.contains(Format::Hermes) {
+            Format::Hermes
+        } else {
+            format
+        };
+        return hermes::json_arguments(cx, format, open, name, pos, end, wrap, closers);
+    }
     let mut arguments = cx.builder.new_object()?;
     loop {
         pos = skip_ws(text, pos, end);
