@@ -56,11 +56,6 @@ def test_every_deviation_names_a_case_and_says_why() -> None:
         assert len(deviation["reason"]) > 40, name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met since merging main: the Hermes wrapper variants were lost with main's "
-    "refactor of the tool_call group, and issue 23's cases joined untriaged (gaps in the table)",
-)
 def test_at_least_98_percent_pass_or_differ_by_a_documented_decision() -> None:
     # A deviation is a decision (its reason says why toolwire's reading is the better one) or,
     # marked `gap`, a variant not read yet: gaps must stay under 2% on every path.

@@ -167,9 +167,9 @@ const fn build() -> [Entry; COUNT] {
 
 pub(crate) static TABLE: [Entry; COUNT] = build();
 
-/// The think tags' entries (`<think>`, `[THINK]`; `</think>`, `[/THINK]`).
-pub(crate) const THINK_OPEN: Mask = 0b0101;
-pub(crate) const THINK_CLOSE: Mask = 0b1010;
+/// The think tags' entries (`<think>`, `[THINK]`, `<seed:think>`; their closing tags).
+pub(crate) const THINK_OPEN: Mask = 0b01_0101;
+pub(crate) const THINK_CLOSE: Mask = 0b10_1010;
 
 /// For each byte value, the entries whose byte at `at` it is (the think tags included).
 const fn by_byte(at: usize) -> [Mask; 256] {

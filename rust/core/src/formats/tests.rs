@@ -336,8 +336,9 @@ fn seed_oss_is_qwen3_coder_in_its_own_tag() {
     let text = "<seed:think>Call f.</seed:think>\n<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call>";
     let p = parsed(SeedOss, text);
     assert_eq!(shown(&p.outcomes), [F_A1]);
-    // `<seed:think>` is not a think span: its text is content.
-    assert_eq!(p.content, "<seed:think>Call f.</seed:think>");
+    // `<seed:think>` is a think span: its text is reasoning, not content.
+    assert_eq!(p.content, "");
+    assert_eq!(p.reasoning.as_deref(), Some("Call f."));
     assert_eq!(auto(text), [F_A1]);
     // A JSON body is not Seed-OSS's: a failure that ends at its closing tag.
     let json = "<seed:tool_call>{\"name\": \"f\"}</seed:tool_call><seed:tool_call><function=g></function></seed:tool_call>";

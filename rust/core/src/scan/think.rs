@@ -1,14 +1,18 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
-//! Magistral's `[THINK]…[/THINK]`. Either closing tag ends a span either opening tag began.
+//! Magistral's `[THINK]…[/THINK]` and Seed-OSS's `<seed:think>…</seed:think>`. Either closing tag ends a span either opening tag began.
 
 use std::ops::Range;
 
 use super::find::{find_either, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 2] = ["<think>", "[THINK]"];
-pub const CLOSES: [&str; 2] = ["</think>", "[/THINK]"];
-static CLOSE_NEEDLES: [Needle; 2] = [Needle::new(CLOSES[0]), Needle::new(CLOSES[1])];
+pub const OPENS: [&str; 3] = ["<think>", "[THINK]", "<seed:think>"];
+pub const CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
+static CLOSE_NEEDLES: [Needle; 3] = [
+    Needle::new(CLOSES[0]),
+    Needle::new(CLOSES[1]),
+    Needle::new(CLOSES[2]),
+];
 
 /// The length of the tag of `tags` that `rest` starts with.
 fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
