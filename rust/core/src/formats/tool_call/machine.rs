@@ -3,7 +3,9 @@
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
+};
 use super::tags::{
     body_format, is_call_object, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
     KEY_CLOSE_NEEDLE, PARAMETER, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
@@ -294,23 +296,14 @@ impl Machine for TagCall {
                         self.state = State::SeekClose(q);
                         continue;
                     }
-                    if let Some(record) = self.records.last_mut() {
-                        record.args_start = Some(q);
-                        record.derived = false;
-                    }
-                    self.args = Some(JsonValue::new(q, self.open.json, false));
+                    self.args = Some(arguments_at(&mut self.records, q, self.open.json));
                     self.state = State::Args;
                 }
                 State::Args => {
                     let args = self.args.as_mut().expect("set with the state");
-                    match args.scan(buf) {
+                    match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
-                        Scanned::Closed(end) => {
-                            if let Some(record) = self.records.last_mut() {
-                                record.args_end = Some(end);
-                            }
-                            self.state = State::AfterArgs(end);
-                        }
+                        Scanned::Closed(end) => self.state = State::AfterArgs(end),
                         Scanned::Broken(at) => self.state = State::SeekClose(at),
                     }
                 }
