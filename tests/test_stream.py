@@ -773,11 +773,12 @@ def test_accumulators_are_chunk_invariant(stream: dict[str, Any], cuts: list[int
 
 
 def test_docstring_examples_run() -> None:
-    from toolwire import _gateway, _parse_text
+    from toolwire import _gateway
 
-    for module in (_gateway, _parse_text):
-        assert doctest.testmod(module).failed == 0
+    assert doctest.testmod(_gateway).failed == 0
     for obj in (
+        toolwire.parse_text,
+        toolwire.Parsed,
         StreamParser,
         TextDelta,
         OpenAIStreamAccumulator,
@@ -793,3 +794,29 @@ def test_docstring_examples_run() -> None:
         for test in finder.find(obj, globs=vars(toolwire)):
             runner.run(test)
         assert runner.failures == 0
+
+
+def test_parsed_is_a_value() -> None:
+    """`Parsed` compares, pickles, prints and round-trips through `to_dict` by value."""
+    import pickle
+    from types import MappingProxyType
+
+    text = (
+        '<think>Hm.</think>Sure.\n<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+    )
+    parsed = toolwire.parse_text(text + "\n<tool_call>\n{oops}\n</tool_call>")
+    assert parsed.content == "Sure.\n\n"
+    assert parsed.reasoning == "Hm."
+    [call, invalid] = parsed.calls
+    assert isinstance(call, toolwire.ToolCall) and isinstance(invalid, toolwire.InvalidToolCall)
+    assert pickle.loads(pickle.dumps(parsed)) == parsed
+    assert toolwire.Parsed.from_dict(MappingProxyType(parsed.to_dict())) == parsed
+    assert parsed != toolwire.Parsed(parsed.content, parsed.calls, None)
+    assert repr(toolwire.Parsed("a", [])) == "Parsed(content='a', calls=[], reasoning=None)"
+    match parsed:
+        case toolwire.Parsed(content, [toolwire.ToolCall(name="f"), _], "Hm."):
+            assert content == "Sure.\n\n"
+        case _:
+            raise AssertionError(parsed)
+    with pytest.raises(TypeError):
+        hash(parsed)

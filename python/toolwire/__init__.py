@@ -21,7 +21,6 @@ from ._gateway import atranslate_stream, frame_stream, translate_stream
 from ._history import pending_calls
 from ._json import json_default
 from ._loop import LoopObserver, LoopResult, arun_tool_loop, run_tool_loop
-from ._parse_text import parse_text
 from ._registry import ToolRegistry
 from ._toolwire import (
     FORMAT_ALIASES,
@@ -32,6 +31,7 @@ from ._toolwire import (
     InvalidToolCall,
     OllamaStreamAccumulator,
     OpenAIStreamAccumulator,
+    Parsed,
     ReasoningDelta,
     ResponsesStreamAccumulator,
     StreamEncoder,
@@ -50,9 +50,10 @@ from ._toolwire import (
     loads,
     parse_native,
     parse_raw_json,
+    parse_text,
     parse_text_tagged,
 )
-from ._types import Diagnostic, Parsed, Tool, ToolResult
+from ._types import Diagnostic, Tool, ToolResult
 from ._validation import validate_arguments
 from .codecs import (
     PROVIDERS,

@@ -6,6 +6,7 @@ from typing import Any
 
 from ._toolwire import (
     InvalidToolCall,
+    Parsed,
     ReasoningDelta,
     TextDelta,
     ToolCall,
@@ -13,7 +14,7 @@ from ._toolwire import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ._types import Parsed, Tool, ToolResult
+from ._types import Tool, ToolResult
 
 __all__ = ["json_default"]
 

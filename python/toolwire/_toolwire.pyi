@@ -15,6 +15,7 @@ __all__ = [
     "InvalidToolCall",
     "OllamaStreamAccumulator",
     "OpenAIStreamAccumulator",
+    "Parsed",
     "ReasoningDelta",
     "ResponsesStreamAccumulator",
     "StreamEncoder",
@@ -40,7 +41,7 @@ __all__ = [
     "new_call_id",
     "parse_native",
     "parse_raw_json",
-    "parse_text_parts",
+    "parse_text",
     "parse_text_tagged",
     "sdk_plain_data",
     "unread_jsonl_record",
@@ -118,6 +119,26 @@ class InvalidToolCall:
     def from_dict(cls, data: Mapping[str, Any]) -> InvalidToolCall: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class Parsed:
+    """Model text split into plain ``content``, ``calls`` and ``reasoning``."""
+
+    __match_args__: Final = ("content", "calls", "reasoning")
+    @property
+    def content(self) -> str: ...
+    @property
+    def calls(self) -> list[ToolCall | InvalidToolCall]: ...
+    @property
+    def reasoning(self) -> str | None: ...
+    def __new__(
+        cls, content: str, calls: list[ToolCall | InvalidToolCall], reasoning: str | None = None
+    ) -> Parsed: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Parsed: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: None  # type: ignore[assignment]
 
 def loads(data: str | bytes | bytearray, /) -> Any:
     """Decode JSON text into Python objects, exactly as ``json.loads`` (strict RFC 8259)."""
@@ -559,17 +580,16 @@ def frame_chunk(chunk: Mapping[str, Any], provider: StreamProvider) -> str:
 def sdk_plain_data(obj: Any, /) -> Any:
     """An SDK object (``model_dump``/``to_dict``) as plain data; anything else as it is."""
 
-def parse_text_parts(
+def parse_text(
     text: str | bytes,
-    /,
+    format: str | Sequence[str] = "auto",
     *,
-    format: str | Sequence[str],
-    on_error: ErrorPolicy,
-    calls_in_reasoning: bool,
+    on_error: ErrorPolicy = "keep",
+    calls_in_reasoning: bool = True,
     tools: Any = None,
     unknown_tools: UnknownTools = "keep",
-) -> tuple[str, list[ToolCall | InvalidToolCall], str | None]:
-    """``(content, calls, reasoning)`` of model text, by the stream engine."""
+) -> Parsed:
+    """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``."""
 
 @final
 class CompiledSchema:

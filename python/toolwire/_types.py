@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, get_args
 
 from ._errors import ToolDefinitionError
-from ._toolwire import InvalidToolCall, ToolCall
 
-__all__ = ["Diagnostic", "Origin", "Parsed", "PydanticModel", "Severity", "Tool", "ToolResult"]
+__all__ = ["Diagnostic", "Origin", "PydanticModel", "Severity", "Tool", "ToolResult"]
 
 Severity: TypeAlias = Literal["info", "warning", "error"]
 Origin: TypeAlias = Literal[
@@ -218,26 +217,3 @@ class ToolResult:
             is_error=bool(data.get("is_error", False)),
             diagnostics=tuple(Diagnostic.from_dict(d) for d in data.get("diagnostics") or ()),
         )
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """Model text split into plain ``content``, ``calls`` and ``reasoning``."""
-
-    content: str
-    calls: list[ToolCall | InvalidToolCall]
-    reasoning: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "content": self.content,
-            "calls": [c.to_dict() for c in self.calls],
-            "reasoning": self.reasoning,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Parsed:
-        calls: list[ToolCall | InvalidToolCall] = []
-        for c in data.get("calls", []):
-            calls.append(InvalidToolCall.from_dict(c) if "error" in c else ToolCall.from_dict(c))
-        return cls(content=data.get("content", ""), calls=calls, reasoning=data.get("reasoning"))

@@ -22,6 +22,7 @@ mod events;
 mod gateway;
 mod gc_pause;
 mod input;
+mod parsed;
 mod schema;
 mod stream;
 mod tool_defs;
@@ -42,6 +43,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     input::add_format_names(m)?;
     m.add_class::<types::ToolCall>()?;
     m.add_class::<types::InvalidToolCall>()?;
+    m.add_class::<parsed::Parsed>()?;
     m.add_class::<stream::StreamParser>()?;
     events::add_classes(m)?;
     accumulators::add_classes(m)?;
@@ -49,7 +51,7 @@ fn _toolwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoder::StreamTranslator>()?;
     m.add_function(wrap_pyfunction!(encoder::frame_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(input::sdk_plain_data, m)?)?;
-    m.add_function(wrap_pyfunction!(stream::parse_text_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(parsed::parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(api::new_call_id, m)?)?;
     m.add_function(wrap_pyfunction!(api::loads, m)?)?;
     m.add_function(wrap_pyfunction!(api::decode_arguments, m)?)?;

@@ -3,19 +3,16 @@
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use std::mem;
 use std::sync::Arc;
 use toolwire_core::calls::{ErrorPolicy, Protocol};
 use toolwire_core::extract::RawJsonMode;
 use toolwire_core::json::ParseOptions;
 
-use toolwire_core::formats::{Format, FormatSet, ParamTypes, ToolSchemas};
-use toolwire_core::stream::{
-    parse_text_with_tools, Event, StreamError, StreamOptions, StreamParser as CoreStreamParser,
-};
+use toolwire_core::formats::{Format, FormatSet, ToolSchemas};
+use toolwire_core::stream::{Event, StreamError, StreamOptions, StreamParser as CoreStreamParser};
 
-use crate::api::calls_list;
 use crate::builder::PyBuilder;
 use crate::errors::{invalid_call_error, parse_error};
 use crate::events::{ReasoningDelta, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart};
@@ -53,7 +50,7 @@ pub(crate) fn stream_options(
 /// The `protocol` of the invalid calls a gateway policy makes: the one protocol the stream
 /// reads, or `text_tagged` when it reads several (an engine event does not say which format a
 /// call came in).
-fn policy_label(options: &StreamOptions) -> Protocol {
+pub(crate) fn policy_label(options: &StreamOptions) -> Protocol {
     let mut formats = options.formats.iter();
     match (
         options.text_tagged,
@@ -372,35 +369,4 @@ impl StreamParser {
         this.gateway.reset();
         Ok(())
     }
-}
-
-/// The text of a message split into content, calls and reasoning, by the stream engine (the
-/// whole text fed at once): `(content, calls, reasoning)`, for `toolwire.parse_text`.
-#[pyfunction]
-#[pyo3(signature = (text, /, *, format, on_error, calls_in_reasoning, tools = None, unknown_tools = "keep"))]
-pub fn parse_text_parts<'py>(
-    py: Python<'py>,
-    text: &Bound<'py, PyAny>,
-    format: &Bound<'py, PyAny>,
-    on_error: &str,
-    calls_in_reasoning: bool,
-    tools: Option<&Bound<'py, PyAny>>,
-    unknown_tools: &str,
-) -> PyResult<Bound<'py, PyTuple>> {
-    guarded(py, || {
-        let policy = error_policy(on_error)?;
-        let options = stream_options(format, true, calls_in_reasoning)?;
-        let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;
-        // Read in place, as `extract` does: a stream's owned copy of the schemas is not needed
-        // for one pass.
-        let defs = ToolDefs::read(tools)?;
-        with_text(text, "text", |text| {
-            let mut builder = PyBuilder::new(py);
-            let tools = defs.as_ref().map(|t| t as &dyn ParamTypes);
-            let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
-            let outcomes = gateway.filter_outcomes(parsed.calls);
-            let calls = calls_list(&mut builder, outcomes, policy)?;
-            (parsed.content, calls, parsed.reasoning).into_pyobject(py)
-        })
-    })
 }
