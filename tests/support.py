@@ -100,6 +100,28 @@ def expected_rows(lines: list[str]) -> list[Any]:
     return mask([entries(calls) for calls in toolwire.extract_batch(bodies)])
 
 
+def fed_in_chunks(parser: Any, text: str, rng: random.Random, sizes: tuple[int, ...]) -> list[Any]:
+    """The events of a `StreamParser` fed `text` in chunks of sizes drawn from `sizes`, then
+    finished."""
+    events: list[Any] = []
+    pos = 0
+    while pos < len(text):
+        size = rng.choice(sizes)
+        events += parser.feed(text[pos : pos + size])
+        pos += size
+    events += parser.finish()
+    return events
+
+
+def streamed_calls(events: list[Any]) -> list[Any]:
+    """The calls (`ToolCall`) and invalid calls of a stream's events, in order."""
+    return [
+        event.call if event.kind == "tool_call_end" else event
+        for event in events
+        if event.kind in ("tool_call_end", "invalid_tool_call")
+    ]
+
+
 def every_path(text: str) -> list[list[Any]]:
     """The calls of model text through every public text path, each a list of `ToolCall` and
     `InvalidToolCall`: `extract` (str and bytes), `parse_text`, `StreamParser` fed 3-character
@@ -108,12 +130,7 @@ def every_path(text: str) -> list[list[Any]]:
 
     def streamed(chunks: list[Any]) -> list[Any]:
         parser = toolwire.StreamParser()
-        events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.finish()
-        return [
-            e.call if e.kind == "tool_call_end" else e
-            for e in events
-            if e.kind in ("tool_call_end", "invalid_tool_call")
-        ]
+        return streamed_calls([e for chunk in chunks for e in parser.feed(chunk)] + parser.finish())
 
     data = text.encode()
     return [

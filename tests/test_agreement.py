@@ -24,7 +24,7 @@ import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
-from support import DATA, cases, load_jsonl
+from support import DATA, cases, fed_in_chunks, load_jsonl, streamed_calls
 
 PROTOCOLS = ("text_tagged", "raw_json", *toolwire.FORMATS)
 
@@ -135,20 +135,7 @@ def shape(call: Any) -> tuple[Any, ...]:
 
 def streamed(text: str, fmt: str, rng: random.Random) -> list[Any]:
     parser = toolwire.StreamParser(formats=[fmt])
-    events = []
-    pos = 0
-    while pos < len(text):
-        size = rng.choice((1, 2, 3, 7, 64, len(text)))
-        events += parser.feed(text[pos : pos + size])
-        pos += size
-    events += parser.finish()
-    calls = []
-    for event in events:
-        if event.kind == "tool_call_end":
-            calls.append(event.call)
-        elif event.kind == "invalid_tool_call":
-            calls.append(event)
-    return calls
+    return streamed_calls(fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64, len(text))))
 
 
 def is_body(text: str) -> bool:

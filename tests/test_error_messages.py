@@ -214,12 +214,14 @@ TABLE = [
     ),
     Bad(
         "qwen3_coder",
-        "<tool_call><function=f><parameter=a>1</function></tool_call>",
+        # A parameter name broken by a newline (a missing </parameter> is read: the value ends
+        # at the next tag).
+        "<tool_call><function=f><parameter=a\n1</parameter></function></tool_call>",
         ToolCallParseError,
         0,
         23,
         "qwen3_coder call 0",
-        "<parameter=a>",
+        "<parameter=a\n",
     ),
     Bad(
         "mistral",

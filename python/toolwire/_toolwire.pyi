@@ -210,6 +210,7 @@ def extract(
     repair: bool = False,
     on_error: Literal["raise", "skip"] = "raise",
     tools: Sequence[Any] | None = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> list[ToolCall]:
     """Extract the tool calls of any response (docs/parsing.md).
 
@@ -218,8 +219,10 @@ def extract(
     that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
     perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
     ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
-    accepts) types the raw-text parameter values of the qwen3_coder and glm45 formats
-    (docs/formats.md).
+    accepts) types the raw-text parameter values of the XML-style formats (qwen3_coder, glm45, …;
+    docs/formats.md). ``unknown_tools`` says what a call to a name that is not among ``tools`` becomes:
+    ``"keep"`` (the default: returned as written), ``"invalid"`` (an ``InvalidToolCall`` saying
+    so) or ``"drop"`` (left out); the last two need ``tools``.
     """
 
 @overload
@@ -233,6 +236,7 @@ def extract(
     repair: bool = False,
     on_error: ErrorPolicy,
     tools: Sequence[Any] | None = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> list[ToolCall | InvalidToolCall]: ...
 @overload
 def decode_tool_calls(
@@ -585,6 +589,7 @@ def parse_text(
     on_error: ErrorPolicy = "keep",
     calls_in_reasoning: bool = True,
     tools: Any = None,
+    unknown_tools: UnknownTools = "keep",
 ) -> Parsed:
     """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``."""
 

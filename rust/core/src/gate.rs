@@ -15,7 +15,7 @@
 //! [`UnknownTools`] decides what a call to a name outside the tools offered becomes: kept,
 //! an `Invalid` saying so (the call's start and pieces are held back), or dropped.
 
-use crate::calls::{FailureKind, Invalid, Protocol};
+use crate::calls::{FailureKind, Invalid, Outcome, Protocol};
 use crate::stream::Event;
 
 /// When a call's events are released.
@@ -165,6 +165,47 @@ impl Gate {
         for event in incoming {
             self.pass(event, tools, events);
         }
+    }
+
+    /// The policy on calls read whole (what `extract` and `parse_text` return): each goes
+    /// through [`Gate::filter`] as the events a stream makes of it (its start, its arguments as
+    /// `arguments_text` writes them, its end), so a call read whole meets the very rules a
+    /// streamed one does.
+    pub fn filter_outcomes<V>(
+        &mut self,
+        outcomes: Vec<Outcome<V>>,
+        tools: Option<&dyn ToolCheck<V>>,
+        arguments_text: impl Fn(&V) -> String,
+    ) -> Vec<Outcome<V>> {
+        if self.policy.is_transparent() {
+            return outcomes;
+        }
+        let mut kept = Vec::with_capacity(outcomes.len());
+        let mut events = Vec::new();
+        for (index, outcome) in outcomes.into_iter().enumerate() {
+            match outcome {
+                Outcome::Call(call) => {
+                    events.push(Event::CallStart {
+                        index,
+                        id: call.id.clone().unwrap_or_default(),
+                        name: call.name.clone(),
+                    });
+                    events.push(Event::CallDelta {
+                        index,
+                        arguments: arguments_text(&call.arguments),
+                    });
+                    events.push(Event::CallEnd { index, call });
+                }
+                Outcome::Invalid(invalid) => events.push(Event::Invalid(*invalid)),
+            }
+            self.filter(&mut events, tools);
+            kept.extend(events.drain(..).filter_map(|event| match event {
+                Event::CallEnd { call, .. } => Some(Outcome::Call(call)),
+                Event::Invalid(invalid) => Some(Outcome::invalid(invalid)),
+                _ => None,
+            }));
+        }
+        kept
     }
 
     fn slot(&mut self, input: usize) -> Option<usize> {
@@ -412,6 +453,38 @@ mod tests {
             ("{}", FailureKind::Arguments)
         );
         assert!(invalid.message().contains("are invalid"));
+    }
+
+    #[test]
+    fn calls_read_whole_meet_the_same_policy() {
+        let outcomes = |names: &[&str]| -> Vec<Outcome<u32>> {
+            names
+                .iter()
+                .map(|name| {
+                    Outcome::Call(Call {
+                        id: None,
+                        name: (*name).to_owned(),
+                        arguments: 7,
+                    })
+                })
+                .collect()
+        };
+        let names = |kept: &[Outcome<u32>]| -> Vec<String> {
+            kept.iter()
+                .map(|outcome| match outcome {
+                    Outcome::Call(call) => call.name.clone(),
+                    Outcome::Invalid(invalid) => format!("invalid {}", invalid.raw),
+                })
+                .collect()
+        };
+        let read = |unknown_tools| {
+            let mut gate = Gate::new(policy(Release::Eager, unknown_tools), Protocol::Native);
+            let all = outcomes(&["f", "unknown", "g"]);
+            names(&gate.filter_outcomes(all, Some(&Tools), |a| a.to_string()))
+        };
+        assert_eq!(read(UnknownTools::Keep), ["f", "unknown", "g"]);
+        assert_eq!(read(UnknownTools::Drop), ["f", "g"]);
+        assert_eq!(read(UnknownTools::Invalid), ["f", "invalid 7", "g"]);
     }
 
     #[test]

@@ -144,6 +144,10 @@ impl FormatSet {
         FormatSet(self.0 | 1 << format as u64)
     }
 
+    pub const fn union(self, other: FormatSet) -> Self {
+        FormatSet(self.0 | other.0)
+    }
+
     pub const fn contains(self, format: Format) -> bool {
         self.0 & (1 << format as u64) != 0
     }

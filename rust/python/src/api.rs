@@ -4,7 +4,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use toolwire_core::body::{extract_body_as, is_content_block_list, BodyError, FormatError, Shape};
-use toolwire_core::calls::{apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome};
+use toolwire_core::calls::{
+    apply_policy, parse_native as core_parse_native, ErrorPolicy, Outcome, Protocol,
+};
 use toolwire_core::extract::{extract_text, TextOptions};
 use toolwire_core::finish_outcomes;
 use toolwire_core::formats::{FormatSet, ParamTypes};
@@ -16,6 +18,7 @@ use crate::builder::PyBuilder;
 use crate::errors::{
     arguments_error, invalid_call_error, json_decode_error, provider_format_error,
 };
+use crate::gateway::Gateway;
 use crate::input::{
     error_policy, extract_text_options, guarded, honour_native_calls, plain_data, raw_json_mode,
     with_text,
@@ -236,7 +239,7 @@ pub fn parse_raw_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",
-    repair = false, on_error = "raise", tools = None
+    repair = false, on_error = "raise", tools = None, unknown_tools = "keep"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract<'py>(
@@ -248,14 +251,23 @@ pub fn extract<'py>(
     repair: bool,
     on_error: &str,
     tools: Option<&Bound<'py, PyAny>>,
+    unknown_tools: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
+        let mut gateway = Gateway::new("eager", unknown_tools, tools, Protocol::Native)?;
         let tools = ToolDefs::read(tools)?;
         let tools = tools.as_ref().map(|t| t as &dyn ParamTypes);
         let mut options = extract_text_options(formats, raw_json, repair, tools)?;
         honour_native_calls(&mut options, native_tool_calls);
-        extract_any(py, &plain_data(response)?, &options, Shape::Auto, policy)
+        extract_any(
+            py,
+            &plain_data(response)?,
+            &options,
+            Shape::Auto,
+            policy,
+            &mut gateway,
+        )
     })
 }
 
@@ -269,10 +281,14 @@ pub fn extract_any<'py>(
     options: &TextOptions,
     shape: Shape,
     policy: ErrorPolicy,
+    gateway: &mut Gateway,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut builder = PyBuilder::new(py);
     match response_outcomes(&mut builder, response, options, shape)? {
-        Ok(outcomes) => calls_list(&mut builder, outcomes, policy),
+        Ok(outcomes) => {
+            let outcomes = gateway.filter_outcomes(outcomes);
+            calls_list(&mut builder, outcomes, policy)
+        }
         Err(NotAResponse {
             error,
             text: Some(text),

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use toolwire_core::calls::Protocol;
+use toolwire_core::calls::{Outcome, Protocol};
 use toolwire_core::gate::{Gate, Policy, Release, ToolCheck, UnknownTools};
 use toolwire_core::stream::Event;
 use toolwire_core::validate::ArgumentValidator;
 
+use crate::codec::compact_json;
 use crate::schema::{compiled, to_value};
 use crate::view::PyJson;
 
@@ -139,5 +140,22 @@ impl Gateway {
 
     pub fn reset(&mut self) {
         self.gate.reset();
+    }
+
+    /// The policy on calls read whole (`extract`, `parse_text`): the same gate, fed the events
+    /// a stream makes of each call. A call's arguments that are not JSON-writable go into an
+    /// invalid call's `raw` as their `repr`.
+    pub fn filter_outcomes<'py>(
+        &mut self,
+        outcomes: Vec<Outcome<PyJson<'py>>>,
+    ) -> Vec<Outcome<PyJson<'py>>> {
+        let tools = self
+            .tools
+            .as_ref()
+            .map(|t| t as &dyn ToolCheck<PyJson<'py>>);
+        let text = |arguments: &PyJson<'py>| {
+            compact_json(&arguments.0).unwrap_or_else(|_| arguments.0.to_string())
+        };
+        self.gate.filter_outcomes(outcomes, tools, text)
     }
 }

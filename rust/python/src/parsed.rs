@@ -9,8 +9,9 @@ use toolwire_core::stream::parse_text_with_tools;
 
 use crate::api::calls_list;
 use crate::builder::PyBuilder;
+use crate::gateway::Gateway;
 use crate::input::{error_policy, guarded, with_text};
-use crate::stream::stream_options;
+use crate::stream::{policy_label, stream_options};
 use crate::tool_defs::ToolDefs;
 use crate::types::{InvalidToolCall, ToolCall};
 
@@ -153,6 +154,9 @@ impl Parsed {
 ///   part of the reasoning.
 /// * `tools`: tool definitions (`Tool`s or provider tool dicts) whose schemas type the values of
 ///   the XML-style formats (qwen3_coder, glm45, …), which are text on the wire.
+/// * `unknown_tools`: what a call to a name that is not among `tools` becomes: `"keep"` (the
+///   default: returned as written), `"invalid"` (an `InvalidToolCall` saying so) or `"drop"`
+///   (left out); the last two need `tools`.
 ///
 /// >>> parsed = parse_text('<think>Paris?</think>Sure.\n~~~tool_call\n'
 /// ...                     '{"name": "get_weather", "arguments": {"city": "Paris"}}\n~~~\n')
@@ -160,8 +164,8 @@ impl Parsed {
 /// ('Sure.\n', 'Paris?', {'city': 'Paris'})
 #[pyfunction]
 #[pyo3(
-    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None),
-    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None)"
+    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None, unknown_tools = "keep"),
+    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None, unknown_tools='keep')"
 )]
 pub fn parse_text<'py>(
     py: Python<'py>,
@@ -170,11 +174,13 @@ pub fn parse_text<'py>(
     on_error: &str,
     calls_in_reasoning: bool,
     tools: Option<&Bound<'py, PyAny>>,
+    unknown_tools: &str,
 ) -> PyResult<Bound<'py, Parsed>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let auto = PyString::new(py, "auto");
         let options = stream_options(format.unwrap_or(&auto), true, calls_in_reasoning)?;
+        let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;
         // Read in place, as `extract` does: a stream's owned copy of the schemas is not needed
         // for one pass.
         let defs = ToolDefs::read(tools)?;
@@ -182,7 +188,8 @@ pub fn parse_text<'py>(
             let mut builder = PyBuilder::new(py);
             let tools = defs.as_ref().map(|t| t as &dyn ParamTypes);
             let parsed = parse_text_with_tools(&mut builder, text, options, tools)?;
-            let calls = calls_list(&mut builder, parsed.calls, policy)?;
+            let outcomes = gateway.filter_outcomes(parsed.calls);
+            let calls = calls_list(&mut builder, outcomes, policy)?;
             let parsed = Parsed {
                 content: PyString::new(py, &parsed.content).unbind(),
                 calls: calls.unbind(),

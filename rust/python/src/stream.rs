@@ -50,7 +50,7 @@ pub(crate) fn stream_options(
 /// The `protocol` of the invalid calls a gateway policy makes: the one protocol the stream
 /// reads, or `text_tagged` when it reads several (an engine event does not say which format a
 /// call came in).
-fn policy_label(options: &StreamOptions) -> Protocol {
+pub(crate) fn policy_label(options: &StreamOptions) -> Protocol {
     let mut formats = options.formats.iter();
     match (
         options.text_tagged,

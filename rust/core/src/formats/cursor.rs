@@ -140,6 +140,11 @@ impl<'t> TextSeek<'t> {
         self.seek.start_of_next(self.hay, from)
     }
 
+    /// The first occurrence at or after `from`.
+    pub fn next(&mut self, from: usize) -> Option<Marker> {
+        self.seek.find(self.hay, from)
+    }
+
     /// The end of the first occurrence at or after `from`, or `otherwise`.
     pub fn end_of_next(&mut self, from: usize, otherwise: usize) -> usize {
         self.seek.end_of_next(self.hay, from, otherwise)

@@ -73,6 +73,9 @@ pub(crate) trait Grammar {
     const BARE: Option<Bare> = None;
     /// Markers that end a prose message of this group ([`Verdict::Prose`]).
     const PROSE_ENDS: &'static [&'static str] = &[];
+    /// The control tokens of the group's formats that are not text (end of turn, end of a call
+    /// section): wherever they stand outside a call, they are dropped, never `content`.
+    const CONTROL: &'static [&'static str] = &[];
 
     type Machine: Machine;
 

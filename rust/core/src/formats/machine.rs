@@ -104,6 +104,34 @@ impl JsonValue {
     }
 }
 
+/// The JSON arguments of the last call of `records`, which start at `start` (bytes the model
+/// wrote, forwarded as they come).
+pub(crate) fn arguments_at(
+    records: &mut [CallRecord],
+    start: usize,
+    options: ParseOptions,
+) -> JsonValue {
+    if let Some(record) = records.last_mut() {
+        record.args_start = Some(start);
+        record.derived = false;
+    }
+    JsonValue::new(start, options, false)
+}
+
+/// Scans arguments opened by [`arguments_at`]; where they close is the end of the last call's
+/// arguments.
+pub(crate) fn scan_arguments(
+    args: &mut JsonValue,
+    buf: &str,
+    records: &mut [CallRecord],
+) -> Scanned {
+    let scanned = args.scan(buf);
+    if let (Scanned::Closed(end), Some(record)) = (&scanned, records.last_mut()) {
+        record.args_end = Some(*end);
+    }
+    scanned
+}
+
 /// Marks the last call found as ended.
 pub(crate) fn close_last(records: &mut [CallRecord]) {
     if let Some(record) = records.last_mut() {

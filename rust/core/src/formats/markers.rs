@@ -1,5 +1,5 @@
-//! The marker table, derived from the registry at compile time: every group's start markers and
-//! prose ends, and the think tags. Sniffing and the stream's text mode both read it, so a
+//! The marker table, derived from the registry at compile time: every group's start markers,
+//! prose ends and control tokens, and the think tags. Sniffing and the stream's text mode both read it, so a
 //! format's markers are written once, in its folder.
 
 use crate::protocol::{FormatSet, Group};
@@ -20,6 +20,8 @@ pub(crate) enum Role {
     },
     /// Ends a prose message of the group (harmony's `<|end|>`).
     ProseEnd(Group),
+    /// A control token ([`crate::formats::grammar::Grammar::CONTROL`]): dropped.
+    Control,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -60,46 +62,32 @@ const fn is_start_of(group: Group, text: &str) -> bool {
     false
 }
 
-const fn count() -> usize {
-    let mut n = 2;
-    let mut g = 0;
-    while g < Group::ALL.len() {
-        let group = Group::ALL[g];
-        n += group.starts().len();
-        let ends = group.prose_ends();
-        let mut e = 0;
-        while e < ends.len() {
-            if !is_start_of(group, ends[e]) {
-                n += 1;
-            }
-            e += 1;
-        }
-        g += 1;
+/// More entries than the table will ever hold (the [`Mask`] bits).
+const ROOM: usize = Mask::BITS as usize;
+
+const BLANK: Entry = Entry {
+    text: "",
+    role: Role::ThinkOpen,
+    formats: FormatSet::NONE,
+    ends_prose: false,
+};
+
+/// The table, in `ROOM` slots, and how many are used. A control token several groups share
+/// (`<|im_end|>`) is one entry for all their formats.
+const fn build_all() -> ([Entry; ROOM], usize) {
+    let mut table = [BLANK; ROOM];
+    // The think tags first: `THINK_OPEN` and `THINK_CLOSE` are their bits.
+    let mut n = 0;
+    while n < think::OPENS.len() {
+        table[2 * n].text = think::OPENS[n];
+        table[2 * n + 1] = Entry {
+            text: think::CLOSES[n],
+            role: Role::ThinkClose,
+            ..BLANK
+        };
+        n += 1;
     }
-    n
-}
-
-pub(crate) const COUNT: usize = count();
-const _: () = assert!(
-    COUNT <= Mask::BITS as usize,
-    "more markers than a Mask holds"
-);
-
-const fn build() -> [Entry; COUNT] {
-    let blank = Entry {
-        text: "",
-        role: Role::ThinkOpen,
-        formats: FormatSet::NONE,
-        ends_prose: false,
-    };
-    let mut table = [blank; COUNT];
-    table[0].text = think::OPEN;
-    table[1] = Entry {
-        text: think::CLOSE,
-        role: Role::ThinkClose,
-        ..blank
-    };
-    let mut n = 2;
+    let mut n = 2 * think::OPENS.len();
     let mut g = 0;
     while g < Group::ALL.len() {
         let group = Group::ALL[g];
@@ -135,7 +123,44 @@ const fn build() -> [Entry; COUNT] {
             }
             e += 1;
         }
+        let control = group.control();
+        let mut c = 0;
+        while c < control.len() {
+            let mut k = 0;
+            while k < n && !same(table[k].text, control[c]) {
+                k += 1;
+            }
+            if k == n {
+                table[n] = Entry {
+                    text: control[c],
+                    role: Role::Control,
+                    formats: group.formats(),
+                    ends_prose: false,
+                };
+                n += 1;
+            } else {
+                assert!(
+                    matches!(table[k].role, Role::Control),
+                    "a control token is another marker"
+                );
+                table[k].formats = table[k].formats.union(group.formats());
+            }
+            c += 1;
+        }
         g += 1;
+    }
+    (table, n)
+}
+
+pub(crate) const COUNT: usize = build_all().1;
+
+const fn build() -> [Entry; COUNT] {
+    let (all, _) = build_all();
+    let mut table = [BLANK; COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        table[i] = all[i];
+        i += 1;
     }
     table
 }
@@ -165,8 +190,9 @@ const fn anchored() -> Mask {
     mask
 }
 
-pub(crate) const THINK_OPEN: Mask = 1;
-pub(crate) const THINK_CLOSE: Mask = 2;
+/// The think tags' entries (`<think>`, `[THINK]`, `<seed:think>`; their closing tags).
+pub(crate) const THINK_OPEN: Mask = 0b01_0101;
+pub(crate) const THINK_CLOSE: Mask = 0b10_1010;
 
 /// For each byte value, the entries whose byte at `at` it is (the think tags included).
 const fn by_byte(at: usize) -> [Mask; 256] {
@@ -189,9 +215,22 @@ static BY_THIRD: [Mask; 256] = by_byte(2);
 
 /// The start markers of `formats`.
 pub(crate) fn starts_of(formats: FormatSet) -> Mask {
+    of_role(formats, |role| matches!(role, Role::Start { .. }))
+}
+
+/// The tokens of `formats` that text mode drops wherever they stand outside a call: their
+/// control tokens, and the ends of prose messages (harmony's `<|end|>`, `<|return|>`), which
+/// are no text outside a message either.
+pub(crate) fn control_of(formats: FormatSet) -> Mask {
+    of_role(formats, |role| {
+        matches!(role, Role::Control | Role::ProseEnd(_))
+    })
+}
+
+fn of_role(formats: FormatSet, wanted: impl Fn(Role) -> bool) -> Mask {
     let mut mask = 0;
     for (i, entry) in TABLE.iter().enumerate() {
-        if matches!(entry.role, Role::Start { .. }) && entry.formats.intersects(formats) {
+        if wanted(entry.role) && entry.formats.intersects(formats) {
             mask |= 1 << i;
         }
     }

@@ -98,6 +98,13 @@ macro_rules! define_groups {
                 }
             }
 
+            /// The control tokens of the group's formats ([`Grammar::CONTROL`]).
+            pub(crate) const fn control(self) -> &'static [&'static str] {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::CONTROL,)*
+                }
+            }
+
             /// The machine of a region opened by `starts()[start]` (or bare, when `None`).
             pub(crate) fn open(self, start: Option<usize>, at: usize, open: Open) -> AnyMachine {
                 match self {

@@ -4,8 +4,18 @@
 //! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON
 //! (objects and arrays also as a Python literal, which models often write) and keep it only if
 //! the decoded value has that type. A failed coercion keeps the string; a call is never dropped.
-//! Without a type: the JSON value when the text is valid JSON, else the string.
+//! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
+//! else the string. Integers beyond 64 bits are kept exact.
+//!
+//! Whitespace: a value read as anything but a string is read without the whitespace around it
+//! (`\n  42\n` is `42`). A string loses only the layout of the markup: the one newline after
+//! the opening tag and the one before the closing tag, and, when the closing tag stands
+//! indented on its own line (pretty-printed XML), the indentation its lines share. Its other
+//! whitespace is the model's: with the template's layout (`<parameter=old_str>\n    return
+//! x\n</parameter>`) the leading indentation of `    return x` stays, as a code editing tool
+//! needs it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::literal::{parse_literal, LitErr};
@@ -177,19 +187,88 @@ pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
         .map_or(Types::default(), |property| Types::of_schema(&property, 0))
 }
 
-/// The value of a raw-text parameter, typed as the module documentation says.
-/// Strips the one newline the templates put after an opening tag and before a closing tag.
-pub(crate) fn strip_newlines(value: &str) -> &str {
+/// A string value without the layout around it. The templates write `<tag>\nVALUE\n</tag>`:
+/// the one newline after the opening tag and the one before the closing tag go. When the
+/// closing tag stands indented on a line of its own, the XML is pretty-printed: its indentation
+/// is layout too, and the value is dedented (the leading whitespace its non-blank lines share is
+/// removed, as Python's `textwrap.dedent` does; blank lines become empty). Other whitespace is
+/// the value's own: with the closing tag at the start of its line, the indentation of
+/// `    return x` stays, as a code editing tool needs it.
+fn string_text(raw: &str) -> Cow<'_, str> {
+    let close_indent = raw.len() - raw.trim_end_matches([' ', '\t']).len();
+    let before_indent = &raw[..raw.len() - close_indent];
+    let pretty = close_indent > 0 && before_indent.ends_with('\n');
+    let value = if pretty {
+        &before_indent[..before_indent.len() - 1]
+    } else {
+        raw
+    };
     let value = value
         .strip_prefix("\r\n")
         .or_else(|| value.strip_prefix('\n'))
         .unwrap_or(value);
-    value
+    if pretty {
+        return Cow::Owned(dedent(value.strip_suffix('\r').unwrap_or(value)));
+    }
+    let value = value
         .strip_suffix("\r\n")
         .or_else(|| value.strip_suffix('\n'))
-        .unwrap_or(value)
+        .unwrap_or(value);
+    Cow::Borrowed(value)
 }
 
+/// `text` without the leading whitespace its non-blank lines share; blank lines made empty.
+fn dedent(text: &str) -> String {
+    let indent_of = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let is_blank = |line: &str| line.trim_matches([' ', '\t', '\r']).is_empty();
+    let mut common: Option<&str> = None;
+    for line in text.split('\n').filter(|line| !is_blank(line)) {
+        let indent = &line[..indent_of(line)];
+        common = Some(match common {
+            None => indent,
+            Some(shared) => {
+                let same = shared
+                    .bytes()
+                    .zip(indent.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                &shared[..same]
+            }
+        });
+    }
+    let common = common.unwrap_or_default();
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|line| {
+            if is_blank(line) {
+                ""
+            } else {
+                &line[common.len()..]
+            }
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A Python literal word (`True`, `False`, `None`) of a type `types` allows.
+fn python_word<B: JsonBuilder>(
+    builder: &mut B,
+    word: &str,
+    types: Types,
+) -> Option<Result<B::Value, B::Error>> {
+    let any = types.0 == 0;
+    match word {
+        "True" | "False" if any || types.0 & Types::BOOLEAN != 0 => {
+            Some(builder.boolean(word == "True"))
+        }
+        "None" if any || types.0 & Types::NULL != 0 => Some(builder.null()),
+        _ => None,
+    }
+}
+
+/// The value of a raw-text parameter (the text between its tags, as written), typed as the
+/// module documentation says. A value read as another type than a string is read without the
+/// whitespace around it; a string keeps its text but for the layout newlines ([`string_text`]).
 pub(crate) fn typed_value<B>(
     builder: &mut B,
     raw: &str,
@@ -200,12 +279,13 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let string = |builder: &mut B| builder.string(JsonStr::from_utf8(raw));
+    let string = |builder: &mut B| builder.string(JsonStr::from_utf8(&string_text(raw)));
     if types.0 == Types::STRING {
         return string(builder);
     }
-    let integral = !raw.contains(['.', 'e', 'E']);
-    match parse(raw, builder, options) {
+    let trimmed = raw.trim();
+    let integral = !trimmed.contains(['.', 'e', 'E']);
+    match parse(trimmed, builder, options) {
         Ok(value) => {
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
@@ -214,15 +294,18 @@ where
         Err(ParseError::Build(e)) => return Err(e),
         Err(ParseError::Syntax(_)) => {}
     }
+    if let Some(value) = python_word(builder, trimmed, types) {
+        return value;
+    }
     if types.0 & Types::BOOLEAN != 0 {
-        match raw.trim() {
+        match trimmed {
             t if t.eq_ignore_ascii_case("true") => return builder.boolean(true),
             t if t.eq_ignore_ascii_case("false") => return builder.boolean(false),
             _ => {}
         }
     }
     if types.0 & (Types::OBJECT | Types::ARRAY) != 0 {
-        match parse_literal(builder, raw) {
+        match parse_literal(builder, trimmed) {
             Ok(value) if types.allows(value.kind(), false) => return Ok(value),
             Err(LitErr::Build(e)) => return Err(e),
             _ => {}
@@ -280,6 +363,70 @@ mod tests {
         assert_eq!(typed("5", "{}"), Value::Int(5));
         assert_eq!(typed("null", "{}"), Value::Null);
         assert_eq!(typed("hello world", "{}"), Value::str("hello world"));
+        // Python's words, untyped or of a type that allows them.
+        assert_eq!(typed("True", "{}"), Value::Bool(true));
+        assert_eq!(typed(" False\n", "{}"), Value::Bool(false));
+        assert_eq!(typed("None", "{}"), Value::Null);
+        assert_eq!(typed("None", r#"{"type":["integer","null"]}"#), Value::Null);
+        assert_eq!(typed("None", r#"{"type":"integer"}"#), Value::str("None"));
+        assert_eq!(typed("True", r#"{"type":"string"}"#), Value::str("True"));
+    }
+
+    #[test]
+    fn whitespace_around_values() {
+        // Not a string: the whitespace around the value is layout.
+        assert_eq!(typed("\n    42\n  ", "{}"), Value::Int(42));
+        assert_eq!(
+            typed("\n  -3.5 ", r#"{"type":"number"}"#),
+            Value::Float(-3.5)
+        );
+        assert_eq!(
+            typed("\n true\n", r#"{"type":"boolean"}"#),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            typed("\n  {'a': 1}\n", r#"{"type":"object"}"#),
+            Value::object([("a", Value::Int(1))])
+        );
+        // A string: the template's newline on each side (and the closing tag's indentation)
+        // go; the value's own whitespace stays.
+        let s = r#"{"type":"string"}"#;
+        assert_eq!(typed("\nParis\n", s), Value::str("Paris"));
+        assert_eq!(typed("\r\nParis\r\n", s), Value::str("Paris"));
+        assert_eq!(typed("\n    return x\n", s), Value::str("    return x"));
+        assert_eq!(
+            typed("\ndef f():\n    pass\n", s),
+            Value::str("def f():\n    pass")
+        );
+        assert_eq!(typed(" a b ", s), Value::str(" a b "));
+        assert_eq!(typed("\n\nx\n\n", s), Value::str("\nx\n"));
+        assert_eq!(typed("42 ", s), Value::str("42 "));
+        // Pretty-printed XML (the closing tag indented on its own line): the value is
+        // dedented, its relative indentation kept.
+        assert_eq!(typed("\n      John Doe\n    ", s), Value::str("John Doe"));
+        assert_eq!(
+            typed("\ndef f():\n    pass\n    ", s),
+            Value::str("def f():\n    pass")
+        );
+        assert_eq!(
+            typed("\n      if x:\n\n          y()\n    ", s),
+            Value::str("if x:\n\n    y()")
+        );
+        assert_eq!(typed("\n      \n    ", s), Value::str(""));
+        assert_eq!(typed("\n    ", s), Value::str(""));
+        // Untyped text that is no JSON value is a string by the same rules.
+        assert_eq!(typed("\nhello \n", "{}"), Value::str("hello "));
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_stay_exact() {
+        let big = "123456789012345678901234567890";
+        for schema in [r#"{"type":"integer"}"#, "{}"] {
+            assert_eq!(
+                typed(&format!("\n  {big}\n"), schema),
+                Value::BigInt(big.into())
+            );
+        }
     }
 
     /// Tool definitions read on demand, as a binding would read the user's list.

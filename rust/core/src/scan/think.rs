@@ -1,12 +1,25 @@
-//! `<think>…</think>` spans (reasoning that models write before answering).
+//! Think spans (reasoning that models write before answering): `<think>…</think>`, and
+//! Magistral's `[THINK]…[/THINK]` and Seed-OSS's `<seed:think>…</seed:think>`. Either closing tag ends a span either opening tag began.
 
 use std::ops::Range;
 
-use super::find::{find_byte, Needle};
+use super::find::{find_either, Needle};
 
-pub const OPEN: &str = "<think>";
-pub const CLOSE: &str = "</think>";
-pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
+/// The opening tags, and the closing tags in the same order.
+pub const OPENS: [&str; 3] = ["<think>", "[THINK]", "<seed:think>"];
+pub const CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
+static CLOSE_NEEDLES: [Needle; 3] = [
+    Needle::new(CLOSES[0]),
+    Needle::new(CLOSES[1]),
+    Needle::new(CLOSES[2]),
+];
+
+/// The length of the tag of `tags` that `rest` starts with.
+fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
+    tags.iter()
+        .find(|tag| rest.starts_with(tag.as_bytes()))
+        .map(|tag| tag.len())
+}
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
 /// a `</think>` with no opening tag before it closes a span that began at the start of the
@@ -15,28 +28,28 @@ pub(crate) static CLOSE_NEEDLE: Needle = Needle::new(CLOSE);
 pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
-    // One pass over the `<` bytes (a few in a typical reply; neither tag holds a second `<`,
-    // so tags cannot overlap), rather than a substring search per tag.
+    // One pass over the `<` and `[` bytes (a few in a typical reply; no tag holds a second `<`
+    // or `[`, so tags cannot overlap), rather than a substring search per tag.
     let mut open = None;
     let mut leading_close_allowed = true;
     let mut pos = 0;
-    while let Some(i) = find_byte(b'<', &bytes[pos..]) {
+    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
         let at = pos + i;
         let rest = &bytes[at..];
         pos = at + 1;
-        match open {
-            None if rest.starts_with(OPEN.as_bytes()) => {
+        match (open, tag_at(rest, &OPENS), tag_at(rest, &CLOSES)) {
+            (None, Some(_), _) => {
                 open = Some(at);
                 leading_close_allowed = false;
             }
-            None if rest.starts_with(CLOSE.as_bytes()) => {
+            (None, None, Some(len)) => {
                 if leading_close_allowed {
-                    spans.push(0..at + CLOSE.len());
+                    spans.push(0..at + len);
                 }
                 leading_close_allowed = false;
             }
-            Some(start) if rest.starts_with(CLOSE.as_bytes()) => {
-                spans.push(start..at + CLOSE.len());
+            (Some(start), _, Some(len)) => {
+                spans.push(start..at + len);
                 open = None;
             }
             _ => {}
@@ -52,8 +65,13 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
 pub(crate) fn message_start(text: &str) -> usize {
     let trimmed = trim_start(text, 0);
     let bytes = text.as_bytes();
-    let has_tag = || find_byte(b'<', bytes).is_some() && CLOSE_NEEDLE.find(bytes).is_some();
-    if text[trimmed..].starts_with(OPEN) || has_tag() {
+    let has_tag = || {
+        find_either(b'<', b'[', bytes).is_some()
+            && CLOSE_NEEDLES
+                .iter()
+                .any(|close| close.find(bytes).is_some())
+    };
+    if OPENS.iter().any(|open| text[trimmed..].starts_with(open)) || has_tag() {
         start_after(text, &think_spans(text))
     } else {
         trimmed
@@ -90,10 +108,17 @@ mod tests {
         let text = "a</think>b<think>c</think>d<think>e";
         assert_eq!(think_spans(text), vec![0..9, 10..26, 27..35]);
         assert!(think_spans("<b>no tags</b>").is_empty());
+        // Magistral's tags, and either closing tag for either opening tag.
+        assert_eq!(think_spans("[THINK]a[/THINK]b"), vec![0..16]);
+        assert_eq!(think_spans("plan[/THINK]{}"), vec![0..12]);
+        assert_eq!(think_spans("[THINK]a</think>b[x]"), vec![0..16]);
+        assert_eq!(message_start("[THINK]a[/THINK] {}"), 17);
     }
 
-    /// The rule of [`think_spans`] with one substring search per tag.
+    /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).
     fn think_spans_by_search(text: &str) -> Vec<Range<usize>> {
+        const OPEN: &str = OPENS[0];
+        const CLOSE: &str = CLOSES[0];
         let find = |tag: &str, from: usize| text[from..].find(tag).map(|i| from + i);
         let mut spans = Vec::new();
         let mut next_open = find(OPEN, 0);

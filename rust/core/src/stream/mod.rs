@@ -84,7 +84,7 @@ use std::mem;
 use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
-use crate::formats::markers::{starts_of, Mask};
+use crate::formats::markers::{control_of, starts_of, Mask};
 use crate::formats::{Format, FormatSet, Group, ParamTypes, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::RawJsonMode;
@@ -200,10 +200,8 @@ struct Ctx<'a, B: JsonBuilder> {
     pub tools: Option<&'a dyn ParamTypes>,
     pub builder: &'a mut B,
     pub out: &'a mut Out<B>,
-    /// The start markers of the enabled formats.
+    /// The start markers and control tokens of the enabled formats.
     pub starts: Mask,
-    /// Some enabled marker begins with `[`.
-    pub bracket_markers: bool,
     /// Some enabled format may open bare at the message start.
     pub bare_formats: bool,
 }
@@ -215,18 +213,16 @@ type Out<B> = Vec<Event<<B as JsonBuilder>::Value>>;
 struct Setup {
     options: StreamOptions,
     starts: Mask,
-    bracket_markers: bool,
     bare_formats: bool,
     events: bool,
 }
 
 impl Setup {
     fn new(options: StreamOptions, events: bool) -> Self {
-        let starts = starts_of(options.formats);
+        let starts = starts_of(options.formats) | control_of(options.formats);
         Self {
             options,
             starts,
-            bracket_markers: text::any_bracket_marker(starts),
             bare_formats: Group::ALL.iter().any(|g| {
                 g.bare()
                     .is_some_and(|b| b.formats.intersects(options.formats))
@@ -440,7 +436,6 @@ impl StreamParser {
             builder,
             out,
             starts: setup.starts,
-            bracket_markers: setup.bracket_markers,
             bare_formats: setup.bare_formats,
         };
         (cx, &mut self.text, &mut self.mode)
@@ -547,7 +542,6 @@ where
         builder,
         out: &mut events,
         starts: setup.starts,
-        bracket_markers: setup.bracket_markers,
         bare_formats: setup.bare_formats,
     };
     push(&mut text_mode, &mut mode, text, &mut cx)?;

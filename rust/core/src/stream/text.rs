@@ -318,6 +318,10 @@ impl Text {
                         shared.prose.message = None;
                         None
                     }
+                    Role::Control => {
+                        shared.pos = shared.pos.after(held);
+                        None
+                    }
                     Role::Start { group, index } => {
                         shared.prose.message = None;
                         shared.prose.message_started = true;
@@ -437,13 +441,10 @@ impl<B: JsonBuilder> Ctx<'_, B> {
         mask
     }
 
-    /// The next byte of `bytes` where something may begin after the line start.
+    /// The next byte of `bytes` where something may begin after the line start (the think tags
+    /// include `[THINK]`, so `[` is always one).
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
-        if self.bracket_markers {
-            find_any3(b'\n', b'<', b'[', bytes)
-        } else {
-            find_either(b'\n', b'<', bytes)
-        }
+        find_any3(b'\n', b'<', b'[', bytes)
     }
 
     fn fences_allowed(&self) -> bool {
@@ -461,12 +462,4 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             Some(_) => !prose.in_think || self.options.calls_in_reasoning,
         }
     }
-}
-
-/// Whether any of the groups has a start marker that begins with `[`.
-pub(super) fn any_bracket_marker(starts: Mask) -> bool {
-    TABLE
-        .iter()
-        .enumerate()
-        .any(|(i, e)| starts & 1 << i != 0 && e.text.starts_with('['))
 }

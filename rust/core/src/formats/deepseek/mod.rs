@@ -3,9 +3,10 @@
 //! * V3: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{…}\n```<｜tool▁call▁end｜>`
 //! * V3.1: `<｜tool▁call▁begin｜>f<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`
 //!
-//! both inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. They share their tokens, so when
-//! both are allowed each call is read by its shape: V3 when the header is `function` and the
-//! body does not start with `{`.
+//! both inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (DeepSeek R1 also writes
+//! `<｜tool▁calls｜>` for the section's begin and its first call's together). They share their
+//! tokens, so when both are allowed each call is read by its shape: V3 when the header is
+//! `function` and the body does not start with `{`.
 
 use std::ops::Range;
 
@@ -20,6 +21,8 @@ use crate::scan::find::{find_byte, Needle};
 
 const SECTION_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+/// DeepSeek R1's spelling: the section and its first call begin at once.
+const SECTION_AND_CALL: &str = "<｜tool▁calls｜>";
 const SEP: &str = "<｜tool▁sep｜>";
 const CALL_END: &str = "<｜tool▁call▁end｜>";
 
@@ -31,7 +34,7 @@ static TOKENS: Tokens = Tokens {
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
-    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
+    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL]),
     header_ends: Markers::new(&[SEP, CALL_END]),
     header,
 };
@@ -41,12 +44,13 @@ const FENCE: &str = "```";
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
+    const STARTS: &'static [Start] = &sectioned::starts([SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL], FORMATS);
 
+    const CONTROL: &'static [&'static str] = &["<｜end▁of▁sentence｜>"];
     type Machine = SectionCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        SectionCall::new(&TOKENS, start == Some(0), at, open)
+        SectionCall::new(&TOKENS, start, at, open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>

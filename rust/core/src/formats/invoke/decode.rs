@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::{ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{strip_newlines, typed_value, Types};
+use super::super::schema::{typed_value, Types};
 use super::{attribute, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 
@@ -150,7 +150,7 @@ where
                     .tools
                     .map_or(Types::default(), |tools| tools.types(name, key)),
             };
-            let raw = strip_newlines(&text[value_start..close]);
+            let raw = &text[value_start..close];
             let value = typed_value(cx.builder, raw, types, cx.options.json)?;
             cx.builder
                 .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;

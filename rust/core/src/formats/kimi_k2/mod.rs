@@ -35,12 +35,13 @@ static TOKENS: Tokens = Tokens {
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &sectioned::starts(SECTION_BEGIN, CALL_BEGIN, FORMATS);
+    const STARTS: &'static [Start] = &sectioned::starts([SECTION_BEGIN, CALL_BEGIN], FORMATS);
 
+    const CONTROL: &'static [&'static str] = &["<|im_end|>"];
     type Machine = SectionCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        SectionCall::new(&TOKENS, start == Some(0), at, open)
+        SectionCall::new(&TOKENS, start, at, open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>

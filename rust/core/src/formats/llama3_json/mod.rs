@@ -40,6 +40,9 @@ impl Grammar for Spec {
         formats: FormatSet::only(Format::Llama3Json),
     });
 
+    /// Llama 3's and Llama 4's end of turn and end of message (after a call).
+    const CONTROL: &'static [&'static str] =
+        &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|eot|>", "<|eom|>"];
     type Machine = machine::LlamaCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {

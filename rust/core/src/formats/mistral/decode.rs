@@ -8,7 +8,7 @@ use super::{ARGS, CALL_ID, TOOL_CALLS, TOOL_CALLS_NEEDLE};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
-use crate::scan::find::find_byte;
+use crate::scan::find::{find_byte, find_either};
 
 static MARKERS: Markers = Markers::new(&[TOOL_CALLS]);
 
@@ -70,7 +70,8 @@ where
     Ok(())
 }
 
-/// `NAME[CALL_ID]ID[ARGS]{…}` at `body`: records the call and returns the end of its JSON.
+/// `NAME[CALL_ID]ID[ARGS]{…}` at `body`, or `NAME{…}` (the `[ARGS]` token dropped in decoding):
+/// records the call and returns the end of its JSON.
 fn v11_call<B>(
     cx: &mut Cx<'_, '_, B>,
     body: usize,
@@ -83,8 +84,9 @@ where
     let text = cx.text;
     let bytes = text.as_bytes();
     let bracket = |from: usize| find_byte(b'[', &bytes[from..end]).map(|i| from + i);
-    let Some(name_end) = bracket(body) else {
-        return Ok(Err(Failure::parse("expected NAME[ARGS]", body, None)));
+    let name_end = find_either(b'[', b'{', &bytes[body..end]).map(|i| body + i);
+    let Some(name_end) = name_end else {
+        return Ok(Err(Failure::parse("expected NAME[ARGS] or NAME{…}", body, None)));
     };
     let name = text[body..name_end].trim().to_owned();
     if name.is_empty() {
@@ -104,11 +106,15 @@ where
         id = Some(text[id_start..id_end].trim().to_owned());
         pos = id_end;
     }
-    if !text[pos..end].starts_with(ARGS) {
+    let args = if bytes[pos] == b'{' {
+        pos
+    } else if text[pos..end].starts_with(ARGS) {
+        pos + ARGS.len()
+    } else {
         return Ok(Err(Failure::parse("expected [ARGS]", pos, Some(name))));
-    }
+    };
     let call_start = body;
-    match cx.json_at(pos + ARGS.len(), end)? {
+    match cx.json_at(args, end)? {
         Ok((arguments, json_end)) => {
             cx.call(Format::Mistral, call_start..json_end, name, id, arguments)?;
             Ok(Ok(json_end))

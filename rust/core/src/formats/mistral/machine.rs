@@ -2,10 +2,12 @@
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{named, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts_any, ws, JsonValue, Scanned,
+};
 use super::{ARGS, CALL_ID, TOOL_CALLS_NEEDLE};
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::find_byte;
+use crate::scan::find::{find_byte, find_either};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -84,6 +86,14 @@ fn bracket(b: &[u8], scanned: usize) -> Result<usize, usize> {
         .ok_or(b.len())
 }
 
+/// The end of a name: the first `[` (of `[ARGS]`/`[CALL_ID]`) or `{` (arguments whose `[ARGS]`
+/// was dropped) at or after `scanned`, as [`bracket`].
+fn name_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
+    find_either(b'[', b'{', &b[scanned..])
+        .map(|i| scanned + i)
+        .ok_or(b.len())
+}
+
 impl Machine for MistralCall {
     fn advance(&mut self, buf: &str) -> Verdict {
         let b = buf.as_bytes();
@@ -114,7 +124,7 @@ impl Machine for MistralCall {
                     }
                 }
                 State::Name { start, scanned } => {
-                    let at = match bracket(b, scanned) {
+                    let at = match name_end(b, scanned) {
                         Ok(at) => at,
                         Err(scanned) => {
                             self.state = State::Name { start, scanned };
@@ -128,6 +138,11 @@ impl Machine for MistralCall {
                     }
                     let offset = buf[start..].find(name).unwrap_or(0) + start;
                     self.name = (offset, offset + name.len());
+                    if b[at] == b'{' {
+                        self.records.push(named(name, None, false, 0));
+                        self.state = State::ArgsOpen(at);
+                        continue;
+                    }
                     // Wait here until `[ARGS]` or `[CALL_ID]` can be told apart.
                     self.state = State::Name { start, scanned: at };
                     if let Some(verdict) = self.after_name(buf, at, None) {
@@ -155,10 +170,7 @@ impl Machine for MistralCall {
                         return Verdict::More;
                     }
                     if matches!(b[q], b'{' | b'[') {
-                        if let Some(record) = self.records.last_mut() {
-                            record.args_start = Some(q);
-                        }
-                        self.args = Some(JsonValue::new(q, self.open.json, false));
+                        self.args = Some(arguments_at(&mut self.records, q, self.open.json));
                         self.state = State::Args;
                     } else {
                         if let Some(record) = self.records.last_mut() {
@@ -169,13 +181,10 @@ impl Machine for MistralCall {
                 }
                 State::Args => {
                     let args = self.args.as_mut().expect("set with the state");
-                    match args.scan(buf) {
+                    match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
                         Scanned::Closed(end) => {
-                            if let Some(record) = self.records.last_mut() {
-                                record.args_end = Some(end);
-                                record.closed = true;
-                            }
+                            close_last(&mut self.records);
                             return Verdict::End(end);
                         }
                         Scanned::Broken(at) => self.state = State::SeekNext(at),

@@ -1,6 +1,7 @@
 //! `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (before v11) and, per call,
-//! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later). The
-//! model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
+//! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later), also
+//! with the `[ARGS]` token dropped in decoding (`[TOOL_CALLS]f{…}`, as vLLM's tests write it).
+//! The model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
 
 mod decode;
 mod machine;
@@ -26,6 +27,7 @@ impl Grammar for Spec {
         formats: FormatSet::only(Format::Mistral),
     }];
 
+    const CONTROL: &'static [&'static str] = &["[/TOOL_CALLS]"];
     type Machine = machine::MistralCall;
 
     fn open(_start: Option<usize>, at: usize, open: Open) -> Self::Machine {

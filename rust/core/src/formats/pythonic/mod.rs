@@ -34,6 +34,9 @@ impl Grammar for Spec {
         formats: FormatSet::only(Format::Pythonic),
     });
 
+    /// Llama 3.2's and Llama 4's end of turn and end of message (after a call).
+    const CONTROL: &'static [&'static str] =
+        &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|eot|>", "<|eom|>"];
     type Machine = machine::PythonicCall;
 
     fn claims_bare(message: &str) -> bool {

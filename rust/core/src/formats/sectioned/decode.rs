@@ -27,13 +27,19 @@ where
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
-        pos = if marker.pattern == 0 {
+        pos = if marker.pattern != 1 {
+            // A section; DeepSeek R1's `<｜tool▁calls｜>` (pattern 2) also begins its first call.
             let mut p = marker.end;
+            if marker.pattern == 2 {
+                let (at, header) = (marker.start, marker.end);
+                p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
+            }
             loop {
                 p = skip_ws(text, p, end);
                 let rest = &text[p..end];
                 if rest.starts_with(tokens.call_begin) {
-                    p = one_call(cx, p, end, tokens, &mut seps, &mut call_ends, read)?;
+                    let header = p + tokens.call_begin.len();
+                    p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
                 } else {
                     if rest.starts_with(tokens.section_end) {
                         p += tokens.section_end.len();
@@ -45,6 +51,7 @@ where
             one_call(
                 cx,
                 marker.start,
+                marker.end,
                 end,
                 tokens,
                 &mut seps,
@@ -57,9 +64,13 @@ where
     Ok(())
 }
 
+/// The call whose markup starts at `at` and whose header starts at `header_start` (after its
+/// call marker). Returns where its markup ends.
+#[allow(clippy::too_many_arguments)]
 fn one_call<B>(
     cx: &mut Cx<'_, '_, B>,
     at: usize,
+    header_start: usize,
     end: usize,
     tokens: &Tokens,
     seps: &mut TextSeek<'_>,
@@ -71,7 +82,6 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let header_start = at + tokens.call_begin.len();
     let call_end = call_ends.find(header_start);
     let sep = seps
         .find(header_start)

@@ -2,7 +2,9 @@
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
+};
 use super::{Header, Tokens};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_byte;
@@ -45,13 +47,15 @@ pub(crate) struct SectionCall {
 }
 
 impl SectionCall {
-    /// A region opened by the section marker (`in_section`) or a call marker, ending at `at`.
-    pub fn new(tokens: &'static Tokens, in_section: bool, at: usize, open: Open) -> Self {
+    /// A region opened by `tokens.starts[start]` (the section marker, a call marker, or a
+    /// marker that opens both at once), ending at `at`.
+    pub fn new(tokens: &'static Tokens, start: Option<usize>, at: usize, open: Open) -> Self {
+        let in_section = start != Some(1);
         Self {
             tokens,
             open,
             in_section,
-            state: if in_section {
+            state: if start == Some(0) {
                 State::Between(at)
             } else {
                 State::Header(at, at)
@@ -75,10 +79,7 @@ impl SectionCall {
     }
 
     fn start_args(&mut self, at: usize, v3: bool) {
-        if let Some(record) = self.records.last_mut() {
-            record.args_start = Some(at);
-        }
-        self.args = Some(JsonValue::new(at, self.open.json, false));
+        self.args = Some(arguments_at(&mut self.records, at, self.open.json));
         self.state = State::Args { v3 };
     }
 }
@@ -190,12 +191,9 @@ impl Machine for SectionCall {
                 }
                 State::Args { v3 } => {
                     let args = self.args.as_mut().expect("set with the state");
-                    match args.scan(buf) {
+                    match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
                         Scanned::Closed(end) => {
-                            if let Some(record) = self.records.last_mut() {
-                                record.args_end = Some(end);
-                            }
                             self.state = if v3 {
                                 State::V3Close(end)
                             } else {

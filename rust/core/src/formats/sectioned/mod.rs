@@ -23,7 +23,8 @@ pub(crate) struct Tokens {
     pub call_begin: &'static str,
     pub sep: Needle,
     pub call_end: Needle,
-    /// `[section_begin, call_begin]`.
+    /// `[section_begin, call_begin]`, and a marker that begins the section and its first call
+    /// at once where the group has one.
     pub starts: Markers,
     /// `[sep, call_end]`: what ends a header.
     pub header_ends: Markers,
@@ -41,23 +42,19 @@ impl Tokens {
     }
 }
 
-/// The start markers of a group of this shape: the section marker, then the call marker.
-pub(crate) const fn starts(
-    section_begin: &'static str,
-    call_begin: &'static str,
+/// The start markers of a group of this shape, in the order of [`Tokens::starts`].
+pub(crate) const fn starts<const N: usize>(
+    texts: [&'static str; N],
     formats: &[Format],
-) -> [Start; 2] {
+) -> [Start; N] {
     let formats = FormatSet::of(formats);
-    [
-        Start {
-            text: section_begin,
-            formats,
-        },
-        Start {
-            text: call_begin,
-            formats,
-        },
-    ]
+    let mut starts = [Start { text: "", formats }; N];
+    let mut i = 0;
+    while i < N {
+        starts[i].text = texts[i];
+        i += 1;
+    }
+    starts
 }
 
 /// What a header says about its call, for the machine.

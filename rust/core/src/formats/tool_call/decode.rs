@@ -5,12 +5,15 @@ use std::ops::Range;
 
 use super::super::cursor::{Markers, ProseCursor};
 use super::super::cx::{skip_ws, Cx};
-use super::tags::{body_format, shape_of, Body, Closers, Wrap, FUNCTION, OPEN, TOOL_CALL};
+use super::tags::{
+    body_format, is_call_object, shape_of, Body, Closers, Wrap, FUNCTION, HERMES_WRAPS, OPENS,
+    TOOL_CALL,
+};
 use super::{glm45, hermes, qwen3_coder};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
-static MARKERS: Markers = Markers::new(&[OPEN, FUNCTION]);
+static MARKERS: Markers = Markers::new(OPENS);
 
 pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
@@ -24,16 +27,34 @@ where
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         let bare_function = marker.pattern == 1;
-        if bare_function && !cx.allowed.contains(Format::Qwen3Coder) {
+        let body = skip_ws(text, marker.end, end);
+        let wrap = marker.pattern.checked_sub(2).map(|i| &HERMES_WRAPS[i]);
+        let prose_marker = match wrap {
+            Some(wrap) => {
+                !cx.allowed.contains(Format::Hermes)
+                    || (wrap.body == Body::CallObject
+                        && is_call_object(&text.as_bytes()[..end], body) != Some(true))
+            }
+            None => {
+                bare_function
+                    && !cx.allowed.contains(Format::Qwen3Coder)
+                    && !cx.allowed.contains(Format::Hermes)
+            }
+        };
+        if prose_marker {
             cx.prose(pos..marker.end);
             pos = marker.end;
             continue;
         }
         cx.prose(pos..marker.start);
+        if let Some(wrap) = wrap {
+            let mut closers = Closers::new(text, end, wrap);
+            pos = wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers)?;
+            continue;
+        }
         pos = if bare_function {
             qwen3_coder::call(cx, marker.start, marker.start, end, None, &mut closers)?
         } else {
-            let body = skip_ws(text, marker.end, end);
             let rest = &text[body..end];
             let shape = shape_of(
                 rest.as_bytes().first().copied().unwrap_or(0),
@@ -78,13 +99,31 @@ where
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
-        let body = skip_ws(text, marker.end, end);
-        pos = if wrap.body == Body::Json {
-            hermes::call(cx, wrap.format, marker.start, body, end, &mut closers)?
-        } else {
-            qwen3_coder::call(cx, marker.start, body, end, Some(wrap), &mut closers)?
-        };
+        pos = wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers)?;
     }
     cx.prose(pos..end);
     Ok(())
+}
+
+/// One call of `wrap` whose opening tag spans `open..tag_end`. Returns where its markup ends.
+fn wrapped_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    wrap: &'static Wrap,
+    open: usize,
+    tag_end: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let body = skip_ws(cx.text, tag_end, end);
+    match wrap.body {
+        Body::Json | Body::CallObject => hermes::call(cx, wrap.format, open, body, end, closers),
+        Body::FunctionName => hermes::named_call(cx, open, tag_end, end, closers),
+        Body::Function | Body::Shared => {
+            qwen3_coder::call(cx, open, body, end, Some(wrap), closers)
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! typed as in qwen3_coder.
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{strip_newlines, typed_value, Types};
+use super::super::schema::{typed_value, Types};
 use super::tags::{
     close_tag, Closers, CLOSE, KEY, KEY_CLOSE, VALUE, VALUE_CLOSE,
 };
@@ -70,7 +70,7 @@ where
             .options
             .tools
             .map_or(Types::default(), |tools| tools.types(name, key));
-        let raw = strip_newlines(&text[value_start..value_close]);
+        let raw = &text[value_start..value_close];
         let value = typed_value(cx.builder, raw, types, cx.options.json)?;
         cx.builder
             .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;

@@ -1,10 +1,11 @@
 //! `hermes` (Hermes, Qwen2.5, Qwen3, ERNIE 4.5): `<tool_call>{"name": …, "arguments": …}
 //! </tool_call>`, with or without newlines, `parameters` for `arguments`, a JSON array of calls
 //! in one tag, and a missing final `</tool_call>` at the end of the text. Other wrappers of a
-//! JSON call (GigaChat 3) read their body here too.
+//! JSON call (GigaChat 3, hermes's `<tool>`…, see the group) read their body here too;
+//! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone.
 
-use super::super::cx::{Cx, Failure};
-use super::tags::{close_tag, Closers};
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::tags::{close_tag, tag_name, Body, Closers, Wrap, FUNCTION_CLOSE};
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
@@ -66,4 +67,74 @@ where
             Ok(markup_end)
         }
     }
+}
+
+/// `<function name="NAME">` (its `<function name=` ending at `at`) and JSON arguments.
+pub(crate) fn named_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    at: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let Some((name, args)) = tag_name(cx.text, at, end) else {
+        let markup_end = closers.function.end_of_next(at, end);
+        let failure = Failure::parse("expected <function name=\"NAME\">", at, None);
+        cx.fail(Format::Hermes, open..markup_end, failure);
+        return Ok(markup_end);
+    };
+    let name = name.trim_matches(['"', '\'']).trim();
+    json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)
+}
+
+/// A call named `name` whose JSON arguments follow at `at` (after whitespace), closed by
+/// `</function>` and then by the closing tag of `wrap` (if any, other than `</function>`).
+/// Returns where its markup ends.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn json_arguments<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    open: usize,
+    name: &str,
+    at: usize,
+    end: usize,
+    wrap: Option<&Wrap>,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let outer = wrap.filter(|wrap| wrap.body != Body::FunctionName);
+    let args = skip_ws(text, at, end);
+    let failure = match cx.json_at(args, end)? {
+        Ok((arguments, json_end)) => {
+            let closed = close_tag(text, json_end, end, FUNCTION_CLOSE).and_then(|after| {
+                outer.map_or(Some(after), |wrap| close_tag(text, after, end, wrap.close))
+            });
+            match closed {
+                Some(markup_end) => {
+                    cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
+                    return Ok(markup_end);
+                }
+                None => Failure::parse(
+                    format!("expected {FUNCTION_CLOSE} after the JSON arguments"),
+                    json_end,
+                    Some(name.into()),
+                ),
+            }
+        }
+        Err(error) => Failure::json(error, Some(name.into())),
+    };
+    let markup_end = match outer {
+        Some(_) => closers.tool_call.end_of_next(args, end),
+        None => closers.function.end_of_next(args, end),
+    };
+    cx.fail(format, open..markup_end, failure);
+    Ok(markup_end)
 }

@@ -1,12 +1,14 @@
 //! The stream machine of the `<tool_call>` group: one call per region, from `<tool_call>` (or a
-//! bare `<function=`, or another wrapper of a `<function=…>` body) to the end of its markup.
+//! bare `<function=`, `<function name=`, or another wrapper) to the end of its markup.
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::super::machine::{
+    arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
+};
 use super::tags::{
-    body_format, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
-    KEY_CLOSE_NEEDLE, PARAMETER, PARAMETER_CLOSE_NEEDLE, VALUE, VALUE_CLOSE_NEEDLE,
+    body_format, is_call_object, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
+    KEY_CLOSE_NEEDLE, PARAMETER, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -23,10 +25,19 @@ enum State {
     /// A name (`<function=NAME>`, `<parameter=NAME>`, glm45's) that starts at `start`, read up
     /// to `scanned`.
     QName { start: usize, scanned: usize },
+    /// After a function's name: parameters, or JSON arguments.
+    QFirst(usize),
     QBetween(usize),
     QParamName { start: usize, scanned: usize },
     /// A parameter value that starts here.
     QValue(usize),
+    /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
+    ArgsOpen(usize),
+    Args,
+    /// After the JSON arguments: `</function>`.
+    AfterArgs(usize),
+    /// The name of `<function name="NAME">`.
+    FName { start: usize, scanned: usize },
     QAfterFunction(usize),
     GName { start: usize, scanned: usize },
     GBetween(usize),
@@ -39,12 +50,15 @@ pub(crate) struct TagCall {
     open: Open,
     /// The tag around the call (else a bare `<function=…>`, closed by `</function>`).
     wrap: Option<&'static Wrap>,
+    /// Where the opening tag ends.
+    at: usize,
     state: State,
     close: Seek,
-    parameter_close: Seek,
+    value_end: Seek,
     key_close: Seek,
     value_close: Seek,
     json: Option<JsonValue>,
+    args: Option<JsonValue>,
     records: Vec<CallRecord>,
 }
 
@@ -59,24 +73,36 @@ fn name_end(b: &[u8], scanned: usize, stop: u8) -> Result<usize, usize> {
 
 impl TagCall {
     pub fn new(wrap: Option<&'static Wrap>, at: usize, open: Open) -> Self {
-        let state = if wrap.is_some() {
-            State::Shape(at)
-        } else {
-            State::QName {
-                start: at,
-                scanned: at,
-            }
+        let (start, scanned) = (at, at);
+        let state = match wrap.map(|wrap| wrap.body) {
+            None => State::QName { start, scanned },
+            Some(Body::FunctionName) => State::FName { start, scanned },
+            Some(_) => State::Shape(at),
         };
         Self {
             open,
             wrap,
+            at,
             state,
             close: Seek::new(wrap.map_or(&FUNCTION_CLOSE_NEEDLE, |wrap| &wrap.close_needle)),
-            parameter_close: Seek::new(&PARAMETER_CLOSE_NEEDLE),
+            value_end: Seek::new(&VALUE_ENDS),
             key_close: Seek::new(&KEY_CLOSE_NEEDLE),
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
+            args: None,
             records: Vec::new(),
+        }
+    }
+
+    /// After a `</function>` ending at `after`: the region ends, or the wrapper's closing tag
+    /// follows.
+    fn function_closed(&mut self, after: usize) -> Option<Verdict> {
+        match self.wrap {
+            Some(wrap) if wrap.body != Body::FunctionName => {
+                self.state = State::QAfterFunction(after);
+                None
+            }
+            _ => Some(self.end(after)),
         }
     }
 
@@ -90,6 +116,17 @@ impl TagCall {
         if q == b.len() {
             self.state = State::Shape(q);
             return Some(Verdict::More);
+        }
+        if self.wrap.is_some_and(|wrap| wrap.body == Body::CallObject) {
+            match is_call_object(b, q) {
+                None => {
+                    self.state = State::Shape(q);
+                    return Some(Verdict::More);
+                }
+                // Not a call: the opening tag alone is the region, read as prose.
+                Some(false) => return Some(Verdict::End(self.at)),
+                Some(true) => {}
+            }
         }
         let is_function = if matches!(b[q], b'{' | b'[') {
             false
@@ -105,8 +142,8 @@ impl TagCall {
         let shape = shape_of(b[q], is_function);
         let format = match self.wrap.map_or(Body::Shared, |wrap| wrap.body) {
             Body::Shared => body_format(shape, self.open.formats),
-            Body::Json => Format::Hermes,
-            Body::Function => Format::Qwen3Coder,
+            Body::Json | Body::CallObject => Format::Hermes,
+            Body::Function | Body::FunctionName => Format::Qwen3Coder,
         };
         self.state = match format {
             Format::Hermes => {
@@ -178,7 +215,18 @@ impl Machine for TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::QBetween(at + 1);
+                    self.state = State::QFirst(at + 1);
+                }
+                State::QFirst(p) => {
+                    let q = ws(b, p);
+                    self.state = match b.get(q) {
+                        None => {
+                            self.state = State::QFirst(q);
+                            return Verdict::More;
+                        }
+                        Some(b'{') => State::ArgsOpen(q),
+                        Some(_) => State::QBetween(q),
+                    };
                 }
                 State::QBetween(p) => {
                     let q = ws(b, p);
@@ -195,11 +243,9 @@ impl Machine for TagCall {
                             };
                         }
                         Ok(Some(_)) => {
-                            let after = q + FUNCTION_CLOSE.len();
-                            if self.wrap.is_none() {
-                                return self.end(after);
+                            if let Some(verdict) = self.function_closed(q + FUNCTION_CLOSE.len()) {
+                                return verdict;
                             }
-                            self.state = State::QAfterFunction(after);
                         }
                         Ok(None) => self.state = State::SeekClose(q),
                     }
@@ -218,10 +264,64 @@ impl Machine for TagCall {
                     }
                     self.state = State::QValue(at + 1);
                 }
-                State::QValue(from) => match self.parameter_close.find(b, from) {
-                    Some(found) => self.state = State::QBetween(found.end),
+                State::QValue(from) => match self.value_end.find(b, from) {
+                    // `</parameter>`, or the next tag when it was left out (the decoder's rule).
+                    Some(found) if found.pattern == 0 => self.state = State::QBetween(found.end),
+                    Some(found) => self.state = State::QBetween(found.start),
                     None => return Verdict::More,
                 },
+                State::FName { start, scanned } => {
+                    let at = match name_end(b, scanned, b'>') {
+                        Ok(at) => at,
+                        Err(scanned) => {
+                            self.state = State::FName { start, scanned };
+                            return Verdict::More;
+                        }
+                    };
+                    let name = buf[start..at].trim().trim_matches(['"', '\'']).trim();
+                    if b[at] == b'\n' || name.is_empty() {
+                        self.state = State::SeekClose(start);
+                        continue;
+                    }
+                    self.records.push(named(name, None, true, 0));
+                    self.state = State::ArgsOpen(at + 1);
+                }
+                State::ArgsOpen(p) => {
+                    let q = ws(b, p);
+                    if q == b.len() {
+                        self.state = State::ArgsOpen(q);
+                        return Verdict::More;
+                    }
+                    if b[q] != b'{' {
+                        self.state = State::SeekClose(q);
+                        continue;
+                    }
+                    self.args = Some(arguments_at(&mut self.records, q, self.open.json));
+                    self.state = State::Args;
+                }
+                State::Args => {
+                    let args = self.args.as_mut().expect("set with the state");
+                    match scan_arguments(args, buf, &mut self.records) {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => self.state = State::AfterArgs(end),
+                        Scanned::Broken(at) => self.state = State::SeekClose(at),
+                    }
+                }
+                State::AfterArgs(p) => {
+                    let q = ws(b, p);
+                    match starts(b, q, FUNCTION_CLOSE) {
+                        None => {
+                            self.state = State::AfterArgs(q);
+                            return Verdict::More;
+                        }
+                        Some(true) => {
+                            if let Some(verdict) = self.function_closed(q + FUNCTION_CLOSE.len()) {
+                                return verdict;
+                            }
+                        }
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
@@ -296,11 +396,15 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
+            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }
 
     fn safe(&self) -> usize {
-        self.json.as_ref().map_or(0, |j| j.scanner.pos)
+        self.json
+            .as_ref()
+            .or(self.args.as_ref())
+            .map_or(0, |j| j.scanner.pos)
     }
 }

@@ -1,6 +1,12 @@
 //! The `<tool_call>` tag shared by hermes (a JSON body), qwen3_coder (`<function=NAME>`) and
 //! glm45 (a name, then `<arg_key>`/`<arg_value>` pairs): the body decides which, among the
-//! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too.
+//! allowed formats. A bare `<function=…>` block without the wrapper is qwen3_coder too, or
+//! hermes when JSON arguments follow the name (`<function=f>{"a": 1}</function>`).
+//!
+//! Hermes also has the spellings fine-tunes use (llama.cpp reads them): `<function name="f">`
+//! with JSON arguments, and a JSON call object in `<function_call>`, `<tool>`, `<tools>`,
+//! `<response>`, `<json>`, `<JSON>` or `<xml>` (`tags::HERMES_WRAPS`). Those generic tags are a
+//! call only when the object starts with its `"name"` key; otherwise the tag is prose.
 
 pub(crate) mod decode;
 mod glm45;
@@ -60,21 +66,36 @@ pub(crate) use wrapped_spec;
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &[
-        Start {
+    const STARTS: &'static [Start] = &{
+        let mut starts = [Start {
             text: tags::OPEN,
             formats: FormatSet::of(&[Format::Hermes, Format::Qwen3Coder, Format::Glm45]),
-        },
-        Start {
+        }; tags::OPENS.len()];
+        starts[1] = Start {
             text: tags::FUNCTION,
-            formats: FormatSet::only(Format::Qwen3Coder),
-        },
-    ];
+            formats: FormatSet::of(&[Format::Qwen3Coder, Format::Hermes]),
+        };
+        let mut i = 2;
+        while i < starts.len() {
+            starts[i] = Start {
+                text: tags::OPENS[i],
+                formats: FormatSet::only(Format::Hermes),
+            };
+            i += 1;
+        }
+        starts
+    };
 
+    /// Qwen's and GLM's end of turn.
+    const CONTROL: &'static [&'static str] = &["<|im_end|>", "<|endoftext|>"];
     type Machine = machine::TagCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        let wrap = (start == Some(0)).then_some(&tags::TOOL_CALL);
+        let wrap = match start {
+            Some(0) => Some(&tags::TOOL_CALL),
+            None | Some(1) => None,
+            Some(i) => Some(&tags::HERMES_WRAPS[i - 2]),
+        };
         machine::TagCall::new(wrap, at, open)
     }
 

@@ -2,12 +2,15 @@
 //! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`, and `seed_oss`
 //! (the same body in `<seed:tool_call>`). Values are raw text, typed by the tool schema (see
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
-//! missing `</function>` or closing wrapper tag at the end of the text.
+//! missing `</function>` or closing wrapper tag at the end of the text. A value whose
+//! `</parameter>` was left out ends before the next `<parameter=` or the `</function>` (so a
+//! value cannot hold those two tags, as in vLLM).
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{strip_newlines, typed_value, Types};
+use super::super::schema::{typed_value, Types};
+use super::hermes;
 use super::tags::{
-    close_tag, tag_name, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
+    close_tag, tag_name, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
@@ -49,6 +52,16 @@ where
             Failure::parse("expected <function=NAME>", at, None),
         ));
     };
+    if text.as_bytes().get(skip_ws(text, pos, end)) == Some(&b'{') {
+        // JSON arguments after the name: hermes's spelling, where the tag is shared.
+        let shared = wrap.is_none_or(|wrap| wrap.body == Body::Shared);
+        let format = if shared && cx.allowed.contains(Format::Hermes) {
+            Format::Hermes
+        } else {
+            format
+        };
+        return hermes::json_arguments(cx, format, open, name, pos, end, wrap, closers);
+    }
     let mut arguments = cx.builder.new_object()?;
     loop {
         pos = skip_ws(text, pos, end);
@@ -58,7 +71,7 @@ where
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
-            let Some(close) = closers.parameter.find(value_start) else {
+            let Some(value_end) = closers.parameter.next(value_start) else {
                 let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
                 return Ok(fail(
                     cx,
@@ -70,11 +83,16 @@ where
                 .options
                 .tools
                 .map_or(Types::default(), |tools| tools.types(name, key));
-            let raw = strip_newlines(&text[value_start..close]);
+            let raw = &text[value_start..value_end.start];
             let value = typed_value(cx.builder, raw, types, cx.options.json)?;
             cx.builder
                 .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
-            pos = close + PARAMETER_CLOSE.len();
+            // A value whose `</parameter>` was left out ends before the next tag.
+            pos = if value_end.pattern == 0 {
+                value_end.end
+            } else {
+                value_end.start
+            };
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;

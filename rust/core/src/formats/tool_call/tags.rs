@@ -3,8 +3,9 @@
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_either, Needle};
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::skip_ws;
+use super::super::machine::{starts, ws};
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
@@ -29,6 +30,11 @@ pub(crate) enum Body {
     Json,
     /// `<function=NAME>` and its parameters, read as qwen3_coder reads them.
     Function,
+    /// A JSON call object written name first (`{"name"`), read as hermes reads it; any other
+    /// body makes the opening tag prose (`<json>{"a": 1}` or `<response>Sure` are no calls).
+    CallObject,
+    /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
+    FunctionName,
 }
 
 pub(crate) static TOOL_CALL: Wrap = Wrap {
@@ -38,13 +44,64 @@ pub(crate) static TOOL_CALL: Wrap = Wrap {
     body: Body::Shared,
 };
 
+/// hermes's other spellings (fine-tunes write them; llama.cpp reads them): `<function
+/// name="f">{…}</function>`, and a call object in a generic tag. Their order is the group's
+/// `STARTS` after `<tool_call>` and `<function=`.
+pub(crate) const FUNCTION_NAME: &str = "<function name=";
+
+macro_rules! call_object_wraps {
+    ($(($open:literal, $close:literal)),* $(,)?) => {
+        /// The group's opening markers: `<tool_call>`, `<function=`, then `HERMES_WRAPS`'s.
+        pub(crate) const OPENS: &[&str] = &[OPEN, FUNCTION, FUNCTION_NAME, $($open),*];
+        /// The wraps of `OPENS[2..]`.
+        pub(crate) static HERMES_WRAPS: [Wrap; OPENS.len() - 2] = [
+            Wrap {
+                format: Format::Hermes,
+                close: FUNCTION_CLOSE,
+                close_needle: Needle::new(FUNCTION_CLOSE),
+                body: Body::FunctionName,
+            },
+            $(Wrap {
+                format: Format::Hermes,
+                close: $close,
+                close_needle: Needle::new($close),
+                body: Body::CallObject,
+            }),*
+        ];
+    };
+}
+
+call_object_wraps![
+    ("<function_call>", "</function_call>"),
+    ("<tool>", "</tool>"),
+    ("<tools>", "</tools>"),
+    ("<response>", "</response>"),
+    ("<json>", "</json>"),
+    ("<JSON>", "</JSON>"),
+    ("<xml>", "</xml>"),
+];
+
+/// Whether the body at `at` is a JSON call object written name first (`{"name"`, whitespace
+/// allowed). `None` while it may still be one.
+pub(crate) fn is_call_object(b: &[u8], at: usize) -> Option<bool> {
+    let q = ws(b, at);
+    match b.get(q) {
+        None => None,
+        Some(b'{') => starts(b, ws(b, q + 1), "\"name\""),
+        Some(_) => Some(false),
+    }
+}
+
 /// qwen3_coder.
 pub(crate) const FUNCTION: &str = "<function=";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";
 pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
 pub(crate) const PARAMETER: &str = "<parameter=";
 pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
-pub(crate) static PARAMETER_CLOSE_NEEDLE: Needle = Needle::new(PARAMETER_CLOSE);
+/// What ends a parameter value: its `</parameter>`, or, when that was left out, the next
+/// `<parameter=` or the `</function>` (the value ends before them).
+pub(crate) static VALUE_ENDS: Markers =
+    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE]);
 
 /// glm45.
 pub(crate) const KEY: &str = "<arg_key>";
@@ -61,7 +118,9 @@ const FORMATS: [Format; 3] = [Format::Hermes, Format::Qwen3Coder, Format::Glm45]
 /// qwen3_coder, a name glm45), or, when that format is not allowed, the first allowed one (which
 /// then usually fails, visibly).
 pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
-    if allowed.contains(shape) {
+    // `<function=f>` is hermes's spelling too when JSON arguments follow (the reader decides).
+    let function_for_hermes = shape == Format::Qwen3Coder && allowed.contains(Format::Hermes);
+    if allowed.contains(shape) || function_for_hermes {
         return shape;
     }
     FORMATS
@@ -120,7 +179,7 @@ impl<'t> Closers<'t> {
         Self {
             close: wrap.close,
             tool_call: TextSeek::new(text, end, &wrap.close_needle),
-            parameter: TextSeek::new(text, end, &PARAMETER_CLOSE_NEEDLE),
+            parameter: TextSeek::new(text, end, &VALUE_ENDS),
             function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
             arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
             arg_value: TextSeek::new(text, end, &VALUE_CLOSE_NEEDLE),

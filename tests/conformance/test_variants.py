@@ -1,0 +1,248 @@
+"""The variants real model outputs use (issue 22), each read the same way by `extract`,
+`parse_text` and the stream, with the rules around them: control tokens are never content, the
+values of XML-style formats, and the tool-name policy."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+import toolwire
+from support import fed_in_chunks, streamed_calls
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+
+
+def three_paths(text: str, fmt: str, **options: Any) -> list[tuple[list[Any], str | None]]:
+    """(calls as (name, arguments) or ("invalid", name, error), content) per path."""
+
+    def shape(calls: list[Any]) -> list[Any]:
+        return [
+            (c.name, c.arguments)
+            if isinstance(c, toolwire.ToolCall)
+            else ("invalid", c.name, c.error)
+            for c in calls
+        ]
+
+    extracted = toolwire.extract(text, formats=[fmt], on_error="keep", **options)
+    parsed = toolwire.parse_text(text, format=fmt, **options)
+    results: list[tuple[list[Any], str | None]] = [
+        (shape(extracted), None),
+        (shape(list(parsed.calls)), parsed.content),
+    ]
+    rng = random.Random(text)
+    for _ in range(3):
+        parser = toolwire.StreamParser(formats=[fmt], **options)
+        events = fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64))
+        content = "".join(e.text for e in events if e.kind == "text_delta")
+        results.append((shape(streamed_calls(events)), content))
+    return results
+
+
+def read(text: str, fmt: str, **options: Any) -> tuple[list[Any], str]:
+    """The calls and content every path agrees on (the calls' error messages aside)."""
+    results = three_paths(text, fmt, **options)
+    calls = results[1][0]
+    content = results[1][1]
+    assert content is not None
+    for got_calls, got_content in results:
+        assert [c[:2] for c in got_calls] == [c[:2] for c in calls], (fmt, text)
+        if got_content is not None:
+            assert got_content.strip() == content.strip(), (fmt, text)
+    return calls, content.strip()
+
+
+def test_mistral_calls_whose_args_token_was_dropped() -> None:
+    text = 'Sure.[TOOL_CALLS]add{"a": 3.5, "b": 4}[TOOL_CALLS]multiply{"a": 2, "b": 3}'
+    calls, content = read(text, "mistral")
+    assert calls == [("add", {"a": 3.5, "b": 4}), ("multiply", {"a": 2, "b": 3})]
+    assert content == "Sure."
+    # With the token, and with a call id, as before.
+    calls, _ = read('[TOOL_CALLS]add[CALL_ID]abc123XYZ[ARGS]{"a": 1}', "mistral")
+    assert calls == [("add", {"a": 1})]
+
+
+@pytest.mark.parametrize("fmt", ["mistral", "hermes"])
+def test_magistral_think_spans_are_reasoning(fmt: str) -> None:
+    text = '[THINK]plan\nit[/THINK]Hello.[TOOL_CALLS]f[ARGS]{"a": 1}'
+    calls, content = read(text, fmt)
+    assert calls == ([("f", {"a": 1})] if fmt == "mistral" else [])
+    parsed = toolwire.parse_text(text, format=fmt)
+    assert parsed.reasoning == "plan\nit"
+    assert content == ("Hello." if fmt == "mistral" else 'Hello.[TOOL_CALLS]f[ARGS]{"a": 1}')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<function=get_weather>{"city": "Paris"}</function>',
+        '<tool_call>\n<function=get_weather>{"city": "Paris"}</function>\n</tool_call>',
+        '<function name="get_weather">\n{"city": "Paris"}\n</function>',
+        '<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>',
+        '<tool>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool>',
+        '<tools>{"name": "get_weather", "arguments": {"city": "Paris"}}</tools>',
+        '<response>{"name": "get_weather", "arguments": {"city": "Paris"}}</response>',
+        '<json>{ "name": "get_weather", "arguments": {"city": "Paris"}}</json>',
+        '<JSON>{"name": "get_weather", "arguments": {"city": "Paris"}}</JSON>',
+        '<xml>{"name": "get_weather", "arguments": {"city": "Paris"}}</xml>',
+    ],
+)
+def test_hermes_wrapper_spellings_are_calls(text: str) -> None:
+    calls, content = read("Checking. " + text, "hermes")
+    assert calls == [("get_weather", {"city": "Paris"})]
+    assert content == "Checking."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<json>{"city": "Paris"}</json>',
+        "<response>Sure, here it is.</response>",
+        "<tool>a hammer</tool>",
+    ],
+)
+def test_generic_wrappers_around_anything_but_a_call_object_are_prose(text: str) -> None:
+    calls, content = read(text, "hermes")
+    assert calls == []
+    assert content == text
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ('<function=get_weather>{"city": }</function>', "invalid JSON"),
+        ('<function name="get_weather">{"city": 1} oops</function>', "expected </function>"),
+        ('<tool>{"name": "get_weather", "arguments": {}} oops</tool>', "expected </tool>"),
+    ],
+)
+def test_broken_hermes_wrapper_spellings_are_invalid_calls(text: str, error: str) -> None:
+    for calls, _ in three_paths(text, "hermes"):
+        assert [c[:2] for c in calls] == [("invalid", "get_weather")]
+        assert error in calls[0][2]
+
+
+def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
+    text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
+    calls, content = read(text, "mistral")
+    assert calls == []
+    assert content == text
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "content"),
+    [
+        ("hermes", '<tool_call>{"name": "f", "arguments": {}}</tool_call><|im_end|>', ""),
+        ("hermes", "Hello.<|im_end|>", "Hello."),
+        ("qwen3_coder", "Hi<|endoftext|>", "Hi"),
+        ("kimi_k2", "Hi<|im_end|>", "Hi"),
+        ("llama3_json", '<|python_tag|>{"name": "f", "parameters": {}}<|eom_id|>', ""),
+        ("llama3_json", "Hello.<|eot_id|>", "Hello."),
+        ("pythonic", "[f(a=1)]<|eot|>", ""),
+        ("mistral", '[TOOL_CALLS]f[ARGS]{"a": 1}[/TOOL_CALLS]', ""),
+        ("deepseek_v3", "Hello.<\uff5cend\u2581of\u2581sentence\uff5c>", "Hello."),
+        ("harmony", "<|channel|>final<|message|>Hi.<|return|>", "Hi."),
+        ("harmony", "Hi.<|end|>", "Hi."),
+    ],
+)
+def test_control_tokens_never_reach_content(fmt: str, text: str, content: str) -> None:
+    _, got = read(text, fmt)
+    assert got == content
+
+
+def test_control_tokens_of_formats_not_asked_for_are_text() -> None:
+    # `<|im_end|>` is hermes's: for mistral alone it is prose, as any text.
+    _, content = read("Hi<|im_end|>", "mistral")
+    assert content == "Hi<|im_end|>"
+
+
+XML_VALUES = [
+    # (raw value, schema type or None, expected)
+    ("\n42\n", None, 42),
+    ("\n  42\n  ", None, 42),
+    ("True", None, True),
+    (" False ", None, False),
+    ("None", None, None),
+    ("null", None, None),
+    ("True", "string", "True"),
+    ("\n12345678901234567890123456789\n", "integer", 12345678901234567890123456789),
+    ("\nParis\n", "string", "Paris"),
+    ("\n    return x\n", "string", "    return x"),
+    ("\n      John Doe\n    ", "string", "John Doe"),
+    ("\ndef f():\n    pass\n    ", "string", "def f():\n    pass"),
+    (" a ", "string", " a "),
+    ("\n{'k': [1, 2]}\n", "object", {"k": [1, 2]}),
+]
+
+
+@pytest.mark.parametrize(("raw", "type_", "expected"), XML_VALUES)
+def test_values_of_xml_style_formats(raw: str, type_: str | None, expected: Any) -> None:
+    schema = {"type": type_} if type_ else {}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
+    texts = {
+        "qwen3_coder": (
+            f"<tool_call>\n<function=f>\n<parameter=v>{raw}</parameter>\n</function>\n</tool_call>"
+        ),
+        "glm45": f"<tool_call>f\n<arg_key>v</arg_key>\n<arg_value>{raw}</arg_value>\n</tool_call>",
+        "minimax_m2": (
+            f'<minimax:tool_call>\n<invoke name="f">\n<parameter name="v">{raw}</parameter>\n'
+            "</invoke>\n</minimax:tool_call>"
+        ),
+    }
+    for fmt, text in texts.items():
+        calls, _ = read(text, fmt, tools=tools)
+        assert calls == [("f", {"v": expected})], fmt
+        value = calls[0][1]["v"]
+        assert type(value) is type(expected), fmt
+
+
+def test_the_tool_name_policy_is_the_same_on_every_path() -> None:
+    text = (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+        '<tool_call>{"name": "rm_rf", "arguments": {"path": "/"}}</tool_call>'
+    )
+    tools = [WEATHER]
+    calls, _ = read(text, "hermes", tools=tools)
+    assert [c[0] for c in calls] == ["get_weather", "rm_rf"]  # keep: the default
+    calls, _ = read(text, "hermes", tools=tools, unknown_tools="drop")
+    assert [c[0] for c in calls] == ["get_weather"]
+    for calls, _ in three_paths(text, "hermes", tools=tools, unknown_tools="invalid"):
+        assert calls[0] == ("get_weather", {"city": "Paris"})
+        assert calls[1][:2] == ("invalid", "rm_rf")
+        assert "not among the tools offered" in calls[1][2]
+    invalid = toolwire.parse_text(text, "hermes", tools=tools, unknown_tools="invalid").calls[1]
+    assert isinstance(invalid, toolwire.InvalidToolCall)
+    assert json.loads(invalid.raw) == {"path": "/"}
+
+
+def test_the_tool_name_policy_applies_to_structured_calls_too() -> None:
+    body = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "rm_rf", "arguments": "{}"},
+                        }
+                    ],
+                }
+            }
+        ]
+    }
+    assert toolwire.extract(body, tools=[WEATHER], unknown_tools="drop") == []
+    assert [c.name for c in toolwire.extract(body, tools=[WEATHER])] == ["rm_rf"]
+
+
+@pytest.mark.parametrize("policy", ["invalid", "drop"])
+def test_a_policy_that_needs_tools_without_them_is_a_value_error(policy: str) -> None:
+    with pytest.raises(ValueError, match="needs tools"):
+        toolwire.extract("x", unknown_tools=policy)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs tools"):
+        toolwire.parse_text("x", unknown_tools=policy)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown_tools must be"):
+        toolwire.parse_text("x", tools=[WEATHER], unknown_tools="ignore")  # type: ignore[arg-type]
