@@ -219,10 +219,10 @@ def extract(
     that ignore the native API); open-weight markup and JSON in that text are prose (quoted,
     perhaps from a document or a tool result) and give no calls. ``None`` (the default) and
     ``False`` read every text tier. ``tools`` (tool definitions in any shape ``Tool.from_dict``
-    accepts) types the raw-text parameter values of the XML-style formats (qwen3_coder, glm45, …;
-    docs/formats.md). ``unknown_tools`` says what a call to a name that is not among ``tools`` becomes:
-    ``"keep"`` (the default: returned as written), ``"invalid"`` (an ``InvalidToolCall`` saying
-    so) or ``"drop"`` (left out); the last two need ``tools``.
+    accepts) types the raw-text parameter values of the XML-style formats (qwen3_coder, glm45,
+    …; docs/formats.md). ``unknown_tools`` says what a call to a name that is not among
+    ``tools`` becomes: ``"keep"`` (the default: returned as written), ``"invalid"`` (an
+    ``InvalidToolCall`` saying so) or ``"drop"`` (left out); the last two need ``tools``.
     """
 
 @overload

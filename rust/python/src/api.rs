@@ -235,7 +235,9 @@ pub fn parse_raw_json<'py>(
 /// tier ("auto", the default, or a list of names and aliases); `raw_json` is the bare-JSON
 /// mode ("whole", "fenced", "anywhere"); `repair=True` accepts the JSON mistakes models make;
 /// `on_error` is "raise" (the default), "skip" or "keep"; `tools` (tool definitions) types the
-/// raw-text values of the XML-style formats. See docs/parsing.md.
+/// raw-text values of the XML-style formats; `unknown_tools` says what a call to a name not
+/// among `tools` becomes: "keep" (the default), "invalid" (an `InvalidToolCall` saying so) or
+/// "drop". See docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (
     response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",

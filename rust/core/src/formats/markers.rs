@@ -190,9 +190,19 @@ const fn anchored() -> Mask {
     mask
 }
 
-/// The think tags' entries (`<think>`, `[THINK]`, `<seed:think>`; their closing tags).
-pub(crate) const THINK_OPEN: Mask = 0b01_0101;
-pub(crate) const THINK_CLOSE: Mask = 0b10_1010;
+/// The think tags' entries (`think::OPENS` at even entries, their closing tags after each).
+pub(crate) const THINK_OPEN: Mask = think_entries(0);
+pub(crate) const THINK_CLOSE: Mask = think_entries(1);
+
+const fn think_entries(parity: usize) -> Mask {
+    let mut mask = 0;
+    let mut n = 0;
+    while n < think::OPENS.len() {
+        mask |= 1 << (2 * n + parity);
+        n += 1;
+    }
+    mask
+}
 
 /// For each byte value, the entries whose byte at `at` it is (the think tags included).
 const fn by_byte(at: usize) -> [Mask; 256] {

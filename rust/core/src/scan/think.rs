@@ -6,12 +6,26 @@ use std::ops::Range;
 use super::find::{find_either, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 3] = ["<think>", "[THINK]", "<seed:think>"];
-pub const CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
-static CLOSE_NEEDLES: [Needle; 3] = [
+pub const OPENS: [&str; 5] = [
+    "<think>",
+    "[THINK]",
+    "<seed:think>",
+    "<|START_THINKING|>",
+    "<|inner_prefix|>",
+];
+pub const CLOSES: [&str; 5] = [
+    "</think>",
+    "[/THINK]",
+    "</seed:think>",
+    "<|END_THINKING|>",
+    "<|inner_suffix|>",
+];
+static CLOSE_NEEDLES: [Needle; 5] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
     Needle::new(CLOSES[2]),
+    Needle::new(CLOSES[3]),
+    Needle::new(CLOSES[4]),
 ];
 
 /// The length of the tag of `tags` that `rest` starts with.

@@ -12,7 +12,7 @@ use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TA
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::{indent_len, LEADING_BOM};
-use crate::scan::find::{find_any3, find_either};
+use crate::scan::find::find_any3;
 
 use super::fence::FenceBody;
 use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};

@@ -137,6 +137,8 @@ impl Grammar for Spec {
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
     ];
+    /// Command R7B's and Command A's answer wrapper (their reasoning span is a think tag).
+    const CONTROL: &'static [&'static str] = &["<|START_RESPONSE|>", "<|END_RESPONSE|>"];
 
     type Machine = machine::ListCall;
 
