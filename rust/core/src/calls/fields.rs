@@ -1,0 +1,263 @@
+//! The members of a call object, read from a decoded object or straight from its JSON text,
+//! and the key conflicts (a repeated `name` or arguments key) that make it invalid.
+
+use crate::json::{
+    parse_object_with, JsonBuilder, JsonKind, JsonView, MemberAction, MemberText, ObjectVisitor,
+    ParseError, ParseOptions,
+};
+
+use super::*;
+
+/// The keys a call's arguments may be under, in order of preference.
+pub(crate) const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
+
+/// The members of a call object that its rules read: from a decoded object
+/// ([`CallFields::of_object`]) or straight from JSON text without building the object
+/// ([`call_fields_from_text`]).
+pub struct CallFields<V> {
+    pub(super) name: Option<MemberText>,
+    /// The values under [`ARGUMENT_KEYS`], by position.
+    pub(super) arguments: [Option<V>; 4],
+    pub(super) id: Option<MemberText>,
+    /// The keys read from the object's JSON text (none for a decoded object).
+    pub(super) keys: CallKeys,
+}
+
+impl<V> Default for CallFields<V> {
+    fn default() -> Self {
+        Self {
+            name: None,
+            arguments: [None, None, None, None],
+            id: None,
+            keys: CallKeys::default(),
+        }
+    }
+}
+
+/// A call object written with two `name` keys, or two arguments keys: a stream announces the
+/// first (its `ToolCallStart` name, its `ToolCallDelta` bytes) before the second is written,
+/// so neither may be chosen silently; such a call is invalid on every path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyConflict {
+    first: &'static str,
+    second: &'static str,
+}
+
+impl KeyConflict {
+    fn detail(self) -> String {
+        if self.first == self.second {
+            format!(
+                "the call object has the key {:?} twice: which one counts is ambiguous",
+                self.first
+            )
+        } else {
+            format!(
+                "the call object has both {:?} and {:?}: which arguments count is ambiguous",
+                self.first, self.second
+            )
+        }
+    }
+
+    /// The call's failure, under the first name the object gave (the one a stream announced).
+    pub(super) fn failure<E>(self, name: Option<String>) -> ShapeFailure<E> {
+        let mut failure = ShapeFailure::parse(self.detail(), self.second);
+        failure.name = name;
+        failure
+    }
+}
+
+/// Watches the keys of a call object's JSON text for a [`KeyConflict`], building nothing.
+#[derive(Default)]
+pub(super) struct CallKeys {
+    name: bool,
+    arguments: Option<&'static str>,
+    pub(super) conflict: Option<KeyConflict>,
+    /// The first name, when read by [`call_key_conflict`].
+    first_name: Option<String>,
+}
+
+impl CallKeys {
+    /// Notes `key`; true when it is the name or an arguments key.
+    fn note(&mut self, key: &str) -> bool {
+        if key == "name" {
+            if self.name && self.conflict.is_none() {
+                self.conflict = Some(KeyConflict {
+                    first: "name",
+                    second: "name",
+                });
+            }
+            self.name = true;
+            return true;
+        }
+        let Some(key) = ARGUMENT_KEYS.iter().find(|k| **k == key) else {
+            return false;
+        };
+        match self.arguments {
+            Some(first) if self.conflict.is_none() => {
+                self.conflict = Some(KeyConflict { first, second: key })
+            }
+            Some(_) => {}
+            None => self.arguments = Some(key),
+        }
+        true
+    }
+}
+
+impl<B: JsonBuilder> ObjectVisitor<B> for CallKeys {
+    fn action(&mut self, key: &str) -> MemberAction {
+        let first_name = key == "name" && !self.name;
+        self.note(key);
+        if first_name {
+            MemberAction::Text
+        } else {
+            MemberAction::Skip
+        }
+    }
+    fn built(&mut self, _: &str, _: B::Value) {}
+    fn text(&mut self, _: &str, value: MemberText) {
+        if let MemberText::String(name) = value {
+            self.first_name = Some(name);
+        }
+    }
+}
+
+/// The failure of the call object whose JSON text starts `text` when it has a [`KeyConflict`]
+/// (read strictly as `options` say, building nothing); `None` for a clean object or any
+/// other text.
+pub fn call_key_conflict<B: JsonBuilder, E>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Option<ShapeFailure<E>> {
+    let mut keys = CallKeys::default();
+    parse_object_with(text, builder, options, &mut keys).ok()?;
+    let conflict = keys.conflict?;
+    Some(conflict.failure(keys.first_name))
+}
+
+fn member_text<V: JsonView>(value: V) -> MemberText {
+    match value.kind() {
+        JsonKind::String => MemberText::String(value.string_lossy().unwrap_or_default()),
+        JsonKind::Number => match value.number_text() {
+            Some(text) => MemberText::Number(text),
+            // A number without text (too long to write) is no usable id or name.
+            None => MemberText::Other(JsonKind::Number),
+        },
+        kind => MemberText::Other(kind),
+    }
+}
+
+impl<V: JsonView> CallFields<V> {
+    pub fn of_object(object: &V) -> Self {
+        Self {
+            name: object.get("name").map(member_text),
+            arguments: ARGUMENT_KEYS.map(|key| object.get(key)),
+            id: object.get("id").map(member_text),
+            keys: CallKeys::default(),
+        }
+    }
+}
+
+impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
+    fn action(&mut self, key: &str) -> MemberAction {
+        self.keys.note(key);
+        match key {
+            "name" | "id" => MemberAction::Text,
+            _ if ARGUMENT_KEYS.contains(&key) => MemberAction::Build,
+            _ => MemberAction::Skip,
+        }
+    }
+    fn built(&mut self, key: &str, value: B::Value) {
+        if let Some(slot) = ARGUMENT_KEYS.iter().position(|k| *k == key) {
+            self.arguments[slot] = Some(value);
+        }
+    }
+    fn text(&mut self, key: &str, value: MemberText) {
+        match key {
+            // A repeated name is a conflict; the first is the one a stream announced.
+            "name" if self.name.is_some() => {}
+            "name" => self.name = Some(value),
+            _ => self.id = Some(value),
+        }
+    }
+}
+
+/// Call fields and the byte offset just past their object.
+pub type FieldsAndEnd<V> = (CallFields<V>, usize);
+
+/// The call fields of a list's elements, each with its byte offset, and the byte offset just
+/// past the list.
+pub type FieldsListAndEnd<V> = (Vec<(usize, CallFields<V>)>, usize);
+
+/// The call fields of the JSON object at the start of `text`, read without building the object
+/// (only its arguments); `Ok(None)` when the value there is not an object. Also returns the
+/// byte offset just past the object.
+pub fn call_fields_from_text<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<Option<FieldsAndEnd<B::Value>>, ParseError<B::Error>>
+where
+    B: JsonBuilder,
+{
+    let mut fields = CallFields::default();
+    let end = parse_object_with(text, builder, options, &mut fields)?;
+    Ok(end.map(|end| (fields, end)))
+}
+
+/// The call fields of each element of the JSON array at the start of `text`, when every
+/// element is a call-like object (the common list form of raw JSON calls); `Ok(None)` for
+/// anything else. Also returns the byte offset just past the array.
+pub fn call_fields_list_from_text<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<Option<FieldsListAndEnd<B::Value>>, ParseError<B::Error>>
+where
+    B: JsonBuilder,
+{
+    let bytes = text.as_bytes();
+    let skip_space = |mut i: usize| {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
+            i += 1;
+        }
+        i
+    };
+    if bytes.first() != Some(&b'[') {
+        return Ok(None);
+    }
+    let mut list = Vec::new();
+    let mut pos = skip_space(1);
+    loop {
+        let Some((fields, len)) = call_fields_from_text(builder, &text[pos..], options)? else {
+            return Ok(None);
+        };
+        if !fields.is_call_like() {
+            return Ok(None);
+        }
+        list.push((pos, fields));
+        pos = skip_space(pos + len);
+        match bytes.get(pos) {
+            Some(b',') => pos = skip_space(pos + 1),
+            Some(b']') => return Ok(Some((list, pos + 1))),
+            _ => return Ok(None),
+        }
+    }
+}
+
+impl<V> CallFields<V> {
+    /// Whether this looks like a call: a name and some arguments key (candidates, docs/parsing.md).
+    pub fn is_call_like(&self) -> bool {
+        self.name.is_some() && (self.arguments[0].is_some() || self.arguments[1].is_some())
+    }
+
+    /// Whether the object has a `"name"` member (of any type).
+    pub fn has_name(&self) -> bool {
+        self.name.is_some()
+    }
+
+    /// Whether the object has a `"parameters"` member (Llama 3's spelling of the arguments).
+    pub fn has_parameters(&self) -> bool {
+        self.arguments[1].is_some()
+    }
+}
