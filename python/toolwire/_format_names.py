@@ -34,6 +34,7 @@ FormatName: TypeAlias = Literal[
     "command_r7b",
     "olmo3",
     "phi4_mini",
+    "functionary_v3_2",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.
@@ -48,6 +49,8 @@ FormatAlias: TypeAlias = Literal[
     "qwen2_5",
     "ernie45",
     "ernie45_moe",
+    "functionary_v3_1",
+    "functionary_v3_1_llama_3_1",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",
