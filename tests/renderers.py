@@ -206,6 +206,23 @@ def phi4_mini(case: Case, k: int) -> str | None:
     return text
 
 
+def functionary_v3_2(case: Case, k: int) -> str | None:
+    """Functionary v3.2 as its chat template writes a turn: `>>>all\n` content, then each call
+    `>>>NAME\n{…}`, back to back; the first `>>>` is the generation prompt's on even cases (the
+    text starts after it), and calls stand on lines of their own on some cases."""
+    if not all(c["name"].replace(".", "_").replace("-", "_").isidentifier() for c in case["calls"]):
+        return None
+    indent = 4 if k % 2 else None
+    calls = [
+        f">>>{c['name']}\n{json.dumps(c['arguments'], ensure_ascii=False, indent=indent)}"
+        for c in case["calls"]
+    ]
+    text = ("\n" if k % 3 == 0 else "").join(calls)
+    if k % 5 == 0:
+        text = ">>>all\nLet me look that up." + text
+    return text.removeprefix(">>>") if k % 2 == 0 else text
+
+
 def deepseek_dsml(case: Case, k: int) -> str | None:
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
 
@@ -265,6 +282,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
+    "functionary_v3_2": functionary_v3_2,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,
