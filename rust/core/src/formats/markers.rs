@@ -384,6 +384,7 @@ mod tests {
             // Nothing past the first byte can begin a marker: a stop inside a marker never
             // hides one. (A message-start marker is matched at the message's first byte only.)
             let anchored = ANCHORED & 1 << i != 0;
+            assert!(anchored || LINE_ANCHORED & 1 << i == 0, "{}", a.text);
             assert_eq!(anchored, !a.text.starts_with(['<', '[']), "{}", a.text);
             assert!(anchored || !a.text[1..].contains(['<', '[']), "{}", a.text);
             for (j, b) in TABLE.iter().enumerate() {

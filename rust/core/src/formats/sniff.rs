@@ -204,4 +204,29 @@ mod tests {
         let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
         assert_eq!(sniffed(object, FormatSet::ALL), vec![Group::Llama3Json]);
     }
+
+    #[test]
+    fn line_start_and_implied_markers() {
+        let functionary = vec![Group::Functionary];
+        for text in [
+            ">>>f\n{}",
+            "Hi.\n>>>f\n{}",
+            "Hi.\n  >>>f\n{}",
+            "f\n{\"a\": 1}",
+            "all\nHi.>>>f\n{}",
+        ] {
+            assert_eq!(sniffed(text, FormatSet::ALL), functionary, "{text:?}");
+            assert!(may_hold_calls(text, FormatSet::ALL), "{text:?}");
+        }
+        for text in ["a >>>f\n{}", "x\n>> y", "Hello world", "all", "f\nx"] {
+            assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");
+            assert!(!may_hold_calls(text, FormatSet::ALL), "{text:?}");
+        }
+        // Without the format, `>` is no stop.
+        let others = Format::ALL
+            .iter()
+            .filter(|&&f| f != Format::FunctionaryV32)
+            .fold(FormatSet::NONE, |set, &f| set.with(f));
+        assert!(!may_hold_calls(">>>f\n{}", others));
+    }
 }

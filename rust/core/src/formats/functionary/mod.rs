@@ -113,3 +113,29 @@ pub(crate) fn header(b: &[u8], at: usize, complete: bool) -> Header {
         Some(_) => Header::Prose,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers() {
+        let read = |text: &str, complete| header(text.as_bytes(), 0, complete);
+        assert_eq!(read("f\n{\"a\": 1}", false), Header::Call { name: 0..1, args: 2 });
+        assert_eq!(read("get.x-y\r\n  {}", false), Header::Call { name: 0..7, args: 11 });
+        assert_eq!(read("all\nHi", false), Header::Content(4));
+        assert_eq!(read("python\nprint(1)", false), Header::Code(7));
+        // `python` with JSON arguments is an ordinary call.
+        assert_eq!(read("python\n{}", false), Header::Call { name: 0..6, args: 7 });
+        for prose in [" print(1)", "f x\n{}", "\n{}", "f\nnot json", "f(\n{}"] {
+            assert_eq!(read(prose, false), Header::Prose, "{prose:?}");
+        }
+        // Cut short: undecided in a stream, prose when the text has ended.
+        for cut in ["", "fun", "f\n", "f\n  ", "python\n"] {
+            assert_eq!(read(cut, false), Header::Undecided, "{cut:?}");
+            assert_eq!(read(cut, true), Header::Prose, "{cut:?}");
+        }
+        let long = format!("{}\n{{}}", "n".repeat(NAME_MAX + 1));
+        assert_eq!(read(&long, false), Header::Prose);
+    }
+}
