@@ -34,6 +34,8 @@ FormatName: TypeAlias = Literal[
     "command_r7b",
     "olmo3",
     "phi4_mini",
+    "function_gemma",
+    "gemma4",
     "functionary_v3_2",
 ]
 
@@ -87,6 +89,7 @@ FormatAlias: TypeAlias = Literal[
     "phi4_mini_json",
     "firefunction_v2",
     "firefunction",
+    "functiongemma",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

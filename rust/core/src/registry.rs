@@ -78,6 +78,10 @@ macro_rules! for_each_group {
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
             ]
+            gemma Gemma [
+                FunctionGemma "function_gemma" ["functiongemma"],
+                Gemma4 "gemma4" [],
+            ]
             functionary Functionary [
                 FunctionaryV32 "functionary_v3_2" [],
             ]
