@@ -206,6 +206,48 @@ def phi4_mini(case: Case, k: int) -> str | None:
     return text
 
 
+def _gemma_value(value: Any, quote: str) -> str:
+    """A value in Gemma's syntax: strings between string tokens, bare keys, JSON literals."""
+    if isinstance(value, str):
+        return f"{quote}{value}{quote}"
+    if isinstance(value, dict):
+        members = ",".join(f"{k}:{_gemma_value(v, quote)}" for k, v in value.items())
+        return "{" + members + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v, quote) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _gemma(case: Case, k: int, tokens: tuple[str, str, str]) -> str | None:
+    start, end, quote = tokens
+
+    def writable(value: Any) -> bool:
+        # A string holding the string token, or a key that is not a bare word, cannot be
+        # written so that it reads back.
+        if isinstance(value, str):
+            return quote not in value
+        if isinstance(value, dict):
+            return all(k.isidentifier() and writable(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(writable(v) for v in value)
+        return True
+
+    if not all(writable(c["arguments"]) for c in case["calls"]):
+        return None
+    calls = [
+        f"{start}call:{c['name']}{_gemma_value(c['arguments'], quote)}{end}" for c in case["calls"]
+    ]
+    return _wrapped("", ("\n" if k % 2 else "").join(calls), "", k)
+
+
+def function_gemma(case: Case, k: int) -> str | None:
+    return _gemma(case, k, ("<start_function_call>", "<end_function_call>", "<escape>"))
+
+
+def gemma4(case: Case, k: int) -> str | None:
+    return _gemma(case, k, ("<|tool_call>", "<tool_call|>", '<|"|>'))
+
+
 def functionary_v3_2(case: Case, k: int) -> str | None:
     """Functionary v3.2 as its chat template writes a turn: `>>>all\n` content, then each call
     `>>>NAME\n{…}`, back to back; the first `>>>` is the generation prompt's on even cases (the
@@ -282,6 +324,8 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
+    "function_gemma": function_gemma,
+    "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
