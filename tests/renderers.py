@@ -206,6 +206,20 @@ def phi4_mini(case: Case, k: int) -> str | None:
     return text
 
 
+def internlm2(case: Case, k: int) -> str:
+    """One `<|action_start|><|plugin|>` action per call, `parameters` (or `arguments` on some
+    cases), with prose before the first on some cases."""
+    key = "arguments" if k % 4 == 3 else "parameters"
+    actions = [
+        "<|action_start|><|plugin|>"
+        + ("\n" if k % 2 else "")
+        + json.dumps({"name": c["name"], key: c["arguments"]}, ensure_ascii=False)
+        + "<|action_end|>"
+        for c in case["calls"]
+    ]
+    return _wrapped("", ("\n" if k % 3 else "").join(actions), "", k)
+
+
 def _gemma_value(value: Any, quote: str) -> str:
     """A value in Gemma's syntax: strings between string tokens, bare keys, JSON literals."""
     if isinstance(value, str):
@@ -252,7 +266,7 @@ def functionary_v3_2(case: Case, k: int) -> str | None:
     """Functionary v3.2 as its chat template writes a turn: `>>>all\n` content, then each call
     `>>>NAME\n{…}`, back to back; the first `>>>` is the generation prompt's on even cases (the
     text starts after it), and calls stand on lines of their own on some cases."""
-    if not all(c["name"].replace(".", "_").replace("-", "_").isidentifier() for c in case["calls"]):
+    if not all(c["name"].replace("-", "_").isidentifier() for c in case["calls"]):
         return None
     indent = 4 if k % 2 else None
     calls = [
@@ -324,6 +338,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
+    "internlm2": internlm2,
     "function_gemma": function_gemma,
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,

@@ -88,7 +88,7 @@ def test_the_corpus_reads_back() -> None:
         auto = toolwire.extract(text, tools=tools, on_error="keep")
         assert [shape(c) for c in auto] == [shape(c) for c in parsed.calls], text
         checked += 1
-    assert checked > 500
+    assert checked > 400
 
 
 def test_renderings_stream_as_they_parse() -> None:
@@ -97,7 +97,7 @@ def test_renderings_stream_as_they_parse() -> None:
     for text, tools, _ in rendered(25):
         check_stream(text, FMT, tools, rng)
         checked += 1
-    assert checked > 80
+    assert checked > 50
 
 
 @settings(max_examples=150, deadline=None)

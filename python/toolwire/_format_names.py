@@ -21,6 +21,7 @@ FormatName: TypeAlias = Literal[
     "gigachat3",
     "gigachat35",
     "longcat",
+    "internlm2",
     "dots",
     "muse_glimmer",
     "step3",
@@ -53,6 +54,7 @@ FormatAlias: TypeAlias = Literal[
     "ernie45_moe",
     "functionary_v3_1",
     "functionary_v3_1_llama_3_1",
+    "granite_20b_fc",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",
@@ -90,6 +92,7 @@ FormatAlias: TypeAlias = Literal[
     "firefunction_v2",
     "firefunction",
     "functiongemma",
+    "internlm",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

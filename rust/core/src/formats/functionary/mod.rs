@@ -28,8 +28,9 @@ static MARKER_NEEDLE: Needle = Needle::new(MARKER);
 const ALL: &str = "all";
 /// The code interpreter's name: its body may be raw code instead of JSON.
 const PYTHON: &str = "python";
-/// The longest recipient read as a name (a longer run of name bytes is prose).
-const NAME_MAX: usize = 256;
+/// The longest recipient read as a name (a longer run of name bytes is prose): a message start
+/// is held at most this long while it may be a header.
+const NAME_MAX: usize = 64;
 
 pub(crate) struct Spec;
 
@@ -88,7 +89,7 @@ pub(crate) fn header(b: &[u8], at: usize, complete: bool) -> Header {
     let name_len = b[at..]
         .iter()
         .take(NAME_MAX + 1)
-        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
         .count();
     let name = at..at + name_len;
     let mut p = name.end;
@@ -105,10 +106,10 @@ pub(crate) fn header(b: &[u8], at: usize, complete: bool) -> Header {
     if &b[name.clone()] == ALL.as_bytes() {
         return Header::Content(body);
     }
-    let q = super::machine::ws(b, body);
-    match b.get(q) {
+    // The arguments start right after the newline, as the template writes them.
+    match b.get(body) {
         None => more,
-        Some(b'{') => Header::Call { name, args: q },
+        Some(b'{') => Header::Call { name, args: body },
         Some(_) if &b[name] == PYTHON.as_bytes() => Header::Code(body),
         Some(_) => Header::Prose,
     }
@@ -122,16 +123,16 @@ mod tests {
     fn headers() {
         let read = |text: &str, complete| header(text.as_bytes(), 0, complete);
         assert_eq!(read("f\n{\"a\": 1}", false), Header::Call { name: 0..1, args: 2 });
-        assert_eq!(read("get.x-y\r\n  {}", false), Header::Call { name: 0..7, args: 11 });
+        assert_eq!(read("get_x-y\r\n{}", false), Header::Call { name: 0..7, args: 9 });
         assert_eq!(read("all\nHi", false), Header::Content(4));
         assert_eq!(read("python\nprint(1)", false), Header::Code(7));
         // `python` with JSON arguments is an ordinary call.
         assert_eq!(read("python\n{}", false), Header::Call { name: 0..6, args: 7 });
-        for prose in [" print(1)", "f x\n{}", "\n{}", "f\nnot json", "f(\n{}"] {
+        for prose in [" print(1)", "f.x\n{}", "f x\n{}", "\n{}", "f\nnot json", "f(\n{}", "f\n {}"] {
             assert_eq!(read(prose, false), Header::Prose, "{prose:?}");
         }
         // Cut short: undecided in a stream, prose when the text has ended.
-        for cut in ["", "fun", "f\n", "f\n  ", "python\n"] {
+        for cut in ["", "fun", "f\n", "python\n"] {
             assert_eq!(read(cut, false), Header::Undecided, "{cut:?}");
             assert_eq!(read(cut, true), Header::Prose, "{cut:?}");
         }

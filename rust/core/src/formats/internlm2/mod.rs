@@ -1,0 +1,19 @@
+//! `internlm2` (InternLM2, InternLM2.5): hermes's JSON call (`"parameters"` or `"arguments"`)
+//! in `<|action_start|><|plugin|>…<|action_end|>`, one call per action.
+
+use super::tool_call::tags::{Body, Wrap};
+use super::tool_call;
+use crate::protocol::Format;
+use crate::scan::find::Needle;
+
+const OPEN: &str = "<|action_start|><|plugin|>";
+const CLOSE: &str = "<|action_end|>";
+
+static WRAP: Wrap = Wrap {
+    format: Format::Internlm2,
+    close: CLOSE,
+    close_needle: Needle::new(CLOSE),
+    body: Body::Json,
+};
+
+tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2);
