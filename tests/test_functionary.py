@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
 from support import DATA, cases, fed_in_chunks, streamed_calls
+from test_new_formats_json import shape
 from test_stream import check_invariants
 from test_stream_formats import check_stream
 
@@ -23,12 +24,6 @@ FMT = "functionary_v3_2"
 def peer_cases(fmt: str) -> list[dict[str, Any]]:
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
         return [c for c in map(json.loads, f) if c["format"] == fmt]
-
-
-def shape(call: Any) -> tuple[Any, ...]:
-    if isinstance(call, toolwire.ToolCall):
-        return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
-    return ("invalid", call.name, call.protocol)
 
 
 def three_paths(text: str, fmt: str, tools: Any = None) -> list[tuple[list[Any], str | None]]:

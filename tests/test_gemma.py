@@ -4,7 +4,6 @@ The peers' cases run in `tests/conformance/`."""
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -14,16 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
 from support import cases
+from test_new_formats_json import shape
 from test_stream import check_invariants
 from test_stream_formats import check_stream
 
 FORMATS = ("function_gemma", "gemma4")
-
-
-def shape(call: Any) -> tuple[Any, ...]:
-    if isinstance(call, toolwire.ToolCall):
-        return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
-    return ("invalid", call.name, call.protocol)
 
 
 def rendered(fmt: str, step: int = 1) -> list[tuple[str, Any, list[Any]]]:
@@ -95,7 +89,7 @@ def test_end_tokens_and_failures() -> None:
     text = "<start_function_call>call:f{a:1}<start_function_call>call:g{}"
     assert [c.name for c in toolwire.extract(text)] == ["f", "g"]
     # A call whose string never ends keeps its text, to the end of the text.
-    text = "<|tool_call>call:f{a:<|\"|>x}<tool_call|>"
+    text = '<|tool_call>call:f{a:<|"|>x}<tool_call|>'
     [bad] = toolwire.parse_text(text).calls
     assert isinstance(bad, toolwire.InvalidToolCall)
     assert bad.raw == text

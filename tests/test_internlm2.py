@@ -4,7 +4,6 @@ picking the same calls as naming the format. The peers' cases run in `tests/conf
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -13,16 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
 from support import cases
+from test_new_formats_json import shape
 from test_stream import check_invariants
 from test_stream_formats import check_stream
 
 FMT = "internlm2"
-
-
-def shape(call: Any) -> tuple[Any, ...]:
-    if isinstance(call, toolwire.ToolCall):
-        return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
-    return ("invalid", call.name, call.protocol)
 
 
 def rendered(step: int = 1) -> list[tuple[str, Any, list[Any]]]:

@@ -31,7 +31,9 @@ FORMATS = toolwire.FORMATS
 # list ends: the deltas are the model's bytes or the compact JSON of the decoded arguments.
 EITHER = {"lfm2", "apertus", "command_r7b"}
 JSON_ARGUMENTS = (
-    set(FORMATS) - {"qwen3_coder", "glm45", "pythonic", "olmo3", "function_gemma", "gemma4"} - EITHER
+    set(FORMATS)
+    - {"qwen3_coder", "glm45", "pythonic", "olmo3", "function_gemma", "gemma4"}
+    - EITHER
 )
 STREAMS = [s for s in load_jsonl("streams.jsonl") if s["protocol"] in FORMATS]
 # Every 25th case: all renderings are checked by the Rust core tests; these keep the suite fast.
