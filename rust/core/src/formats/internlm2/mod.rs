@@ -1,12 +1,13 @@
 //! `internlm2` (InternLM2, InternLM2.5): hermes's JSON call (`"parameters"` or `"arguments"`)
-//! in `<|action_start|><|plugin|>…<|action_end|>`, one call per action.
+//! in `<|action_start|><|plugin|>…<|action_end|>`, one call per action. `<|plugin|>` (the tool
+//! channel) opens the call; `<|action_start|>` before it is a control token, never content.
 
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
-const OPEN: &str = "<|action_start|><|plugin|>";
+const OPEN: &str = "<|plugin|>";
 const CLOSE: &str = "<|action_end|>";
 
 static WRAP: Wrap = Wrap {
@@ -16,4 +17,4 @@ static WRAP: Wrap = Wrap {
     body: Body::Json,
 };
 
-tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2);
+tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2, &["<|action_start|>"]);
