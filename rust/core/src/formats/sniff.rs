@@ -108,6 +108,7 @@ fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
 
 /// The next position at or after `pos` where a marker of `mask` may start: a `<` or `[`, or,
 /// when `mask` holds line-start markers, a `>` that begins a line (after spaces or tabs).
+#[inline(always)]
 fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
     if mask & LINE_ANCHORED == 0 {
         return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
@@ -121,7 +122,9 @@ fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
     }
 }
 
-/// Whether only spaces and tabs stand between the line's start and `at`.
+/// Whether only spaces and tabs stand between the line's start and `at` (out of line: the
+/// scanning loop stays small).
+#[inline(never)]
 fn begins_line(bytes: &[u8], at: usize) -> bool {
     let indent = bytes[..at]
         .iter()
