@@ -369,8 +369,12 @@ fn scan_body(bytes: &[u8], start: usize, fence: u8, stop_at_fence_in_string: boo
                 in_string = !in_string;
                 i += 1;
             }
-            // An escape only means something inside a string; it may escape a newline.
-            b'\\' => i += if in_string { 2 } else { 1 },
+            // An escape only means something inside a string, and never escapes a line break
+            // (JSON has no such escape): the line after it may be a fence line.
+            b'\\' => {
+                let escapes = in_string && !matches!(bytes.get(i + 1), Some(b'\n' | b'\r'));
+                i += if escapes { 2 } else { 1 };
+            }
             _ => {
                 i += 1;
                 line_start = Some(i);

@@ -335,7 +335,7 @@ impl FenceBody {
 
 /// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
 /// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
-/// byte (a newline too). Fed the body one line at a time.
+/// byte unless it is a line break (JSON has no such escape). Fed the body one line at a time.
 #[derive(Clone, Copy, Debug, Default)]
 struct DoubleQuotes {
     in_string: bool,
@@ -353,7 +353,9 @@ impl DoubleQuotes {
                     return false;
                 }
                 self.escaped = false;
-                i += 1;
+                if !matches!(piece[i], b'\n' | b'\r') {
+                    i += 1;
+                }
             }
             let Some(found) = find_either(b'"', b'\\', &piece[i..]) else {
                 return matches!(piece.last(), Some(b'\n' | b'\r')) && i < piece.len();
