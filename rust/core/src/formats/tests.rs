@@ -582,6 +582,49 @@ fn harmony_variants() {
         "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>";
     assert!(calls(Harmony, broken)[0].starts_with("!harmony: invalid arguments"));
     assert_eq!(auto(standard), [F_A1]);
+    // The prompt ended with `<|start|>assistant`: the completion starts at the recipient.
+    for channel in ["commentary", "analysis"] {
+        let at_recipient = format!(
+            " to=functions.f<|channel|>{channel} <|constrain|>json<|message|>{{\"a\": 1}}<|call|>"
+        );
+        let p = parsed(Harmony, &at_recipient);
+        assert_eq!((shown(&p.outcomes), p.content.as_str()), (vec![F_A1.to_owned()], ""));
+        assert_eq!(auto(&at_recipient), [F_A1]);
+    }
+    // Only at the start of a message, and only as a header: elsewhere `to=` is prose.
+    for prose in [
+        "to=be or not to be",
+        "to=functions.f",
+        "to=\n<|channel|>commentary<|message|>{}",
+        "Hi to=functions.f<|channel|>commentary<|message|>{}",
+    ] {
+        let p = parsed(Harmony, prose);
+        assert!(p.outcomes.is_empty(), "{prose:?}");
+        assert!(p.content.starts_with(&prose[..prose.find('<').unwrap_or(prose.len())]));
+    }
+}
+
+// --- granite's answer wrapper, a hermes wrapper too --------------------------------------
+
+#[test]
+fn response_wraps_a_granite_answer_or_a_hermes_call() {
+    let answer = "<think>Hm</think><response>Hello,\nworld!</response> Bye.";
+    let p = parsed(Format::Granite, answer);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "Hello,\nworld! Bye.");
+    // With hermes alone, the tag around something that is no call is prose.
+    let p = parsed(Format::Hermes, answer);
+    assert_eq!(p.content, "<response>Hello,\nworld!</response> Bye.");
+    // A call object in it is a hermes call when hermes is read, content for granite alone.
+    let call = "<response>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</response>";
+    assert_eq!(calls(Format::Hermes, call), [F_A1]);
+    assert_eq!(auto(call), [F_A1]);
+    let p = parsed(Format::Granite, call);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "{\"name\": \"f\", \"arguments\": {\"a\": 1}}");
+    // The answer ends at its closing tag: calls after it are read.
+    let then_call = "<response>Sure</response><tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+    assert_eq!(auto(then_call), [F_A1]);
 }
 
 // --- the whole tier -----------------------------------------------------------------------

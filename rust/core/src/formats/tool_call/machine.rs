@@ -117,15 +117,22 @@ impl TagCall {
             self.state = State::Shape(q);
             return Some(Verdict::More);
         }
-        if self.wrap.is_some_and(|wrap| wrap.body == Body::CallObject) {
-            match is_call_object(b, q) {
-                None => {
-                    self.state = State::Shape(q);
-                    return Some(Verdict::More);
-                }
-                // Not a call: the opening tag alone is the region, read as prose.
-                Some(false) => return Some(Verdict::End(self.at)),
-                Some(true) => {}
+        if let Some(wrap) = self.wrap.filter(|wrap| wrap.body == Body::CallObject) {
+            let Some(call) = is_call_object(b, q) else {
+                self.state = State::Shape(q);
+                return Some(Verdict::More);
+            };
+            if !call || !self.open.formats.contains(Format::Hermes) {
+                // Not a call: the answer of a format the tag wraps answers in (its tags are
+                // markup), or else the opening tag alone is the region, read as prose.
+                return Some(if wrap.answer_of.intersects(self.open.formats) {
+                    Verdict::Prose {
+                        end: self.at,
+                        reasoning: false,
+                    }
+                } else {
+                    Verdict::End(self.at)
+                });
             }
         }
         let is_function = if matches!(b[q], b'{' | b'[') {
