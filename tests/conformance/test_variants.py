@@ -169,6 +169,23 @@ def test_granite_answers_in_a_response_wrapper() -> None:
     assert read(call, "granite") == ([], call[len("<response>") : -len("</response>")])
 
 
+def test_kimi_section_tokens_in_the_singular() -> None:
+    call = "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    text = f"Checking.<|tool_call_section_begin|>{call}<|tool_call_section_end|> Done."
+    assert read(text, "kimi_k2") == ([("get_weather", {})], "Checking. Done.")
+    assert [c.name for c in toolwire.extract(text)] == ["get_weather"]
+
+
+def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
+    text = (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n"
+        "<function=get_time>\n<parameter=zone>\nCET\n</parameter>\n</function>\n</tool_call>"
+    )
+    expected = [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
+    assert read(text, "qwen3_coder") == (expected, "")
+    assert [(c.name, c.arguments) for c in toolwire.extract(text)] == expected
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

@@ -271,6 +271,15 @@ fn qwen3_coder_variants() {
     assert_eq!(shown[1], "g {}", "the failed call ends at its </tool_call>");
     let no_params = "<tool_call><function=g></function></tool_call>";
     assert_eq!(calls(Qwen3Coder, no_params), ["g {}"]);
+    // Two blocks in one wrapper: two calls (a hermes block among them too).
+    let two = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n<function=g>{\"b\": 2}</function>\n</tool_call> done";
+    assert_eq!(calls(Qwen3Coder, two), [F_A1, r#"g {"b":2}"#]);
+    assert_eq!(parsed(Qwen3Coder, two).content, "done");
+    assert_eq!(auto(two), [F_A1, r#"g {"b":2}"#]);
+    let then_junk = "<tool_call><function=f><parameter=a>1</parameter></function><function=g></function>x</tool_call>";
+    let read = calls(Qwen3Coder, then_junk);
+    assert_eq!(read[0], F_A1);
+    assert!(read[1].contains("expected </tool_call>"), "{read:?}");
 }
 
 #[test]
@@ -554,6 +563,12 @@ fn kimi_k2_variants() {
     assert_eq!(shown(&p.outcomes), [r#"math.gcd {"a":1}"#]);
     assert_eq!(p.content, "Let me look.");
     assert_eq!(auto(spaced).len(), 1);
+    // The section tokens in the singular, as some outputs spell them.
+    let singular = "Hi.<|tool_call_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_call_section_end|> Bye.";
+    let p = parsed(Format::KimiK2, singular);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Hi. Bye.");
+    assert_eq!(auto(singular), [F_A1]);
 }
 
 // --- harmony ------------------------------------------------------------------------------

@@ -332,13 +332,23 @@ impl Machine for TagCall {
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
-                    match starts(b, q, close) {
-                        None => {
+                    // The wrapper's closing tag, or another `<function=…>` in it: its own call
+                    // (`tags::after_function`).
+                    match starts_any(b, q, &[close, FUNCTION]) {
+                        Err(()) => {
                             self.state = State::QAfterFunction(q);
                             return Verdict::More;
                         }
-                        Some(true) => return self.end(q + close.len()),
-                        Some(false) => self.state = State::SeekClose(q),
+                        Ok(Some(0)) => return self.end(q + close.len()),
+                        Ok(Some(_)) => {
+                            close_last(&mut self.records);
+                            let start = q + FUNCTION.len();
+                            self.state = State::QName {
+                                start,
+                                scanned: start,
+                            };
+                        }
+                        Ok(None) => self.state = State::SeekClose(q),
                     }
                 }
                 State::GName { start, scanned } => {

@@ -184,6 +184,35 @@ pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Opti
     }
 }
 
+/// What follows a `<function=…>` block's `</function>`.
+pub(crate) enum AfterFunction {
+    /// The block's markup ends here (after the wrapper's closing tag, if it has one).
+    Closed(usize),
+    /// Another `<function=…>` block starts here in the same wrapper: its own call (Qwen3-Coder
+    /// writes several calls in one `<tool_call>` so).
+    Another(usize),
+    /// Something else: the wrapper's closing tag is missing.
+    Missing,
+}
+
+/// What follows the `</function>` ending at `after` of a block in `wrap` (none, or
+/// `<function name=…>`'s own, which `</function>` closes).
+pub(crate) fn after_function(
+    text: &str,
+    after: usize,
+    end: usize,
+    wrap: Option<&Wrap>,
+) -> AfterFunction {
+    let Some(wrap) = wrap.filter(|wrap| wrap.body != Body::FunctionName) else {
+        return AfterFunction::Closed(after);
+    };
+    let next = skip_ws(text, after, end);
+    if text[next..end].starts_with(FUNCTION) {
+        return AfterFunction::Another(next);
+    }
+    close_tag(text, after, end, wrap.close).map_or(AfterFunction::Missing, AfterFunction::Closed)
+}
+
 /// Closing markers of one region, searched forward once.
 pub(crate) struct Closers<'t> {
     /// The wrapper's closing tag, and where it is.
