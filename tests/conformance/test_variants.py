@@ -123,7 +123,7 @@ def test_broken_hermes_wrapper_spellings_are_invalid_calls(text: str, error: str
         assert error in calls[0][2]
 
 
-HEADER_START = " to=functions.get_weather<|channel|>{} <|constrain|>json<|message|>{{\"a\": 1}}"
+HEADER_START = ' to=functions.get_weather<|channel|>{} <|constrain|>json<|message|>{{"a": 1}}'
 
 
 @pytest.mark.parametrize("channel", ["commentary", "analysis"])
@@ -170,7 +170,9 @@ def test_granite_answers_in_a_response_wrapper() -> None:
 
 
 def test_kimi_section_tokens_in_the_singular() -> None:
-    call = "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    call = (
+        "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    )
     text = f"Checking.<|tool_call_section_begin|>{call}<|tool_call_section_end|> Done."
     assert read(text, "kimi_k2") == ([("get_weather", {})], "Checking. Done.")
     assert [c.name for c in toolwire.extract(text)] == ["get_weather"]

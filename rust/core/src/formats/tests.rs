@@ -603,7 +603,10 @@ fn harmony_variants() {
             " to=functions.f<|channel|>{channel} <|constrain|>json<|message|>{{\"a\": 1}}<|call|>"
         );
         let p = parsed(Harmony, &at_recipient);
-        assert_eq!((shown(&p.outcomes), p.content.as_str()), (vec![F_A1.to_owned()], ""));
+        assert_eq!(
+            (shown(&p.outcomes), p.content.as_str()),
+            (vec![F_A1.to_owned()], "")
+        );
         assert_eq!(auto(&at_recipient), [F_A1]);
     }
     // Only at the start of a message, and only as a header: elsewhere `to=` is prose.
@@ -615,7 +618,9 @@ fn harmony_variants() {
     ] {
         let p = parsed(Harmony, prose);
         assert!(p.outcomes.is_empty(), "{prose:?}");
-        assert!(p.content.starts_with(&prose[..prose.find('<').unwrap_or(prose.len())]));
+        assert!(p
+            .content
+            .starts_with(&prose[..prose.find('<').unwrap_or(prose.len())]));
     }
 }
 

@@ -441,7 +441,9 @@ mod tests {
             Some(i) => (&rest[..i], start + i + 1),
             None => (rest, bytes.len()),
         };
-        let text = std::str::from_utf8(line).ok()?.trim_start_matches([' ', '\t']);
+        let text = std::str::from_utf8(line)
+            .ok()?
+            .trim_start_matches([' ', '\t']);
         let padding = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t'));
         let (fence, rest) = ["~~~", "```"]
             .into_iter()

@@ -121,9 +121,7 @@ impl FenceLine {
                 Fence(1)
             }
             (Fence(n), _) if n < 3 && b == self.fence => Fence(n + 1),
-            (Fence(3) | Gap | Prose, b'\n') => {
-                return Step::Done(FenceKind::Close, true)
-            }
+            (Fence(3) | Gap | Prose, b'\n') => return Step::Done(FenceKind::Close, true),
             (Fence(3) | Gap, _) if padding => Gap,
             (Fence(3), _) if tag(0) => Tag {
                 matched: 1,
@@ -154,9 +152,7 @@ impl FenceLine {
         use LineState::*;
         match self.state {
             Tag { matched: 9, .. } | OpenPad { .. } => FenceKind::Open,
-            Fence(3) | Gap | Prose | Tag { spaced: true, .. } => {
-                FenceKind::Close
-            }
+            Fence(3) | Gap | Prose | Tag { spaced: true, .. } => FenceKind::Close,
             Break(kind) => kind,
             _ => FenceKind::None,
         }
@@ -275,7 +271,10 @@ impl CodeFence {
     }
 
     pub fn at_end(self) -> CodeAction {
-        if self.block.is_some_and(|line| line.at_end() == FenceKind::Open) {
+        if self
+            .block
+            .is_some_and(|line| line.at_end() == FenceKind::Open)
+        {
             CodeAction::OpenBlock
         } else if let Some(action) = self.decided {
             action
@@ -376,7 +375,10 @@ mod tests {
         let mut without_blocks = CodeFence::new(false, false);
         assert_eq!(without_blocks.step(b'`'), Step::More);
         assert_eq!(without_blocks.step(b'`'), Step::More);
-        assert_eq!(without_blocks.step(b'`'), Step::Done(CodeAction::Toggle, true));
+        assert_eq!(
+            without_blocks.step(b'`'),
+            Step::Done(CodeAction::Toggle, true)
+        );
         assert_eq!(json_fence_close("{}```\n"), Some(2));
         assert_eq!(json_fence_close("```"), Some(0));
         assert_eq!(json_fence_close("````\n"), None);
