@@ -615,6 +615,7 @@ fn harmony_variants() {
         "to=functions.f",
         "to=\n<|channel|>commentary<|message|>{}",
         "Hi to=functions.f<|channel|>commentary<|message|>{}",
+        &format!("to={}<|channel|>commentary<|message|>{{}}", "f".repeat(300)),
     ] {
         let p = parsed(Harmony, prose);
         assert!(p.outcomes.is_empty(), "{prose:?}");

@@ -25,6 +25,8 @@ const CHANNEL: &str = "<|channel|>";
 const MESSAGE: &str = "<|message|>";
 /// A role header's recipient, where a completion starts inside the header.
 const RECIPIENT: &str = "to=";
+/// How far after `to=` the `<|channel|>` of a role header is looked for.
+const MAX_HEADER: usize = 256;
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
@@ -82,16 +84,26 @@ impl Grammar for Spec {
 }
 
 /// Whether a message that starts with `to=` (`text`, from it) is a role header: `to=`, a word,
-/// blank space and `<|channel|>`; `None` until the text shows it. (Other models write
-/// `to=functions.f<|message|>` with markup of their own after it: not harmony.)
+/// blank space and `<|channel|>`, within [`MAX_HEADER`] bytes; `None` until the text shows it.
+/// (Other models write `to=functions.f<|message|>` with markup of their own after it: not
+/// harmony.)
 fn recipient_header(text: &str) -> Option<bool> {
     let rest = text.get(RECIPIENT.len()..)?;
-    let after = rest[word_len(rest)..].trim_start_matches([' ', '\t']).as_bytes();
+    // Held back no further than a tool's name and a marker: a longer start is prose.
+    let cut = (rest.len() > MAX_HEADER)
+        .then(|| (0..=MAX_HEADER).rev().find(|&i| rest.is_char_boundary(i)))
+        .flatten();
+    let head = &rest[..cut.unwrap_or(rest.len())];
+    let after = head[word_len(head)..].trim_start_matches([' ', '\t']).as_bytes();
     let n = after.len().min(CHANNEL.len());
     if after[..n] != CHANNEL.as_bytes()[..n] {
         return Some(false);
     }
-    (n == CHANNEL.len()).then_some(true)
+    if n == CHANNEL.len() {
+        Some(true)
+    } else {
+        cut.map(|_| false)
+    }
 }
 
 /// The word after `to=` in a header, if any.
