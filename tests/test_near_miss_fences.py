@@ -67,6 +67,23 @@ def test_the_extract_cascade_reads_the_block(nl: str, fence: str) -> None:
 
 
 @pytest.mark.parametrize("nl", LINE_ENDINGS)
+def test_a_json_fence_is_read_with_any_line_ending(nl: str) -> None:
+    # Raw JSON in a ```json fence (the default `raw_json="fenced"`), found while checking.
+    text = nl.join(["Sure:", "```json", CALL, "```", "Done"])
+    assert agree(text) == [("call", "f", {"a": "x y"})]
+    assert toolwire.parse_text(text).content == f"Sure:{nl}Done"
+
+
+@pytest.mark.parametrize("invisible", ["\ufeff", "\u200b", "\u2060", "\u00a0"])
+@pytest.mark.parametrize("nl", LINE_ENDINGS)
+def test_invisible_indentation_before_a_fence(invisible: str, nl: str) -> None:
+    text = block(nl, invisible + " ~~~")
+    assert agree(text) == [("call", "f", {"a": "x y"})]
+    # In the middle of a line it is an ordinary character: no fence there.
+    assert agree("Sure." + invisible + "~~~tool_call" + nl + CALL + nl + "~~~") == []
+
+
+@pytest.mark.parametrize("nl", LINE_ENDINGS)
 def test_unterminated_or_mismatched_fences_are_invalid_calls_not_silence(nl: str) -> None:
     # A block opened in backticks is closed by backticks only (and the reverse): read to the
     # end of the text, it is an unterminated block, reported with its name.
@@ -140,6 +157,8 @@ CHUNKED = [
     "~~~tool_call\r\n" + CALL + "\r~~~\r\n~~~tool_call\r" + CALL + "\r\n~~~ x\r\r\n",
     "```tool_call\r" + CALL + "\r```\r\n```\rcode\r```\r~~~tool_call\r\n" + CALL + "\r~~~",
     "~~~tool_call\r" + CALL[:20],
+    "Sure:\r```json\r" + CALL + "\r```\rDone",
+    "```json\r\n" + CALL + "\r\n```\r\n",
 ]
 
 

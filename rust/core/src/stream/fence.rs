@@ -11,7 +11,7 @@ use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::closing_fence_len;
-use crate::scan::find::{find_byte, find_either};
+use crate::scan::find::find_either;
 use crate::text_tagged::unterminated_block;
 
 use super::emit::{Closing, LiveCalls};
@@ -42,15 +42,9 @@ pub(super) struct FenceBody {
     block: usize,
 }
 
-/// The next line of `input` (its `\n` included), or all of it.
-pub(super) fn next_line(input: &str) -> &str {
-    let end = find_byte(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
-    &input[..end]
-}
-
 /// The next piece of `input` up to a line break (`\n` or `\r`, included), or all of it. The
-/// `\n` of a `\r\n` is a piece of its own: the fence-line machine joins the two.
-fn next_line_piece(input: &str) -> &str {
+/// `\n` of a `\r\n` is a piece of its own: the line readers join the two.
+pub(super) fn next_line_piece(input: &str) -> &str {
     let end = find_either(b'\n', b'\r', input.as_bytes()).map_or(input.len(), |i| i + 1);
     &input[..end]
 }

@@ -196,6 +196,8 @@ pub(crate) struct CodeFence {
     /// Bytes of `json` matched in the info string (`None` before any non-padding byte).
     pub info: Option<u8>,
     pub trailing: bool,
+    /// A `\r` ended the line; the next byte says whether a `\n` belongs to it.
+    cr: bool,
     /// The same line read as a ```` ```tool_call ```` opening line, while it may be one.
     block: Option<FenceLine>,
     /// The code-fence verdict, reached while the line may still open a block.
@@ -210,6 +212,7 @@ impl CodeFence {
             json_candidates,
             info: None,
             trailing: false,
+            cr: false,
             block: tool_call_blocks.then_some(FenceLine::START),
             decided: None,
         }
@@ -252,9 +255,17 @@ impl CodeFence {
             }
             return Step::More;
         }
-        let padding = matches!(b, b' ' | b'\t' | b'\r');
+        if self.cr {
+            return Step::Done(CodeAction::JsonFence, b == b'\n');
+        }
+        let padding = matches!(b, b' ' | b'\t');
         match b {
             b'\n' if matches!(self.info, None | Some(4)) => Step::Done(CodeAction::JsonFence, true),
+            // A line break of its own, or the start of `\r\n`.
+            b'\r' if matches!(self.info, None | Some(4)) => {
+                self.cr = true;
+                Step::More
+            }
             _ if padding && matches!(self.info, None | Some(4)) => {
                 self.trailing = self.info.is_some();
                 Step::More
@@ -365,6 +376,9 @@ mod tests {
         assert_eq!(code("``` JSON \r\n"), CodeAction::JsonFence);
         assert_eq!(code("```\n"), CodeAction::JsonFence);
         assert_eq!(code("```python\n"), CodeAction::Toggle);
+        assert_eq!(code("```json\r{"), CodeAction::JsonFence);
+        assert_eq!(code("```json \r\n"), CodeAction::JsonFence);
+        assert_eq!(code("```json\r"), CodeAction::Toggle);
         assert_eq!(code("```json x\n"), CodeAction::Toggle);
         assert_eq!(code("``x"), CodeAction::NotFence);
         assert_eq!(code("```tool_call\n"), CodeAction::OpenBlock);
