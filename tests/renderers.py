@@ -157,6 +157,17 @@ def jamba(case: Case, k: int) -> str | None:
     return _wrapped(" <tool_calls>", _json_list(case, k), "</tool_calls>", k)
 
 
+def minimax_m1(case: Case, k: int) -> str | None:
+    # One call object a line between the tokens (MiniMax-M1's chat template).
+    lines = [
+        json.dumps({"name": c["name"], "arguments": c["arguments"]}, ensure_ascii=False)
+        for c in case["calls"]
+    ]
+    if not lines:
+        return None
+    return _wrapped("<tool_calls>\n", "\n".join(lines), "\n</tool_calls>", k)
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -259,6 +270,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "deepseek_dsml": deepseek_dsml,
     "lfm2": lfm2,
     "jamba": jamba,
+    "minimax_m1": minimax_m1,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,

@@ -1,7 +1,7 @@
-"""The formats of the list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3, Apertus,
-Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers' test cases, the corpus rendered
-in each, stream invariants, and auto-detection picking the same calls as naming the format, for
-every format's texts."""
+"""The formats of the list family added for issue 23 (LFM2, Jamba / Hunyuan-A13B, MiniMax-M1,
+Nemotron, Granite 3, Apertus, Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers'
+test cases, the corpus rendered in each, stream invariants, and auto-detection picking the same
+calls as naming the format, for every format's texts."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from test_stream_formats import check_stream
 NEW = {
     "lfm2": "lfm2",
     "jamba": "jamba",
+    "hunyuan_a13b": "jamba",
+    "minimax": "minimax_m1",
     "nemotron_v2": "nemotron",
     "granite": "granite",
     "apertus": "apertus",
@@ -81,6 +83,8 @@ def test_the_peer_cases_are_here() -> None:
     assert counts == {
         "lfm2": 31,
         "jamba": 6,
+        "hunyuan_a13b": 6,
+        "minimax": 5,
         "nemotron_v2": 6,
         "granite": 6,
         "apertus": 6,
@@ -283,3 +287,25 @@ def test_aliases() -> None:
     assert toolwire.parse_text(text, format="nemotron_v2").calls[0].name == "f"
     text = '<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>'
     assert toolwire.parse_text(text, format="lfm2_with_json_tools").calls[0].name == "f"
+
+
+def test_minimax_m1_objects_one_a_line_beside_jamba_lists() -> None:
+    """`<tool_calls>` opens both: call objects one a line are MiniMax-M1's, a list Jamba's (and
+    Hunyuan-A13B's); naming either format reads both bodies."""
+    lines = '<tool_calls>\n{"name": "f", "arguments": {"a": 1}}\n{"name": "g", "arguments": {}}'
+    listed = '<tool_calls>[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]'
+    for body, own in ((lines + "\n", "minimax_m1"), (listed, "jamba")):
+        text = body + "</tool_calls> Done."
+        for fmt in ("auto", "jamba", "minimax_m1", "minimax", "hunyuan_a13b"):
+            parsed = toolwire.parse_text(text, format=fmt)
+            assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1}), ("g", {})]
+            assert parsed.content == " Done."
+        check_stream(text, own, None, random.Random(own))
+    # A broken object fails alone, from itself to the end token; the calls before it are kept.
+    text = lines + '\n{"name": "h", \n</tool_calls>after'
+    parsed = toolwire.parse_text(text)
+    *read, bad = parsed.calls
+    assert [c.name for c in read] == ["f", "g"]
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert (bad.raw, bad.protocol) == ('{"name": "h", \n</tool_calls>', "minimax_m1")
+    assert parsed.content == "after"

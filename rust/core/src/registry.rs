@@ -23,7 +23,7 @@ macro_rules! for_each_group {
                 Mistral "mistral" ["mistral_nemo", "magistral"],
             ]
             llama3_json Llama3Json [
-                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json"],
+                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json", "llama3_builtin"],
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
@@ -63,11 +63,14 @@ macro_rules! for_each_group {
                 MinimaxM2 "minimax_m2" ["minimax_m2_5"],
             ]
             dsml Dsml [
-                DeepseekDsml "deepseek_dsml" ["deepseek_v32", "deepseekv32", "deepseek_v4", "deepseekv4"],
+                DeepseekDsml "deepseek_dsml" [
+                    "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
+                ],
             ]
             json_list JsonList [
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
-                Jamba "jamba" [],
+                Jamba "jamba" ["hunyuan_a13b"],
+                MinimaxM1 "minimax_m1" ["minimax"],
                 Nemotron "nemotron" ["nemotron_v2"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],

@@ -12,7 +12,9 @@ use crate::scan::call_scan::{CallRecord, CallScanner};
 enum State {
     /// After the start token: the body is not known yet.
     Body(usize),
-    Json(JsonValue),
+    /// A JSON list, or call objects one a line: between two objects, the last ends at `.0`
+    /// and the next may start at `.1`.
+    Json(JsonValue, Option<(usize, usize)>),
     Pythonic(PythonicCall),
     /// After the list, which ends at `.0`: the end token may follow.
     After(usize, usize),
@@ -26,6 +28,8 @@ pub(crate) struct ListCall {
     open: Open,
     /// The body's start (where a broken body's search for the end token begins).
     body: usize,
+    /// The body is call objects one a line ([`Body::Lines`]).
+    lines: bool,
     seek: Option<Seek>,
     /// Argument bytes before this offset are final.
     safe: usize,
@@ -40,6 +44,7 @@ impl ListCall {
             state: State::Body(at),
             open,
             body: at,
+            lines: false,
             seek: wrap.end.map(|end| Seek::new(end)),
             safe: 0,
             records: Vec::new(),
@@ -74,12 +79,13 @@ impl Machine for ListCall {
                         Some(Body::Empty) => {
                             return self.after(b, q, q).unwrap_or(Verdict::More);
                         }
-                        Some(Body::Json) => {
+                        Some(kind @ (Body::Json | Body::Lines)) => {
                             // Call objects of another shape than `{"name": …}` are announced
                             // when the list has been read.
                             let track = self.open.track
                                 && matches!(self.wrap.shape, Shape::Named | Shape::NamedOrPythonic);
-                            State::Json(JsonValue::new(q, self.open.json, track))
+                            self.lines = kind == Body::Lines;
+                            State::Json(JsonValue::new(q, self.open.json, track), None)
                         }
                         Some(Body::Pythonic) if self.wrap.shape == Shape::PythonicLines => {
                             State::Pythonic(PythonicCall::lines(q, None, ""))
@@ -88,15 +94,39 @@ impl Machine for ListCall {
                         Some(Body::Other) => State::Broken(q),
                     };
                 }
-                State::Json(value) => match value.scan(buf) {
-                    Scanned::More => return Verdict::More,
-                    Scanned::Closed(end) => {
-                        self.records = std::mem::take(&mut value.scanner.records);
-                        self.safe = end;
-                        self.state = State::After(end, end);
+                State::Json(value, between) => {
+                    let Some((end, p)) = *between else {
+                        match value.scan(buf) {
+                            Scanned::More => return Verdict::More,
+                            Scanned::Closed(end) if self.lines => {
+                                self.safe = end;
+                                *between = Some((end, end));
+                            }
+                            Scanned::Closed(end) => {
+                                self.safe = end;
+                                self.records = std::mem::take(&mut value.scanner.records);
+                                self.state = State::After(end, end);
+                            }
+                            Scanned::Broken(_) => self.state = State::Broken(self.body),
+                        }
+                        continue;
+                    };
+                    let q = ws(b, p);
+                    match b.get(q) {
+                        None => {
+                            *between = Some((end, q));
+                            return Verdict::More;
+                        }
+                        Some(b'{') => {
+                            value.restart(q);
+                            *between = None;
+                        }
+                        Some(_) => {
+                            self.records = std::mem::take(&mut value.scanner.records);
+                            self.state = State::After(end, q);
+                        }
                     }
-                    Scanned::Broken(_) => self.state = State::Broken(self.body),
-                },
+                }
                 State::Pythonic(list) => match list.advance(buf) {
                     Verdict::End(end) => {
                         self.records = list.records().to_vec();
@@ -128,7 +158,7 @@ impl Machine for ListCall {
 
     fn records(&self) -> &[CallRecord] {
         match &self.state {
-            State::Json(value) => &value.scanner.records,
+            State::Json(value, _) => &value.scanner.records,
             State::Pythonic(list) => list.records(),
             _ => &self.records,
         }
@@ -136,14 +166,14 @@ impl Machine for ListCall {
 
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match &mut self.state {
-            State::Json(value) => Some(&mut value.scanner),
+            State::Json(value, None) => Some(&mut value.scanner),
             _ => None,
         }
     }
 
     fn safe(&self) -> usize {
         match &self.state {
-            State::Json(value) => value.scanner.pos,
+            State::Json(value, None) => value.scanner.pos,
             _ => self.safe,
         }
     }

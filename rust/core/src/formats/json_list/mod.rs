@@ -1,5 +1,6 @@
 //! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
-//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
+//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba, Hunyuan A13B) or `<tool_calls>` with call
+//! objects one a line (MiniMax M1), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
@@ -44,6 +45,28 @@ pub(crate) struct Wrap {
     pub format: Format,
     pub end: Option<&'static Needle>,
     pub shape: Shape,
+    /// The format whose body is call objects one a line, sharing the tokens: a body that
+    /// starts with `{` is its (MiniMax M1 beside Jamba; one object reads the same either way).
+    pub lines: Option<Format>,
+}
+
+impl Wrap {
+    /// The format a body is read as: the body's own (`lines` for call objects one a line),
+    /// or the other format of the tokens when that one is not allowed.
+    pub(crate) fn format_of(&self, body: Body, allowed: FormatSet) -> Format {
+        let Some(lines) = self.lines else {
+            return self.format;
+        };
+        let (own, other) = match body {
+            Body::Lines => (lines, self.format),
+            _ => (self.format, lines),
+        };
+        if allowed.contains(own) {
+            own
+        } else {
+            other
+        }
+    }
 }
 
 const LFM2_START: &str = "<|tool_call_start|>";
@@ -79,41 +102,49 @@ pub(crate) static WRAPS: [Wrap; 8] = [
         format: Format::Lfm2,
         end: Some(&LFM2_END),
         shape: Shape::NamedOrPythonic,
+        lines: None,
     },
     Wrap {
         format: Format::Jamba,
         end: Some(&JAMBA_END),
         shape: Shape::Named,
+        lines: Some(Format::MinimaxM1),
     },
     Wrap {
         format: Format::Nemotron,
         end: Some(&NEMOTRON_END),
         shape: Shape::Named,
+        lines: None,
     },
     Wrap {
         format: Format::Granite,
         end: None,
         shape: Shape::Named,
+        lines: None,
     },
     Wrap {
         format: Format::Apertus,
         end: Some(&APERTUS_END),
         shape: Shape::Keyed,
+        lines: None,
     },
     Wrap {
         format: Format::CommandR7b,
         end: Some(&COHERE_END),
         shape: Shape::Cohere,
+        lines: None,
     },
     Wrap {
         format: Format::Olmo3,
         end: Some(&OLMO3_END),
         shape: Shape::PythonicLines,
+        lines: None,
     },
     Wrap {
         format: Format::Phi4Mini,
         end: None,
         shape: Shape::Named,
+        lines: None,
     },
 ];
 
@@ -129,7 +160,10 @@ pub(crate) struct Spec;
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &[
         start(LFM2_START, Format::Lfm2),
-        start(JAMBA_START, Format::Jamba),
+        Start {
+            text: JAMBA_START,
+            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1]),
+        },
         start(NEMOTRON_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
         start(APERTUS_START, Format::Apertus),
@@ -166,6 +200,8 @@ pub(crate) fn body_start(start: usize, at: usize) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Body {
     Json,
+    /// Call objects one a line ([`Wrap::lines`]).
+    Lines,
     Pythonic,
     /// The end token (or the end of the text) comes first: no call.
     Empty,
@@ -188,6 +224,7 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
     }
     match first {
         _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
+        b'{' if wrap.lines.is_some() => Some(Body::Lines),
         b'{' => Some(Body::Json),
         b'[' if wrap.shape == Shape::NamedOrPythonic => {
             let q = super::machine::ws(bytes, at + 1);
