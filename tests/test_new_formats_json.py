@@ -255,7 +255,8 @@ def test_functools_only_at_the_start_of_a_message() -> None:
 
 def test_xlam_is_raw_json_hermes_or_mistral() -> None:
     """xLAM's outputs are a bare or fenced JSON list (raw JSON), or the hermes and mistral
-    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own."""
+    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own
+    (its name is an alias of raw_json)."""
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
         xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
     assert len(xlam) == 10
@@ -309,3 +310,23 @@ def test_minimax_m1_objects_one_a_line_beside_jamba_lists() -> None:
     assert isinstance(bad, toolwire.InvalidToolCall)
     assert (bad.raw, bad.protocol) == ('{"name": "h", \n</tool_calls>', "minimax_m1")
     assert parsed.content == "after"
+
+
+def test_peer_names_of_raw_json_formats() -> None:
+    """xLAM's and llama.cpp's generic format are raw JSON: their names are raw_json's aliases."""
+    assert toolwire.FORMAT_ALIASES["xlam"] == toolwire.FORMAT_ALIASES["llamacpp_generic"]
+    assert toolwire.FORMAT_ALIASES["xlam"] == "raw_json"
+    listed = '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'
+    single = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
+    for text in (listed, single):
+        for name in ("xlam", "XLAM", "llamacpp-generic"):
+            calls = toolwire.parse_text(text, format=name).calls
+            assert [(c.name, c.arguments) for c in calls] == [("f", {"a": 1})]
+            assert [c.name for c in toolwire.extract(text, formats=[name])] == ["f"]
+    # The markup of other formats is theirs: raw JSON reads JSON only.
+    tagged = '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'
+    assert toolwire.extract(tagged, formats=["xlam"]) == []
+    assert [c.name for c in toolwire.extract(tagged, formats=["xlam", "mistral"])] == ["f"]
+    # A generic-format answer is JSON the model wrote, kept as it is.
+    answer = '{"response": "Hello"}'
+    assert toolwire.parse_text(answer, format="llamacpp_generic").content == answer

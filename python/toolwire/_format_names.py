@@ -40,9 +40,12 @@ FormatName: TypeAlias = Literal[
 #: The protocols ``formats=`` accepts beside the open-weight formats.
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json"]
 
-#: Other projects' names for the open-weight formats (``toolwire.FORMAT_ALIASES``); a name
-#: is also matched ignoring ASCII case and with ``-`` for ``_``.
+#: Other projects' names for the open-weight formats, and for formats that are raw JSON
+#: (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and with ``-`` for
+#: ``_``.
 FormatAlias: TypeAlias = Literal[
+    "xlam",
+    "llamacpp_generic",
     "hermes2_pro",
     "qwen25",
     "qwen",

@@ -11,6 +11,12 @@
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
 //! names and llama.cpp's chat formats, lower-cased.
 
+/// The peers' names for wire formats that are raw JSON (`raw_json`): a bare or fenced JSON list
+/// or object of calls, with no marker that tells it from any other JSON answer. xLAM writes a
+/// list of `{"name", "arguments"}`; llama.cpp's generic format `{"tool_call": …}`,
+/// `{"tool_calls": […]}` or `{"response": "…"}`.
+pub(crate) const RAW_JSON_ALIASES: &[&str] = &["xlam", "llamacpp_generic"];
+
 macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
