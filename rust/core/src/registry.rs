@@ -21,7 +21,9 @@ macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
             tool_call ToolCall [
-                Hermes "hermes" ["hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe"],
+                Hermes "hermes" [
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
+                ],
                 Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
                 Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
             ]
@@ -75,9 +77,9 @@ macro_rules! for_each_group {
             ]
             json_list JsonList [
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
-                Jamba "jamba" ["hunyuan_a13b"],
+                Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
-                Nemotron "nemotron" ["nemotron_v2"],
+                Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
                 CommandR7b "command_r7b" ["command_a"],
