@@ -330,3 +330,34 @@ def test_peer_names_of_raw_json_formats() -> None:
     # A generic-format answer is JSON the model wrote, kept as it is.
     answer = '{"response": "Hello"}'
     assert toolwire.parse_text(answer, format="llamacpp_generic").content == answer
+
+
+def test_hy_v3_calls_in_a_tool_calls_list() -> None:
+    """HY v3 writes glm45's calls, with `<tool_sep>` after the name, in `<tool_calls>`; HY v4
+    leaves the separator out. Values are typed by tools=."""
+    tools = [
+        {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"days": {"type": "integer"}}},
+        }
+    ]
+    spaced = (
+        "Checking.<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n"
+        "<arg_value>Oslo</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n"
+        "</tool_call>\n<tool_call>now<tool_sep>\n</tool_call>\n</tool_calls>"
+    )
+    inline = spaced.replace("\n", "")
+    v4 = inline.replace("<tool_sep>", "")
+    want = [("get_weather", {"city": "Oslo", "days": 3}), ("now", {})]
+    for text in (spaced, inline, v4):
+        for fmt in ("auto", "hy_v3", "hy_v4", "jamba"):
+            parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+            assert [(c.name, c.arguments) for c in parsed.calls] == want, (fmt, text)
+            assert parsed.content == "Checking."
+        check_stream(text, "hy_v3", tools, random.Random(text))
+    # A broken call fails alone; the next one is read, and the list's end token is markup.
+    broken = "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key>1</tool_call>"
+    parsed = toolwire.parse_text(broken + "<tool_call>g<tool_sep></tool_call></tool_calls>!")
+    bad, good = parsed.calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and bad.protocol == "hy_v3"
+    assert (good.name, parsed.content) == ("g", "!")

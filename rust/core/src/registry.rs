@@ -79,6 +79,7 @@ macro_rules! for_each_group {
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
+                HyV3 "hy_v3" ["hy_v4"],
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],

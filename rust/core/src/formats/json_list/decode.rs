@@ -5,6 +5,7 @@ use std::ops::Range;
 use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
+use super::super::tool_call::glm45;
 use super::{body_kind, body_start, Body, Shape, Wrap, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
@@ -55,6 +56,7 @@ where
         Body::Pythonic => Ok(call_list(cx, format, body, end)?),
         Body::Json => json_list(cx, wrap.shape, format, span.start, body, end)?,
         Body::Lines => object_lines(cx, wrap, format, span.start, body, end)?,
+        Body::Tagged => Ok(glm45::calls(cx, format, body, end)?),
         Body::Other => Err(Failure::parse("expected a list of calls", body, None)),
     };
     match read {

@@ -6,7 +6,9 @@ use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
 use super::super::pythonic::PythonicCall;
-use super::{body_kind, Body, Shape, Wrap};
+use super::super::tool_call::machine::TagCall;
+use super::{body_kind, Body, Shape, Wrap, TAGGED};
+use crate::protocol::{Format, FormatSet};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 enum State {
@@ -20,6 +22,10 @@ enum State {
     After(usize, usize),
     /// A body that is not a list: its markup runs to the end token.
     Broken(usize),
+    /// A `<tool_call>` call of a [`Body::Tagged`] body, read by that group's machine.
+    Tagged(Box<TagCall>),
+    /// After one, ending at `.0`: another may start at `.1`.
+    TaggedNext(usize, usize),
 }
 
 pub(crate) struct ListCall {
@@ -33,8 +39,11 @@ pub(crate) struct ListCall {
     seek: Option<Seek>,
     /// Argument bytes before this offset are final.
     safe: usize,
-    /// The records of a JSON list (a pythonic list keeps its own).
+    /// The records of a JSON list (a pythonic list keeps its own), or of the `<tool_call>` calls
+    /// read so far.
     records: Vec<CallRecord>,
+    /// How many of `records` are of `<tool_call>` calls that have ended.
+    tagged_done: usize,
 }
 
 impl ListCall {
@@ -48,6 +57,7 @@ impl ListCall {
             seek: wrap.end.map(|end| Seek::new(end)),
             safe: 0,
             records: Vec::new(),
+            tagged_done: 0,
         }
     }
 
@@ -92,6 +102,7 @@ impl Machine for ListCall {
                         }
                         Some(Body::Pythonic) => State::Pythonic(PythonicCall::new(false, q, None)),
                         Some(Body::Other) => State::Broken(q),
+                        Some(Body::Tagged) => State::TaggedNext(q, q),
                     };
                 }
                 State::Json(value, between) => {
@@ -143,6 +154,40 @@ impl Machine for ListCall {
                             self.state = State::After(end, ws(b, p));
                             Verdict::More
                         }
+                    };
+                }
+                State::Tagged(call) => {
+                    let verdict = call.advance(buf);
+                    // The group's machine numbers its one call 0: items follow the calls before.
+                    let done = self.tagged_done;
+                    self.records.truncate(done);
+                    self.records.extend(call.records().iter().cloned().map(|mut record| {
+                        record.item += done;
+                        record
+                    }));
+                    match verdict {
+                        Verdict::End(end) => {
+                            self.tagged_done = self.records.len();
+                            self.state = State::TaggedNext(end, end);
+                        }
+                        other => return other,
+                    }
+                }
+                State::TaggedNext(end, p) => {
+                    let (end, q) = (*end, ws(b, *p));
+                    self.state = match starts(b, q, TAGGED) {
+                        None => {
+                            self.state = State::TaggedNext(end, q);
+                            return Verdict::More;
+                        }
+                        Some(true) => {
+                            let open = Open {
+                                formats: FormatSet::only(Format::Glm45),
+                                ..self.open
+                            };
+                            State::Tagged(Box::new(TagCall::glm(q + TAGGED.len(), open)))
+                        }
+                        Some(false) => State::After(end, q),
                     };
                 }
                 State::Broken(from) => {

@@ -1,6 +1,7 @@
 //! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
-//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba, Hunyuan A13B) or `<tool_calls>` with call
-//! objects one a line (MiniMax M1), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
+//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba, Hunyuan A13B), `<tool_calls>` with call
+//! objects one a line (MiniMax M1) or with glm45-shaped `<tool_call>f<tool_sep>…</tool_call>`
+//! calls (HY v3), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
@@ -48,23 +49,24 @@ pub(crate) struct Wrap {
     /// The format whose body is call objects one a line, sharing the tokens: a body that
     /// starts with `{` is its (MiniMax M1 beside Jamba; one object reads the same either way).
     pub lines: Option<Format>,
+    /// The format whose body is `<tool_call>` calls (HY v3, beside Jamba).
+    pub tagged: Option<Format>,
 }
 
 impl Wrap {
-    /// The format a body is read as: the body's own (`lines` for call objects one a line),
-    /// or the other format of the tokens when that one is not allowed.
+    /// The format a body is read as: the body's own ([`Wrap::lines`], [`Wrap::tagged`]), or,
+    /// when that one is not allowed, the first allowed format of the tokens.
     pub(crate) fn format_of(&self, body: Body, allowed: FormatSet) -> Format {
-        let Some(lines) = self.lines else {
-            return self.format;
+        let own = match body {
+            Body::Lines => self.lines,
+            Body::Tagged => self.tagged,
+            _ => None,
         };
-        let (own, other) = match body {
-            Body::Lines => (lines, self.format),
-            _ => (self.format, lines),
-        };
-        if allowed.contains(own) {
-            own
-        } else {
-            other
+        let own = own.unwrap_or(self.format);
+        let formats = [Some(self.format), self.lines, self.tagged];
+        match allowed.contains(own) {
+            true => own,
+            false => formats.into_iter().flatten().find(|&f| allowed.contains(f)).unwrap_or(own),
         }
     }
 }
@@ -76,6 +78,8 @@ const GRANITE_START: &str = "<|tool_call|>";
 const APERTUS_START: &str = "<|tools_prefix|>";
 const COHERE_START: &str = "<|START_ACTION|>";
 const OLMO3_START: &str = "<function_calls>";
+/// What a [`Wrap::tagged`] body starts with.
+const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
 
 static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
@@ -103,48 +107,56 @@ pub(crate) static WRAPS: [Wrap; 8] = [
         end: Some(&LFM2_END),
         shape: Shape::NamedOrPythonic,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::Jamba,
         end: Some(&JAMBA_END),
         shape: Shape::Named,
         lines: Some(Format::MinimaxM1),
+        tagged: Some(Format::HyV3),
     },
     Wrap {
         format: Format::Nemotron,
         end: Some(&NEMOTRON_END),
         shape: Shape::Named,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::Granite,
         end: None,
         shape: Shape::Named,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::Apertus,
         end: Some(&APERTUS_END),
         shape: Shape::Keyed,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::CommandR7b,
         end: Some(&COHERE_END),
         shape: Shape::Cohere,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::Olmo3,
         end: Some(&OLMO3_END),
         shape: Shape::PythonicLines,
         lines: None,
+        tagged: None,
     },
     Wrap {
         format: Format::Phi4Mini,
         end: None,
         shape: Shape::Named,
         lines: None,
+        tagged: None,
     },
 ];
 
@@ -162,7 +174,7 @@ impl Grammar for Spec {
         start(LFM2_START, Format::Lfm2),
         Start {
             text: JAMBA_START,
-            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1]),
+            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3]),
         },
         start(NEMOTRON_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
@@ -202,6 +214,8 @@ pub(crate) enum Body {
     Json,
     /// Call objects one a line ([`Wrap::lines`]).
     Lines,
+    /// `<tool_call>` calls ([`Wrap::tagged`]).
+    Tagged,
     Pythonic,
     /// The end token (or the end of the text) comes first: no call.
     Empty,
@@ -221,6 +235,14 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
         if end.starts_with(rest) {
             return None;
         }
+    }
+    if wrap.tagged.is_some() && first == b'<' {
+        let rest = &bytes[at..];
+        return match rest.starts_with(TAGGED.as_bytes()) {
+            true => Some(Body::Tagged),
+            false if TAGGED.as_bytes().starts_with(rest) => None,
+            false => Some(Body::Other),
+        };
     }
     match first {
         _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
