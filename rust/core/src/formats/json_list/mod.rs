@@ -63,11 +63,11 @@ impl Wrap {
             _ => None,
         };
         let own = own.unwrap_or(self.format);
-        let formats = [Some(self.format), self.lines, self.tagged];
-        match allowed.contains(own) {
-            true => own,
-            false => formats.into_iter().flatten().find(|&f| allowed.contains(f)).unwrap_or(own),
+        if allowed.contains(own) {
+            return own;
         }
+        let formats = [Some(self.format), self.lines, self.tagged];
+        formats.into_iter().flatten().find(|&f| allowed.contains(f)).unwrap_or(own)
     }
 }
 
@@ -102,63 +102,30 @@ pub(crate) const START_TEXTS: [&str; 8] = [
 ];
 
 pub(crate) static WRAPS: [Wrap; 8] = [
+    wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
-        format: Format::Lfm2,
-        end: Some(&LFM2_END),
-        shape: Shape::NamedOrPythonic,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::Jamba,
-        end: Some(&JAMBA_END),
-        shape: Shape::Named,
         lines: Some(Format::MinimaxM1),
         tagged: Some(Format::HyV3),
+        ..wrap(Format::Jamba, Some(&JAMBA_END), Shape::Named)
     },
-    Wrap {
-        format: Format::Nemotron,
-        end: Some(&NEMOTRON_END),
-        shape: Shape::Named,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::Granite,
-        end: None,
-        shape: Shape::Named,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::Apertus,
-        end: Some(&APERTUS_END),
-        shape: Shape::Keyed,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::CommandR7b,
-        end: Some(&COHERE_END),
-        shape: Shape::Cohere,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::Olmo3,
-        end: Some(&OLMO3_END),
-        shape: Shape::PythonicLines,
-        lines: None,
-        tagged: None,
-    },
-    Wrap {
-        format: Format::Phi4Mini,
-        end: None,
-        shape: Shape::Named,
-        lines: None,
-        tagged: None,
-    },
+    wrap(Format::Nemotron, Some(&NEMOTRON_END), Shape::Named),
+    wrap(Format::Granite, None, Shape::Named),
+    wrap(Format::Apertus, Some(&APERTUS_END), Shape::Keyed),
+    wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
+    wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
+    wrap(Format::Phi4Mini, None, Shape::Named),
 ];
+
+/// A format's tokens, read by no other format.
+const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
+    Wrap {
+        format,
+        end,
+        shape,
+        lines: None,
+        tagged: None,
+    }
+}
 
 const fn start(text: &'static str, format: Format) -> Start {
     Start {
@@ -237,11 +204,13 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
         }
     }
     if wrap.tagged.is_some() && first == b'<' {
-        let rest = &bytes[at..];
-        return match rest.starts_with(TAGGED.as_bytes()) {
-            true => Some(Body::Tagged),
-            false if TAGGED.as_bytes().starts_with(rest) => None,
-            false => Some(Body::Other),
+        let (rest, tagged) = (&bytes[at..], TAGGED.as_bytes());
+        return if rest.starts_with(tagged) {
+            Some(Body::Tagged)
+        } else if tagged.starts_with(rest) {
+            None
+        } else {
+            Some(Body::Other)
         };
     }
     match first {
