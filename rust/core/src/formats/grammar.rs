@@ -66,9 +66,9 @@ pub(crate) enum Verdict {
 
 /// A group of formats.
 pub(crate) trait Grammar {
-    /// The markers that open a region (none is a prefix of another marker of any group). One
-    /// that does not start with `<` or `[` opens a region only at the start of a message
-    /// ([`crate::formats::markers::is_anchored`]), or of any line with [`Grammar::AT_LINES`].
+    /// The markers that open a region (each starts with `<` or `[`, or is looked for at the start
+    /// of a message only: `markers::is_anchored`, or of any line with [`Grammar::AT_LINES`];
+    /// none is a prefix of another marker of any group).
     const STARTS: &'static [Start];
     /// The group's message-start markers also open a region at the start of any line
     /// (Functionary's `>>>`): text mode looks for them where a line begins, so prose is not
@@ -82,9 +82,10 @@ pub(crate) trait Grammar {
     /// machine decides as after the marker (text that is not a header is an empty region, and
     /// the message is read on as before). Sniffing asks [`Grammar::claims_message`].
     const IMPLIED_START: bool = false;
-    /// Markers that end a prose message of this group ([`Verdict::Prose`]); inside the
-    /// message they are looked for anywhere, whatever byte they start with.
-    const PROSE_ENDS: &'static [&'static str] = &[];
+    /// Markers that end a prose message of this group ([`Verdict::Prose`]); outside one, the
+    /// formats they name read them as control tokens (dropped). Inside the message they are
+    /// looked for anywhere, whatever byte they start with.
+    const PROSE_ENDS: &'static [Start] = &[];
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
     const CONTROL: &'static [&'static str] = &[];

@@ -32,16 +32,19 @@ const PYTHON: &str = "python";
 /// is held at most this long while it may be a header.
 const NAME_MAX: usize = 64;
 
+/// `>>>`: it opens a message, and ends an `all` message.
+const HEADER: Start = Start {
+    text: MARKER,
+    formats: FormatSet::only(Format::FunctionaryV32),
+};
+
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &[Start {
-        text: MARKER,
-        formats: FormatSet::only(Format::FunctionaryV32),
-    }];
+    const STARTS: &'static [Start] = &[HEADER];
     const AT_LINES: bool = true;
     const IMPLIED_START: bool = true;
-    const PROSE_ENDS: &'static [&'static str] = &[MARKER];
+    const PROSE_ENDS: &'static [Start] = &[HEADER];
     const CONTROL: &'static [&'static str] = &["<|eot_id|>", "<|eom_id|>"];
 
     type Machine = machine::FunctionaryCall;

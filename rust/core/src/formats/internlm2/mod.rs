@@ -4,7 +4,7 @@
 
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
-use crate::protocol::Format;
+use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
 const OPEN: &str = "<|plugin|>";
@@ -15,6 +15,7 @@ static WRAP: Wrap = Wrap {
     close: CLOSE,
     close_needle: Needle::new(CLOSE),
     body: Body::Json,
+    answer_of: FormatSet::NONE,
 };
 
 tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2, &["<|action_start|>"]);

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::{ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{Body, ReadBody, Tokens};
+use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 
 /// Parses `range` with `read` for each call's header (the range between `CALL_BEGIN` and
@@ -27,10 +27,11 @@ where
     let mut pos = range.start;
     while let Some(marker) = cursor.next(pos, end) {
         cx.prose(pos..marker.start);
-        pos = if marker.pattern != 1 {
-            // A section; DeepSeek R1's `<｜tool▁calls｜>` (pattern 2) also begins its first call.
+        let opens = tokens.opens[marker.pattern];
+        pos = if opens != Opens::Call {
+            // A section; DeepSeek R1's `<｜tool▁calls｜>` also begins its first call.
             let mut p = marker.end;
-            if marker.pattern == 2 {
+            if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
                 p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
             }
@@ -41,10 +42,8 @@ where
                     let header = p + tokens.call_begin.len();
                     p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
                 } else {
-                    if rest.starts_with(tokens.section_end) {
-                        p += tokens.section_end.len();
-                    }
-                    break p;
+                    let end = tokens.section_ends().iter().find(|e| rest.starts_with(**e));
+                    break p + end.map_or(0, |e| e.len());
                 }
             }
         } else {

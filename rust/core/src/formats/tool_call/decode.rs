@@ -72,7 +72,7 @@ where
                     Some(&TOOL_CALL),
                     &mut closers,
                 )?,
-                _ => glm45::call(cx, marker.start, body, end, &mut closers)?,
+                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers)?,
             }
         };
     }

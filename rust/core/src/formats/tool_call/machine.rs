@@ -7,8 +7,9 @@ use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
 use super::tags::{
-    body_format, is_call_object, reopens, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
-    KEY_CLOSE_NEEDLE, PARAMETER, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
+    body_format, is_call_object, reopens, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
+    FUNCTION_CLOSE_NEEDLE, KEY, KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
+    VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -94,6 +95,17 @@ impl TagCall {
         }
     }
 
+    /// A glm45-shaped call (a name, then `<arg_key>`/`<arg_value>` pairs) whose `<tool_call>`
+    /// ends at `at` (HY v3's calls in a `<tool_calls>` list).
+    pub fn glm(at: usize, open: Open) -> Self {
+        let mut call = Self::new(Some(&TOOL_CALL), at, open);
+        call.state = State::GName {
+            start: at,
+            scanned: at,
+        };
+        call
+    }
+
     /// After a `</function>` ending at `after`: the region ends, or the wrapper's closing tag
     /// follows.
     fn function_closed(&mut self, after: usize) -> Option<Verdict> {
@@ -117,15 +129,22 @@ impl TagCall {
             self.state = State::Shape(q);
             return Some(Verdict::More);
         }
-        if self.wrap.is_some_and(|wrap| wrap.body == Body::CallObject) {
-            match is_call_object(b, q) {
-                None => {
-                    self.state = State::Shape(q);
-                    return Some(Verdict::More);
-                }
-                // Not a call: the opening tag alone is the region, read as prose.
-                Some(false) => return Some(Verdict::End(self.at)),
-                Some(true) => {}
+        if let Some(wrap) = self.wrap.filter(|wrap| wrap.body == Body::CallObject) {
+            let Some(call) = is_call_object(b, q) else {
+                self.state = State::Shape(q);
+                return Some(Verdict::More);
+            };
+            if !call || !self.open.formats.contains(Format::Hermes) {
+                // Not a call: the answer of a format the tag wraps answers in (its tags are
+                // markup), or else the opening tag alone is the region, read as prose.
+                return Some(if wrap.answer_of.intersects(self.open.formats) {
+                    Verdict::Prose {
+                        end: self.at,
+                        reasoning: false,
+                    }
+                } else {
+                    Verdict::End(self.at)
+                });
             }
         }
         let is_function = if matches!(b[q], b'{' | b'[') {
@@ -331,13 +350,23 @@ impl Machine for TagCall {
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
-                    match starts(b, q, close) {
-                        None => {
+                    // The wrapper's closing tag, or another `<function=…>` in it: its own call
+                    // (`tags::after_function`).
+                    match starts_any(b, q, &[close, FUNCTION]) {
+                        Err(()) => {
                             self.state = State::QAfterFunction(q);
                             return Verdict::More;
                         }
-                        Some(true) => return self.end(q + close.len()),
-                        Some(false) => self.state = State::SeekClose(q),
+                        Ok(Some(0)) => return self.end(q + close.len()),
+                        Ok(Some(_)) => {
+                            close_last(&mut self.records);
+                            let start = q + FUNCTION.len();
+                            self.state = State::QName {
+                                start,
+                                scanned: start,
+                            };
+                        }
+                        Ok(None) => self.state = State::SeekClose(q),
                     }
                 }
                 State::GName { start, scanned } => {
@@ -359,13 +388,15 @@ impl Machine for TagCall {
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[KEY, CLOSE]) {
+                    match starts_any(b, q, &[KEY, CLOSE, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);
                             return Verdict::More;
                         }
                         Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
-                        Ok(Some(_)) => return self.end(q + CLOSE.len()),
+                        Ok(Some(1)) => return self.end(q + CLOSE.len()),
+                        // HY v3's separator after the name.
+                        Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
                         Ok(None) => self.state = State::SeekClose(q),
                     }
                 }
