@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{classify, Message, CHANNEL, MESSAGE, MESSAGE_NEEDLE, START, TERMINATORS};
 use crate::json::{JsonBuilder, JsonView};
@@ -18,13 +18,11 @@ where
     let text = cx.text;
     let end = range.end;
     let mut messages = TextSeek::new(text, end, &MESSAGE_NEEDLE);
-    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
+    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
         let Some(message) = messages.find(marker.end) else {
-            break;
+            cx.prose(marker.start..end);
+            return Ok(end);
         };
-        cx.prose(pos..marker.start);
         let header = &text[marker.end..message];
         let kind = classify(header, marker.pattern == 0);
         let body = message + MESSAGE.len();
@@ -41,10 +39,8 @@ where
             }
             Message::Other => cx.prose(body..body_end),
         }
-        pos = markup_end;
-    }
-    cx.prose(pos..end);
-    Ok(())
+        Ok(markup_end)
+    })
 }
 
 /// A call whose arguments are the whole body `body..body_end`.

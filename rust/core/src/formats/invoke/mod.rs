@@ -66,6 +66,35 @@ macro_rules! spec {
 }
 pub(crate) use spec;
 
+/// The `Spec` of a group with one XML wrapper, from the names of its three tags:
+/// `invoke::xml_spec!(Format::F, "wrapper", "invoke", "parameter");` reads
+/// `<wrapper><invoke name="f"><parameter name="a">1</parameter></invoke></wrapper>`.
+macro_rules! xml_spec {
+    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {
+        static TAGS: $crate::formats::invoke::Tags = {
+            use $crate::formats::cursor::Markers;
+            use $crate::scan::find::Needle;
+            static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
+            $crate::formats::invoke::Tags {
+                format: $format,
+                closes: &CLOSES,
+                open_markers: Markers::new(&[concat!("<", $wrapper, ">")]),
+                recover: &[Markers::new(&[
+                    concat!("</", $invoke, ">"),
+                    concat!("</", $wrapper, ">"),
+                ])],
+                invoke: concat!("<", $invoke),
+                invoke_close: Needle::new(concat!("</", $invoke, ">")),
+                parameter: concat!("<", $parameter),
+                parameter_close: Needle::new(concat!("</", $parameter, ">")),
+                between: &[],
+            }
+        };
+        $crate::formats::invoke::spec!(TAGS, [concat!("<", $wrapper, ">")], $format);
+    };
+}
+pub(crate) use xml_spec;
+
 /// The start markers of a group of this shape: its wrappers' opening tags.
 pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: Format) -> [Start; N] {
     let mut starts = [Start {

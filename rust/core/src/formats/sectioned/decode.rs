@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{ProseCursor, TextSeek};
+use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{Body, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
@@ -23,11 +23,8 @@ where
     let end = range.end;
     let mut seps = TextSeek::new(text, end, &tokens.sep);
     let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
-    let mut cursor = ProseCursor::new(text, &tokens.starts, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
-        pos = if marker.pattern != 1 {
+    cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
+        if marker.pattern != 1 {
             // A section; DeepSeek R1's `<｜tool▁calls｜>` (pattern 2) also begins its first call.
             let mut p = marker.end;
             if marker.pattern == 2 {
@@ -44,24 +41,14 @@ where
                     if rest.starts_with(tokens.section_end) {
                         p += tokens.section_end.len();
                     }
-                    break p;
+                    break Ok(p);
                 }
             }
         } else {
-            one_call(
-                cx,
-                marker.start,
-                marker.end,
-                end,
-                tokens,
-                &mut seps,
-                &mut call_ends,
-                read,
-            )?
-        };
-    }
-    cx.prose(pos..end);
-    Ok(())
+            let (at, header) = (marker.start, marker.end);
+            one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)
+        }
+    })
 }
 
 /// The call whose markup starts at `at` and whose header starts at `header_start` (after its
