@@ -70,20 +70,8 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     if allowed.is_empty() {
         return false;
     }
-    let start = message_start(text);
-    if let Some(&first) = text.as_bytes().get(start) {
-        if bare_group(first, allowed).is_some() {
-            return true;
-        }
-    }
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
-    if matches!(
-        match_at(&bytes[start..], starts & ANCHORED),
-        Match::Found(_)
-    ) {
-        return true;
-    }
     let mut pos = 0;
     while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
         let at = pos + i;
@@ -92,7 +80,14 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
         }
         pos = at + 1;
     }
-    false
+    // The message start (past think spans) is looked for only in a text without markers.
+    let start = message_start(text);
+    let bare = |&first: &u8| bare_group(first, allowed).is_some();
+    bytes.get(start).is_some_and(bare)
+        || matches!(
+            match_at(&bytes[start..], starts & ANCHORED),
+            Match::Found(_)
+        )
 }
 
 /// The table entries that start regions of `group`.

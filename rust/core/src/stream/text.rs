@@ -155,6 +155,19 @@ impl Text {
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     cx.shared.flush(cx.out);
                     cx.shared.prose.message_started = true;
+                    // A start marker whole at the message start (`[TOOL_CALLS]`) opens its
+                    // region at once: no bare form begins with one, so a bare candidate would
+                    // only give it back (through raw JSON) to be matched here again.
+                    if let Match::Found(entry) = match_at(&bytes[i..], cx.starts) {
+                        if let Role::Start { .. } = TABLE[entry].role {
+                            let held = &input[i..i + TABLE[entry].text.len()];
+                            if let Some(mode) =
+                                self.resolve(Resolved::Marker(entry), held, true, cx)
+                            {
+                                return Ok(Next::switch(i, mode));
+                            }
+                        }
+                    }
                     let mode = match bare_group(b, cx.options.formats) {
                         Some(group) => Mode::Region(RegionBody::bare(group, cx)),
                         None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
