@@ -352,7 +352,9 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
 }
 
 /// The longest marker, in bytes: the most text mode ever holds back.
-pub(crate) const fn longest() -> usize {
+pub(crate) const LONGEST: usize = longest();
+
+const fn longest() -> usize {
     let table = build();
     let mut longest = 0;
     let mut i = 0;
@@ -425,6 +427,6 @@ mod tests {
         }
         assert_eq!(match_at(b"<tool_cake>", all), Match::None);
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
-        assert!(longest() >= "<|tool_calls_section_begin|>".len());
+        assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
     }
 }

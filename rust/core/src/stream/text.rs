@@ -218,7 +218,7 @@ impl Text {
         let (resolved, used) = match candidate {
             Candidate::Marker(mask) => {
                 // The held bytes and as much of the input as the longest marker needs.
-                let mut take = markers::longest().saturating_sub(earlier).min(input.len());
+                let mut take = markers::LONGEST.saturating_sub(earlier).min(input.len());
                 while !input.is_char_boundary(take) {
                     take += 1;
                 }
