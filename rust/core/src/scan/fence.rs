@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use super::find::Needle;
 
-static TOOL_CALL: Needle = Needle::new("tool_call");
+const TOOL_CALL: &str = "tool_call";
 static TILDES: Needle = Needle::new("~~~");
 static BACKTICKS: Needle = Needle::new("```");
 
@@ -215,20 +215,21 @@ pub fn find_blocks_with(
     // reaches a fence line inside a string is then in the same state there and would also run
     // to the end, so it stops at once. This keeps the whole scan linear.
     let mut string_runs_to_end = false;
-    while let Some(found) = TOOL_CALL.find(&bytes[pos..]) {
-        let tag = pos + found;
-        // The tildes before the tag (`~~~tool_call`, or spaced: `~~~ tool_call`).
-        let mut marker = tag;
-        while marker > pos && matches!(bytes[marker - 1], b' ' | b'\t') {
-            marker -= 1;
+    // Tildes are rarer than the tag's word, which the hermes tags hold too.
+    while let Some(found) = TILDES.find(&bytes[pos..]) {
+        let tildes = pos + found;
+        // The tag after the tildes (`~~~tool_call`, or spaced: `~~~ tool_call`).
+        let mut tag = tildes + 3;
+        while matches!(bytes.get(tag), Some(b' ' | b'\t')) {
+            tag += 1;
         }
-        let tildes = marker >= pos + 3 && bytes[marker - 3..marker] == *b"~~~";
-        let Some(line_start) = tildes.then(|| at_line_start(bytes, marker - 3)).flatten() else {
-            pos = tag + 1;
+        let tagged = bytes[tag..].starts_with(TOOL_CALL.as_bytes());
+        let Some(line_start) = tagged.then(|| at_line_start(bytes, tildes)).flatten() else {
+            pos = tildes + 1;
             continue;
         };
         let Some((FenceLine::Open, body_start)) = fence_line(bytes, line_start) else {
-            pos = tag + 1;
+            pos = tildes + 1;
             continue;
         };
         if code_blocks.inside_at(line_start) {
