@@ -297,18 +297,39 @@ const fn by_format() -> [FormatEntries; Format::ALL.len()] {
 
 /// Inside a prose message of `group`: its ends are markup, its other starts are not.
 pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
-    let mut mask = mask;
-    for (i, entry) in TABLE.iter().enumerate() {
-        match entry.role {
-            Role::Start { group: g, .. } if g == group && !entry.ends_prose => {
-                mask &= !(1 << i);
+    let prose = &IN_PROSE[group as usize];
+    mask & !prose.not_markup | prose.markup
+}
+
+/// What a prose message of a group changes in the markers looked for.
+struct InProse {
+    /// Its start markers that do not end a prose message.
+    not_markup: Mask,
+    /// Its prose ends.
+    markup: Mask,
+}
+
+static IN_PROSE: [InProse; Group::ALL.len()] = {
+    let table = build();
+    let mut in_prose = [const {
+        InProse {
+            not_markup: 0,
+            markup: 0,
+        }
+    }; Group::ALL.len()];
+    let mut i = 0;
+    while i < COUNT {
+        match table[i].role {
+            Role::Start { group, .. } if !table[i].ends_prose => {
+                in_prose[group as usize].not_markup |= 1 << i;
             }
-            Role::ProseEnd(g) if g == group => mask |= 1 << i,
+            Role::ProseEnd(group) => in_prose[group as usize].markup |= 1 << i,
             _ => {}
         }
+        i += 1;
     }
-    mask
-}
+    in_prose
+};
 
 /// What [`match_at`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
