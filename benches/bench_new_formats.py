@@ -23,7 +23,10 @@ import formats_python_lists
 from renderers import RENDERERS
 from support import cases
 
-FORMATS = ("lfm2", "jamba", "nemotron", "granite", "apertus", "command_r7b", "olmo3", "phi4_mini")
+# The call-list family (rust/core/src/formats/json_list/).
+FORMATS = tuple(
+    "lfm2 jamba minimax_m1 nemotron granite apertus command_r7b olmo3 phi4_mini".split()
+)
 CHUNK = 16
 
 Item = tuple[str, list[tuple[str, dict[str, Any]]]]

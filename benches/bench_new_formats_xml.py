@@ -27,7 +27,10 @@ Calls = list[tuple[str, dict[str, Any]]]
 Tools = list[dict[str, Any]]
 Item = tuple[str, Tools, Calls]
 
-FORMATS = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3")
+FORMATS = (
+    *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
+    "hy_v3",
+)
 
 
 def renderings(name: str) -> list[Item]:
@@ -128,6 +131,22 @@ def longcat(text: str, tools: Tools) -> Calls:
     ]
 
 
+_HY_LIST = re.compile(r"<tool_calls>(.*?)(?:</tool_calls>|$)", re.S)
+_HY_CALL = re.compile(r"<tool_call>(.*?)(?:<tool_sep>)?\s*((?:<arg_key>.*?)?)\s*</tool_call>", re.S)
+_HY_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+
+
+def hy_v3(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for block in _HY_LIST.finditer(text):
+        for name, pairs in _HY_CALL.findall(block.group(1)):
+            types = props.get(name.strip(), {})
+            args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in _HY_PAIR.findall(pairs)}
+            calls.append((name.strip(), args))
+    return calls
+
+
 DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
@@ -136,6 +155,7 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "dots": _invoke_detector("", "dots_function_call"),
     "muse_glimmer": _invoke_detector("atem:", "atem:function_calls"),
     "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
+    "hy_v3": hy_v3,
 }
 
 

@@ -1,6 +1,7 @@
-"""Pure-Python detectors for the call-list formats of issue 23 (LFM2, Jamba, Nemotron, Granite 3,
-Apertus, Command R7B, Olmo 3, Phi-4-mini), written the way the peers' Python tool parsers
-are (`re` + `json`, `ast` for the pythonic bodies): the baseline of `bench_new_formats.py`.
+"""Pure-Python detectors for the call-list formats of issue 23 (LFM2, Jamba, MiniMax-M1,
+Nemotron, Granite 3, Apertus, Command R7B, Olmo 3, Phi-4-mini), written the way the peers'
+Python tool parsers are (`re` + `json`, `ast` for the pythonic bodies): the baseline of
+`bench_new_formats.py`.
 
 Each function takes model text and returns `[(name, arguments), ...]`.
 """
@@ -67,6 +68,16 @@ def lfm2(text: str) -> Calls:
 
 def jamba(text: str) -> Calls:
     return [c for m in _JAMBA.finditer(text) for c in _named(json.loads(m.group(1)))]
+
+
+def minimax_m1(text: str) -> Calls:
+    return [
+        c
+        for m in _JAMBA.finditer(text)
+        for line in m.group(1).splitlines()
+        if line.strip()
+        for c in _named(json.loads(line))
+    ]
 
 
 def nemotron(text: str) -> Calls:

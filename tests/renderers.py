@@ -157,6 +157,35 @@ def jamba(case: Case, k: int) -> str | None:
     return _wrapped(" <tool_calls>", _json_list(case, k), "</tool_calls>", k)
 
 
+def minimax_m1(case: Case, k: int) -> str | None:
+    # One call object a line between the tokens (MiniMax-M1's chat template).
+    lines = [
+        json.dumps({"name": c["name"], "arguments": c["arguments"]}, ensure_ascii=False)
+        for c in case["calls"]
+    ]
+    if not lines:
+        return None
+    return _wrapped("<tool_calls>\n", "\n".join(lines), "\n</tool_calls>", k)
+
+
+def hy_v3(case: Case, k: int) -> str | None:
+    # Hy3's calls (vLLM's HY v3 tests): a name and <tool_sep>, then key/value tags, with
+    # newlines between the tags on odd cases; values are text (typed by tools=).
+    if not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        pairs = "".join(
+            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{_text(value)}</arg_value>"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"{nl}<tool_call>{call['name']}<tool_sep>{pairs}{nl}</tool_call>")
+    if not calls:
+        return None
+    return _wrapped("<tool_calls>", "".join(calls), f"{nl}</tool_calls>", k)
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -259,6 +288,8 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "deepseek_dsml": deepseek_dsml,
     "lfm2": lfm2,
     "jamba": jamba,
+    "minimax_m1": minimax_m1,
+    "hy_v3": hy_v3,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,

@@ -1,7 +1,7 @@
-"""The formats of the list family added for issue 23 (LFM2, Jamba, Nemotron, Granite 3, Apertus,
-Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers' test cases, the corpus rendered
-in each, stream invariants, and auto-detection picking the same calls as naming the format, for
-every format's texts."""
+"""The formats of the list family added for issue 23 (LFM2, Jamba / Hunyuan-A13B, MiniMax-M1,
+Nemotron, Granite 3, Apertus, Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers'
+test cases, the corpus rendered in each, stream invariants, and auto-detection picking the same
+calls as naming the format, for every format's texts."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from test_stream_formats import check_stream
 NEW = {
     "lfm2": "lfm2",
     "jamba": "jamba",
+    "hunyuan_a13b": "jamba",
+    "minimax": "minimax_m1",
     "nemotron_v2": "nemotron",
     "granite": "granite",
     "apertus": "apertus",
@@ -81,6 +83,8 @@ def test_the_peer_cases_are_here() -> None:
     assert counts == {
         "lfm2": 31,
         "jamba": 6,
+        "hunyuan_a13b": 6,
+        "minimax": 5,
         "nemotron_v2": 6,
         "granite": 6,
         "apertus": 6,
@@ -251,7 +255,8 @@ def test_functools_only_at_the_start_of_a_message() -> None:
 
 def test_xlam_is_raw_json_hermes_or_mistral() -> None:
     """xLAM's outputs are a bare or fenced JSON list (raw JSON), or the hermes and mistral
-    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own."""
+    markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own
+    (its name is an alias of raw_json)."""
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
         xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
     assert len(xlam) == 10
@@ -283,3 +288,76 @@ def test_aliases() -> None:
     assert toolwire.parse_text(text, format="nemotron_v2").calls[0].name == "f"
     text = '<|tool_call_start|>[{"name": "f", "arguments": {}}]<|tool_call_end|>'
     assert toolwire.parse_text(text, format="lfm2_with_json_tools").calls[0].name == "f"
+
+
+def test_minimax_m1_objects_one_a_line_beside_jamba_lists() -> None:
+    """`<tool_calls>` opens both: call objects one a line are MiniMax-M1's, a list Jamba's (and
+    Hunyuan-A13B's); naming either format reads both bodies."""
+    lines = '<tool_calls>\n{"name": "f", "arguments": {"a": 1}}\n{"name": "g", "arguments": {}}'
+    listed = '<tool_calls>[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]'
+    for body, own in ((lines + "\n", "minimax_m1"), (listed, "jamba")):
+        text = body + "</tool_calls> Done."
+        for fmt in ("auto", "jamba", "minimax_m1", "minimax", "hunyuan_a13b"):
+            parsed = toolwire.parse_text(text, format=fmt)
+            assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1}), ("g", {})]
+            assert parsed.content == " Done."
+        check_stream(text, own, None, random.Random(own))
+    # A broken object fails alone, from itself to the end token; the calls before it are kept.
+    text = lines + '\n{"name": "h", \n</tool_calls>after'
+    parsed = toolwire.parse_text(text)
+    *read, bad = parsed.calls
+    assert [c.name for c in read] == ["f", "g"]
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert (bad.raw, bad.protocol) == ('{"name": "h", \n</tool_calls>', "minimax_m1")
+    assert parsed.content == "after"
+
+
+def test_peer_names_of_raw_json_formats() -> None:
+    """xLAM's and llama.cpp's generic format are raw JSON: their names are raw_json's aliases."""
+    assert toolwire.FORMAT_ALIASES["xlam"] == toolwire.FORMAT_ALIASES["llamacpp_generic"]
+    assert toolwire.FORMAT_ALIASES["xlam"] == "raw_json"
+    listed = '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'
+    single = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
+    for text in (listed, single):
+        for name in ("xlam", "XLAM", "llamacpp-generic"):
+            calls = toolwire.parse_text(text, format=name).calls
+            assert [(c.name, c.arguments) for c in calls] == [("f", {"a": 1})]
+            assert [c.name for c in toolwire.extract(text, formats=[name])] == ["f"]
+    # The markup of other formats is theirs: raw JSON reads JSON only.
+    tagged = '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'
+    assert toolwire.extract(tagged, formats=["xlam"]) == []
+    assert [c.name for c in toolwire.extract(tagged, formats=["xlam", "mistral"])] == ["f"]
+    # A generic-format answer is JSON the model wrote, kept as it is.
+    answer = '{"response": "Hello"}'
+    assert toolwire.parse_text(answer, format="llamacpp_generic").content == answer
+
+
+def test_hy_v3_calls_in_a_tool_calls_list() -> None:
+    """HY v3 writes glm45's calls, with `<tool_sep>` after the name, in `<tool_calls>`; HY v4
+    leaves the separator out. Values are typed by tools=."""
+    tools = [
+        {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"days": {"type": "integer"}}},
+        }
+    ]
+    spaced = (
+        "Checking.<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n"
+        "<arg_value>Oslo</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n"
+        "</tool_call>\n<tool_call>now<tool_sep>\n</tool_call>\n</tool_calls>"
+    )
+    inline = spaced.replace("\n", "")
+    v4 = inline.replace("<tool_sep>", "")
+    want = [("get_weather", {"city": "Oslo", "days": 3}), ("now", {})]
+    for text in (spaced, inline, v4):
+        for fmt in ("auto", "hy_v3", "hy_v4", "jamba"):
+            parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+            assert [(c.name, c.arguments) for c in parsed.calls] == want, (fmt, text)
+            assert parsed.content == "Checking."
+        check_stream(text, "hy_v3", tools, random.Random(text))
+    # A broken call fails alone; the next one is read, and the list's end token is markup.
+    broken = "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key>1</tool_call>"
+    parsed = toolwire.parse_text(broken + "<tool_call>g<tool_sep></tool_call></tool_calls>!")
+    bad, good = parsed.calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and bad.protocol == "hy_v3"
+    assert (good.name, parsed.content) == ("g", "!")

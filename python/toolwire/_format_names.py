@@ -28,6 +28,8 @@ FormatName: TypeAlias = Literal[
     "deepseek_dsml",
     "lfm2",
     "jamba",
+    "minimax_m1",
+    "hy_v3",
     "nemotron",
     "granite",
     "apertus",
@@ -39,15 +41,19 @@ FormatName: TypeAlias = Literal[
 #: The protocols ``formats=`` accepts beside the open-weight formats.
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json"]
 
-#: Other projects' names for the open-weight formats (``toolwire.FORMAT_ALIASES``); a name
-#: is also matched ignoring ASCII case and with ``-`` for ``_``.
+#: Other projects' names for the open-weight formats, and for formats that are raw JSON
+#: (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and with ``-`` for
+#: ``_``.
 FormatAlias: TypeAlias = Literal[
+    "xlam",
+    "llamacpp_generic",
     "hermes2_pro",
     "qwen25",
     "qwen",
     "qwen2_5",
     "ernie45",
     "ernie45_moe",
+    "granite4",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",
@@ -64,6 +70,7 @@ FormatAlias: TypeAlias = Literal[
     "llama3",
     "llama3_x",
     "llama4_json",
+    "llama3_builtin",
     "llama4_pythonic",
     "deepseekv3",
     "deepseek_r1",
@@ -75,10 +82,16 @@ FormatAlias: TypeAlias = Literal[
     "minimax_m2_5",
     "deepseek_v32",
     "deepseekv32",
+    "deepseek_v32_dsml",
     "deepseek_v4",
     "deepseekv4",
     "lfm2_with_json_tools",
+    "hunyuan_a13b",
+    "apriel_1_5",
+    "minimax",
+    "hy_v4",
     "nemotron_v2",
+    "nemotron_json",
     "granite3",
     "command_a",
     "phi4_mini_json",

@@ -51,8 +51,9 @@ __version__: Final[str]
 
 #: The open-weight formats, in registry order.
 FORMATS: Final[tuple[FormatName, ...]]
-#: Other projects' names for a format → toolwire's name (accepted by ``formats=``).
-FORMAT_ALIASES: Final[Mapping[str, FormatName]]
+#: Other projects' names for a format → toolwire's name (accepted by ``formats=``); the names
+#: of wire formats that are raw JSON map to ``"raw_json"``.
+FORMAT_ALIASES: Final[Mapping[str, FormatName | Literal["raw_json"]]]
 #: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]
 

@@ -67,16 +67,19 @@ def deviations() -> dict[str, dict[str, Any]]:
 
 
 def run(case: dict[str, Any], path: str, **options: Any) -> tuple[list[Any], str | None]:
-    """The calls (ToolCall or InvalidToolCall) and content (None for extract) of one path."""
-    fmt = case["toolwire_format"]
+    """The calls (ToolCall or InvalidToolCall) and content (None for extract) of one path;
+    `options` may name other `formats` than the case's."""
+    formats = options.pop("formats", [case["toolwire_format"]])
     text = case["text"]
     tools = case.get("tools")
     if path == "extract":
-        return toolwire.extract(text, formats=[fmt], on_error="keep", tools=tools, **options), None
+        return toolwire.extract(
+            text, formats=formats, on_error="keep", tools=tools, **options
+        ), None
     if path == "parse_text":
-        parsed = toolwire.parse_text(text, format=fmt, tools=tools, **options)
+        parsed = toolwire.parse_text(text, format=formats, tools=tools, **options)
         return list(parsed.calls), parsed.content
-    parser = toolwire.StreamParser(formats=[fmt], tools=tools, **options)
+    parser = toolwire.StreamParser(formats=formats, tools=tools, **options)
     events = fed_in_chunks(parser, text, random.Random(case["key"]), CHUNK_SIZES)
     content = "".join(e.text for e in events if e.kind == "text_delta")
     return streamed_calls(events), content

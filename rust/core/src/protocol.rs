@@ -15,6 +15,25 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// The protocols `formats=` names beside the open-weight formats.
+    pub const TEXT: [Protocol; 2] = [Protocol::TextTagged, Protocol::RawJson];
+
+    /// The protocol of [`Protocol::TEXT`] a name designates: its own name, or an alias (other
+    /// projects' names for formats that are raw JSON, matched as [`Format::parse`] does).
+    pub fn parse_text(name: &str) -> Option<Self> {
+        Protocol::TEXT
+            .into_iter()
+            .find(|p| p.as_str() == name || p.aliases().iter().any(|a| same_name(a, name)))
+    }
+
+    /// The names other projects give the protocol.
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Protocol::RawJson => crate::registry::RAW_JSON_ALIASES,
+            _ => &[],
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::Native => "native",
@@ -204,9 +223,18 @@ mod tests {
         }
         assert_eq!(Format::parse("GPT-OSS"), Some(Format::Harmony));
         assert_eq!(Format::parse("nope"), None);
-        // Protocol names are not format names.
-        for protocol in ["native", "text_tagged", "raw_json", "auto"] {
-            assert_eq!(Format::parse(protocol), None, "{protocol}");
+        // Protocol names and aliases are not format names.
+        for protocol in Protocol::TEXT {
+            for name in std::iter::once(protocol.as_str()).chain(protocol.aliases().iter().copied())
+            {
+                assert!(seen.insert(name.to_owned()), "{name} names two formats");
+                assert_eq!(Protocol::parse_text(name), Some(protocol));
+                assert_eq!(Format::parse(name), None, "{name}");
+            }
+        }
+        assert_eq!(Protocol::parse_text("xLAM"), Some(Protocol::RawJson));
+        for other in ["native", "auto", "hermes"] {
+            assert_eq!(Protocol::parse_text(other), None, "{other}");
         }
     }
 

@@ -11,11 +11,19 @@
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
 //! names and llama.cpp's chat formats, lower-cased.
 
+/// The peers' names for wire formats that are raw JSON (`raw_json`): a bare or fenced JSON list
+/// or object of calls, with no marker that tells it from any other JSON answer. xLAM writes a
+/// list of `{"name", "arguments"}`; llama.cpp's generic format `{"tool_call": …}`,
+/// `{"tool_calls": […]}` or `{"response": "…"}`.
+pub(crate) const RAW_JSON_ALIASES: &[&str] = &["xlam", "llamacpp_generic"];
+
 macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
             tool_call ToolCall [
-                Hermes "hermes" ["hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe"],
+                Hermes "hermes" [
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
+                ],
                 Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
                 Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
             ]
@@ -23,7 +31,7 @@ macro_rules! for_each_group {
                 Mistral "mistral" ["mistral_nemo", "magistral"],
             ]
             llama3_json Llama3Json [
-                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json"],
+                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json", "llama3_builtin"],
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
@@ -63,12 +71,16 @@ macro_rules! for_each_group {
                 MinimaxM2 "minimax_m2" ["minimax_m2_5"],
             ]
             dsml Dsml [
-                DeepseekDsml "deepseek_dsml" ["deepseek_v32", "deepseekv32", "deepseek_v4", "deepseekv4"],
+                DeepseekDsml "deepseek_dsml" [
+                    "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
+                ],
             ]
             json_list JsonList [
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
-                Jamba "jamba" [],
-                Nemotron "nemotron" ["nemotron_v2"],
+                Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
+                MinimaxM1 "minimax_m1" ["minimax"],
+                HyV3 "hy_v3" ["hy_v4"],
+                Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
                 CommandR7b "command_r7b" ["command_a"],

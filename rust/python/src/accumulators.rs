@@ -11,6 +11,7 @@ use toolwire_core::provider_stream::{Accumulator, FeedError, Meta, Usage};
 use toolwire_core::stream::{Event, StreamParser as Engine};
 
 use crate::builder::PyBuilder;
+use crate::encoder::not_a_stream_provider;
 use crate::errors::provider_format_error;
 use crate::events::ToolCallEnd;
 use crate::gateway::Gateway;
@@ -41,7 +42,8 @@ impl Pipeline {
             None => None,
         };
         Ok(Self {
-            accumulator: Accumulator::new(provider, engine).expect("a provider, not auto"),
+            accumulator: Accumulator::new(provider, engine)
+                .ok_or_else(|| not_a_stream_provider("auto"))?,
             gateway: Gateway::new(release, unknown_tools, tools, Protocol::Native)?,
         })
     }

@@ -21,12 +21,17 @@ use crate::view::PyJson;
 /// `provider=` for a stream: one of the five providers ("auto" is not a stream).
 fn stream_provider(provider: &str) -> PyResult<Shape> {
     match body_shape(provider) {
-        Ok(Shape::Auto) | Err(_) => Err(PyValueError::new_err(format!(
-            "provider must be 'openai', 'openai_responses', 'anthropic', 'ollama' or 'gemini', \
-             not {provider:?}"
-        ))),
+        Ok(Shape::Auto) | Err(_) => Err(not_a_stream_provider(provider)),
         Ok(shape) => Ok(shape),
     }
+}
+
+/// The error for a `provider=` that is not one of the five stream providers.
+pub(crate) fn not_a_stream_provider(provider: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "provider must be 'openai', 'openai_responses', 'anthropic', 'ollama' or 'gemini', \
+         not {provider:?}"
+    ))
 }
 
 /// A stream event object as the core's event.
@@ -175,9 +180,11 @@ impl StreamEncoder {
         model: Option<String>,
         response_id: Option<String>,
     ) -> PyResult<Self> {
-        let shape = stream_provider(provider.to_str()?)?;
+        let name = provider.to_str()?;
+        let encoder = Encoder::new(stream_provider(name)?, model, response_id)
+            .ok_or_else(|| not_a_stream_provider(name))?;
         Ok(Self {
-            encoder: Encoder::new(shape, model, response_id).expect("a provider, not auto"),
+            encoder,
             provider: provider.unbind(),
         })
     }
@@ -275,10 +282,10 @@ impl StreamTranslator {
         unknown_tools: &str,
     ) -> PyResult<Self> {
         let source = stream_provider(source)?;
-        let target = stream_provider(target)?;
         Ok(Self {
             pipeline: Pipeline::new(source, text_formats, tools, release, unknown_tools)?,
-            encoder: Encoder::new(target, model, response_id).expect("a provider, not auto"),
+            encoder: Encoder::new(stream_provider(target)?, model, response_id)
+                .ok_or_else(|| not_a_stream_provider(target))?,
             invalid: Vec::new(),
         })
     }

@@ -10,6 +10,7 @@ use toolwire_core::calls::ErrorPolicy;
 use toolwire_core::extract::{RawJsonMode, TextOptions};
 use toolwire_core::formats::{Format, FormatSet, ParamTypes};
 use toolwire_core::json::ParseOptions;
+use toolwire_core::protocol::Protocol;
 use toolwire_core::utf8::decode_utf8;
 
 use crate::errors::parse_error;
@@ -88,19 +89,17 @@ pub fn raw_json_mode(mode: &str) -> PyResult<RawJsonMode> {
         .ok_or_else(|| not_one_of("raw_json", ["whole", "fenced", "anywhere"], mode))
 }
 
-/// The protocols `formats=` accepts beside the open-weight formats.
-const PROTOCOL_NAMES: [&str; 2] = ["text_tagged", "raw_json"];
-
 /// Every name `formats=` accepts (aliases apart): the protocols, then the open-weight formats.
 fn all_names() -> impl Iterator<Item = &'static str> {
-    PROTOCOL_NAMES
+    Protocol::TEXT
         .into_iter()
+        .map(Protocol::as_str)
         .chain(Format::ALL.iter().map(|f| f.as_str()))
 }
 
 /// `FORMATS` (the open-weight formats' names, in registry order), `FORMAT_NAMES` (every name
-/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format →
-/// toolwire's), all from the core's registry.
+/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format or a
+/// protocol → toolwire's), all from the core's registry.
 pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let names = Format::ALL.iter().map(|f| f.as_str());
@@ -110,6 +109,11 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyTuple::new(py, all_names().collect::<Vec<_>>())?,
     )?;
     let aliases = PyDict::new(py);
+    for protocol in Protocol::TEXT {
+        for alias in protocol.aliases() {
+            aliases.set_item(alias, protocol.as_str())?;
+        }
+    }
     for format in Format::ALL {
         for alias in format.aliases() {
             aliases.set_item(alias, format.as_str())?;
@@ -121,8 +125,8 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The canonical name of a protocol or format (an alias of a format is accepted).
 fn format_name(name: &str) -> PyResult<String> {
-    if PROTOCOL_NAMES.contains(&name) {
-        return Ok(name.to_owned());
+    if let Some(protocol) = Protocol::parse_text(name) {
+        return Ok(protocol.as_str().to_owned());
     }
     match Format::parse(name) {
         Some(format) => Ok(format.as_str().to_owned()),

@@ -82,6 +82,12 @@ impl JsonValue {
         }
     }
 
+    /// Reads another top-level value from `start`, keeping the calls recorded so far.
+    pub fn restart(&mut self, start: usize) {
+        self.scanner.restart(start);
+        self.start = start;
+    }
+
     pub fn scan(&mut self, buf: &str) -> Scanned {
         // A value whose calls are not recorded and that has all arrived is taken by the strict
         // skipper in one go; it ends a valid value where the scanner would, and leaves anything

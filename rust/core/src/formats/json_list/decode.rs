@@ -5,9 +5,11 @@ use std::ops::Range;
 use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
+use super::super::tool_call::glm45;
 use super::{body_kind, body_start, Body, Shape, Wrap, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
+use crate::protocol::Format;
 
 static MARKERS: Markers = Markers::new(&START_TEXTS);
 
@@ -40,13 +42,16 @@ where
     let (text, body) = (cx.text, span.end);
     let kind = body_kind(&text.as_bytes()[..end], body, wrap);
     let kind = kind.unwrap_or(if body >= end { Body::Empty } else { Body::Other });
+    let format = wrap.format_of(kind, cx.allowed);
     let read = match kind {
         Body::Empty => Ok(body),
         Body::Pythonic if wrap.shape == Shape::PythonicLines => {
-            Ok(call_lines(cx, wrap.format, (body, end), "")?)
+            Ok(call_lines(cx, format, (body, end), "")?)
         }
-        Body::Pythonic => Ok(call_list(cx, wrap.format, body, end)?),
-        Body::Json => json_list(cx, wrap, span.start, body, end)?,
+        Body::Pythonic => Ok(call_list(cx, format, body, end)?),
+        Body::Json => json_list(cx, wrap.shape, format, span.start, body, end)?,
+        Body::Lines => object_lines(cx, wrap, format, span.start, body, end)?,
+        Body::Tagged => Ok(glm45::calls(cx, format, body, end)?),
         Body::Other => Err(Failure::parse("expected a list of calls", body, None)),
     };
     match read {
@@ -58,20 +63,27 @@ where
             })
         }
         Err(failure) => {
-            let markup_end = match wrap.end {
-                Some(token) => TextSeek::new(text, end, token).end_of_next(body, end),
-                None => end,
-            };
-            cx.fail(wrap.format, span.start..markup_end, failure);
+            let markup_end = markup_end(text, wrap, body, end);
+            cx.fail(format, span.start..markup_end, failure);
             Ok(markup_end)
         }
     }
 }
 
-/// The JSON list (or single object) at `body`; returns where it ends, or why it is broken.
-fn json_list<B>(
+/// Where the markup of a broken body starting at `body` ends: at the end token, or the end.
+fn markup_end(text: &str, wrap: &Wrap, body: usize, end: usize) -> usize {
+    match wrap.end {
+        Some(token) => TextSeek::new(text, end, token).end_of_next(body, end),
+        None => end,
+    }
+}
+
+/// Call objects one a line at `body` (MiniMax M1); returns where the last ends. An object that
+/// is not JSON fails from itself to the end token (the calls before it are kept).
+fn object_lines<B>(
     cx: &mut Cx<'_, '_, B>,
     wrap: &Wrap,
+    format: Format,
     start: usize,
     body: usize,
     end: usize,
@@ -80,10 +92,43 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let named = matches!(wrap.shape, Shape::Named | Shape::NamedOrPythonic);
+    let text = cx.text;
+    let mut object = body;
+    loop {
+        let object_end = match json_list(cx, wrap.shape, format, start, object, end)? {
+            Ok(object_end) => object_end,
+            Err(failure) if object == body => return Ok(Err(failure)),
+            Err(failure) => {
+                let markup_end = markup_end(text, wrap, object, end);
+                cx.fail(format, object..markup_end, failure);
+                return Ok(Ok(markup_end));
+            }
+        };
+        let next = skip_ws(text, object_end, end);
+        if next >= end || text.as_bytes()[next] != b'{' {
+            return Ok(Ok(object_end));
+        }
+        object = next;
+    }
+}
+
+/// The JSON list (or single object) at `body`; returns where it ends, or why it is broken.
+fn json_list<B>(
+    cx: &mut Cx<'_, '_, B>,
+    shape: Shape,
+    format: Format,
+    start: usize,
+    body: usize,
+    end: usize,
+) -> Result<Result<usize, Failure>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let named = matches!(shape, Shape::Named | Shape::NamedOrPythonic);
     if named {
         if let Some((calls, json_end)) = cx.read_calls(body, end)? {
-            cx.push_read(wrap.format, start..json_end, calls)?;
+            cx.push_read(format, start..json_end, calls)?;
             return Ok(Ok(json_end));
         }
     }
@@ -94,7 +139,7 @@ where
     let is_list = value.kind() == JsonKind::Array;
     if named {
         if !(is_list && value.items().is_empty()) {
-            let context = cx.context(wrap.format, start..json_end);
+            let context = cx.context(format, start..json_end);
             let (options, json_at) = (cx.options.json, body - start);
             push_calls_of_value(cx.builder, value, &context, json_at, options, &mut cx.outcomes)?;
         }
@@ -102,13 +147,13 @@ where
     }
     let items = if is_list { value.items() } else { vec![value] };
     for item in items {
-        match shaped_call(cx, wrap.shape, &item)? {
+        match shaped_call(cx, shape, &item)? {
             Ok((name, id, arguments)) => {
-                cx.call(wrap.format, start..json_end, name, id, arguments)?;
+                cx.call(format, start..json_end, name, id, arguments)?;
             }
             Err(detail) => {
                 let failure = Failure::parse(detail, body, None);
-                cx.fail(wrap.format, start..json_end, failure);
+                cx.fail(format, start..json_end, failure);
             }
         }
     }

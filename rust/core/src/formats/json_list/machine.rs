@@ -6,18 +6,26 @@ use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
 use super::super::pythonic::PythonicCall;
-use super::{body_kind, Body, Shape, Wrap};
+use super::super::tool_call::machine::TagCall;
+use super::{body_kind, Body, Shape, Wrap, TAGGED};
+use crate::protocol::{Format, FormatSet};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 enum State {
     /// After the start token: the body is not known yet.
     Body(usize),
-    Json(JsonValue),
+    /// A JSON list, or call objects one a line: between two objects, the last ends at `.0`
+    /// and the next may start at `.1`.
+    Json(JsonValue, Option<(usize, usize)>),
     Pythonic(PythonicCall),
     /// After the list, which ends at `.0`: the end token may follow.
     After(usize, usize),
     /// A body that is not a list: its markup runs to the end token.
     Broken(usize),
+    /// A `<tool_call>` call of a [`Body::Tagged`] body, read by that group's machine.
+    Tagged(Box<TagCall>),
+    /// After one, ending at `.0`: another may start at `.1`.
+    TaggedNext(usize, usize),
 }
 
 pub(crate) struct ListCall {
@@ -26,11 +34,16 @@ pub(crate) struct ListCall {
     open: Open,
     /// The body's start (where a broken body's search for the end token begins).
     body: usize,
+    /// The body is call objects one a line ([`Body::Lines`]).
+    lines: bool,
     seek: Option<Seek>,
     /// Argument bytes before this offset are final.
     safe: usize,
-    /// The records of a JSON list (a pythonic list keeps its own).
+    /// The records of a JSON list (a pythonic list keeps its own), or of the `<tool_call>` calls
+    /// read so far.
     records: Vec<CallRecord>,
+    /// How many of `records` are of `<tool_call>` calls that have ended.
+    tagged_done: usize,
 }
 
 impl ListCall {
@@ -40,9 +53,11 @@ impl ListCall {
             state: State::Body(at),
             open,
             body: at,
+            lines: false,
             seek: wrap.end.map(|end| Seek::new(end)),
             safe: 0,
             records: Vec::new(),
+            tagged_done: 0,
         }
     }
 
@@ -74,29 +89,55 @@ impl Machine for ListCall {
                         Some(Body::Empty) => {
                             return self.after(b, q, q).unwrap_or(Verdict::More);
                         }
-                        Some(Body::Json) => {
+                        Some(kind @ (Body::Json | Body::Lines)) => {
                             // Call objects of another shape than `{"name": …}` are announced
                             // when the list has been read.
                             let track = self.open.track
                                 && matches!(self.wrap.shape, Shape::Named | Shape::NamedOrPythonic);
-                            State::Json(JsonValue::new(q, self.open.json, track))
+                            self.lines = kind == Body::Lines;
+                            State::Json(JsonValue::new(q, self.open.json, track), None)
                         }
                         Some(Body::Pythonic) if self.wrap.shape == Shape::PythonicLines => {
                             State::Pythonic(PythonicCall::lines(q, None, ""))
                         }
                         Some(Body::Pythonic) => State::Pythonic(PythonicCall::new(false, q, None)),
                         Some(Body::Other) => State::Broken(q),
+                        Some(Body::Tagged) => State::TaggedNext(q, q),
                     };
                 }
-                State::Json(value) => match value.scan(buf) {
-                    Scanned::More => return Verdict::More,
-                    Scanned::Closed(end) => {
-                        self.records = std::mem::take(&mut value.scanner.records);
-                        self.safe = end;
-                        self.state = State::After(end, end);
+                State::Json(value, between) => {
+                    let Some((end, p)) = *between else {
+                        match value.scan(buf) {
+                            Scanned::More => return Verdict::More,
+                            Scanned::Closed(end) if self.lines => {
+                                self.safe = end;
+                                *between = Some((end, end));
+                            }
+                            Scanned::Closed(end) => {
+                                self.safe = end;
+                                self.records = std::mem::take(&mut value.scanner.records);
+                                self.state = State::After(end, end);
+                            }
+                            Scanned::Broken(_) => self.state = State::Broken(self.body),
+                        }
+                        continue;
+                    };
+                    let q = ws(b, p);
+                    match b.get(q) {
+                        None => {
+                            *between = Some((end, q));
+                            return Verdict::More;
+                        }
+                        Some(b'{') => {
+                            value.restart(q);
+                            *between = None;
+                        }
+                        Some(_) => {
+                            self.records = std::mem::take(&mut value.scanner.records);
+                            self.state = State::After(end, q);
+                        }
                     }
-                    Scanned::Broken(_) => self.state = State::Broken(self.body),
-                },
+                }
                 State::Pythonic(list) => match list.advance(buf) {
                     Verdict::End(end) => {
                         self.records = list.records().to_vec();
@@ -115,6 +156,40 @@ impl Machine for ListCall {
                         }
                     };
                 }
+                State::Tagged(call) => {
+                    let verdict = call.advance(buf);
+                    // The group's machine numbers its one call 0: items follow the calls before.
+                    let done = self.tagged_done;
+                    self.records.truncate(done);
+                    self.records.extend(call.records().iter().cloned().map(|mut record| {
+                        record.item += done;
+                        record
+                    }));
+                    match verdict {
+                        Verdict::End(end) => {
+                            self.tagged_done = self.records.len();
+                            self.state = State::TaggedNext(end, end);
+                        }
+                        other => return other,
+                    }
+                }
+                State::TaggedNext(end, p) => {
+                    let (end, q) = (*end, ws(b, *p));
+                    self.state = match starts(b, q, TAGGED) {
+                        None => {
+                            self.state = State::TaggedNext(end, q);
+                            return Verdict::More;
+                        }
+                        Some(true) => {
+                            let open = Open {
+                                formats: FormatSet::only(Format::Glm45),
+                                ..self.open
+                            };
+                            State::Tagged(Box::new(TagCall::glm(q + TAGGED.len(), open)))
+                        }
+                        Some(false) => State::After(end, q),
+                    };
+                }
                 State::Broken(from) => {
                     let from = *from;
                     return match self.seek.as_mut().and_then(|seek| seek.find(b, from)) {
@@ -128,7 +203,7 @@ impl Machine for ListCall {
 
     fn records(&self) -> &[CallRecord] {
         match &self.state {
-            State::Json(value) => &value.scanner.records,
+            State::Json(value, _) => &value.scanner.records,
             State::Pythonic(list) => list.records(),
             _ => &self.records,
         }
@@ -136,14 +211,14 @@ impl Machine for ListCall {
 
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match &mut self.state {
-            State::Json(value) => Some(&mut value.scanner),
+            State::Json(value, None) => Some(&mut value.scanner),
             _ => None,
         }
     }
 
     fn safe(&self) -> usize {
         match &self.state {
-            State::Json(value) => value.scanner.pos,
+            State::Json(value, None) => value.scanner.pos,
             _ => self.safe,
         }
     }

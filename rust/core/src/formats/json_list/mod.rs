@@ -1,5 +1,7 @@
 //! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
-//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
+//! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba, Hunyuan A13B), `<tool_calls>` with call
+//! objects one a line (MiniMax M1) or with glm45-shaped `<tool_call>f<tool_sep>…</tool_call>`
+//! calls (HY v3), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
@@ -44,6 +46,29 @@ pub(crate) struct Wrap {
     pub format: Format,
     pub end: Option<&'static Needle>,
     pub shape: Shape,
+    /// The format whose body is call objects one a line, sharing the tokens: a body that
+    /// starts with `{` is its (MiniMax M1 beside Jamba; one object reads the same either way).
+    pub lines: Option<Format>,
+    /// The format whose body is `<tool_call>` calls (HY v3, beside Jamba).
+    pub tagged: Option<Format>,
+}
+
+impl Wrap {
+    /// The format a body is read as: the body's own ([`Wrap::lines`], [`Wrap::tagged`]), or,
+    /// when that one is not allowed, the first allowed format of the tokens.
+    pub(crate) fn format_of(&self, body: Body, allowed: FormatSet) -> Format {
+        let own = match body {
+            Body::Lines => self.lines,
+            Body::Tagged => self.tagged,
+            _ => None,
+        };
+        let own = own.unwrap_or(self.format);
+        if allowed.contains(own) {
+            return own;
+        }
+        let formats = [Some(self.format), self.lines, self.tagged];
+        formats.into_iter().flatten().find(|&f| allowed.contains(f)).unwrap_or(own)
+    }
 }
 
 const LFM2_START: &str = "<|tool_call_start|>";
@@ -53,6 +78,8 @@ const GRANITE_START: &str = "<|tool_call|>";
 const APERTUS_START: &str = "<|tools_prefix|>";
 const COHERE_START: &str = "<|START_ACTION|>";
 const OLMO3_START: &str = "<function_calls>";
+/// What a [`Wrap::tagged`] body starts with.
+const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
 
 static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
@@ -75,47 +102,30 @@ pub(crate) const START_TEXTS: [&str; 8] = [
 ];
 
 pub(crate) static WRAPS: [Wrap; 8] = [
+    wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
-        format: Format::Lfm2,
-        end: Some(&LFM2_END),
-        shape: Shape::NamedOrPythonic,
+        lines: Some(Format::MinimaxM1),
+        tagged: Some(Format::HyV3),
+        ..wrap(Format::Jamba, Some(&JAMBA_END), Shape::Named)
     },
-    Wrap {
-        format: Format::Jamba,
-        end: Some(&JAMBA_END),
-        shape: Shape::Named,
-    },
-    Wrap {
-        format: Format::Nemotron,
-        end: Some(&NEMOTRON_END),
-        shape: Shape::Named,
-    },
-    Wrap {
-        format: Format::Granite,
-        end: None,
-        shape: Shape::Named,
-    },
-    Wrap {
-        format: Format::Apertus,
-        end: Some(&APERTUS_END),
-        shape: Shape::Keyed,
-    },
-    Wrap {
-        format: Format::CommandR7b,
-        end: Some(&COHERE_END),
-        shape: Shape::Cohere,
-    },
-    Wrap {
-        format: Format::Olmo3,
-        end: Some(&OLMO3_END),
-        shape: Shape::PythonicLines,
-    },
-    Wrap {
-        format: Format::Phi4Mini,
-        end: None,
-        shape: Shape::Named,
-    },
+    wrap(Format::Nemotron, Some(&NEMOTRON_END), Shape::Named),
+    wrap(Format::Granite, None, Shape::Named),
+    wrap(Format::Apertus, Some(&APERTUS_END), Shape::Keyed),
+    wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
+    wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
+    wrap(Format::Phi4Mini, None, Shape::Named),
 ];
+
+/// A format's tokens, read by no other format.
+const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
+    Wrap {
+        format,
+        end,
+        shape,
+        lines: None,
+        tagged: None,
+    }
+}
 
 const fn start(text: &'static str, format: Format) -> Start {
     Start {
@@ -129,7 +139,10 @@ pub(crate) struct Spec;
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &[
         start(LFM2_START, Format::Lfm2),
-        start(JAMBA_START, Format::Jamba),
+        Start {
+            text: JAMBA_START,
+            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3]),
+        },
         start(NEMOTRON_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
         start(APERTUS_START, Format::Apertus),
@@ -166,6 +179,10 @@ pub(crate) fn body_start(start: usize, at: usize) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Body {
     Json,
+    /// Call objects one a line ([`Wrap::lines`]).
+    Lines,
+    /// `<tool_call>` calls ([`Wrap::tagged`]).
+    Tagged,
     Pythonic,
     /// The end token (or the end of the text) comes first: no call.
     Empty,
@@ -186,8 +203,19 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
             return None;
         }
     }
+    if wrap.tagged.is_some() && first == b'<' {
+        let (rest, tagged) = (&bytes[at..], TAGGED.as_bytes());
+        return if rest.starts_with(tagged) {
+            Some(Body::Tagged)
+        } else if tagged.starts_with(rest) {
+            None
+        } else {
+            Some(Body::Other)
+        };
+    }
     match first {
         _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
+        b'{' if wrap.lines.is_some() => Some(Body::Lines),
         b'{' => Some(Body::Json),
         b'[' if wrap.shape == Shape::NamedOrPythonic => {
             let q = super::machine::ws(bytes, at + 1);

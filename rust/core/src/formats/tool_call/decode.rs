@@ -63,7 +63,7 @@ where
                     let closer = Some(&TOOL_CALL);
                     qwen3_coder::call(cx, marker.start, body, end, closer, &mut closers)
                 }
-                _ => glm45::call(cx, marker.start, body, end, &mut closers),
+                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers),
             }
         }
     })

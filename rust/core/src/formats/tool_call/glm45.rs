@@ -1,20 +1,45 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
-//! typed as in qwen3_coder.
+//! typed as in qwen3_coder. HY v3 writes the same calls with `<tool_sep>` after the name, in a
+//! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{typed_value, Types};
 use super::tags::{
-    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, VALUE, VALUE_CLOSE,
+    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_either;
 
+/// The `<tool_call>` calls at `body`, one after another (HY v3's list); returns where the last
+/// one's markup ends.
+pub(crate) fn calls<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    body: usize,
+    end: usize,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let mut closers = Closers::new(text, end, &TOOL_CALL);
+    let (mut pos, mut next) = (body, body);
+    while text[next..end].starts_with(OPEN) {
+        let name = skip_ws(text, next + OPEN.len(), end);
+        pos = call(cx, format, next, name, end, &mut closers)?;
+        next = skip_ws(text, pos, end);
+    }
+    Ok(pos)
+}
+
 /// One call whose `<tool_call>` starts at `open` and whose name starts at `body`. Returns where
 /// its markup ends.
 pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
+    format: Format,
     open: usize,
     body: usize,
     end: usize,
@@ -27,7 +52,7 @@ where
     let text = cx.text;
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
         let markup_end = closers.tool_call.end_of_next(from, end);
-        cx.fail(Format::Glm45, open..markup_end, failure);
+        cx.fail(format, open..markup_end, failure);
         markup_end
     };
     let name_end = find_either(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
@@ -40,7 +65,10 @@ where
         ));
     }
     let mut arguments = cx.builder.new_object()?;
-    let mut pos = name_end;
+    let mut pos = skip_ws(text, name_end, end);
+    if text[pos..end].starts_with(TOOL_SEP) {
+        pos += TOOL_SEP.len();
+    }
     loop {
         pos = skip_ws(text, pos, end);
         if !text[pos..end].starts_with(KEY) {
@@ -82,7 +110,7 @@ where
     };
     let arguments = cx.builder.finish_object(arguments)?;
     cx.call(
-        Format::Glm45,
+        format,
         open..markup_end,
         name.to_owned(),
         None,

@@ -8,7 +8,7 @@ use super::super::machine::{
 };
 use super::tags::{
     body_format, is_call_object, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
-    KEY_CLOSE_NEEDLE, PARAMETER, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
+    KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -92,6 +92,17 @@ impl TagCall {
             args: None,
             records: Vec::new(),
         }
+    }
+
+    /// A glm45-shaped call (a name, then `<arg_key>`/`<arg_value>` pairs) whose `<tool_call>`
+    /// ends at `at` (HY v3's calls in a `<tool_calls>` list).
+    pub fn glm(at: usize, open: Open) -> Self {
+        let mut call = Self::new(Some(&TOOL_CALL), at, open);
+        call.state = State::GName {
+            start: at,
+            scanned: at,
+        };
+        call
     }
 
     /// After a `</function>` ending at `after`: the region ends, or the wrapper's closing tag
@@ -353,13 +364,15 @@ impl Machine for TagCall {
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[KEY, CLOSE]) {
+                    match starts_any(b, q, &[KEY, CLOSE, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);
                             return Verdict::More;
                         }
                         Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
-                        Ok(Some(_)) => return self.end(q + CLOSE.len()),
+                        Ok(Some(1)) => return self.end(q + CLOSE.len()),
+                        // HY v3's separator after the name.
+                        Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
                         Ok(None) => self.state = State::SeekClose(q),
                     }
                 }

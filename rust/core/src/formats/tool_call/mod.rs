@@ -9,7 +9,7 @@
 //! call only when the object starts with its `"name"` key; otherwise the tag is prose.
 
 pub(crate) mod decode;
-mod glm45;
+pub(crate) mod glm45;
 pub(crate) mod hermes;
 pub(crate) mod machine;
 mod qwen3_coder;

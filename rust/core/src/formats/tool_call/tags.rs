@@ -103,7 +103,8 @@ pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
 pub(crate) static VALUE_ENDS: Markers =
     Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE]);
 
-/// glm45.
+/// glm45 (and HY v3, which writes `<tool_sep>` after the name).
+pub(crate) const TOOL_SEP: &str = "<tool_sep>";
 pub(crate) const KEY: &str = "<arg_key>";
 pub(crate) const KEY_CLOSE: &str = "</arg_key>";
 pub(crate) static KEY_CLOSE_NEEDLE: Needle = Needle::new(KEY_CLOSE);
