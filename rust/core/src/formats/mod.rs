@@ -55,42 +55,16 @@ macro_rules! define_groups {
             $($group(<$module::Spec as Grammar>::Machine),)*
         }
 
-        // A `match` per method, not a trait object: the stream asks the machine several
-        // times per chunk, and each arm is inlined.
-        impl Machine for AnyMachine {
-            fn advance(&mut self, buf: &str) -> Verdict {
+        impl AnyMachine {
+            fn get(&self) -> &dyn Machine {
                 match self {
-                    $(AnyMachine::$group(machine) => machine.advance(buf),)*
+                    $(AnyMachine::$group(machine) => machine,)*
                 }
             }
 
-            fn records(&self) -> &[CallRecord] {
+            fn get_mut(&mut self) -> &mut dyn Machine {
                 match self {
-                    $(AnyMachine::$group(machine) => machine.records(),)*
-                }
-            }
-
-            fn reading_json(&mut self) -> Option<&mut CallScanner> {
-                match self {
-                    $(AnyMachine::$group(machine) => machine.reading_json(),)*
-                }
-            }
-
-            fn safe(&self) -> usize {
-                match self {
-                    $(AnyMachine::$group(machine) => machine.safe(),)*
-                }
-            }
-
-            fn undecided(&self) -> bool {
-                match self {
-                    $(AnyMachine::$group(machine) => machine.undecided(),)*
-                }
-            }
-
-            fn raw_value_end(&self, len: usize) -> Option<usize> {
-                match self {
-                    $(AnyMachine::$group(machine) => machine.raw_value_end(len),)*
+                    $(AnyMachine::$group(machine) => machine,)*
                 }
             }
         }
@@ -159,6 +133,32 @@ macro_rules! define_groups {
 }
 
 for_each_group!(define_groups);
+
+impl Machine for AnyMachine {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        self.get_mut().advance(buf)
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        self.get().records()
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        self.get_mut().reading_json()
+    }
+
+    fn safe(&self) -> usize {
+        self.get().safe()
+    }
+
+    fn undecided(&self) -> bool {
+        self.get().undecided()
+    }
+
+    fn raw_value_end(&self, len: usize) -> Option<usize> {
+        self.get().raw_value_end(len)
+    }
+}
 
 /// The group whose markerless form a message starting with `first` may be, among `formats`.
 pub(crate) fn bare_group(first: u8, formats: FormatSet) -> Option<Group> {
