@@ -35,33 +35,13 @@ pub(crate) struct Tags {
 /// `invoke::spec!(TAGS, [OPEN], Format::F);`.
 macro_rules! spec {
     ($tags:expr, $opens:expr, $format:expr) => {
-        pub(crate) struct Spec;
-
-        impl $crate::formats::grammar::Grammar for Spec {
-            const STARTS: &'static [$crate::formats::grammar::Start] =
-                &$crate::formats::invoke::starts($opens, $format);
-
-            type Machine = $crate::formats::invoke::machine::InvokeBlock;
-
-            fn open(
-                start: Option<usize>,
-                at: usize,
-                open: $crate::formats::grammar::Open,
-            ) -> Self::Machine {
-                Self::Machine::new(&$tags, start.unwrap_or(0), at, open)
-            }
-
-            fn decode<B>(
-                cx: &mut $crate::formats::Cx<'_, '_, B>,
-                range: std::ops::Range<usize>,
-            ) -> Result<(), B::Error>
-            where
-                B: $crate::json::JsonBuilder,
-                B::Value: $crate::json::JsonView,
-            {
-                $crate::formats::invoke::decode::parse_region(cx, range, &$tags)
-            }
-        }
+        $crate::formats::grammar::spec!(
+            starts: &$crate::formats::invoke::starts($opens, $format),
+            control: &[],
+            machine: $crate::formats::invoke::machine::InvokeBlock,
+            open: |start, at, open| Self::Machine::new(&$tags, start.unwrap_or(0), at, open),
+            decode: |cx, range| $crate::formats::invoke::decode::parse_region(cx, range, &$tags),
+        );
     };
 }
 pub(crate) use spec;

@@ -47,34 +47,15 @@ impl Tokens {
 /// `sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);`.
 macro_rules! spec {
     ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr) => {
-        pub(crate) struct Spec;
-
-        impl $crate::formats::grammar::Grammar for Spec {
-            const STARTS: &'static [$crate::formats::grammar::Start] =
-                &$crate::formats::sectioned::starts($starts, $formats);
-            const CONTROL: &'static [&'static str] = &$control;
-
-            type Machine = $crate::formats::sectioned::machine::SectionCall;
-
-            fn open(
-                start: Option<usize>,
-                at: usize,
-                open: $crate::formats::grammar::Open,
-            ) -> Self::Machine {
-                Self::Machine::new(&$tokens, start, at, open)
-            }
-
-            fn decode<B>(
-                cx: &mut $crate::formats::Cx<'_, '_, B>,
-                range: std::ops::Range<usize>,
-            ) -> Result<(), B::Error>
-            where
-                B: $crate::json::JsonBuilder,
-                B::Value: $crate::json::JsonView,
-            {
+        $crate::formats::grammar::spec!(
+            starts: &$crate::formats::sectioned::starts($starts, $formats),
+            control: &$control,
+            machine: $crate::formats::sectioned::machine::SectionCall,
+            open: |start, at, open| Self::Machine::new(&$tokens, start, at, open),
+            decode: |cx, range| {
                 $crate::formats::sectioned::decode::parse_region(cx, range, &$tokens, $read)
-            }
-        }
+            },
+        );
     };
 }
 pub(crate) use spec;
