@@ -79,7 +79,7 @@ def call_texts(draw: st.DrawFn) -> str:
     return text
 
 
-prose = st.text(st.characters(codec="utf-8", exclude_characters='~`<[{|\r"'), max_size=30)
+prose = st.text(st.characters(codec="utf-8", exclude_characters='~`<[{|"'), max_size=30)
 
 
 #: JSON nested deeper than this is an error (Python's own parser goes deeper).
@@ -169,7 +169,8 @@ def without_ids(calls: list[Any]) -> list[Any]:
 
 
 #: Ways a model writes a block's fence lines, all read (issue 20): spaced, after invisible
-#: indentation, and a closing line that carries prose.
+#: indentation, and a closing line that carries prose; in tildes or backticks (`FENCE` is
+#: replaced by the block's fence), with any line ending.
 openers = st.sampled_from(
     [
         "~~~tool_call",
@@ -180,18 +181,24 @@ openers = st.sampled_from(
     ]
 )
 closers = st.sampled_from(["~~~", "~~~", "\t~~~ ", "~~~ and then some prose"])
+fences = st.sampled_from(["~~~", "~~~", "```"])
+line_endings = st.sampled_from(["\n", "\n", "\r\n", "\r"])
 
 
 @given(
-    st.lists(st.tuples(prose, openers, call_texts(), closers), min_size=1, max_size=4),
+    st.lists(st.tuples(prose, openers, call_texts(), closers, fences), min_size=1, max_size=4),
     prose,
+    line_endings,
     st.data(),
 )
 def test_every_call_of_a_text_comes_back_through_every_text_path(
-    parts: list[tuple[str, str, str, str]], tail: str, data: st.DataObject
+    parts: list[tuple[str, str, str, str, str]], tail: str, nl: str, data: st.DataObject
 ) -> None:
-    blocks = [block for _, _, block, _ in parts]
-    lines = [f"{before}\n{opener}\n{block}\n{closer}\n" for before, opener, block, closer in parts]
+    blocks = [block for _, _, block, _, _ in parts]
+    lines = [
+        nl.join([before, opener.replace("~~~", fence), block, closer.replace("~~~", fence), ""])
+        for before, opener, block, closer, fence in parts
+    ]
     text = "".join(lines) + tail
     calls = toolwire.extract(text, on_error="keep")
     check_calls(calls, blocks)

@@ -123,6 +123,71 @@ def test_broken_hermes_wrapper_spellings_are_invalid_calls(text: str, error: str
         assert error in calls[0][2]
 
 
+HEADER_START = ' to=functions.get_weather<|channel|>{} <|constrain|>json<|message|>{{"a": 1}}'
+
+
+@pytest.mark.parametrize("channel", ["commentary", "analysis"])
+@pytest.mark.parametrize("end", ["", "<|call|>"])
+def test_a_harmony_completion_that_starts_at_the_recipient(channel: str, end: str) -> None:
+    """The prompt ended with `<|start|>assistant` (llama.cpp test-chat.cpp L1903, L1911)."""
+    text = HEADER_START.format(channel) + end
+    for fmt in ("harmony", "openai"):
+        assert read(text, fmt) == ([("get_weather", {"a": 1})], "")
+    # With every format asked for, too (`extract`'s and `parse_text`'s default).
+    [call] = toolwire.extract(text)
+    assert (call.name, call.arguments) == ("get_weather", {"a": 1})
+    assert [c.name for c in toolwire.parse_text(text).calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "to=be or not to be",
+        "to=functions.f",
+        "to=functions.f<|message|>{}",
+        'Sure. to=functions.f<|channel|>final <|message|>{"a": 1}',
+    ],
+)
+def test_to_is_a_recipient_only_as_the_start_of_a_header(text: str) -> None:
+    calls, content = read(text, "harmony")
+    assert calls == []
+    assert content.startswith(text.split("<")[0].strip())
+
+
+def test_granite_answers_in_a_response_wrapper() -> None:
+    """llama.cpp test-chat.cpp L1645; the same tag wraps a Hermes call object."""
+    text = "<think>I'm\nthinking</think><response>Hello, world!\nWhat's up?</response>"
+    assert read(text, "granite") == ([], "Hello, world!\nWhat's up?")
+    assert toolwire.parse_text(text).content == "Hello, world!\nWhat's up?"
+    assert toolwire.parse_text(text).reasoning == "I'm\nthinking"
+    # With hermes alone the tag around prose is prose; a call object in it is a hermes call.
+    assert read(text, "hermes")[1] == "<response>Hello, world!\nWhat's up?</response>"
+    call = '<response>{"name": "get_weather", "arguments": {"city": "Paris"}}</response>'
+    assert read(call, "hermes") == ([("get_weather", {"city": "Paris"})], "")
+    assert [c.name for c in toolwire.extract(call)] == ["get_weather"]
+    # For granite alone it is the answer: JSON in an answer never runs a tool.
+    assert read(call, "granite") == ([], call[len("<response>") : -len("</response>")])
+
+
+def test_kimi_section_tokens_in_the_singular() -> None:
+    call = (
+        "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    )
+    text = f"Checking.<|tool_call_section_begin|>{call}<|tool_call_section_end|> Done."
+    assert read(text, "kimi_k2") == ([("get_weather", {})], "Checking. Done.")
+    assert [c.name for c in toolwire.extract(text)] == ["get_weather"]
+
+
+def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
+    text = (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n"
+        "<function=get_time>\n<parameter=zone>\nCET\n</parameter>\n</function>\n</tool_call>"
+    )
+    expected = [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
+    assert read(text, "qwen3_coder") == (expected, "")
+    assert [(c.name, c.arguments) for c in toolwire.extract(text)] == expected
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

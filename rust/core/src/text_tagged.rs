@@ -36,7 +36,7 @@ where
     // object is read field by field, without building the object itself. (Strict JSON only:
     // lenient JSON may hide a fence line in a single-quoted string.)
     let mut decoded: SmallVec<[(usize, Decoded<B::Value>); 2]> = SmallVec::new();
-    let blocks = find_blocks_with(text, |body_start| {
+    let blocks = find_blocks_with(text, |body_start, fence| {
         if options.lenient {
             return None;
         }
@@ -48,7 +48,7 @@ where
                 (Decoded::Value(value), end)
             }
         };
-        let close = closing_fence_after(text, body_start + end)?;
+        let close = closing_fence_after(text, body_start + end, fence)?;
         decoded.push((body_start, value));
         Some(close)
     });
@@ -161,7 +161,7 @@ pub(crate) fn unterminated_block(
         raw: raw.to_owned(),
         name: None,
         subject: format!("unterminated {what}"),
-        detail: "no closing ~~~ line before the next block or the end of the text".to_owned(),
+        detail: "no closing fence line before the next block or the end of the text".to_owned(),
         byte_offset: Some(byte_offset),
         line_column: None,
         offset: None,

@@ -66,13 +66,15 @@ pub(crate) enum Verdict {
 
 /// A group of formats.
 pub(crate) trait Grammar {
-    /// The markers that open a region (each starts with `<` or `[`, and none is a prefix of
+    /// The markers that open a region (each starts with `<` or `[`, or is looked for at the start
+    /// of a message only: `markers::is_anchored`; none is a prefix of
     /// another marker of any group).
     const STARTS: &'static [Start];
     /// A region that may open without a marker, at the start of a message.
     const BARE: Option<Bare> = None;
-    /// Markers that end a prose message of this group ([`Verdict::Prose`]).
-    const PROSE_ENDS: &'static [&'static str] = &[];
+    /// Markers that end a prose message of this group ([`Verdict::Prose`]); outside one, the
+    /// formats they name read them as control tokens (dropped).
+    const PROSE_ENDS: &'static [Start] = &[];
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
     const CONTROL: &'static [&'static str] = &[];

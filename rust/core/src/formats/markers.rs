@@ -34,7 +34,8 @@ pub(crate) struct Entry {
     pub ends_prose: bool,
 }
 
-const fn same(a: &str, b: &str) -> bool {
+/// `a == b`, in a `const` context.
+pub(crate) const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -98,7 +99,7 @@ const fn build_all() -> ([Entry; ROOM], usize) {
             let mut ends_prose = false;
             let mut e = 0;
             while e < ends.len() {
-                ends_prose |= same(ends[e], starts[i].text);
+                ends_prose |= same(ends[e].text, starts[i].text);
                 e += 1;
             }
             table[n] = Entry {
@@ -112,11 +113,11 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         }
         let mut e = 0;
         while e < ends.len() {
-            if !is_start_of(group, ends[e]) {
+            if !is_start_of(group, ends[e].text) {
                 table[n] = Entry {
-                    text: ends[e],
+                    text: ends[e].text,
                     role: Role::ProseEnd(group),
-                    formats: group.formats(),
+                    formats: ends[e].formats,
                     ends_prose: true,
                 };
                 n += 1;
@@ -403,7 +404,7 @@ mod tests {
                 assert!(starts_of(start.formats) & 1 << found.unwrap() != 0);
             }
             for end in group.prose_ends() {
-                assert!(TABLE.iter().any(|e| e.text == *end), "{end}");
+                assert!(TABLE.iter().any(|e| e.text == end.text), "{}", end.text);
             }
         }
         // Every format is opened by some marker or may start a message bare.

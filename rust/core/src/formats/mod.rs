@@ -92,7 +92,7 @@ macro_rules! define_groups {
             }
 
             /// The markers that end the group's prose messages.
-            pub(crate) const fn prose_ends(self) -> &'static [&'static str] {
+            pub(crate) const fn prose_ends(self) -> &'static [Start] {
                 match self {
                     $(Group::$group => <$module::Spec as Grammar>::PROSE_ENDS,)*
                 }

@@ -271,6 +271,15 @@ fn qwen3_coder_variants() {
     assert_eq!(shown[1], "g {}", "the failed call ends at its </tool_call>");
     let no_params = "<tool_call><function=g></function></tool_call>";
     assert_eq!(calls(Qwen3Coder, no_params), ["g {}"]);
+    // Two blocks in one wrapper: two calls (a hermes block among them too).
+    let two = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n<function=g>{\"b\": 2}</function>\n</tool_call> done";
+    assert_eq!(calls(Qwen3Coder, two), [F_A1, r#"g {"b":2}"#]);
+    assert_eq!(parsed(Qwen3Coder, two).content, "done");
+    assert_eq!(auto(two), [F_A1, r#"g {"b":2}"#]);
+    let then_junk = "<tool_call><function=f><parameter=a>1</parameter></function><function=g></function>x</tool_call>";
+    let read = calls(Qwen3Coder, then_junk);
+    assert_eq!(read[0], F_A1);
+    assert!(read[1].contains("expected </tool_call>"), "{read:?}");
 }
 
 #[test]
@@ -554,6 +563,12 @@ fn kimi_k2_variants() {
     assert_eq!(shown(&p.outcomes), [r#"math.gcd {"a":1}"#]);
     assert_eq!(p.content, "Let me look.");
     assert_eq!(auto(spaced).len(), 1);
+    // The section tokens in the singular, as some outputs spell them.
+    let singular = "Hi.<|tool_call_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_call_section_end|> Bye.";
+    let p = parsed(Format::KimiK2, singular);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Hi. Bye.");
+    assert_eq!(auto(singular), [F_A1]);
 }
 
 // --- harmony ------------------------------------------------------------------------------
@@ -582,6 +597,55 @@ fn harmony_variants() {
         "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>";
     assert!(calls(Harmony, broken)[0].starts_with("!harmony: invalid arguments"));
     assert_eq!(auto(standard), [F_A1]);
+    // The prompt ended with `<|start|>assistant`: the completion starts at the recipient.
+    for channel in ["commentary", "analysis"] {
+        let at_recipient = format!(
+            " to=functions.f<|channel|>{channel} <|constrain|>json<|message|>{{\"a\": 1}}<|call|>"
+        );
+        let p = parsed(Harmony, &at_recipient);
+        assert_eq!(
+            (shown(&p.outcomes), p.content.as_str()),
+            (vec![F_A1.to_owned()], "")
+        );
+        assert_eq!(auto(&at_recipient), [F_A1]);
+    }
+    // Only at the start of a message, and only as a header: elsewhere `to=` is prose.
+    for prose in [
+        "to=be or not to be",
+        "to=functions.f",
+        "to=\n<|channel|>commentary<|message|>{}",
+        "Hi to=functions.f<|channel|>commentary<|message|>{}",
+        &format!("to={}<|channel|>commentary<|message|>{{}}", "f".repeat(300)),
+    ] {
+        let p = parsed(Harmony, prose);
+        assert!(p.outcomes.is_empty(), "{prose:?}");
+        assert!(p
+            .content
+            .starts_with(&prose[..prose.find('<').unwrap_or(prose.len())]));
+    }
+}
+
+// --- granite's answer wrapper, a hermes wrapper too --------------------------------------
+
+#[test]
+fn response_wraps_a_granite_answer_or_a_hermes_call() {
+    let answer = "<think>Hm</think><response>Hello,\nworld!</response> Bye.";
+    let p = parsed(Format::Granite, answer);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "Hello,\nworld! Bye.");
+    // With hermes alone, the tag around something that is no call is prose.
+    let p = parsed(Format::Hermes, answer);
+    assert_eq!(p.content, "<response>Hello,\nworld!</response> Bye.");
+    // A call object in it is a hermes call when hermes is read, content for granite alone.
+    let call = "<response>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</response>";
+    assert_eq!(calls(Format::Hermes, call), [F_A1]);
+    assert_eq!(auto(call), [F_A1]);
+    let p = parsed(Format::Granite, call);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "{\"name\": \"f\", \"arguments\": {\"a\": 1}}");
+    // The answer ends at its closing tag: calls after it are read.
+    let then_call = "<response>Sure</response><tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+    assert_eq!(auto(then_call), [F_A1]);
 }
 
 // --- the whole tier -----------------------------------------------------------------------

@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::calls::id_of;
 use crate::json::{parse, ParseOptions, Value, ValueBuilder};
 
-use crate::scan::find::find_any3;
+use crate::scan::find::{find_any3, find_any4};
 
 /// What the scan knows about one call-level object.
 #[derive(Clone, Debug, Default)]
@@ -175,7 +175,7 @@ impl CallScanner {
 
     /// Moves past `piece`, appended to a text of `len` bytes scanned to its end, when that is
     /// all [`scan`](Self::scan) would do: inside a string that `piece` does not close, with no
-    /// newline in `piece`. Returns whether it did.
+    /// line break (`\n` or `\r`) in `piece`. Returns whether it did.
     pub fn skip_string_piece(&mut self, len: usize, piece: &str) -> bool {
         if !self.in_string || self.pos != len {
             return false;
@@ -185,14 +185,14 @@ impl CallScanner {
         let mut i = 0;
         while i < bytes.len() {
             if escaped {
-                if bytes[i] == b'\n' {
+                if matches!(bytes[i], b'\n' | b'\r') {
                     return false;
                 }
                 escaped = false;
                 i += 1;
                 continue;
             }
-            match find_any3(self.quote, b'\\', b'\n', &bytes[i..]) {
+            match find_any4(self.quote, b'\\', b'\n', b'\r', &bytes[i..]) {
                 None => break,
                 Some(k) if bytes[i + k] == b'\\' => {
                     escaped = true;

@@ -1,19 +1,24 @@
 //! Finding `~~~tool_call` blocks.
 //!
-//! A block opens with a line that is exactly `~~~tool_call` (after optional spaces/tabs; trailing
-//! spaces, tabs and CR allowed) outside any ```` ``` ```` code block, and closes at the first line
-//! that is `~~~` (same allowances) **outside a JSON string** of its body. Everything is found in
-//! one forward pass: `memmem` for the marker, `memchr` through bodies.
+//! A block opens with a line that is exactly `~~~tool_call`, or ```` ```tool_call ```` (the same
+//! fence in backticks), after optional indentation (trailing spaces and tabs allowed), outside
+//! any ```` ``` ```` code block, and closes at the first line that is its own fence (`~~~` or
+//! ```` ``` ````, same allowances) **outside a JSON string** of its body. A line ends at `\n`,
+//! `\r\n` or a lone `\r` (old Mac line endings). Everything is found in one forward pass:
+//! `memmem` for the marker, `memchr` through bodies.
 
 use std::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::find::Needle;
+use super::find::{find_any4, find_either, Needle};
 
-const TOOL_CALL: &str = "tool_call";
-static TILDES: Needle = Needle::new("~~~");
+static TOOL_CALL: Needle = Needle::new("tool_call");
 static BACKTICKS: Needle = Needle::new("```");
+
+/// The characters a fence is written in: tildes (the protocol) and backticks (markdown's code
+/// fence, which models write out of habit: ```` ```tool_call ````).
+const FENCE_BYTES: [u8; 2] = [b'~', b'`'];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FenceBlock {
@@ -31,19 +36,30 @@ enum FenceLine {
     Close,
 }
 
-/// The end of the line starting at `start`: the index after its `\n`, or the text length.
+/// The end of the line starting at `start`: the index after its line break, or the text length.
 fn line_end(bytes: &[u8], start: usize) -> usize {
-    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1)
+    memchr::memchr2(b'\n', b'\r', &bytes[start..])
+        .map_or(bytes.len(), |i| after_break(bytes, start + i))
 }
 
-/// Classifies the line starting at `start` as a fence line, returning its end (after its
-/// `\n`). Read forward from the tildes: a fence line is short, and a line that merely holds
-/// `~~~` stops at its first other character.
+/// The end of the line break at `i` (a `\n` or a `\r`; `\r\n` is one break).
+fn after_break(bytes: &[u8], i: usize) -> usize {
+    if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+        i + 2
+    } else {
+        i + 1
+    }
+}
+
+/// Classifies the line starting at `start` as a fence line, returning its fence character and
+/// its end (after its line break). Read forward from the fence: a fence line is short, and a
+/// line that merely holds `~~~` stops at its first other character.
 ///
 /// An opening line is `~~~tool_call`, also spaced as `~~~ tool_call` (a model's slip, whose
 /// intent is plain). A closing line is `~~~`, or `~~~`, a space or tab and any text: the block
-/// closes there and the text is prose (`~~~ and then some prose`, as the seed reads it).
-fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
+/// closes there and the text is prose (`~~~ and then some prose`, as the seed reads it). The
+/// same in backticks.
+fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, u8, usize)> {
     let mut i = start;
     loop {
         let n = indent_len(&bytes[i..]);
@@ -52,7 +68,8 @@ fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
         }
         i += n;
     }
-    if !bytes[i..].starts_with(b"~~~") {
+    let fence = *bytes.get(i).filter(|b| FENCE_BYTES.contains(b))?;
+    if !bytes[i..].starts_with(&[fence; 3]) {
         return None;
     }
     i += 3;
@@ -63,32 +80,54 @@ fn fence_line(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
     let spaced = i > after_tildes;
     if bytes[i..].starts_with(b"tool_call") {
         if let Some(end) = padding_to_line_end(bytes, i + "tool_call".len()) {
-            return Some((FenceLine::Open, end));
+            return Some((FenceLine::Open, fence, end));
         }
     }
     match padding_to_line_end(bytes, i) {
-        Some(end) => Some((FenceLine::Close, end)),
-        None if spaced => Some((FenceLine::Close, line_end(bytes, i))),
+        Some(end) => Some((FenceLine::Close, fence, end)),
+        None if spaced => Some((FenceLine::Close, fence, line_end(bytes, i))),
         None => None,
     }
 }
 
-/// The end of the line (after its `\n`) when only spaces, tabs and `\r` come from `i` to it.
-fn padding_to_line_end(bytes: &[u8], mut i: usize) -> Option<usize> {
-    while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
-        i += 1;
+/// A fence line that ends or closes the body of a block fenced in `fence`: an opening line in
+/// either fence, a closing line in its own.
+fn body_fence_line(bytes: &[u8], start: usize, fence: u8) -> Option<(FenceLine, usize)> {
+    match fence_line(bytes, start)? {
+        (FenceLine::Close, f, _) if f != fence => None,
+        (kind, _, end) => Some((kind, end)),
     }
-    match bytes.get(i) {
-        None => Some(i),
-        Some(b'\n') => Some(i + 1),
-        Some(_) => None,
+}
+
+/// The end of the line (after its break) when only spaces and tabs come from `i` to it.
+fn padding_to_line_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let i = skip_padding(bytes, i);
+    if i == bytes.len() {
+        return Some(i);
     }
+    blank_line_end(bytes, i)
+}
+
+/// The end of the line break that blank space (spaces and tabs) from `i` runs to, if one does.
+fn blank_line_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let i = skip_padding(bytes, i);
+    matches!(bytes.get(i), Some(b'\n' | b'\r')).then(|| after_break(bytes, i))
+}
+
+fn skip_padding(bytes: &[u8], i: usize) -> usize {
+    i + bytes[i..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' ' | b'\t'))
+        .count()
 }
 
 /// Where the fence of a closing line (`line`, from its start) ends: after `~~~` and its
 /// padding, before the prose a closing line may carry (the whole line when it has none).
 pub fn closing_fence_len(line: &[u8]) -> usize {
-    let mut i = line.iter().position(|&b| b == b'~').map_or(0, |i| i + 3);
+    let mut i = line
+        .iter()
+        .position(|b| FENCE_BYTES.contains(b))
+        .map_or(0, |i| i + 3);
     while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
         i += 1;
     }
@@ -141,7 +180,7 @@ fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
         }
         j -= n;
     }
-    (j == 0 || bytes[j - 1] == b'\n').then_some(j)
+    (j == 0 || matches!(bytes[j - 1], b'\n' | b'\r')).then_some(j)
 }
 
 /// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.
@@ -197,15 +236,15 @@ pub type Blocks = SmallVec<[FenceBlock; 2]>;
 
 /// Finds every `~~~tool_call` block of `text`, in order.
 pub fn find_blocks(text: &str) -> Blocks {
-    find_blocks_with(text, |_| None)
+    find_blocks_with(text, |_, _| None)
 }
 
-/// [`find_blocks`], asking `known_close(body_start)` first for each body: a caller that has
-/// already decoded the body's JSON (and so knows where it ends) returns the closing line's
+/// [`find_blocks`], asking `known_close(body_start, fence)` first for each body: a caller that
+/// has already decoded the body's JSON (and so knows where it ends) returns the closing line's
 /// start and end, sparing the string-aware scan. Returning `None` falls back to the scan.
 pub fn find_blocks_with(
     text: &str,
-    mut known_close: impl FnMut(usize) -> Option<(usize, usize)>,
+    mut known_close: impl FnMut(usize, u8) -> Option<(usize, usize)>,
 ) -> Blocks {
     let bytes = text.as_bytes();
     let mut code_blocks = CodeBlocks::new(bytes);
@@ -215,33 +254,35 @@ pub fn find_blocks_with(
     // reaches a fence line inside a string is then in the same state there and would also run
     // to the end, so it stops at once. This keeps the whole scan linear.
     let mut string_runs_to_end = false;
-    // Tildes are rarer than the tag's word, which the hermes tags hold too.
-    while let Some(found) = TILDES.find(&bytes[pos..]) {
-        let tildes = pos + found;
-        // The tag after the tildes (`~~~tool_call`, or spaced: `~~~ tool_call`).
-        let mut tag = tildes + 3;
-        while matches!(bytes.get(tag), Some(b' ' | b'\t')) {
-            tag += 1;
+    while let Some(found) = TOOL_CALL.find(&bytes[pos..]) {
+        let tag = pos + found;
+        // The fence before the tag (`~~~tool_call`, or spaced: `~~~ tool_call`).
+        let mut marker = tag;
+        while marker > pos && matches!(bytes[marker - 1], b' ' | b'\t') {
+            marker -= 1;
         }
-        let tagged = bytes[tag..].starts_with(TOOL_CALL.as_bytes());
-        let Some(line_start) = tagged.then(|| at_line_start(bytes, tildes)).flatten() else {
-            pos = tildes + 1;
+        let fenced = marker >= pos + 3
+            && FENCE_BYTES
+                .iter()
+                .any(|&f| bytes[marker - 3..marker] == [f; 3]);
+        let Some(line_start) = fenced.then(|| at_line_start(bytes, marker - 3)).flatten() else {
+            pos = tag + 1;
             continue;
         };
-        let Some((FenceLine::Open, body_start)) = fence_line(bytes, line_start) else {
-            pos = tildes + 1;
+        let Some((FenceLine::Open, fence, body_start)) = fence_line(bytes, line_start) else {
+            pos = tag + 1;
             continue;
         };
         if code_blocks.inside_at(line_start) {
             pos = body_start;
             continue;
         }
-        let end = match known_close(body_start) {
+        let end = match known_close(body_start, fence) {
             Some((close_start, close_end)) => BodyEnd::Closed(close_start, close_end),
-            None => match scan_body(bytes, body_start, string_runs_to_end) {
+            None => match scan_body(bytes, body_start, fence, string_runs_to_end) {
                 BodyEnd::EndOfText => {
                     string_runs_to_end = true;
-                    first_fence_line(bytes, body_start)
+                    first_fence_line(bytes, body_start, fence)
                 }
                 found => found,
             },
@@ -279,43 +320,30 @@ pub fn find_blocks_with(
     blocks
 }
 
-/// The closing fence line that follows a complete JSON value ending at `end`, with nothing but
-/// blank space between them: the line's start and end. A JSON value cannot hold a bare `~~~`
-/// line outside its strings, so this agrees with the string-aware scan of [`find_blocks`].
-pub fn closing_fence_after(text: &str, end: usize) -> Option<(usize, usize)> {
+/// The closing line of a block fenced in `fence` that follows a complete JSON value ending at
+/// `end`, with nothing but blank space between them: the line's start and end. A JSON value
+/// cannot hold a bare fence line outside its strings, so this agrees with the string-aware scan
+/// of [`find_blocks`].
+pub fn closing_fence_after(text: &str, end: usize, fence: u8) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    let mut i = end;
-    // The rest of the value's own line must be blank.
-    while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
-        i += 1;
-    }
-    if bytes.get(i) != Some(&b'\n') {
-        return None;
-    }
+    // The rest of the value's own line must be blank, and so must every line before the fence.
+    let mut line_start = blank_line_end(bytes, end)?;
     loop {
-        let line_start = i + 1;
-        if let Some((FenceLine::Close, line_end)) = fence_line(bytes, line_start) {
+        if let Some((FenceLine::Close, line_end)) = body_fence_line(bytes, line_start, fence) {
             return Some((line_start, line_end));
         }
-        // Only blank lines may come before the fence.
-        i = line_start;
-        while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
-            i += 1;
-        }
-        if bytes.get(i) != Some(&b'\n') {
-            return None;
-        }
+        line_start = blank_line_end(bytes, line_start)?;
     }
 }
 
 /// Walks a body from `start`, tracking JSON strings, to the first fence line outside a string.
-fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyEnd {
+fn scan_body(bytes: &[u8], start: usize, fence: u8, stop_at_fence_in_string: bool) -> BodyEnd {
     let mut i = start;
     let mut in_string = false;
     let mut line_start = Some(start);
     loop {
         if let Some(ls) = line_start.take() {
-            if let Some((kind, end)) = fence_line(bytes, ls) {
+            if let Some((kind, end)) = body_fence_line(bytes, ls, fence) {
                 if !in_string {
                     return match kind {
                         FenceLine::Close => BodyEnd::Closed(ls, end),
@@ -328,7 +356,7 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
                 // No call's string holds a whole opening line: a quote left open ran on into
                 // the next block, so this block ends at its first fence line.
                 if kind == FenceLine::Open {
-                    return first_fence_line(bytes, start);
+                    return first_fence_line(bytes, start, fence);
                 }
             }
         }
@@ -341,8 +369,12 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
                 in_string = !in_string;
                 i += 1;
             }
-            // An escape only means something inside a string; it may escape a newline.
-            b'\\' => i += if in_string { 2 } else { 1 },
+            // An escape only means something inside a string, and never escapes a line break
+            // (JSON has no such escape): the line after it may be a fence line.
+            b'\\' => {
+                let escapes = in_string && !matches!(bytes.get(i + 1), Some(b'\n' | b'\r'));
+                i += if escapes { 2 } else { 1 };
+            }
             _ => {
                 i += 1;
                 line_start = Some(i);
@@ -354,32 +386,35 @@ fn scan_body(bytes: &[u8], start: usize, stop_at_fence_in_string: bool) -> BodyE
     }
 }
 
-/// The offset of the next `"`, `\\` or newline. In JSON bodies these are usually a few bytes
-/// apart, closer than a SIMD search pays for its setup, so a short plain loop goes first; long
-/// runs (big string arguments) go to `memchr3`.
+/// The offset of the next `"`, `\\` or line break. In JSON bodies these are usually a few
+/// bytes apart, closer than a SIMD search pays for its setup, so a short plain loop goes first;
+/// long runs (big string arguments) go to the vector searches.
 fn next_json_special(bytes: &[u8]) -> Option<usize> {
     const SHORT: usize = 32;
     let head = &bytes[..bytes.len().min(SHORT)];
-    if let Some(found) = head.iter().position(|&b| matches!(b, b'"' | b'\\' | b'\n')) {
+    if let Some(found) = head
+        .iter()
+        .position(|&b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
+    {
         return Some(found);
     }
-    memchr::memchr3(b'"', b'\\', b'\n', &bytes[head.len()..]).map(|found| head.len() + found)
+    find_any4(b'"', b'\\', b'\n', b'\r', &bytes[head.len()..]).map(|found| head.len() + found)
 }
 
-/// The first fence line at or after `start`, ignoring strings (the fallback for a body whose
-/// quotes never balance).
-fn first_fence_line(bytes: &[u8], start: usize) -> BodyEnd {
+/// The first fence line of a block fenced in `fence` at or after `start`, ignoring strings
+/// (the fallback for a body whose quotes never balance).
+fn first_fence_line(bytes: &[u8], start: usize, fence: u8) -> BodyEnd {
     let mut search = start;
-    while let Some(found) = TILDES.find(&bytes[search..]) {
+    while let Some(found) = find_either(b'~', b'`', &bytes[search..]) {
         let at = search + found;
         if let Some(ls) = at_line_start(bytes, at).filter(|&ls| ls >= start) {
-            match fence_line(bytes, ls) {
+            match body_fence_line(bytes, ls, fence) {
                 Some((FenceLine::Close, end)) => return BodyEnd::Closed(ls, end),
                 Some((FenceLine::Open, _)) => return BodyEnd::NextOpen(ls),
                 None => {}
             }
         }
-        search = at + 3;
+        search = at + 1;
     }
     BodyEnd::EndOfText
 }
@@ -396,21 +431,28 @@ mod tests {
     }
 
     /// A fence line as the contract words it: optional indent, `~~~` or `~~~tool_call` (spaces
-    /// or tabs allowed before `tool_call`), then nothing but spaces, tabs and `\r` up to the
-    /// line's end; or `~~~`, a space or tab, and any text (a closing line with prose).
-    fn fence_line_by_definition(bytes: &[u8], start: usize) -> Option<(FenceLine, usize)> {
-        let end = line_end(bytes, start);
-        let line = bytes[start..end]
-            .strip_suffix(b"\n")
-            .unwrap_or(&bytes[start..end]);
-        let text = std::str::from_utf8(line).ok()?;
-        let rest = text.trim_start_matches([' ', '\t']).strip_prefix("~~~")?;
-        let padding = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    /// or tabs allowed before `tool_call`), then nothing but spaces and tabs up to the line's
+    /// break (`\n`, `\r\n` or `\r`); or `~~~`, a space or tab, and any text (a closing line
+    /// with prose). The same in backticks.
+    fn fence_line_by_definition(bytes: &[u8], start: usize) -> Option<(FenceLine, u8, usize)> {
+        let rest = &bytes[start..];
+        let (line, end) = match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) if rest[i..].starts_with(b"\r\n") => (&rest[..i], start + i + 2),
+            Some(i) => (&rest[..i], start + i + 1),
+            None => (rest, bytes.len()),
+        };
+        let text = std::str::from_utf8(line)
+            .ok()?
+            .trim_start_matches([' ', '\t']);
+        let padding = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t'));
+        let (fence, rest) = ["~~~", "```"]
+            .into_iter()
+            .find_map(|f| Some((f.as_bytes()[0], text.strip_prefix(f)?)))?;
         let tag = rest.trim_start_matches([' ', '\t']);
         if tag.strip_prefix("tool_call").is_some_and(padding) {
-            return Some((FenceLine::Open, end));
+            return Some((FenceLine::Open, fence, end));
         }
-        (padding(rest) || tag.len() < rest.len()).then_some((FenceLine::Close, end))
+        (padding(rest) || tag.len() < rest.len()).then_some((FenceLine::Close, fence, end))
     }
 
     #[test]
@@ -421,9 +463,12 @@ mod tests {
             "\t",
             "~~~",
             "~",
+            "```",
+            "`",
             "tool_call",
             "tool_calls",
             "\r",
+            "\r\n",
             "x",
             "\n",
         ];
@@ -449,6 +494,42 @@ mod tests {
             bodies(text),
             vec![("{\"name\":\"a\"}\n", true), ("{}\r\n", true)]
         );
+    }
+
+    #[test]
+    fn cr_only_line_endings() {
+        let text = "hi\r~~~tool_call\r{\"name\":\"a\"}\r~~~\rend\r\r  ~~~ tool_call\r\n[\r]\r~~~ x";
+        assert_eq!(
+            bodies(text),
+            vec![("{\"name\":\"a\"}\r", true), ("[\r]\r", true)]
+        );
+        // A lone `\r` inside a string is a line break inside the string, as `\n` is.
+        let text = "~~~tool_call\r{\"a\": \"x\r~~~\ry\"}\r~~~\r";
+        assert_eq!(bodies(text), vec![("{\"a\": \"x\r~~~\ry\"}\r", true)]);
+        assert_eq!(closing_fence_after("{}\r\r~~~\rx", 2, b'~'), Some((4, 8)));
+        assert_eq!(closing_fence_after("{}\r\n~~~\r\nx", 2, b'~'), Some((4, 9)));
+    }
+
+    #[test]
+    fn backtick_fences() {
+        assert_eq!(
+            bodies("Calling:\n```tool_call\n{}\n```\nDone."),
+            vec![("{}\n", true)]
+        );
+        // Each block closes with its own fence; an opening line in either ends a body.
+        assert_eq!(
+            bodies("```tool_call\n{}\n~~~\n```\n~~~tool_call\n[]\n```\n~~~"),
+            vec![("{}\n~~~\n", true), ("[]\n```\n", true)]
+        );
+        assert_eq!(
+            bodies("~~~tool_call\n{\n```tool_call\n{}\n```"),
+            vec![("{\n", false), ("{}\n", true)]
+        );
+        assert_eq!(closing_fence_after("{}\n```\n", 2, b'`'), Some((3, 7)));
+        assert_eq!(closing_fence_after("{}\n```\n", 2, b'~'), None);
+        // In a code block, it is a quoted example like a `~~~tool_call` block.
+        assert!(find_blocks("```\n```tool_call\n{}\n```\n```\n").is_empty());
+        assert!(find_blocks("````tool_call\n{}\n````\n").is_empty());
     }
 
     #[test]
@@ -510,10 +591,10 @@ mod tests {
     #[test]
     fn closing_fence_after_a_value() {
         let text = "{\"a\": 1}  \r\n\n  ~~~ \nrest";
-        assert_eq!(closing_fence_after(text, 8), Some((13, 20)));
-        assert_eq!(closing_fence_after("{} ~~~\n", 2), None);
-        assert_eq!(closing_fence_after("{}\nx\n~~~\n", 2), None);
-        assert_eq!(closing_fence_after("{}\n", 2), None);
+        assert_eq!(closing_fence_after(text, 8, b'~'), Some((13, 20)));
+        assert_eq!(closing_fence_after("{} ~~~\n", 2, b'~'), None);
+        assert_eq!(closing_fence_after("{}\nx\n~~~\n", 2, b'~'), None);
+        assert_eq!(closing_fence_after("{}\n", 2, b'~'), None);
     }
 
     #[test]

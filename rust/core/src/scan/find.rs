@@ -62,6 +62,15 @@ pub(crate) fn find_any3(a: u8, b: u8, c: u8, haystack: &[u8]) -> Option<usize> {
     memchr::memchr3(a, b, c, haystack)
 }
 
+/// The first `a`, `b`, `c` or `d` in `haystack`: [`find_any3`], then `d` before what it found
+/// (memchr searches at most three bytes at once; `d` is a rare byte in the callers).
+#[inline]
+pub(crate) fn find_any4(a: u8, b: u8, c: u8, d: u8, haystack: &[u8]) -> Option<usize> {
+    let three = find_any3(a, b, c, haystack);
+    let before = &haystack[..three.unwrap_or(haystack.len())];
+    find_byte(d, before).or(three)
+}
+
 /// A fixed marker and its searchers, built on first use and kept for the process (building
 /// one costs more than searching a typical reply).
 pub(crate) struct Needle {
@@ -175,6 +184,10 @@ mod tests {
                 assert_eq!(find_byte(a, &hay), want, "{hay:?}");
                 let want = hay.iter().position(|&c| c == a || c == b || c == b'~');
                 assert_eq!(find_any3(a, b, b'~', &hay), want, "{hay:?}");
+                let want = hay.iter().position(|&c| [a, b, b'~', b'.'].contains(&c));
+                assert_eq!(find_any4(a, b, b'~', b'.', &hay), want, "{hay:?}");
+                let want = hay.iter().position(|&c| [a, b, b'~', b'x'].contains(&c));
+                assert_eq!(find_any4(a, b, b'~', b'x', &hay), want, "{hay:?}");
             }
         }
     }

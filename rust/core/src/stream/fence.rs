@@ -1,6 +1,6 @@
 //! `~~~tool_call` mode: the same rules as [`crate::scan::fence`] (fence lines on their own, the
-//! closing fence only outside a JSON string, an unterminated block ending at the next opening
-//! fence or the end of the text). The body is appended line by line and scanned once by a
+//! closing fence, in the block's own fence character, only outside a JSON string, an
+//! unterminated block ending at the next opening fence or the end of the text). The body is appended line by line and scanned once by a
 //! [`CallScanner`], which finds each call's name (to announce it) and the byte span of its
 //! arguments (to forward the model's own bytes). At the closing fence the body is decoded once
 //! by the batch code ([`crate::calls::push_calls_of_text_parsed`]).
@@ -11,7 +11,7 @@ use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::closing_fence_len;
-use crate::scan::find::{find_byte, find_either};
+use crate::scan::find::find_either;
 use crate::text_tagged::unterminated_block;
 
 use super::emit::{Closing, LiveCalls};
@@ -20,8 +20,10 @@ use super::shared::Pos;
 use super::{Ctx, Event, Next};
 
 pub(super) struct FenceBody {
-    /// The opening fence line, from its `~`.
+    /// The opening fence line, from its fence.
     open_line: String,
+    /// Its fence character: a closing line is written in it.
+    fence: u8,
     open_at: Pos,
     body_at: Pos,
     body: String,
@@ -30,6 +32,9 @@ pub(super) struct FenceBody {
     line: Option<FenceLine>,
     line_start: usize,
     line_in_string: bool,
+    /// Whether the line break the current line awaits the end of (a `\r`) ends a line outside
+    /// an escape.
+    break_ends_line: bool,
     quotes: DoubleQuotes,
     /// The first fence line seen inside a JSON string: (line start, line end, kind).
     string_fence: Option<(usize, usize, FenceKind)>,
@@ -37,9 +42,10 @@ pub(super) struct FenceBody {
     block: usize,
 }
 
-/// The next line of `input` (its `\n` included), or all of it.
-pub(super) fn next_line(input: &str) -> &str {
-    let end = find_byte(b'\n', input.as_bytes()).map_or(input.len(), |i| i + 1);
+/// The next piece of `input` up to a line break (`\n` or `\r`, included), or all of it. The
+/// `\n` of a `\r\n` is a piece of its own: the line readers join the two.
+pub(super) fn next_line_piece(input: &str) -> &str {
+    let end = find_either(b'\n', b'\r', input.as_bytes()).map_or(input.len(), |i| i + 1);
     &input[..end]
 }
 
@@ -52,13 +58,15 @@ impl FenceBody {
         shared.blocks += 1;
         Box::new(FenceBody {
             open_line: held.to_owned(),
+            fence: held.as_bytes()[0],
             open_at,
             body_at: shared.pos,
             body: String::new(),
             scanner: CallScanner::new(cx.options.json, false),
-            line: Some(FenceLine::Indent),
+            line: Some(FenceLine::START),
             line_start: 0,
             line_in_string: false,
+            break_ends_line: false,
             quotes: DoubleQuotes::default(),
             string_fence: None,
             live: LiveCalls::default(),
@@ -96,7 +104,14 @@ impl FenceBody {
         let mut owned = mem::take(&mut self.body);
         let mut used = 0;
         while used < input.len() {
-            let piece = next_line(&input[used..]);
+            let broke = self.line.is_some_and(FenceLine::awaits_break_end)
+                && input.as_bytes()[used] != b'\n';
+            // A line a lone `\r` ended is decided before the next byte, which begins a new line.
+            let piece = if broke {
+                ""
+            } else {
+                next_line_piece(&input[used..])
+            };
             used += piece.len();
             if !in_input {
                 owned.push_str(piece);
@@ -105,12 +120,16 @@ impl FenceBody {
             let (line_start, line_in_string) = (self.line_start, self.line_in_string);
             let mut verdict = FenceKind::None;
             if let Some(mut line) = self.line.take() {
-                let decided = piece.bytes().find_map(|b| match line.step(b) {
-                    Step::More => None,
-                    Step::Done(kind, _) => Some(kind),
-                });
+                let decided = if broke {
+                    Some(line.at_end())
+                } else {
+                    piece.bytes().find_map(|b| match line.step(b) {
+                        Step::More => None,
+                        Step::Done(kind, _) => Some(kind),
+                    })
+                };
                 match decided {
-                    Some(kind) => verdict = kind,
+                    Some(kind) => verdict = self.for_block(line, kind),
                     None => self.line = Some(line),
                 }
             }
@@ -128,13 +147,24 @@ impl FenceBody {
                     return Ok(Next::replay(used, rest));
                 }
             }
+            if broke {
+                if self.break_ends_line {
+                    self.line = Some(FenceLine::START);
+                    self.line_start = body.len();
+                    self.line_in_string = self.quotes.in_string();
+                }
+                continue;
+            }
             if cx.shared.events {
                 while self.scanner.scan(body) != Stop::End {}
             }
             // Which lines may be fence lines is the batch scanner's rule (`"` strings only,
             // also with repair, where the call scanner reads `'` strings too).
-            if self.quotes.line_ends(piece.as_bytes()) {
-                self.line = Some(FenceLine::Indent);
+            let line_ends = self.quotes.line_ends(piece.as_bytes());
+            // A `\r` that may begin `\r\n`: the next line begins after what follows it.
+            self.break_ends_line = line_ends;
+            if line_ends && !self.line.is_some_and(FenceLine::awaits_break_end) {
+                self.line = Some(FenceLine::START);
                 self.line_start = body.len();
                 self.line_in_string = self.quotes.in_string();
             }
@@ -222,7 +252,7 @@ impl FenceBody {
     {
         let body = mem::take(&mut self.body);
         if let Some(line) = self.line {
-            let kind = line.at_end();
+            let kind = self.for_block(line, line.at_end());
             if kind != FenceKind::None {
                 if !self.line_in_string || cx.shared.strings_run_to_end {
                     return self.close(&body, self.line_start, body.len(), kind, cx);
@@ -241,6 +271,16 @@ impl FenceBody {
         cx.shared.pos = self.body_at.after(&body);
         self.unterminated(&body, cx);
         Ok(String::new())
+    }
+
+    /// What a fence line of `kind` is to this block: a closing line closes only a block of its
+    /// own fence; an opening line in either ends it.
+    fn for_block(&self, line: FenceLine, kind: FenceKind) -> FenceKind {
+        if kind == FenceKind::Close && line.fence() != self.fence {
+            FenceKind::None
+        } else {
+            kind
+        }
     }
 
     /// Without events, the body is scanned, and the calls a stream would have announced line
@@ -289,7 +329,7 @@ impl FenceBody {
 
 /// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
 /// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
-/// byte (a newline too). Fed the body one line at a time.
+/// byte unless it is a line break (JSON has no such escape). Fed the body one line at a time.
 #[derive(Clone, Copy, Debug, Default)]
 struct DoubleQuotes {
     in_string: bool,
@@ -297,8 +337,8 @@ struct DoubleQuotes {
 }
 
 impl DoubleQuotes {
-    /// Takes in the next piece of a line (at most one `\n`, at its end); says whether the
-    /// piece ends a line after which a fence line may begin.
+    /// Takes in the next piece of a line (at most one line break, at its end); says whether
+    /// the piece ends a line after which a fence line may begin.
     pub fn line_ends(&mut self, piece: &[u8]) -> bool {
         let mut i = 0;
         loop {
@@ -307,10 +347,12 @@ impl DoubleQuotes {
                     return false;
                 }
                 self.escaped = false;
-                i += 1;
+                if !matches!(piece[i], b'\n' | b'\r') {
+                    i += 1;
+                }
             }
             let Some(found) = find_either(b'"', b'\\', &piece[i..]) else {
-                return piece.last() == Some(&b'\n') && i < piece.len();
+                return matches!(piece.last(), Some(b'\n' | b'\r')) && i < piece.len();
             };
             i += found + 1;
             if piece[i - 1] == b'"' {

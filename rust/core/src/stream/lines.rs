@@ -22,56 +22,88 @@ pub(crate) enum FenceKind {
 const TAG: &[u8] = b"tool_call";
 
 /// Classifies a line as a `~~~tool_call` opening line, a `~~~` closing line or neither, fed
-/// from the line start (optional spaces/tabs first) up to and including its `\n`: the rules of
-/// [`crate::scan::fence`] (`~~~ tool_call` opens; `~~~`, a space and prose closes).
+/// from the line start (optional indentation first) up to and including its line break: the
+/// rules of [`crate::scan::fence`] (`~~~ tool_call` opens; `~~~`, a space and prose closes; the
+/// same in backticks; a line ends at `\n`, `\r\n` or a lone `\r`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FenceLine {
+pub(crate) struct FenceLine {
+    /// The fence character (`~` or `` ` ``), once read.
+    fence: u8,
+    state: LineState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineState {
     Indent,
     /// The first `len` bytes of an invisible indentation character (`scan::fence`).
     WideIndent {
         bytes: [u8; 3],
         len: u8,
     },
-    Tildes(u8),
-    /// Spaces or tabs right after `~~~`.
+    /// This many fence characters.
+    Fence(u8),
+    /// Spaces or tabs right after the fence (a closing line, unless `tool_call` follows).
     Gap,
-    /// Matched `~~~` (then spaces or tabs, if `spaced`) and this many bytes of `tool_call`.
+    /// Matched the fence (then spaces or tabs, if `spaced`) and this many bytes of `tool_call`.
     Tag {
         matched: u8,
         spaced: bool,
     },
-    /// Padding after `~~~` (a closing line).
-    ClosePad {
-        spaced: bool,
-    },
-    /// Padding after `~~~tool_call` (an opening line).
+    /// Padding after the fence and `tool_call` (an opening line).
     OpenPad {
         spaced: bool,
     },
-    /// Text after `~~~` and a space: a closing line that carries prose.
+    /// Text after the fence and a space: a closing line that carries prose.
     Prose,
+    /// A `\r` ended a line of this kind; a `\n` right after it belongs to the same break.
+    Break(FenceKind),
 }
 
 /// The state after `len` bytes of a possible invisible indentation character: back to
 /// `Indent` once it is whole, `None` when no such character starts so.
-fn wide_indent(bytes: [u8; 3], len: u8) -> Option<FenceLine> {
+fn wide_indent(bytes: [u8; 3], len: u8) -> Option<LineState> {
     let seen = &bytes[..len as usize];
     let char = INVISIBLE_INDENT
         .iter()
         .find(|c| c.as_bytes().starts_with(seen))?;
     Some(if char.len() == seen.len() {
-        FenceLine::Indent
+        LineState::Indent
     } else {
-        FenceLine::WideIndent { bytes, len }
+        LineState::WideIndent { bytes, len }
     })
 }
 
 impl FenceLine {
+    /// A line not read yet.
+    pub const START: Self = Self {
+        fence: 0,
+        state: LineState::Indent,
+    };
+
+    /// The line's fence character (0 before one is read).
+    pub fn fence(self) -> u8 {
+        self.fence
+    }
+
     pub fn step(&mut self, b: u8) -> Step<FenceKind> {
-        use FenceLine::*;
-        let padding = matches!(b, b' ' | b'\t' | b'\r');
+        use LineState::*;
+        if let Break(kind) = self.state {
+            return Step::Done(kind, b == b'\n');
+        }
+        if b == b'\r' {
+            // The line is decided as at a `\n`; the next byte says whether the break is `\r\n`.
+            let mut at_newline = *self;
+            return match at_newline.step(b'\n') {
+                Step::Done(kind, true) if kind != FenceKind::None => {
+                    self.state = Break(kind);
+                    Step::More
+                }
+                decided => decided,
+            };
+        }
+        let padding = matches!(b, b' ' | b'\t');
         let tag = |matched: u8| TAG.get(matched as usize) == Some(&b);
-        let next = match (*self, b) {
+        let next = match (self.state, b) {
             (Indent, b' ' | b'\t') => Indent,
             (Indent, 0x80..) => match wide_indent([b, 0, 0], 1) {
                 Some(next) => next,
@@ -84,16 +116,14 @@ impl FenceLine {
                     None => return Step::Done(FenceKind::None, false),
                 }
             }
-            (Indent, b'~') => Tildes(1),
-            (Tildes(n), b'~') if n < 3 => Tildes(n + 1),
-            (Tildes(3) | Gap | ClosePad { .. } | Prose, b'\n') => {
-                return Step::Done(FenceKind::Close, true)
+            (Indent, b'~' | b'`') => {
+                self.fence = b;
+                Fence(1)
             }
-            (Tildes(3) | Gap, b' ' | b'\t') => Gap,
-            (Tildes(3), _) if padding => ClosePad { spaced: false },
-            (Gap, _) if padding => ClosePad { spaced: true },
-            (ClosePad { spaced }, _) if padding => ClosePad { spaced },
-            (Tildes(3), _) if tag(0) => Tag {
+            (Fence(n), _) if n < 3 && b == self.fence => Fence(n + 1),
+            (Fence(3) | Gap | Prose, b'\n') => return Step::Done(FenceKind::Close, true),
+            (Fence(3) | Gap, _) if padding => Gap,
+            (Fence(3), _) if tag(0) => Tag {
                 matched: 1,
                 spaced: false,
             },
@@ -111,28 +141,35 @@ impl FenceLine {
             (Tag { matched: 9, spaced } | OpenPad { spaced }, _) if padding => OpenPad { spaced },
             (Tag { spaced: true, .. }, b'\n') => return Step::Done(FenceKind::Close, true),
             (Gap | Prose | Tag { spaced: true, .. } | OpenPad { spaced: true }, _) => Prose,
-            (ClosePad { spaced: true }, _) => Prose,
             _ => return Step::Done(FenceKind::None, false),
         };
-        *self = next;
+        self.state = next;
         Step::More
     }
 
     /// The verdict when the text ends on this line.
     pub fn at_end(self) -> FenceKind {
-        use FenceLine::*;
-        match self {
+        use LineState::*;
+        match self.state {
             Tag { matched: 9, .. } | OpenPad { .. } => FenceKind::Open,
-            Tildes(3) | Gap | ClosePad { .. } | Prose | Tag { spaced: true, .. } => {
-                FenceKind::Close
-            }
+            Fence(3) | Gap | Prose | Tag { spaced: true, .. } => FenceKind::Close,
+            Break(kind) => kind,
             _ => FenceKind::None,
         }
     }
 
     /// Whether the line can still become an opening line.
     pub fn may_open(self) -> bool {
-        !matches!(self, FenceLine::ClosePad { .. } | FenceLine::Prose)
+        match self.state {
+            LineState::Prose => false,
+            LineState::Break(kind) => kind == FenceKind::Open,
+            _ => true,
+        }
+    }
+
+    /// Whether a `\r` ended the line and the next byte decides whether `\n` belongs to it.
+    pub fn awaits_break_end(self) -> bool {
+        matches!(self.state, LineState::Break(_))
     }
 }
 
@@ -145,6 +182,8 @@ pub(crate) enum CodeAction {
     JsonFence,
     /// Not a fence (fewer than three backticks).
     NotFence,
+    /// Opens a ```` ```tool_call ```` block.
+    OpenBlock,
 }
 
 /// Recognises a code fence line from its first backtick. `json_candidates` says whether an
@@ -157,19 +196,55 @@ pub(crate) struct CodeFence {
     /// Bytes of `json` matched in the info string (`None` before any non-padding byte).
     pub info: Option<u8>,
     pub trailing: bool,
+    /// A `\r` ended the line; the next byte says whether a `\n` belongs to it.
+    cr: bool,
+    /// The same line read as a ```` ```tool_call ```` opening line, while it may be one.
+    block: Option<FenceLine>,
+    /// The code-fence verdict, reached while the line may still open a block.
+    decided: Option<CodeAction>,
 }
 
 impl CodeFence {
-    pub fn new(json_candidates: bool) -> Self {
+    /// `tool_call_blocks` says whether a ```` ```tool_call ```` line opens a block.
+    pub fn new(json_candidates: bool, tool_call_blocks: bool) -> Self {
         Self {
             ticks: 0,
             json_candidates,
             info: None,
             trailing: false,
+            cr: false,
+            block: tool_call_blocks.then_some(FenceLine::START),
+            decided: None,
         }
     }
 
     pub fn step(&mut self, b: u8) -> Step<CodeAction> {
+        let block_open = match self.block.as_mut().map(|line| (line.step(b), *line)) {
+            Some((Step::Done(FenceKind::Open, consumed), _)) => {
+                return Step::Done(CodeAction::OpenBlock, consumed)
+            }
+            Some((Step::More, line)) if line.may_open() => true,
+            _ => {
+                self.block = None;
+                false
+            }
+        };
+        // The bytes a code verdict leaves behind while the line may still open a block are
+        // fence, padding and part of `tool_call`: held with it, they are text all the same.
+        let code = match self.decided {
+            Some(action) => Step::Done(action, false),
+            None => self.step_code(b),
+        };
+        match code {
+            Step::Done(action, _) if block_open => {
+                self.decided = Some(action);
+                Step::More
+            }
+            code => code,
+        }
+    }
+
+    fn step_code(&mut self, b: u8) -> Step<CodeAction> {
         if self.ticks < 3 {
             if b != b'`' {
                 return Step::Done(CodeAction::NotFence, false);
@@ -180,9 +255,17 @@ impl CodeFence {
             }
             return Step::More;
         }
-        let padding = matches!(b, b' ' | b'\t' | b'\r');
+        if self.cr {
+            return Step::Done(CodeAction::JsonFence, b == b'\n');
+        }
+        let padding = matches!(b, b' ' | b'\t');
         match b {
             b'\n' if matches!(self.info, None | Some(4)) => Step::Done(CodeAction::JsonFence, true),
+            // A line break of its own, or the start of `\r\n`.
+            b'\r' if matches!(self.info, None | Some(4)) => {
+                self.cr = true;
+                Step::More
+            }
             _ if padding && matches!(self.info, None | Some(4)) => {
                 self.trailing = self.info.is_some();
                 Step::More
@@ -199,7 +282,14 @@ impl CodeFence {
     }
 
     pub fn at_end(self) -> CodeAction {
-        if self.ticks < 3 {
+        if self
+            .block
+            .is_some_and(|line| line.at_end() == FenceKind::Open)
+        {
+            CodeAction::OpenBlock
+        } else if let Some(action) = self.decided {
+            action
+        } else if self.ticks < 3 {
             CodeAction::NotFence
         } else {
             CodeAction::Toggle
@@ -222,7 +312,7 @@ mod tests {
     use super::*;
 
     fn fence(line: &str) -> FenceKind {
-        let mut state = FenceLine::Indent;
+        let mut state = FenceLine::START;
         for &b in line.as_bytes() {
             if let Step::Done(kind, _) = state.step(b) {
                 return kind;
@@ -250,9 +340,17 @@ mod tests {
         assert_eq!(fence("~~~ tool_calls\n"), FenceKind::Close);
         assert_eq!(fence("~~~ to\n"), FenceKind::Close);
         assert_eq!(fence("~~~ \r x"), FenceKind::Close);
+        assert_eq!(fence("~~~\rx\n"), FenceKind::Close);
+        assert_eq!(fence("~~~tool_call\r"), FenceKind::Open);
+        assert_eq!(fence("~~~tool_call\r{"), FenceKind::Open);
+        assert_eq!(fence("```tool_call\n"), FenceKind::Open);
+        assert_eq!(fence("``` tool_call\r\n"), FenceKind::Open);
+        assert_eq!(fence("```\n"), FenceKind::Close);
         for line in [
             "~~~tool_calls\n",
-            "~~~\rx\n",
+            "~~`tool_call\n",
+            "````tool_call\n",
+            "~~\r",
             "~~~~\n",
             "x~~~\n",
             "~~\n",
@@ -263,7 +361,7 @@ mod tests {
     }
 
     fn code(line: &str) -> CodeAction {
-        let mut state = CodeFence::new(true);
+        let mut state = CodeFence::new(true, true);
         for &b in line.as_bytes() {
             if let Step::Done(action, _) = state.step(b) {
                 return action;
@@ -278,8 +376,23 @@ mod tests {
         assert_eq!(code("``` JSON \r\n"), CodeAction::JsonFence);
         assert_eq!(code("```\n"), CodeAction::JsonFence);
         assert_eq!(code("```python\n"), CodeAction::Toggle);
+        assert_eq!(code("```json\r{"), CodeAction::JsonFence);
+        assert_eq!(code("```json \r\n"), CodeAction::JsonFence);
+        assert_eq!(code("```json\r"), CodeAction::Toggle);
         assert_eq!(code("```json x\n"), CodeAction::Toggle);
         assert_eq!(code("``x"), CodeAction::NotFence);
+        assert_eq!(code("```tool_call\n"), CodeAction::OpenBlock);
+        assert_eq!(code("```tool_call\r"), CodeAction::OpenBlock);
+        assert_eq!(code("```tool_call"), CodeAction::OpenBlock);
+        assert_eq!(code("```tool_calls\n"), CodeAction::Toggle);
+        assert_eq!(code("```tool_cal"), CodeAction::Toggle);
+        let mut without_blocks = CodeFence::new(false, false);
+        assert_eq!(without_blocks.step(b'`'), Step::More);
+        assert_eq!(without_blocks.step(b'`'), Step::More);
+        assert_eq!(
+            without_blocks.step(b'`'),
+            Step::Done(CodeAction::Toggle, true)
+        );
         assert_eq!(json_fence_close("{}```\n"), Some(2));
         assert_eq!(json_fence_close("```"), Some(0));
         assert_eq!(json_fence_close("````\n"), None);

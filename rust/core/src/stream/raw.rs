@@ -17,7 +17,7 @@ use crate::raw_json::raw_candidate;
 use crate::scan::call_scan::{CallScanner, Stop};
 
 use super::emit::{Closing, LiveCalls};
-use super::fence::next_line;
+use super::fence::next_line_piece;
 use super::lines::json_fence_close;
 use super::shared::Pos;
 use super::{Ctx, Mode, Next};
@@ -39,6 +39,8 @@ pub(super) struct RawBody {
     body: String,
     scanner: CallScanner,
     line_start: usize,
+    /// A fenced line ended with the chunk at a `\r`: the next byte says whether it is `\r\n`.
+    cr_pending: bool,
 }
 
 /// The trimmed span of `text[..end]`.
@@ -71,6 +73,7 @@ impl RawBody {
             body: String::new(),
             scanner: CallScanner::new(cx.options.json, true),
             line_start: 0,
+            cr_pending: false,
         })
     }
 
@@ -99,8 +102,14 @@ impl RawBody {
         let in_input = self.body.is_empty();
         let mut owned = mem::take(&mut self.body);
         let mut used = 0;
+        // A fenced line that a lone `\r` ended in the last chunk (a body begun there).
+        if mem::take(&mut self.cr_pending) && !input.starts_with('\n') {
+            if let Some(next) = self.fenced_line_end(&owned, 0, cx)? {
+                return Ok(next);
+            }
+        }
         while used < input.len() {
-            let piece = next_line(&input[used..]);
+            let piece = next_line_piece(&input[used..]);
             used += piece.len();
             if !in_input {
                 owned.push_str(piece);
@@ -121,24 +130,55 @@ impl RawBody {
                     }
                 },
                 RawKind::Fenced => {
-                    if !piece.ends_with('\n') {
-                        // Lines are looked at whole: the last one may be the closing fence.
-                        continue;
+                    // Lines are looked at whole (the last one may be the closing fence): at a
+                    // `\n`, or at a `\r` once the next byte shows it is not `\r\n`.
+                    let line_ends = match piece.as_bytes().last() {
+                        Some(b'\n') => true,
+                        Some(b'\r') => match input.as_bytes().get(used) {
+                            Some(b'\n') => false,
+                            Some(_) => true,
+                            None => {
+                                self.cr_pending = true;
+                                false
+                            }
+                        },
+                        _ => false,
+                    };
+                    if line_ends {
+                        if let Some(next) = self.fenced_line_end(body, used, cx)? {
+                            return Ok(next);
+                        }
                     }
-                    if let Some(close) = json_fence_close(&body[self.line_start..]) {
-                        let end = self.line_start + close;
-                        self.close(body, end, body.len(), cx)?;
-                        return Ok(Next::replay(used, String::new()));
-                    }
-                    if self.not_json(body, None) {
-                        return Ok(self.give_back(body, used, cx));
-                    }
-                    self.line_start = body.len();
                 }
             }
         }
         self.body = if in_input { input.to_owned() } else { owned };
         Ok(Next::Stay(used))
+    }
+
+    /// A fenced line ended at the end of `body` (with `used` bytes of the input taken): the
+    /// closing fence ends the candidate, a body that cannot be JSON gives it back; `None` reads
+    /// on.
+    fn fenced_line_end<B>(
+        &mut self,
+        body: &str,
+        used: usize,
+        cx: &mut Ctx<'_, B>,
+    ) -> Result<Option<Next>, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        if let Some(close) = json_fence_close(&body[self.line_start..]) {
+            let end = self.line_start + close;
+            self.close(body, end, body.len(), cx)?;
+            return Ok(Some(Next::replay(used, String::new())));
+        }
+        if self.not_json(body, None) {
+            return Ok(Some(self.give_back(body, used, cx)));
+        }
+        self.line_start = body.len();
+        Ok(None)
     }
 
     /// Scans a fenced body up to `end` (its length by default); whether it is known not to be a
@@ -210,7 +250,7 @@ impl RawBody {
             shared.pos = self.at;
             shared.text_out(&text, cx.out);
             shared.prose.in_code = false;
-            shared.prose.at_line_start = text.ends_with('\n');
+            shared.prose.at_line_start = text.ends_with(['\n', '\r']);
             return Ok(());
         }
         shared.pos = self.body_at.after(&body[..consumed]);
@@ -229,7 +269,7 @@ impl RawBody {
             },
             cx.out,
         );
-        shared.prose.at_line_start = body[..consumed].ends_with('\n');
+        shared.prose.at_line_start = body[..consumed].ends_with(['\n', '\r']);
         // Weak models write several calls one after the other: a JSON value right after a
         // whole-message call (only blank space between) is a candidate too. Any prose ends
         // that, so JSON quoted in prose is still never read.

@@ -12,7 +12,7 @@ use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TA
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::{indent_len, LEADING_BOM};
-use crate::scan::find::find_any3;
+use crate::scan::find::find_any4;
 
 use super::fence::FenceBody;
 use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
@@ -78,7 +78,9 @@ impl Text {
                 }
             }
             let b = bytes[i];
-            if b == b'\n' {
+            // A line ends at `\n`, `\r\n` or a lone `\r` (after `\r\n`, both bytes leave the
+            // next one at a line start).
+            if b == b'\n' || b == b'\r' {
                 cx.shared.prose.at_line_start = true;
                 i += 1;
                 continue;
@@ -105,11 +107,12 @@ impl Text {
                         continue;
                     }
                     b'~' if cx.fences_allowed() => {
-                        start = Some(Candidate::Fence(FenceLine::Indent));
+                        start = Some(Candidate::Fence(FenceLine::START));
                     }
                     b'`' => {
                         let json = !cx.shared.prose.in_code && cx.json_fence_allowed();
-                        start = Some(Candidate::Code(CodeFence::new(json)));
+                        let blocks = cx.fences_allowed();
+                        start = Some(Candidate::Code(CodeFence::new(json, blocks)));
                     }
                     _ => {}
                 }
@@ -121,7 +124,7 @@ impl Text {
                 // A marker that only opens a call at the start of a message.
                 let anchored = eligible
                     && cx.starts & markers::ANCHORED != 0
-                    && !matches!(b, b'{' | b'[' | b' ' | b'\t' | b'\r');
+                    && !matches!(b, b'{' | b'[' | b' ' | b'\t');
                 if stop || anchored {
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     run_start = i;
@@ -173,7 +176,7 @@ impl Text {
                         None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
                     };
                     return Ok(Next::switch(i, mode));
-                } else if !cx.shared.prose.in_think && !matches!(b, b' ' | b'\t' | b'\r') {
+                } else if !cx.shared.prose.in_think && !matches!(b, b' ' | b'\t') {
                     cx.shared.prose.message_started = true;
                 }
             }
@@ -370,9 +373,11 @@ impl Text {
         let held = mem::take(&mut self.pending);
         let resolved = match candidate {
             Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
-            Candidate::Code(code) if code.at_end() == CodeAction::Toggle => {
-                Resolved::Plain { toggle_code: true }
-            }
+            Candidate::Code(code) => match code.at_end() {
+                CodeAction::Toggle => Resolved::Plain { toggle_code: true },
+                CodeAction::OpenBlock => Resolved::OpenFence,
+                _ => Resolved::Fail,
+            },
             _ => Resolved::Fail,
         };
         let used = match resolved {
@@ -412,6 +417,9 @@ impl Candidate {
                 }
                 Step::Done(CodeAction::Toggle, consumed) => {
                     Step::Done(Resolved::Plain { toggle_code: true }, consumed)
+                }
+                Step::Done(CodeAction::OpenBlock, consumed) => {
+                    Step::Done(Resolved::OpenFence, consumed)
                 }
                 Step::Done(CodeAction::NotFence, _) => Step::Done(Resolved::Fail, false),
             },
@@ -457,7 +465,7 @@ impl<B: JsonBuilder> Ctx<'_, B> {
     /// The next byte of `bytes` where something may begin after the line start (the think tags
     /// include `[THINK]`, so `[` is always one).
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
-        find_any3(b'\n', b'<', b'[', bytes)
+        find_any4(b'\n', b'<', b'[', b'\r', bytes)
     }
 
     fn fences_allowed(&self) -> bool {

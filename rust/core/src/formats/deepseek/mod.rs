@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::cursor::Markers;
 use super::cx::{skip_ws, Cx, Failure};
-use super::sectioned::{self, Body, Header, Tokens};
+use super::sectioned::{self, Body, Header, Opens, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_byte, Needle};
@@ -28,11 +28,12 @@ const FORMATS: &[Format] = &[Format::DeepseekV31, Format::DeepseekV3];
 
 static TOKENS: Tokens = Tokens {
     formats: FORMATS,
-    section_end: "<｜tool▁calls▁end｜>",
+    in_section: &[CALL_BEGIN, "<｜tool▁calls▁end｜>"],
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
     starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL]),
+    opens: &[Opens::Section, Opens::Call, Opens::SectionAndCall],
     header_ends: Markers::new(&[SEP, CALL_END]),
     header,
 };

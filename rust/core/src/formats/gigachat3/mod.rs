@@ -28,6 +28,7 @@ static WRAP: Wrap = Wrap {
     close: EOS,
     close_needle: Needle::new(EOS),
     body: Body::Json,
+    answer_of: FormatSet::NONE,
 };
 
 static MARKERS: Markers = Markers::new(&[MESSAGE_SEP, FUNCTION_CALL]);

@@ -2,9 +2,9 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, TextSeek};
+use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{classify, Message, CHANNEL, MESSAGE, MESSAGE_NEEDLE, START, TERMINATORS};
+use super::{classify, Message, CHANNEL, MESSAGE, MESSAGE_NEEDLE, RECIPIENT, START, TERMINATORS};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
@@ -18,13 +18,25 @@ where
     let text = cx.text;
     let end = range.end;
     let mut messages = TextSeek::new(text, end, &MESSAGE_NEEDLE);
-    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
-        let Some(message) = messages.find(marker.end) else {
-            cx.prose(marker.start..end);
-            return Ok(end);
+    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
+    let mut pos = range.start;
+    // A region opened at `to=` (the machine has seen a header there) starts with a header whose
+    // text begins at the recipient, as after `<|start|>`.
+    let mut at_recipient = text[range.start..].starts_with(RECIPIENT).then_some(range.start);
+    loop {
+        let (start, header_start, after_start) = match at_recipient.take() {
+            Some(at) => (at, at, true),
+            None => match cursor.next(pos, end) {
+                Some(marker) => (marker.start, marker.end, marker.pattern == 0),
+                None => break,
+            },
         };
-        let header = &text[marker.end..message];
-        let kind = classify(header, marker.pattern == 0);
+        let Some(message) = messages.find(header_start) else {
+            break;
+        };
+        cx.prose(pos..start);
+        let header = &text[header_start..message];
+        let kind = classify(header, after_start);
         let body = message + MESSAGE.len();
         let (body_end, markup_end) = match TERMINATORS.find(text, body, end) {
             Some(t) if t.pattern == 3 => (t.start, t.start),
@@ -32,15 +44,17 @@ where
             None => (end, end),
         };
         match kind {
-            Message::Call(name) => call(cx, marker.start..markup_end, name, body, body_end)?,
+            Message::Call(name) => call(cx, start..markup_end, name, body, body_end)?,
             Message::Analysis => {
                 cx.begin_reasoning();
                 cx.reasoning_text(body..body_end);
             }
             Message::Other => cx.prose(body..body_end),
         }
-        Ok(markup_end)
-    })
+        pos = markup_end;
+    }
+    cx.prose(pos..end);
+    Ok(())
 }
 
 /// A call whose arguments are the whole body `body..body_end`.

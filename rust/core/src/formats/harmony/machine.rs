@@ -4,7 +4,7 @@
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{named, starts_any, ws};
-use super::{classify, Message, ENDS, MESSAGE_NEEDLE, TERMINATORS};
+use super::{classify, recipient_header, Message, ENDS, MESSAGE_NEEDLE, TERMINATORS};
 use crate::scan::call_scan::CallRecord;
 
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +17,8 @@ enum State {
 
 pub(crate) struct HarmonyMessage {
     after_start: bool,
+    /// Opened at `to=` at the start of a message, not yet known to be a header.
+    at_recipient: bool,
     header_start: usize,
     state: State,
     message: Seek,
@@ -32,12 +34,22 @@ impl HarmonyMessage {
     pub fn new(after_start: bool, at: usize) -> Self {
         Self {
             after_start,
+            at_recipient: false,
             header_start: at,
             state: State::Header,
             message: Seek::new(&MESSAGE_NEEDLE),
             end: Seek::new(&TERMINATORS),
             safe: 0,
             records: Vec::new(),
+        }
+    }
+
+    /// A message opened at `to=` (the completion starts inside the role header, after the
+    /// role): its header is read from the `to=`, as after `<|start|>`.
+    pub fn at_recipient() -> Self {
+        Self {
+            at_recipient: true,
+            ..Self::new(true, 0)
         }
     }
 }
@@ -47,6 +59,11 @@ impl Machine for HarmonyMessage {
         let b = buf.as_bytes();
         loop {
             match self.state {
+                State::Header if self.at_recipient => match recipient_header(buf) {
+                    None => return Verdict::More,
+                    Some(false) => return Verdict::NotMine,
+                    Some(true) => self.at_recipient = false,
+                },
                 State::Header => {
                     let Some(found) = self.message.find(b, self.header_start) else {
                         return Verdict::More;
@@ -124,5 +141,9 @@ impl Machine for HarmonyMessage {
 
     fn safe(&self) -> usize {
         self.safe
+    }
+
+    fn undecided(&self) -> bool {
+        self.at_recipient
     }
 }

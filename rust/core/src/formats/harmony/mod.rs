@@ -3,8 +3,10 @@
 //! (`to=functions.f`, in the role header or after the channel) is a call whose body is the JSON
 //! arguments, on any channel, with or without `<|constrain|>json`; the name drops `functions.`.
 //! Other `analysis` messages go to `reasoning`, the rest to `content`. A text that starts in
-//! the middle of a header (`<|channel|>…`, the `<|start|>assistant` being in the prompt) works
-//! too.
+//! the middle of a header, the `<|start|>assistant` being in the prompt, works too: at the
+//! channel (`<|channel|>…`), or, at the very start of the message only, at the recipient
+//! (` to=functions.f<|channel|>commentary …`: `to=`, a word and `<|channel|>`; text that begins
+//! with `to=` and goes on otherwise is prose).
 
 mod decode;
 mod machine;
@@ -21,6 +23,10 @@ use crate::scan::find::Needle;
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
 const MESSAGE: &str = "<|message|>";
+/// A role header's recipient, where a completion starts inside the header.
+const RECIPIENT: &str = "to=";
+/// How far after `to=` the `<|channel|>` of a role header is looked for.
+const MAX_HEADER: usize = 256;
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
@@ -39,13 +45,33 @@ impl Grammar for Spec {
             text: CHANNEL,
             formats: FormatSet::only(Format::Harmony),
         },
+        // Anchored (`markers::is_anchored`): looked for at the start of a message only.
+        Start {
+            text: RECIPIENT,
+            formats: FormatSet::only(Format::Harmony),
+        },
     ];
-    const PROSE_ENDS: &'static [&'static str] = &ENDS;
+    const PROSE_ENDS: &'static [Start] = &{
+        let mut ends = [Start {
+            text: START,
+            formats: FormatSet::only(Format::Harmony),
+        }; ENDS.len()];
+        let mut i = 0;
+        while i < ENDS.len() {
+            ends[i].text = ENDS[i];
+            i += 1;
+        }
+        ends
+    };
 
     type Machine = machine::HarmonyMessage;
 
     fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
-        machine::HarmonyMessage::new(start == Some(0), at)
+        match start {
+            // The recipient is the header's own text.
+            Some(2) => machine::HarmonyMessage::at_recipient(),
+            _ => machine::HarmonyMessage::new(start == Some(0), at),
+        }
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -54,6 +80,29 @@ impl Grammar for Spec {
         B::Value: JsonView,
     {
         decode::parse_region(cx, range)
+    }
+}
+
+/// Whether a message that starts with `to=` (`text`, from it) is a role header: `to=`, a word,
+/// blank space and `<|channel|>`, within [`MAX_HEADER`] bytes; `None` until the text shows it.
+/// (Other models write `to=functions.f<|message|>` with markup of their own after it: not
+/// harmony.)
+fn recipient_header(text: &str) -> Option<bool> {
+    let rest = text.get(RECIPIENT.len()..)?;
+    // Held back no further than a tool's name and a marker: a longer start is prose.
+    let cut = (rest.len() > MAX_HEADER)
+        .then(|| (0..=MAX_HEADER).rev().find(|&i| rest.is_char_boundary(i)))
+        .flatten();
+    let head = &rest[..cut.unwrap_or(rest.len())];
+    let after = head[word_len(head)..].trim_start_matches([' ', '\t']).as_bytes();
+    let n = after.len().min(CHANNEL.len());
+    if after[..n] != CHANNEL.as_bytes()[..n] {
+        return Some(false);
+    }
+    if n == CHANNEL.len() {
+        Some(true)
+    } else {
+        cut.map(|_| false)
     }
 }
 

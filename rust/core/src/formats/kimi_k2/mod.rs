@@ -1,18 +1,21 @@
 //! `kimi_k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0
 //! <|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`, with or without
-//! spaces between the tokens. The model's id (`functions.f:0`) is kept; the name is the id
-//! without `functions.` and `:IDX`.
+//! spaces between the tokens, and with the section tokens also spelled in the singular
+//! (`<|tool_call_section_begin|>`…`<|tool_call_section_end|>`, as some Kimi outputs have
+//! them). The model's id (`functions.f:0`) is kept; the name is the id without `functions.`
+//! and `:IDX`.
 
 use std::ops::Range;
 
 use super::cursor::Markers;
 use super::cx::{Cx, Failure};
-use super::sectioned::{self, Body, Header, Tokens};
+use super::sectioned::{self, Body, Header, Opens, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
+const SECTION_BEGIN_SINGULAR: &str = "<|tool_call_section_begin|>";
 const CALL_BEGIN: &str = "<|tool_call_begin|>";
 const SEP: &str = "<|tool_call_argument_begin|>";
 const CALL_END: &str = "<|tool_call_end|>";
@@ -21,16 +24,27 @@ const FORMATS: &[Format] = &[Format::KimiK2];
 
 static TOKENS: Tokens = Tokens {
     formats: FORMATS,
-    section_end: "<|tool_calls_section_end|>",
+    in_section: &[
+        CALL_BEGIN,
+        "<|tool_calls_section_end|>",
+        "<|tool_call_section_end|>",
+    ],
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
-    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
+    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR]),
+    opens: &[Opens::Section, Opens::Call, Opens::Section],
     header_ends: Markers::new(&[SEP, CALL_END]),
     header,
 };
 
-sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);
+sectioned::spec!(
+    TOKENS,
+    [SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR],
+    FORMATS,
+    ["<|im_end|>"],
+    read
+);
 
 /// The header is the model's call id, which names the tool.
 fn header(header: &str, _body_first: u8, _allowed: FormatSet) -> Header {

@@ -3,7 +3,7 @@
 
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
-use crate::protocol::Format;
+use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
 const OPEN: &str = "<longcat_tool_call>";
@@ -14,6 +14,7 @@ static WRAP: Wrap = Wrap {
     close: CLOSE,
     close_needle: Needle::new(CLOSE),
     body: Body::Json,
+    answer_of: FormatSet::NONE,
 };
 
 tool_call::wrapped_spec!(WRAP, OPEN, Format::Longcat);

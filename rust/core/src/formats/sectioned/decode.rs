@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{Body, ReadBody, Tokens};
+use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 
 /// Parses `range` with `read` for each call's header (the range between `CALL_BEGIN` and
@@ -24,10 +24,11 @@ where
     let mut seps = TextSeek::new(text, end, &tokens.sep);
     let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
     cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
-        if marker.pattern != 1 {
-            // A section; DeepSeek R1's `<｜tool▁calls｜>` (pattern 2) also begins its first call.
+        let opens = tokens.opens[marker.pattern];
+        if opens != Opens::Call {
+            // A section; DeepSeek R1's `<｜tool▁calls｜>` also begins its first call.
             let mut p = marker.end;
-            if marker.pattern == 2 {
+            if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
                 p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
             }
@@ -38,10 +39,8 @@ where
                     let header = p + tokens.call_begin.len();
                     p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
                 } else {
-                    if rest.starts_with(tokens.section_end) {
-                        p += tokens.section_end.len();
-                    }
-                    break Ok(p);
+                    let section_end = tokens.section_ends().iter().find(|e| rest.starts_with(**e));
+                    break Ok(p + section_end.map_or(0, |e| e.len()));
                 }
             }
         } else {

@@ -5,7 +5,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
-use super::{Header, Tokens};
+use super::{Header, Opens, Tokens};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_byte;
 
@@ -50,12 +50,12 @@ impl SectionCall {
     /// A region opened by `tokens.starts[start]` (the section marker, a call marker, or a
     /// marker that opens both at once), ending at `at`.
     pub fn new(tokens: &'static Tokens, start: Option<usize>, at: usize, open: Open) -> Self {
-        let in_section = start != Some(1);
+        let opens = start.map_or(Opens::Call, |i| tokens.opens[i]);
         Self {
             tokens,
             open,
-            in_section,
-            state: if start == Some(0) {
+            in_section: opens != Opens::Call,
+            state: if opens == Opens::Section {
                 State::Between(at)
             } else {
                 State::Header(at, at)
@@ -92,7 +92,7 @@ impl Machine for SectionCall {
             match self.state {
                 State::Between(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[t.call_begin, t.section_end]) {
+                    match starts_any(b, q, t.in_section) {
                         Err(()) => {
                             self.state = State::Between(q);
                             return Verdict::More;
@@ -101,7 +101,7 @@ impl Machine for SectionCall {
                             let header = q + t.call_begin.len();
                             self.state = State::Header(header, header);
                         }
-                        Ok(Some(_)) => return Verdict::End(q + t.section_end.len()),
+                        Ok(Some(i)) => return Verdict::End(q + t.in_section[i].len()),
                         Ok(None) => return Verdict::End(q),
                     }
                 }

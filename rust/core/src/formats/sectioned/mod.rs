@@ -19,13 +19,15 @@ pub(crate) struct Tokens {
     /// The formats using these tokens; a call that fails before its format is known is
     /// reported as the first allowed one.
     pub formats: &'static [Format],
-    pub section_end: &'static str,
+    /// `[call_begin, section_end…]`: what may follow a call in a section (a model may spell its
+    /// section's end more than one way).
+    pub in_section: &'static [&'static str],
     pub call_begin: &'static str,
     pub sep: Needle,
     pub call_end: Needle,
-    /// `[section_begin, call_begin]`, and a marker that begins the section and its first call
-    /// at once where the group has one.
+    /// The start markers, what each opens in [`Tokens::opens`].
     pub starts: Markers,
+    pub opens: &'static [Opens],
     /// `[sep, call_end]`: what ends a header.
     pub header_ends: Markers,
     /// How the machine reads a header, knowing the body's first byte.
@@ -59,6 +61,22 @@ macro_rules! spec {
     };
 }
 pub(crate) use spec;
+
+/// What a start marker opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Opens {
+    Section,
+    Call,
+    /// DeepSeek R1's `<｜tool▁calls｜>`: the section and its first call at once.
+    SectionAndCall,
+}
+
+impl Tokens {
+    /// The section ends: what follows a call in a section, but the next call.
+    pub fn section_ends(&self) -> &'static [&'static str] {
+        &self.in_section[1..]
+    }
+}
 
 /// The start markers of a group of this shape, in the order of [`Tokens::starts`].
 pub(crate) const fn starts<const N: usize>(

@@ -5,7 +5,7 @@
 
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
-use crate::protocol::Format;
+use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
 const OPEN: &str = "<seed:tool_call>";
@@ -16,6 +16,7 @@ static WRAP: Wrap = Wrap {
     close: CLOSE,
     close_needle: Needle::new(CLOSE),
     body: Body::Function,
+    answer_of: FormatSet::NONE,
 };
 
 tool_call::wrapped_spec!(WRAP, OPEN, Format::SeedOss);

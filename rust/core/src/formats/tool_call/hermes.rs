@@ -5,7 +5,7 @@
 //! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone.
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::tags::{close_tag, tag_name, Body, Closers, Wrap, FUNCTION_CLOSE};
+use super::tags::{after_function, close_tag, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION_CLOSE};
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
@@ -88,12 +88,16 @@ where
         return Ok(markup_end);
     };
     let name = name.trim_matches(['"', '\'']).trim();
-    json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)
+    match json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)? {
+        AfterFunction::Closed(markup_end) | AfterFunction::Another(markup_end) => Ok(markup_end),
+        AfterFunction::Missing => unreachable!("a call read to its end says where"),
+    }
 }
 
 /// A call named `name` whose JSON arguments follow at `at` (after whitespace), closed by
-/// `</function>` and then by the closing tag of `wrap` (if any, other than `</function>`).
-/// Returns where its markup ends.
+/// `</function>` and then by the closing tag of `wrap` (if any, other than `</function>`), or by
+/// another `<function=…>` in `wrap`. Returns where its markup ends, or where the next block
+/// starts (never [`AfterFunction::Missing`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn json_arguments<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -104,7 +108,7 @@ pub(crate) fn json_arguments<B>(
     end: usize,
     wrap: Option<&Wrap>,
     closers: &mut Closers<'_>,
-) -> Result<usize, B::Error>
+) -> Result<AfterFunction, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
@@ -114,15 +118,18 @@ where
     let args = skip_ws(text, at, end);
     let failure = match cx.json_at(args, end)? {
         Ok((arguments, json_end)) => {
-            let closed = close_tag(text, json_end, end, FUNCTION_CLOSE).and_then(|after| {
-                outer.map_or(Some(after), |wrap| close_tag(text, after, end, wrap.close))
-            });
+            let closed = close_tag(text, json_end, end, FUNCTION_CLOSE)
+                .map(|after| (after, after_function(text, after, end, wrap)));
             match closed {
-                Some(markup_end) => {
+                Some((_, AfterFunction::Closed(markup_end))) => {
                     cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
-                    return Ok(markup_end);
+                    return Ok(AfterFunction::Closed(markup_end));
                 }
-                None => Failure::parse(
+                Some((after, AfterFunction::Another(next))) => {
+                    cx.call(format, open..after, name.to_owned(), None, arguments)?;
+                    return Ok(AfterFunction::Another(next));
+                }
+                _ => Failure::parse(
                     format!("expected {FUNCTION_CLOSE} after the JSON arguments"),
                     json_end,
                     Some(name.into()),
@@ -136,5 +143,5 @@ where
         None => closers.function.end_of_next(args, end),
     };
     cx.fail(format, open..markup_end, failure);
-    Ok(markup_end)
+    Ok(AfterFunction::Closed(markup_end))
 }

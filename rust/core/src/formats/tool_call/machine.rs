@@ -128,15 +128,22 @@ impl TagCall {
             self.state = State::Shape(q);
             return Some(Verdict::More);
         }
-        if self.wrap.is_some_and(|wrap| wrap.body == Body::CallObject) {
-            match is_call_object(b, q) {
-                None => {
-                    self.state = State::Shape(q);
-                    return Some(Verdict::More);
-                }
-                // Not a call: the opening tag alone is the region, read as prose.
-                Some(false) => return Some(Verdict::End(self.at)),
-                Some(true) => {}
+        if let Some(wrap) = self.wrap.filter(|wrap| wrap.body == Body::CallObject) {
+            let Some(call) = is_call_object(b, q) else {
+                self.state = State::Shape(q);
+                return Some(Verdict::More);
+            };
+            if !call || !self.open.formats.contains(Format::Hermes) {
+                // Not a call: the answer of a format the tag wraps answers in (its tags are
+                // markup), or else the opening tag alone is the region, read as prose.
+                return Some(if wrap.answer_of.intersects(self.open.formats) {
+                    Verdict::Prose {
+                        end: self.at,
+                        reasoning: false,
+                    }
+                } else {
+                    Verdict::End(self.at)
+                });
             }
         }
         let is_function = if matches!(b[q], b'{' | b'[') {
@@ -336,13 +343,23 @@ impl Machine for TagCall {
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
-                    match starts(b, q, close) {
-                        None => {
+                    // The wrapper's closing tag, or another `<function=…>` in it: its own call
+                    // (`tags::after_function`).
+                    match starts_any(b, q, &[close, FUNCTION]) {
+                        Err(()) => {
                             self.state = State::QAfterFunction(q);
                             return Verdict::More;
                         }
-                        Some(true) => return self.end(q + close.len()),
-                        Some(false) => self.state = State::SeekClose(q),
+                        Ok(Some(0)) => return self.end(q + close.len()),
+                        Ok(Some(_)) => {
+                            close_last(&mut self.records);
+                            let start = q + FUNCTION.len();
+                            self.state = State::QName {
+                                start,
+                                scanned: start,
+                            };
+                        }
+                        Ok(None) => self.state = State::SeekClose(q),
                     }
                 }
                 State::GName { start, scanned } => {

@@ -61,13 +61,18 @@ impl Grammar for Spec {
         while i < starts.len() {
             starts[i] = Start {
                 text: tags::OPENS[i],
-                formats: FormatSet::only(Format::Hermes),
+                formats: FormatSet::only(Format::Hermes).union(tags::answer_of(tags::OPENS[i])),
             };
             i += 1;
         }
         starts
     };
 
+    /// The end of an answer a wrapper held ([`tags::answer_of`]).
+    const PROSE_ENDS: &'static [Start] = &[Start {
+        text: tags::RESPONSE_CLOSE,
+        formats: tags::answer_of(tags::RESPONSE),
+    }];
     /// Qwen's and GLM's end of turn.
     const CONTROL: &'static [&'static str] = &["<|im_end|>", "<|endoftext|>"];
     type Machine = machine::TagCall;

@@ -10,13 +10,16 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{typed_value, Types};
 use super::hermes;
 use super::tags::{
-    close_tag, tag_name, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
+    after_function, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE,
+    PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 use crate::protocol::Format;
 
-/// One call whose markup starts at `open` (its wrapper's opening tag, or `<function=` when
-/// there is no `wrap`) and whose `<function=` is at `at`. Returns where its markup ends.
+/// The calls of a wrapper (or of a bare `<function=…>` block) whose markup starts at `open`
+/// (its wrapper's opening tag, or `<function=` when there is no `wrap`) and whose first
+/// `<function=` is at `at`: one call per `<function=…>` block it holds. Returns where its
+/// markup ends.
 pub(super) fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     open: usize,
@@ -25,6 +28,30 @@ pub(super) fn call<B>(
     wrap: Option<&Wrap>,
     closers: &mut Closers<'_>,
 ) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let (mut open, mut at) = (open, at);
+    loop {
+        match function(cx, open, at, end, wrap, closers)? {
+            AfterFunction::Another(next) => (open, at) = (next, next),
+            AfterFunction::Closed(markup_end) => return Ok(markup_end),
+            AfterFunction::Missing => unreachable!("a call read to its end says where"),
+        }
+    }
+}
+
+/// One `<function=…>` block (see [`call`]): where its wrapper's markup ends, or where the next
+/// block starts.
+fn function<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    at: usize,
+    end: usize,
+    wrap: Option<&Wrap>,
+    closers: &mut Closers<'_>,
+) -> Result<AfterFunction, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
@@ -38,7 +65,7 @@ where
             closers.function.end_of_next(from, end)
         };
         cx.fail(format, open..markup_end, failure);
-        markup_end
+        AfterFunction::Closed(markup_end)
     };
     let name_start = at + FUNCTION.len();
     let Some((name, mut pos)) = text[at..end]
@@ -107,17 +134,14 @@ where
             return Ok(fail(cx, pos, failure));
         }
     }
-    let markup_end = if let Some(wrap) = wrap {
-        match close_tag(text, pos, end, wrap.close) {
-            Some(markup_end) => markup_end,
-            None => {
-                let detail = format!("expected {}", wrap.close);
-                let failure = Failure::parse(detail, pos, Some(name.into()));
-                return Ok(fail(cx, pos, failure));
-            }
+    let (markup_end, after) = match after_function(text, pos, end, wrap) {
+        AfterFunction::Closed(markup_end) => (markup_end, AfterFunction::Closed(markup_end)),
+        another @ AfterFunction::Another(_) => (pos, another),
+        AfterFunction::Missing => {
+            let detail = format!("expected {}", wrap.map_or(FUNCTION_CLOSE, |wrap| wrap.close));
+            let failure = Failure::parse(detail, pos, Some(name.into()));
+            return Ok(fail(cx, pos, failure));
         }
-    } else {
-        pos
     };
     let arguments = cx.builder.finish_object(arguments)?;
     cx.call(
@@ -127,5 +151,5 @@ where
         None,
         arguments,
     )?;
-    Ok(markup_end)
+    Ok(after)
 }

@@ -6,6 +6,7 @@ use crate::scan::find::{find_either, Needle};
 use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::skip_ws;
 use super::super::machine::{starts, ws};
+use super::super::markers::same;
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
@@ -19,6 +20,8 @@ pub(crate) struct Wrap {
     pub close: &'static str,
     pub close_needle: Needle,
     pub body: Body,
+    /// The formats whose answer this tag also wraps when its body is no call ([`answer_of`]).
+    pub answer_of: FormatSet,
 }
 
 /// What a wrapper holds.
@@ -42,7 +45,23 @@ pub(crate) static TOOL_CALL: Wrap = Wrap {
     close: CLOSE,
     close_needle: Needle::new(CLOSE),
     body: Body::Shared,
+    answer_of: FormatSet::NONE,
 };
+
+/// Granite's answer wrapper, also a Hermes-family wrapper around a call object.
+pub(crate) const RESPONSE: &str = "<response>";
+pub(crate) const RESPONSE_CLOSE: &str = "</response>";
+
+/// The formats whose answer the tag `open` wraps (Granite writes its answer as
+/// `<response>…</response>`). When one of them is read and the tag holds no call object, the
+/// tags are markup, dropped from content, and the body is the answer.
+pub(crate) const fn answer_of(open: &str) -> FormatSet {
+    if same(open, RESPONSE) {
+        FormatSet::only(Format::Granite)
+    } else {
+        FormatSet::NONE
+    }
+}
 
 /// hermes's other spellings (fine-tunes write them; llama.cpp reads them): `<function
 /// name="f">{…}</function>`, and a call object in a generic tag. Their order is the group's
@@ -50,7 +69,7 @@ pub(crate) static TOOL_CALL: Wrap = Wrap {
 pub(crate) const FUNCTION_NAME: &str = "<function name=";
 
 macro_rules! call_object_wraps {
-    ($(($open:literal, $close:literal)),* $(,)?) => {
+    ($(($open:expr, $close:expr)),* $(,)?) => {
         /// The group's opening markers: `<tool_call>`, `<function=`, then `HERMES_WRAPS`'s.
         pub(crate) const OPENS: &[&str] = &[OPEN, FUNCTION, FUNCTION_NAME, $($open),*];
         /// The wraps of `OPENS[2..]`.
@@ -60,12 +79,14 @@ macro_rules! call_object_wraps {
                 close: FUNCTION_CLOSE,
                 close_needle: Needle::new(FUNCTION_CLOSE),
                 body: Body::FunctionName,
+                answer_of: FormatSet::NONE,
             },
             $(Wrap {
                 format: Format::Hermes,
                 close: $close,
                 close_needle: Needle::new($close),
                 body: Body::CallObject,
+                answer_of: answer_of($open),
             }),*
         ];
     };
@@ -75,7 +96,7 @@ call_object_wraps![
     ("<function_call>", "</function_call>"),
     ("<tool>", "</tool>"),
     ("<tools>", "</tools>"),
-    ("<response>", "</response>"),
+    (RESPONSE, RESPONSE_CLOSE),
     ("<json>", "</json>"),
     ("<JSON>", "</JSON>"),
     ("<xml>", "</xml>"),
@@ -162,6 +183,35 @@ pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Opti
     } else {
         None
     }
+}
+
+/// What follows a `<function=…>` block's `</function>`.
+pub(crate) enum AfterFunction {
+    /// The block's markup ends here (after the wrapper's closing tag, if it has one).
+    Closed(usize),
+    /// Another `<function=…>` block starts here in the same wrapper: its own call (Qwen3-Coder
+    /// writes several calls in one `<tool_call>` so).
+    Another(usize),
+    /// Something else: the wrapper's closing tag is missing.
+    Missing,
+}
+
+/// What follows the `</function>` ending at `after` of a block in `wrap` (none, or
+/// `<function name=…>`'s own, which `</function>` closes).
+pub(crate) fn after_function(
+    text: &str,
+    after: usize,
+    end: usize,
+    wrap: Option<&Wrap>,
+) -> AfterFunction {
+    let Some(wrap) = wrap.filter(|wrap| wrap.body != Body::FunctionName) else {
+        return AfterFunction::Closed(after);
+    };
+    let next = skip_ws(text, after, end);
+    if text[next..end].starts_with(FUNCTION) {
+        return AfterFunction::Another(next);
+    }
+    close_tag(text, after, end, wrap.close).map_or(AfterFunction::Missing, AfterFunction::Closed)
 }
 
 /// Closing markers of one region, searched forward once.
