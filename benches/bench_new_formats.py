@@ -1,7 +1,7 @@
-"""`extract(formats="auto")` and the stream on each call-list format of issue 23 (the corpus
-rendered by `tests/renderers.py`), against a pure-Python detector of that format
-(`formats_python_lists.py`), in the same run. All must give the corpus calls before anything
-is timed.
+"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2 and Gemma
+format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
+detector of that format (`formats_python_lists.py`, `formats_python_tagged.py`), in the same
+run. All must give the corpus calls before anything is timed.
 
     python -m pytest benches/bench_new_formats.py --benchmark-group-by=param:name \
         --benchmark-columns=min,mean,rounds
@@ -20,13 +20,14 @@ import toolwire
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 import formats_python_lists
+import formats_python_tagged
 from renderers import RENDERERS
 from support import cases
 
-# The call-list family (rust/core/src/formats/json_list/).
-FORMATS = tuple(
-    "lfm2 jamba minimax_m1 nemotron granite apertus command_r7b olmo3 phi4_mini".split()
-)
+# The call-list family (rust/core/src/formats/json_list/), then the tagged formats.
+LISTS = tuple("lfm2 jamba minimax_m1 nemotron granite apertus command_r7b olmo3 phi4_mini".split())
+TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4")
+FORMATS = LISTS + TAGGED
 CHUNK = 16
 
 Item = tuple[str, list[tuple[str, dict[str, Any]]]]
@@ -64,7 +65,7 @@ def streamed(name: str) -> Callable[[list[Item]], list[Any]]:
 
 
 def python(name: str) -> Callable[[list[Item]], list[Any]]:
-    detect = getattr(formats_python_lists, name)
+    detect = getattr(formats_python_lists if name in LISTS else formats_python_tagged, name)
     return lambda items: [detect(text) for text, _ in items]
 
 

@@ -235,6 +235,79 @@ def phi4_mini(case: Case, k: int) -> str | None:
     return text
 
 
+def internlm2(case: Case, k: int) -> str:
+    """One `<|action_start|><|plugin|>` action per call, `parameters` (or `arguments` on some
+    cases), with prose before the first on some cases."""
+    key = "arguments" if k % 4 == 3 else "parameters"
+    actions = [
+        "<|action_start|><|plugin|>"
+        + ("\n" if k % 2 else "")
+        + json.dumps({"name": c["name"], key: c["arguments"]}, ensure_ascii=False)
+        + "<|action_end|>"
+        for c in case["calls"]
+    ]
+    return _wrapped("", ("\n" if k % 3 else "").join(actions), "", k)
+
+
+def _gemma_value(value: Any, quote: str) -> str:
+    """A value in Gemma's syntax: strings between string tokens, bare keys, JSON literals."""
+    if isinstance(value, str):
+        return f"{quote}{value}{quote}"
+    if isinstance(value, dict):
+        members = ",".join(f"{k}:{_gemma_value(v, quote)}" for k, v in value.items())
+        return "{" + members + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v, quote) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _gemma(case: Case, k: int, tokens: tuple[str, str, str]) -> str | None:
+    start, end, quote = tokens
+
+    def writable(value: Any) -> bool:
+        # A string holding the string token, or a key that is not a bare word, cannot be
+        # written so that it reads back.
+        if isinstance(value, str):
+            return quote not in value
+        if isinstance(value, dict):
+            return all(k.isidentifier() and writable(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(writable(v) for v in value)
+        return True
+
+    if not all(writable(c["arguments"]) for c in case["calls"]):
+        return None
+    calls = [
+        f"{start}call:{c['name']}{_gemma_value(c['arguments'], quote)}{end}" for c in case["calls"]
+    ]
+    return _wrapped("", ("\n" if k % 2 else "").join(calls), "", k)
+
+
+def function_gemma(case: Case, k: int) -> str | None:
+    return _gemma(case, k, ("<start_function_call>", "<end_function_call>", "<escape>"))
+
+
+def gemma4(case: Case, k: int) -> str | None:
+    return _gemma(case, k, ("<|tool_call>", "<tool_call|>", '<|"|>'))
+
+
+def functionary_v3_2(case: Case, k: int) -> str | None:
+    """Functionary v3.2 as its chat template writes a turn: `>>>all\n` content, then each call
+    `>>>NAME\n{…}`, back to back; the first `>>>` is the generation prompt's on even cases (the
+    text starts after it), and calls stand on lines of their own on some cases."""
+    if not all(c["name"].replace("-", "_").isidentifier() for c in case["calls"]):
+        return None
+    indent = 4 if k % 2 else None
+    calls = [
+        f">>>{c['name']}\n{json.dumps(c['arguments'], ensure_ascii=False, indent=indent)}"
+        for c in case["calls"]
+    ]
+    text = ("\n" if k % 3 == 0 else "").join(calls)
+    if k % 5 == 0:
+        text = ">>>all\nLet me look that up." + text
+    return text.removeprefix(">>>") if k % 2 == 0 else text
+
+
 def deepseek_dsml(case: Case, k: int) -> str | None:
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
 
@@ -296,6 +369,10 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
+    "internlm2": internlm2,
+    "function_gemma": function_gemma,
+    "gemma4": gemma4,
+    "functionary_v3_2": functionary_v3_2,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

@@ -300,10 +300,20 @@ def test_held_back_text_is_never_longer_than_the_longest_marker(parts: list[str]
 
 def test_a_marker_start_that_fails_is_released_as_text() -> None:
     parser = StreamParser()
-    assert parser.feed("Hi\n") == [TextDelta("Hi\n")]
+    assert parser.feed("Hi there\n") == [TextDelta("Hi there\n")]
     assert parser.feed("~~~tool_ca") == []
     assert parser.feed("ke") == [TextDelta("~~~tool_cake")]
     assert parser.finish() == []
+
+
+def test_a_one_word_first_line_is_held_until_the_next_byte() -> None:
+    # It may be a Functionary v3.2 header (`get_weather\n{…}`, the prompt wrote the `>>>`).
+    parser = StreamParser()
+    assert parser.feed("Hi") == []  # the message's first word waits for the byte after it
+    assert parser.feed("\n") == []
+    assert parser.feed("T") == [TextDelta("Hi\nT")]
+    assert parser.finish() == []
+    assert StreamParser(formats=["hermes"]).feed("Hi\n") == [TextDelta("Hi\n")]
 
 
 def test_a_split_think_marker_becomes_reasoning() -> None:
@@ -460,7 +470,7 @@ def test_finish_reset_and_reuse() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         parser.feed("more")
     parser.reset()
-    assert parser.feed("again") == [TextDelta("again")]
+    assert parser.feed("again.") == [TextDelta("again.")]
 
 
 def test_event_objects() -> None:
@@ -532,7 +542,7 @@ def test_concurrent_use_raises_a_clear_runtime_error(monkeypatch: pytest.MonkeyP
     assert "must not be used from two threads at once" in str(error)
     monkeypatch.undo()
     parser.reset()
-    assert parser.feed("fine") == [TextDelta("fine")]
+    assert parser.feed("fine.") == [TextDelta("fine.")]
 
 
 # ----- native stream accumulators ----------------------------------------------------------

@@ -21,6 +21,7 @@ FormatName: TypeAlias = Literal[
     "gigachat3",
     "gigachat35",
     "longcat",
+    "internlm2",
     "dots",
     "muse_glimmer",
     "step3",
@@ -36,6 +37,9 @@ FormatName: TypeAlias = Literal[
     "command_r7b",
     "olmo3",
     "phi4_mini",
+    "function_gemma",
+    "gemma4",
+    "functionary_v3_2",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.
@@ -54,6 +58,9 @@ FormatAlias: TypeAlias = Literal[
     "ernie45",
     "ernie45_moe",
     "granite4",
+    "functionary_v3_1",
+    "functionary_v3_1_llama_3_1",
+    "granite_20b_fc",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",
@@ -97,6 +104,8 @@ FormatAlias: TypeAlias = Literal[
     "phi4_mini_json",
     "firefunction_v2",
     "firefunction",
+    "functiongemma",
+    "internlm",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -23,6 +23,7 @@ macro_rules! for_each_group {
             tool_call ToolCall [
                 Hermes "hermes" [
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
+                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                 ],
                 Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
                 Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
@@ -58,6 +59,9 @@ macro_rules! for_each_group {
             longcat Longcat [
                 Longcat "longcat" [],
             ]
+            internlm2 Internlm2 [
+                Internlm2 "internlm2" ["internlm"],
+            ]
             dots Dots [
                 Dots "dots" [],
             ]
@@ -86,6 +90,13 @@ macro_rules! for_each_group {
                 CommandR7b "command_r7b" ["command_a"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+            ]
+            gemma Gemma [
+                FunctionGemma "function_gemma" ["functiongemma"],
+                Gemma4 "gemma4" [],
+            ]
+            functionary Functionary [
+                FunctionaryV32 "functionary_v3_2" [],
             ]
         }
     };

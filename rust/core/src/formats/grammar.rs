@@ -67,13 +67,24 @@ pub(crate) enum Verdict {
 /// A group of formats.
 pub(crate) trait Grammar {
     /// The markers that open a region (each starts with `<` or `[`, or is looked for at the start
-    /// of a message only: `markers::is_anchored`; none is a prefix of
-    /// another marker of any group).
+    /// of a message only: `markers::is_anchored`, or of any line with [`Grammar::AT_LINES`];
+    /// none is a prefix of another marker of any group).
     const STARTS: &'static [Start];
+    /// The group's message-start markers also open a region at the start of any line
+    /// (Functionary's `>>>`): text mode looks for them where a line begins, so prose is not
+    /// slowed down.
+    const AT_LINES: bool = false;
     /// A region that may open without a marker, at the start of a message.
     const BARE: Option<Bare> = None;
+    /// A message may begin without the group's first start marker, because the chat template
+    /// writes it at the end of the generation prompt (Functionary's `>>>`): at the start of a
+    /// message whose first byte may begin a name, a region opens with no marker text and the
+    /// machine decides as after the marker (text that is not a header is an empty region, and
+    /// the message is read on as before). Sniffing asks [`Grammar::claims_message`].
+    const IMPLIED_START: bool = false;
     /// Markers that end a prose message of this group ([`Verdict::Prose`]); outside one, the
-    /// formats they name read them as control tokens (dropped).
+    /// formats they name read them as control tokens (dropped). Inside the message they are
+    /// looked for anywhere, whatever byte they start with.
     const PROSE_ENDS: &'static [Start] = &[];
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
@@ -85,6 +96,12 @@ pub(crate) trait Grammar {
     /// (for sniffing; the machine decides for good).
     fn claims_bare(_message: &str) -> bool {
         true
+    }
+
+    /// Whether a message (from its start) begins as a region of an [`Grammar::IMPLIED_START`]
+    /// group would.
+    fn claims_message(_message: &str) -> bool {
+        false
     }
 
     /// The machine of a region opened by `STARTS[start]` (or `BARE`, when `None`), whose text

@@ -191,6 +191,40 @@ const fn anchored() -> Mask {
     mask
 }
 
+/// The entries of the message-start markers that also open at any line start
+/// ([`crate::formats::grammar::Grammar::AT_LINES`]: Functionary's `>>>`).
+pub(crate) const LINE_ANCHORED: Mask = line_anchored();
+
+const fn line_anchored() -> Mask {
+    let table = build();
+    let mut mask = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if let Role::Start { group, .. } = table[i].role {
+            if group.at_lines() && is_anchored(table[i].text) {
+                mask |= 1 << i;
+            }
+        }
+        i += 1;
+    }
+    mask
+}
+
+/// Whether a line-start marker ([`LINE_ANCHORED`]) among `mask` begins with `b`.
+pub(crate) fn opens_lines(b: u8, mask: Mask) -> bool {
+    BY_FIRST[b as usize] & LINE_ANCHORED & mask != 0
+}
+
+/// The byte a prose message of `group` may end at that text mode does not stop at anyway (the
+/// first byte of an end marker that does not begin with `<` or `[`: Functionary's `>>>`).
+pub(crate) fn prose_stop(group: Group) -> Option<u8> {
+    group
+        .prose_ends()
+        .iter()
+        .map(|end| end.text.as_bytes()[0])
+        .find(|&b| b != b'<' && b != b'[')
+}
+
 /// The think tags' entries (`think::OPENS` at even entries, their closing tags after each).
 pub(crate) const THINK_OPEN: Mask = think_entries(0);
 pub(crate) const THINK_CLOSE: Mask = think_entries(1);
@@ -422,6 +456,7 @@ mod tests {
             // Nothing past the first byte can begin a marker: a stop inside a marker never
             // hides one. (A message-start marker is matched at the message's first byte only.)
             let anchored = ANCHORED & 1 << i != 0;
+            assert!(anchored || LINE_ANCHORED & 1 << i == 0, "{}", a.text);
             assert_eq!(anchored, !a.text.starts_with(['<', '[']), "{}", a.text);
             assert!(anchored || !a.text[1..].contains(['<', '[']), "{}", a.text);
             for (j, b) in TABLE.iter().enumerate() {

@@ -77,6 +77,27 @@ macro_rules! define_groups {
                 }
             }
 
+            /// Whether the group's message-start markers open at any line start.
+            pub(crate) const fn at_lines(self) -> bool {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::AT_LINES,)*
+                }
+            }
+
+            /// Whether a message may begin without the group's first start marker.
+            pub(crate) const fn implied_start(self) -> bool {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::IMPLIED_START,)*
+                }
+            }
+
+            /// Whether a message begins as a region of an implied-start group would.
+            pub(crate) fn claims_message(self, message: &str) -> bool {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::claims_message(message),)*
+                }
+            }
+
             /// The message-start byte of the group's markerless form, if it has one.
             pub(crate) const fn bare(self) -> Option<Bare> {
                 match self {
@@ -158,6 +179,18 @@ impl Machine for AnyMachine {
     fn raw_value_end(&self, len: usize) -> Option<usize> {
         self.get().raw_value_end(len)
     }
+}
+
+/// The group among `formats` whose messages may begin without its first start marker
+/// ([`Grammar::IMPLIED_START`]), when `first` may begin a name.
+pub(crate) fn implied_group(first: u8, formats: FormatSet) -> Option<Group> {
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    Group::ALL
+        .iter()
+        .copied()
+        .find(|g| g.implied_start() && g.formats().intersects(formats))
 }
 
 /// The group whose markerless form a message starting with `first` may be, among `formats`.

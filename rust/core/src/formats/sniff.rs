@@ -5,9 +5,9 @@
 
 use std::ops::Range;
 
-use super::markers::{match_at, starts_of, Match, Role, ANCHORED, TABLE};
-use super::{bare_group, FormatSet, Group};
-use crate::scan::find::find_either;
+use super::markers::{match_at, starts_of, Mask, Match, Role, ANCHORED, LINE_ANCHORED, TABLE};
+use super::{bare_group, implied_group, FormatSet, Group};
+use crate::scan::find::{find_any3, find_either};
 use crate::scan::think::{message_start, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
@@ -36,6 +36,9 @@ pub fn sniff(
             found.push((start, group));
         }
     }
+    if let Some(group) = implied_message(rest, allowed) {
+        found.push((start, group));
+    }
     if !is_json_message(rest) {
         let bytes = text.as_bytes();
         // Only the markers of groups not found yet are compared.
@@ -45,10 +48,9 @@ pub fn sniff(
         }
         let mut pos = 0;
         while live != 0 {
-            let Some(i) = find_either(b'<', b'[', &bytes[pos..]) else {
+            let Some(at) = next_marker_byte(bytes, pos, live) else {
                 break;
             };
-            let at = pos + i;
             pos = at + 1;
             if let Match::Found(entry) = match_at(&bytes[at..], live) {
                 if let Role::Start { group, .. } = TABLE[entry].role {
@@ -73,8 +75,7 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
     let mut pos = 0;
-    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
-        let at = pos + i;
+    while let Some(at) = next_marker_byte(bytes, pos, starts) {
         if matches!(match_at(&bytes[at..], starts), Match::Found(_)) {
             return true;
         }
@@ -84,14 +85,50 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     let start = message_start(text);
     let bare = |&first: &u8| bare_group(first, allowed).is_some();
     bytes.get(start).is_some_and(bare)
+        || implied_message(&text[start..], allowed).is_some()
         || matches!(
             match_at(&bytes[start..], starts & ANCHORED),
             Match::Found(_)
         )
 }
 
+/// The group whose message `rest` begins as without its first start marker
+/// ([`crate::formats::grammar::Grammar::IMPLIED_START`]).
+fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
+    let &first = rest.as_bytes().first()?;
+    implied_group(first, allowed).filter(|g| g.claims_message(rest))
+}
+
+/// The next position at or after `pos` where a marker of `mask` may start: a `<` or `[`, or,
+/// when `mask` holds line-start markers, a `>` that begins a line (after spaces or tabs).
+#[inline(always)]
+fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
+    if mask & LINE_ANCHORED == 0 {
+        return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
+    }
+    loop {
+        let at = pos + find_any3(b'<', b'[', b'>', &bytes[pos..])?;
+        if bytes[at] != b'>' || begins_line(bytes, at) {
+            return Some(at);
+        }
+        pos = at + 1;
+    }
+}
+
+/// Whether only spaces and tabs stand between the line's start and `at` (out of line: the
+/// scanning loop stays small).
+#[inline(never)]
+fn begins_line(bytes: &[u8], at: usize) -> bool {
+    let indent = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    at == indent || bytes[at - indent - 1] == b'\n'
+}
+
 /// The table entries that start regions of `group`.
-fn group_mask(group: Group) -> u128 {
+fn group_mask(group: Group) -> Mask {
     TABLE
         .iter()
         .enumerate()
@@ -162,5 +199,30 @@ mod tests {
         assert!(sniffed(json, FormatSet::ALL).is_empty());
         let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
         assert_eq!(sniffed(object, FormatSet::ALL), vec![Group::Llama3Json]);
+    }
+
+    #[test]
+    fn line_start_and_implied_markers() {
+        let functionary = vec![Group::Functionary];
+        for text in [
+            ">>>f\n{}",
+            "Hi.\n>>>f\n{}",
+            "Hi.\n  >>>f\n{}",
+            "f\n{\"a\": 1}",
+            "all\nHi.>>>f\n{}",
+        ] {
+            assert_eq!(sniffed(text, FormatSet::ALL), functionary, "{text:?}");
+            assert!(may_hold_calls(text, FormatSet::ALL), "{text:?}");
+        }
+        for text in ["a >>>f\n{}", "x\n>> y", "Hello world", "all", "f\nx"] {
+            assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");
+            assert!(!may_hold_calls(text, FormatSet::ALL), "{text:?}");
+        }
+        // Without the format, `>` is no stop.
+        let others = Format::ALL
+            .iter()
+            .filter(|&&f| f != Format::FunctionaryV32)
+            .fold(FormatSet::NONE, |set, &f| set.with(f));
+        assert!(!may_hold_calls(">>>f\n{}", others));
     }
 }

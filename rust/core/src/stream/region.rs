@@ -165,6 +165,11 @@ impl RegionBody {
             (piece.len(), &view[end..])
         };
         let region = &view[..end];
+        if region.is_empty() {
+            // A message that did not begin after an implied marker: it is read on as text.
+            cx.shared.pos = self.at;
+            return Ok(Next::replay(used, rest.to_owned()));
+        }
         if let Verdict::Prose { reasoning, .. } = verdict {
             self.open_message(region, reasoning, cx);
             return Ok(Next::replay(used, rest.to_owned()));

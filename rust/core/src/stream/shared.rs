@@ -54,6 +54,9 @@ pub(super) struct Prose {
     /// Non-whitespace content (or a call) has been seen: raw JSON `whole` and the bare formats
     /// no longer apply.
     pub message_started: bool,
+    /// The message start was read as a region of an implied-start group (`Grammar::
+    /// IMPLIED_START`), which gave it back: it is not tried again.
+    pub implied_tried: bool,
     /// Inline code spans of the prose (markers in them are prose).
     pub spans: CodeSpans,
     /// Inside the body of a group's prose message (harmony): `(group, is_reasoning)`.

@@ -7,12 +7,12 @@
 
 use std::mem;
 
-use crate::formats::bare_group;
 use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
+use crate::formats::{bare_group, implied_group};
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::{indent_len, LEADING_BOM};
-use crate::scan::find::find_any4;
+use crate::scan::find::{find_any4, find_byte};
 
 use super::fence::FenceBody;
 use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
@@ -86,7 +86,8 @@ impl Text {
                 continue;
             }
             let mut start = None;
-            if cx.shared.prose.at_line_start {
+            let line_start = cx.shared.prose.at_line_start;
+            if line_start {
                 match b {
                     b' ' | b'\t' => {
                         i += 1;
@@ -120,7 +121,21 @@ impl Text {
             }
             if start.is_none() {
                 let eligible = cx.whole_eligible();
-                let stop = b == b'<' || (b == b'[' && !eligible);
+                // A message that may begin after a marker the generation prompt wrote.
+                let implied = (eligible && !cx.shared.prose.implied_tried)
+                    .then(|| implied_group(b, cx.options.formats))
+                    .flatten();
+                if let Some(group) = implied {
+                    cx.shared.prose.implied_tried = true;
+                    cx.shared.text_out(&input[run_start..i], cx.out);
+                    cx.shared.flush(cx.out);
+                    let region = RegionBody::open(group, 0, "", true, cx);
+                    return Ok(Next::switch(i, Mode::Region(region)));
+                }
+                let stop = b == b'<'
+                    || (b == b'[' && !eligible)
+                    || (line_start && markers::opens_lines(b, cx.starts))
+                    || cx.message_stop() == Some(b);
                 // A marker that only opens a call at the start of a message.
                 let anchored = eligible
                     && cx.starts & markers::ANCHORED != 0
@@ -463,9 +478,21 @@ impl<B: JsonBuilder> Ctx<'_, B> {
     }
 
     /// The next byte of `bytes` where something may begin after the line start (the think tags
-    /// include `[THINK]`, so `[` is always one).
+    /// include `[THINK]`, so `[` is always one), and, in a prose message, where it may end.
     fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
-        find_any4(b'\n', b'<', b'[', b'\r', bytes)
+        let stop = find_any4(b'\n', b'<', b'[', b'\r', bytes);
+        let Some(end) = self.message_stop() else {
+            return stop;
+        };
+        let before = &bytes[..stop.unwrap_or(bytes.len())];
+        find_byte(end, before).or(stop)
+    }
+
+    /// The byte the prose message being read may end at beside the usual stops
+    /// ([`markers::prose_stop`]).
+    fn message_stop(&self) -> Option<u8> {
+        let (group, _) = self.shared.prose.message?;
+        markers::prose_stop(group)
     }
 
     fn fences_allowed(&self) -> bool {

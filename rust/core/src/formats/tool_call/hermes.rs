@@ -5,7 +5,9 @@
 //! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone.
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::tags::{after_function, close_tag, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION_CLOSE};
+use super::tags::{
+    after_function, close_tag, reopens, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION_CLOSE,
+};
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
@@ -25,14 +27,22 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
+    let optional = closers.close_optional;
+    let close = |json_end: usize| {
+        close_tag(text, json_end, end, closers.close).or_else(|| {
+            let next = skip_ws(text, json_end, end);
+            let reopened = reopens(&text.as_bytes()[..end], next, closers.close) == Some(true);
+            (optional && reopened).then_some(json_end)
+        })
+    };
     if let Some((calls, json_end)) = cx.read_calls(body, end)? {
-        if let Some(markup_end) = close_tag(text, json_end, end, closers.close) {
+        if let Some(markup_end) = close(json_end) {
             cx.push_read(format, open..markup_end, calls)?;
             return Ok(markup_end);
         }
     }
     match cx.json_at(body, end)? {
-        Ok((value, json_end)) => match close_tag(text, json_end, end, closers.close) {
+        Ok((value, json_end)) => match close(json_end) {
             Some(markup_end) => {
                 let context = cx.context(format, open..markup_end);
                 let (options, json_at) = (cx.options.json, body - open);

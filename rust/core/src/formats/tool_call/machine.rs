@@ -7,8 +7,9 @@ use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
 use super::tags::{
-    body_format, is_call_object, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, KEY,
-    KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE, VALUE_ENDS,
+    body_format, is_call_object, reopens, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
+    FUNCTION_CLOSE_NEEDLE, KEY, KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
+    VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -201,14 +202,20 @@ impl Machine for TagCall {
                     }
                 }
                 State::AfterJson(p) => {
+                    // (`p` stays the JSON's end: an unclosed call ends there.)
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
                     match starts(b, q, close) {
-                        None => {
-                            self.state = State::AfterJson(q);
-                            return Verdict::More;
-                        }
+                        None => return Verdict::More,
                         Some(true) => return Verdict::End(q + close.len()),
+                        // A generic tag's call may be left unclosed before the next one.
+                        Some(false) if self.wrap.is_some_and(|w| w.body == Body::CallObject) => {
+                            match reopens(b, q, close) {
+                                None => return Verdict::More,
+                                Some(true) => return Verdict::End(p),
+                                Some(false) => self.state = State::SeekClose(q),
+                            }
+                        }
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }

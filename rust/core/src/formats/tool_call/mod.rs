@@ -23,9 +23,13 @@ use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
 /// The `Spec` of another model's wrapper of one call (`tags::Wrap`), opened by `$open`:
-/// `tool_call::wrapped_spec!(WRAP, OPEN, Format::F);` (`F` is `WRAP`'s format).
+/// `tool_call::wrapped_spec!(WRAP, OPEN, Format::F);` (`F` is `WRAP`'s format), and optionally
+/// the format's control tokens (`Grammar::CONTROL`).
 macro_rules! wrapped_spec {
     ($wrap:expr, $open:expr, $format:expr) => {
+        $crate::formats::tool_call::wrapped_spec!($wrap, $open, $format, &[]);
+    };
+    ($wrap:expr, $open:expr, $format:expr, $control:expr) => {
         static OPENS: $crate::formats::cursor::Markers =
             $crate::formats::cursor::Markers::new(&[$open]);
 
@@ -34,7 +38,7 @@ macro_rules! wrapped_spec {
                 text: $open,
                 formats: $crate::protocol::FormatSet::only($format),
             }],
-            control: &[],
+            control: $control,
             machine: $crate::formats::tool_call::machine::TagCall,
             open: |_start, at, open| Self::Machine::new(Some(&$wrap), at, open),
             decode: |cx, range| {

@@ -35,6 +35,8 @@ pub(crate) enum Body {
     Function,
     /// A JSON call object written name first (`{"name"`), read as hermes reads it; any other
     /// body makes the opening tag prose (`<json>{"a": 1}` or `<response>Sure` are no calls).
+    /// The closing tag may be left out before the next opening tag (Granite 20B FC writes
+    /// `<function_call> {…}` before each call and closes none): the object ends the call.
     CallObject,
     /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
     FunctionName,
@@ -185,6 +187,17 @@ pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Opti
     }
 }
 
+/// Whether `bytes[at..]` starts with the opening tag of the closing tag `close` (`<x>` for
+/// `</x>`): `None` while too short to tell.
+pub(crate) fn reopens(bytes: &[u8], at: usize, close: &str) -> Option<bool> {
+    let name = &close[2..];
+    match bytes.get(at) {
+        None => None,
+        Some(b'<') => starts(bytes, at + 1, name),
+        Some(_) => Some(false),
+    }
+}
+
 /// What follows a `<function=…>` block's `</function>`.
 pub(crate) enum AfterFunction {
     /// The block's markup ends here (after the wrapper's closing tag, if it has one).
@@ -218,6 +231,8 @@ pub(crate) fn after_function(
 pub(crate) struct Closers<'t> {
     /// The wrapper's closing tag, and where it is.
     pub close: &'static str,
+    /// The closing tag may be left out before the next opening tag ([`Body::CallObject`]).
+    pub close_optional: bool,
     pub tool_call: TextSeek<'t>,
     pub parameter: TextSeek<'t>,
     pub function: TextSeek<'t>,
@@ -229,6 +244,7 @@ impl<'t> Closers<'t> {
     pub fn new(text: &'t str, end: usize, wrap: &'static Wrap) -> Self {
         Self {
             close: wrap.close,
+            close_optional: wrap.body == Body::CallObject,
             tool_call: TextSeek::new(text, end, &wrap.close_needle),
             parameter: TextSeek::new(text, end, &VALUE_ENDS),
             function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),

@@ -1,0 +1,232 @@
+//! Decoding a Gemma call region: the name, then the arguments object in Gemma's syntax.
+
+use std::ops::Range;
+
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::{name, tokens_of, Tokens};
+use crate::json::{parse, JsonBuilder, JsonStr, JsonView, ParseError, ParseOptions};
+use crate::scan::find::find_byte;
+
+/// Nesting deeper than this is a failed call (the reader recurses).
+const MAX_DEPTH: usize = 64;
+
+pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let tokens = tokens_of(&text[range.clone()]);
+    let at = range.start + tokens.start.len();
+    let end = range.end;
+    let brace = find_byte(b'{', &text.as_bytes()[at..end]).map(|i| at + i);
+    let Some((brace, name)) = brace.and_then(|b| name(text, at, b).map(|n| (b, n.to_owned())))
+    else {
+        let failure = Failure::parse("expected call:NAME{…}", at, None);
+        cx.fail(tokens.format, range, failure);
+        return Ok(());
+    };
+    let mut reader = Reader {
+        text,
+        end,
+        tokens,
+        pos: brace,
+        json: cx.options.json,
+    };
+    let arguments = match reader.value(cx.builder, 0)? {
+        Ok(arguments) => arguments,
+        Err(failure) => {
+            let failure = Failure::parse(failure.0, failure.1, Some(name));
+            cx.fail(tokens.format, range, failure);
+            return Ok(());
+        }
+    };
+    let after = skip_ws(text, reader.pos, end);
+    if after < end && !text[after..end].starts_with(tokens.end) {
+        let failure = Failure::parse(format!("expected {}", tokens.end), after, Some(name));
+        cx.fail(tokens.format, range, failure);
+        return Ok(());
+    }
+    cx.call(tokens.format, range, name, None, arguments)
+}
+
+/// Why a value could not be read, and where.
+struct Bad(String, usize);
+
+/// Reads Gemma's value syntax from `pos`.
+struct Reader<'t> {
+    text: &'t str,
+    end: usize,
+    tokens: &'static Tokens,
+    pos: usize,
+    json: ParseOptions,
+}
+
+impl<'t> Reader<'t> {
+    fn rest(&self) -> &'t str {
+        &self.text[self.pos..self.end]
+    }
+
+    fn skip_ws(&mut self) {
+        self.pos = skip_ws(self.text, self.pos, self.end);
+    }
+
+    fn bad<V>(&self, what: &str) -> Result<V, Bad> {
+        Err(Bad(what.to_owned(), self.pos))
+    }
+
+    fn value<B: JsonBuilder>(
+        &mut self,
+        builder: &mut B,
+        depth: usize,
+    ) -> Result<Result<B::Value, Bad>, B::Error> {
+        if depth > MAX_DEPTH {
+            return Ok(self.bad("nesting too deep"));
+        }
+        self.skip_ws();
+        if let Some(string) = self.string() {
+            return match string {
+                Ok(s) => builder.string(JsonStr::from_utf8(s)).map(Ok),
+                Err(bad) => Ok(Err(bad)),
+            };
+        }
+        match self.rest().as_bytes().first() {
+            Some(b'{') => self.object(builder, depth),
+            Some(b'[') => self.array(builder, depth),
+            Some(_) => self.literal(builder),
+            None => Ok(self.bad("expected a value")),
+        }
+    }
+
+    /// A string between two string tokens, or a JSON string; `None` when neither starts here.
+    fn string(&mut self) -> Option<Result<&'t str, Bad>> {
+        let quote = self.tokens.quote;
+        if self.rest().starts_with(quote) {
+            let start = self.pos + quote.len();
+            let Some(len) = self.text[start..self.end].find(quote) else {
+                return Some(self.bad("unterminated string"));
+            };
+            self.pos = start + len + quote.len();
+            return Some(Ok(&self.text[start..start + len]));
+        }
+        None
+    }
+
+    fn object<B: JsonBuilder>(
+        &mut self,
+        builder: &mut B,
+        depth: usize,
+    ) -> Result<Result<B::Value, Bad>, B::Error> {
+        self.pos += 1;
+        let mut object = builder.new_object()?;
+        loop {
+            self.skip_ws();
+            if self.rest().is_empty() {
+                return Ok(self.bad("expected }"));
+            }
+            if self.rest().starts_with('}') {
+                self.pos += 1;
+                return builder.finish_object(object).map(Ok);
+            }
+            let key = match self.key() {
+                Ok(key) => key,
+                Err(bad) => return Ok(Err(bad)),
+            };
+            let value = match self.value(builder, depth + 1)? {
+                Ok(value) => value,
+                Err(bad) => return Ok(Err(bad)),
+            };
+            builder.object_insert(&mut object, JsonStr::from_utf8(key), value)?;
+            // Commas between members (models leave them out at times).
+            self.skip_ws();
+            if self.rest().starts_with(',') {
+                self.pos += 1;
+            }
+        }
+    }
+
+    /// `key:` (bare, or between string tokens, or a JSON string).
+    fn key(&mut self) -> Result<&'t str, Bad> {
+        let key = match self.string() {
+            Some(key) => key?,
+            None => {
+                let start = self.pos;
+                let len = self.rest().find([':', '}', ',']).unwrap_or(self.rest().len());
+                self.pos += len;
+                let key = self.text[start..start + len].trim();
+                key.strip_prefix('"').and_then(|k| k.strip_suffix('"')).unwrap_or(key)
+            }
+        };
+        self.skip_ws();
+        if !self.rest().starts_with(':') || key.is_empty() {
+            return self.bad("expected key:value");
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    fn array<B: JsonBuilder>(
+        &mut self,
+        builder: &mut B,
+        depth: usize,
+    ) -> Result<Result<B::Value, Bad>, B::Error> {
+        self.pos += 1;
+        let mut array = builder.new_array()?;
+        loop {
+            self.skip_ws();
+            if self.rest().starts_with(']') {
+                self.pos += 1;
+                return builder.finish_array(array).map(Ok);
+            }
+            let value = match self.value(builder, depth + 1)? {
+                Ok(value) => value,
+                Err(bad) => return Ok(Err(bad)),
+            };
+            builder.array_push(&mut array, value)?;
+            self.skip_ws();
+            if self.rest().starts_with(',') {
+                self.pos += 1;
+            } else if !self.rest().starts_with(']') {
+                return Ok(self.bad("expected , or ]"));
+            }
+        }
+    }
+
+    /// A JSON literal (number, `true`, `false`, `null`, a JSON string) up to the next `,`, `}`
+    /// or `]`; a bare word that is not JSON is kept as text.
+    fn literal<B: JsonBuilder>(&mut self, builder: &mut B) -> Result<Result<B::Value, Bad>, B::Error> {
+        let rest = self.rest();
+        let len = if rest.starts_with('"') {
+            json_string_len(rest).unwrap_or(rest.len())
+        } else {
+            rest.find([',', '}', ']']).unwrap_or(rest.len())
+        };
+        let start = self.pos;
+        self.pos += len;
+        let literal = self.text[start..start + len].trim_end();
+        if literal.is_empty() {
+            return Ok(self.bad("expected a value"));
+        }
+        match parse(literal, builder, self.json) {
+            Ok(value) => Ok(Ok(value)),
+            Err(ParseError::Build(e)) => Err(e),
+            Err(ParseError::Syntax(_)) => {
+                builder.string(JsonStr::from_utf8(literal)).map(Ok)
+            }
+        }
+    }
+}
+
+/// The length of the JSON string at the start of `text`, quotes included.
+fn json_string_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}

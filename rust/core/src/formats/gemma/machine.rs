@@ -1,0 +1,90 @@
+//! The stream machine of a Gemma call: the name once its `{` has come, then the end token,
+//! looked for outside strings.
+
+use super::super::grammar::{Machine, Verdict};
+use super::super::machine::{close_last, named, starts};
+use super::{name, Tokens, TOKENS};
+use crate::scan::call_scan::CallRecord;
+use crate::scan::find::find_byte;
+
+pub(crate) struct GemmaCall {
+    tokens: &'static Tokens,
+    /// Where the name starts (after the start token).
+    at: usize,
+    /// Read up to here.
+    pos: usize,
+    named: bool,
+    in_string: bool,
+    records: Vec<CallRecord>,
+}
+
+impl GemmaCall {
+    pub fn new(tokens: &'static Tokens, at: usize) -> Self {
+        Self {
+            tokens,
+            at,
+            pos: at,
+            named: false,
+            in_string: false,
+            records: Vec::new(),
+        }
+    }
+}
+
+impl Machine for GemmaCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        if !self.named {
+            let Some(brace) = find_byte(b'{', &b[self.pos..]).map(|i| self.pos + i) else {
+                self.pos = b.len();
+                return Verdict::More;
+            };
+            if let Some(name) = name(buf, self.at, brace) {
+                self.records.push(named(name, None, true, 0));
+            }
+            self.named = true;
+            self.pos = brace;
+        }
+        while let Some(i) = find_byte(b'<', &b[self.pos..]) {
+            let at = self.pos + i;
+            match starts(b, at, self.tokens.quote) {
+                None => {
+                    self.pos = at;
+                    return Verdict::More;
+                }
+                Some(true) => {
+                    self.in_string = !self.in_string;
+                    self.pos = at + self.tokens.quote.len();
+                    continue;
+                }
+                Some(false) => {}
+            }
+            if !self.in_string {
+                let ends = [self.tokens.end, TOKENS[0].start, TOKENS[1].start];
+                let mut undecided = false;
+                for (k, token) in ends.into_iter().enumerate() {
+                    match starts(b, at, token) {
+                        Some(true) => {
+                            close_last(&mut self.records);
+                            // The end token is the call's; a start token begins the next one.
+                            return Verdict::End(if k == 0 { at + token.len() } else { at });
+                        }
+                        None => undecided = true,
+                        Some(false) => {}
+                    }
+                }
+                if undecided {
+                    self.pos = at;
+                    return Verdict::More;
+                }
+            }
+            self.pos = at + 1;
+        }
+        self.pos = b.len();
+        Verdict::More
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        &self.records
+    }
+}

@@ -1,0 +1,92 @@
+//! Gemma's call syntax: FunctionGemma's
+//! `<start_function_call>call:f{a:<escape>text<escape>,b:1}<end_function_call>` and Gemma 4's
+//! `<|tool_call>call:f{a:<|"|>text<|"|>,b:1}<tool_call|>`. The arguments are an object whose
+//! keys are bare (or quoted by the string token), whose strings sit between two string tokens
+//! (kept as written, never typed), and whose other values are JSON literals, objects and arrays
+//! in the same syntax. One call per start token; a missing end token is accepted at the end of
+//! the text (or before the next start token).
+
+mod decode;
+mod machine;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+
+/// One format's tokens.
+pub(crate) struct Tokens {
+    pub format: Format,
+    pub start: &'static str,
+    pub end: &'static str,
+    /// The string delimiter.
+    pub quote: &'static str,
+}
+
+/// In the order of the group's `STARTS`.
+pub(crate) static TOKENS: [Tokens; 2] = [
+    Tokens {
+        format: Format::FunctionGemma,
+        start: "<start_function_call>",
+        end: "<end_function_call>",
+        quote: "<escape>",
+    },
+    Tokens {
+        format: Format::Gemma4,
+        start: "<|tool_call>",
+        end: "<tool_call|>",
+        quote: "<|\"|>",
+    },
+];
+
+/// What precedes the name.
+const CALL: &str = "call:";
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[
+        Start {
+            text: TOKENS[0].start,
+            formats: FormatSet::only(Format::FunctionGemma),
+        },
+        Start {
+            text: TOKENS[1].start,
+            formats: FormatSet::only(Format::Gemma4),
+        },
+    ];
+    /// Gemma's end of turn, and FunctionGemma's tool-response token (a stop sequence).
+    const CONTROL: &'static [&'static str] = &["<end_of_turn>", "<start_function_response>"];
+
+    type Machine = machine::GemmaCall;
+
+    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+        machine::GemmaCall::new(&TOKENS[start.unwrap_or(0)], at)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}
+
+/// The tokens of the region that starts at `text`.
+pub(crate) fn tokens_of(text: &str) -> &'static Tokens {
+    TOKENS
+        .iter()
+        .find(|t| text.starts_with(t.start))
+        .unwrap_or(&TOKENS[0])
+}
+
+/// The name after the start token, from `at` up to the `{` at `brace`: `call:` and whitespace
+/// left out; `None` when empty or not on one line.
+pub(crate) fn name(text: &str, at: usize, brace: usize) -> Option<&str> {
+    let name = text[at..brace].trim_start();
+    let name = name.strip_prefix(CALL).unwrap_or(name).trim();
+    (!name.is_empty() && !name.contains(['\n', ' ', '<'])).then_some(name)
+}
