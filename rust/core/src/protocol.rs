@@ -184,6 +184,19 @@ impl FormatSet {
         self.intersects(group.formats())
     }
 
+    /// The indices in [`Format::ALL`] of the formats of the set, in registry order.
+    pub(crate) fn indices(self) -> impl Iterator<Item = usize> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let index = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(index)
+        })
+    }
+
     /// The formats of the set, in registry order.
     pub fn iter(self) -> impl Iterator<Item = Format> {
         Format::ALL

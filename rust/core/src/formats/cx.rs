@@ -11,6 +11,7 @@ use crate::calls::{
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, SyntaxError};
 use crate::protocol::{Format, FormatSet, Protocol};
 
+use super::cursor::{Marker, Markers, ProseCursor};
 use super::FormatOptions;
 
 /// The state of one parse: the input, the builder, and what has been found so far.
@@ -65,6 +66,26 @@ where
         } else if self.collect_text && range.start < range.end {
             self.content.push_str(&self.text[range]);
         }
+    }
+
+    /// The walk every region decoder makes: each of `markers` in `range` outside code spans, in
+    /// order. The prose before a marker goes out as prose; `markup` reads what the marker opens
+    /// and returns where the prose resumes (a marker that opens nothing is given back as prose
+    /// by `markup`). The prose after the last markup goes out too.
+    pub fn markup_in_prose(
+        &mut self,
+        range: Range<usize>,
+        markers: &Markers,
+        mut markup: impl FnMut(&mut Self, Marker) -> Result<usize, B::Error>,
+    ) -> Result<(), B::Error> {
+        let mut cursor = ProseCursor::new(self.text, markers, range.start);
+        let mut pos = range.start;
+        while let Some(marker) = cursor.next(pos, range.end) {
+            self.prose(pos..marker.start);
+            pos = markup(self, marker)?;
+        }
+        self.prose(pos..range.end);
+        Ok(())
     }
 
     /// Starts a new reasoning block (a think span, an analysis message).

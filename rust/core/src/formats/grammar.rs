@@ -148,3 +148,46 @@ pub(crate) trait Machine {
         None
     }
 }
+
+/// The `Spec` of a group in one of the shared shapes (`invoke`, `sectioned`, the wrappers of
+/// `tool_call`), whose macros give it their markers, machine and decoder:
+/// `grammar::spec!(starts: …, control: …, machine: M, open: |start, at, open| …,
+/// decode: |cx, range| …);`.
+macro_rules! spec {
+    (
+        starts: $starts:expr,
+        control: $control:expr,
+        machine: $machine:ty,
+        open: |$start:ident, $at:ident, $open:ident| $opened:expr,
+        decode: |$cx:ident, $range:ident| $decoded:expr $(,)?
+    ) => {
+        pub(crate) struct Spec;
+
+        impl $crate::formats::grammar::Grammar for Spec {
+            const STARTS: &'static [$crate::formats::grammar::Start] = $starts;
+            const CONTROL: &'static [&'static str] = $control;
+
+            type Machine = $machine;
+
+            fn open(
+                $start: Option<usize>,
+                $at: usize,
+                $open: $crate::formats::grammar::Open,
+            ) -> Self::Machine {
+                $opened
+            }
+
+            fn decode<B>(
+                $cx: &mut $crate::formats::Cx<'_, '_, B>,
+                $range: std::ops::Range<usize>,
+            ) -> Result<(), B::Error>
+            where
+                B: $crate::json::JsonBuilder,
+                B::Value: $crate::json::JsonView,
+            {
+                $decoded
+            }
+        }
+    };
+}
+pub(crate) use spec;

@@ -2,7 +2,7 @@
 //! prose ends and control tokens, and the think tags. Sniffing and the stream's text mode both read it, so a
 //! format's markers are written once, in its folder.
 
-use crate::protocol::{FormatSet, Group};
+use crate::protocol::{Format, FormatSet, Group};
 use crate::scan::think;
 
 /// A set of table entries (bit `i`: `TABLE[i]`).
@@ -260,42 +260,111 @@ static BY_THIRD: [Mask; 256] = by_byte(2);
 
 /// The start markers of `formats`.
 pub(crate) fn starts_of(formats: FormatSet) -> Mask {
-    of_role(formats, |role| matches!(role, Role::Start { .. }))
+    if formats == FormatSet::ALL {
+        return ALL_FORMATS.starts;
+    }
+    formats
+        .indices()
+        .fold(0, |mask, f| mask | BY_FORMAT[f].starts)
 }
 
 /// The tokens of `formats` that text mode drops wherever they stand outside a call: their
 /// control tokens, and the ends of prose messages (harmony's `<|end|>`, `<|return|>`), which
 /// are no text outside a message either.
 pub(crate) fn control_of(formats: FormatSet) -> Mask {
-    of_role(formats, |role| {
-        matches!(role, Role::Control | Role::ProseEnd(_))
-    })
+    if formats == FormatSet::ALL {
+        return ALL_FORMATS.control;
+    }
+    formats
+        .indices()
+        .fold(0, |mask, f| mask | BY_FORMAT[f].control)
 }
 
-fn of_role(formats: FormatSet, wanted: impl Fn(Role) -> bool) -> Mask {
-    let mut mask = 0;
-    for (i, entry) in TABLE.iter().enumerate() {
-        if wanted(entry.role) && entry.formats.intersects(formats) {
-            mask |= 1 << i;
-        }
+/// One format's entries, by role: every parse asks for the union over its formats, so the
+/// table is not walked per parse.
+#[derive(Clone, Copy)]
+struct FormatEntries {
+    starts: Mask,
+    control: Mask,
+}
+
+static BY_FORMAT: [FormatEntries; Format::ALL.len()] = by_format();
+
+/// The union for `formats="auto"`.
+static ALL_FORMATS: FormatEntries = {
+    let mut all = FormatEntries {
+        starts: 0,
+        control: 0,
+    };
+    let mut f = 0;
+    while f < Format::ALL.len() {
+        all.starts |= BY_FORMAT[f].starts;
+        all.control |= BY_FORMAT[f].control;
+        f += 1;
     }
-    mask
+    all
+};
+
+const fn by_format() -> [FormatEntries; Format::ALL.len()] {
+    let table = build();
+    let none = FormatEntries {
+        starts: 0,
+        control: 0,
+    };
+    let mut by_format = [none; Format::ALL.len()];
+    let mut f = 0;
+    while f < Format::ALL.len() {
+        let mut i = 0;
+        while i < COUNT {
+            if table[i].formats.contains(Format::ALL[f]) {
+                match table[i].role {
+                    Role::Start { .. } => by_format[f].starts |= 1 << i,
+                    Role::Control | Role::ProseEnd(_) => by_format[f].control |= 1 << i,
+                    Role::ThinkOpen | Role::ThinkClose => {}
+                }
+            }
+            i += 1;
+        }
+        f += 1;
+    }
+    by_format
 }
 
 /// Inside a prose message of `group`: its ends are markup, its other starts are not.
 pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
-    let mut mask = mask;
-    for (i, entry) in TABLE.iter().enumerate() {
-        match entry.role {
-            Role::Start { group: g, .. } if g == group && !entry.ends_prose => {
-                mask &= !(1 << i);
+    let prose = &IN_PROSE[group as usize];
+    mask & !prose.not_markup | prose.markup
+}
+
+/// What a prose message of a group changes in the markers looked for.
+struct InProse {
+    /// Its start markers that do not end a prose message.
+    not_markup: Mask,
+    /// Its prose ends.
+    markup: Mask,
+}
+
+static IN_PROSE: [InProse; Group::ALL.len()] = {
+    let table = build();
+    let mut in_prose = [const {
+        InProse {
+            not_markup: 0,
+            markup: 0,
+        }
+    }; Group::ALL.len()];
+    let mut i = 0;
+    while i < COUNT {
+        match table[i].role {
+            Role::Start { group, .. } if !table[i].ends_prose => {
+                in_prose[group as usize].not_markup |= 1 << i;
             }
-            Role::ProseEnd(g) if g == group => mask |= 1 << i,
+            Role::ProseEnd(group) => in_prose[group as usize].markup |= 1 << i,
             _ => {}
         }
+        i += 1;
     }
-    mask
-}
+    in_prose
+};
 
 /// What [`match_at`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,7 +408,9 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
 }
 
 /// The longest marker, in bytes: the most text mode ever holds back.
-pub(crate) const fn longest() -> usize {
+pub(crate) const LONGEST: usize = longest();
+
+const fn longest() -> usize {
     let table = build();
     let mut longest = 0;
     let mut i = 0;
@@ -413,6 +484,6 @@ mod tests {
         }
         assert_eq!(match_at(b"<tool_cake>", all), Match::None);
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
-        assert!(longest() >= "<|tool_calls_section_begin|>".len());
+        assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
     }
 }

@@ -72,23 +72,8 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     if allowed.is_empty() {
         return false;
     }
-    let start = message_start(text);
-    if let Some(&first) = text.as_bytes().get(start) {
-        if bare_group(first, allowed).is_some() {
-            return true;
-        }
-    }
-    if implied_message(&text[start..], allowed).is_some() {
-        return true;
-    }
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
-    if matches!(
-        match_at(&bytes[start..], starts & ANCHORED),
-        Match::Found(_)
-    ) {
-        return true;
-    }
     let mut pos = 0;
     while let Some(at) = next_marker_byte(bytes, pos, starts) {
         if matches!(match_at(&bytes[at..], starts), Match::Found(_)) {
@@ -96,7 +81,15 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
         }
         pos = at + 1;
     }
-    false
+    // The message start (past think spans) is looked for only in a text without markers.
+    let start = message_start(text);
+    let bare = |&first: &u8| bare_group(first, allowed).is_some();
+    bytes.get(start).is_some_and(bare)
+        || implied_message(&text[start..], allowed).is_some()
+        || matches!(
+            match_at(&bytes[start..], starts & ANCHORED),
+            Match::Found(_)
+        )
 }
 
 /// The group whose message `rest` begins as without its first start marker

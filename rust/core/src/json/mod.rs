@@ -1,22 +1,24 @@
 //! Strict JSON: a one-pass parser over a builder interface, a read view, and a compact writer.
 
 mod builder;
+mod error;
+mod members;
+mod number;
 mod parser;
 mod plain_run;
 mod skip;
+mod string;
 mod value;
 mod view;
 mod write;
 
 pub use builder::{JsonBuilder, JsonStr, Refusal};
-pub(crate) use parser::SkipBuilder;
-pub use parser::{
-    parse, parse_object_with, parse_prefix, MemberAction, MemberText, ObjectVisitor, ParseError,
-    ParseOptions, SyntaxError, SyntaxErrorKind, MAX_DEPTH,
-};
+pub use error::{ParseError, SyntaxError, SyntaxErrorKind};
+pub use members::{parse_object_with, MemberAction, MemberText, ObjectVisitor};
+pub use parser::{parse, parse_prefix, ParseOptions, MAX_DEPTH};
 pub(crate) use plain_run::plain_run;
 pub use skip::deferrable_object;
-pub(crate) use skip::skip_value;
+pub(crate) use skip::{skip_value, SkipBuilder};
 pub(crate) use value::{dedupe_members, known_key, same_key};
 pub use value::{DeferringBuilder, Key, Value, ValueBuilder};
 pub use view::{JsonKind, JsonView};

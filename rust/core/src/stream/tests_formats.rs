@@ -423,7 +423,7 @@ fn held_back_text_is_bounded_for_every_marker() {
             })
             .sum();
         assert!(
-            fed - released <= crate::formats::markers::longest(),
+            fed - released <= crate::formats::markers::LONGEST,
             "at {fed}"
         );
     }

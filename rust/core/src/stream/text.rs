@@ -173,6 +173,19 @@ impl Text {
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     cx.shared.flush(cx.out);
                     cx.shared.prose.message_started = true;
+                    // A start marker whole at the message start (`[TOOL_CALLS]`) opens its
+                    // region at once: no bare form begins with one, so a bare candidate would
+                    // only give it back (through raw JSON) to be matched here again.
+                    if let Match::Found(entry) = match_at(&bytes[i..], cx.starts) {
+                        if let Role::Start { .. } = TABLE[entry].role {
+                            let held = &input[i..i + TABLE[entry].text.len()];
+                            if let Some(mode) =
+                                self.resolve(Resolved::Marker(entry), held, true, cx)
+                            {
+                                return Ok(Next::switch(i, mode));
+                            }
+                        }
+                    }
                     let mode = match bare_group(b, cx.options.formats) {
                         Some(group) => Mode::Region(RegionBody::bare(group, cx)),
                         None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
@@ -223,7 +236,7 @@ impl Text {
         let (resolved, used) = match candidate {
             Candidate::Marker(mask) => {
                 // The held bytes and as much of the input as the longest marker needs.
-                let mut take = markers::longest().saturating_sub(earlier).min(input.len());
+                let mut take = markers::LONGEST.saturating_sub(earlier).min(input.len());
                 while !input.is_char_boundary(take) {
                     take += 1;
                 }

@@ -12,8 +12,6 @@ use std::ops::Range;
 
 use super::cursor::Markers;
 use super::cx::{skip_ws, Cx, Failure};
-use super::grammar::{Grammar, Open, Start};
-use super::sectioned::machine::SectionCall;
 use super::sectioned::{self, Body, Header, Opens, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
@@ -42,26 +40,13 @@ static TOKENS: Tokens = Tokens {
 
 const FENCE: &str = "```";
 
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] = &sectioned::starts([SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL], FORMATS);
-
-    const CONTROL: &'static [&'static str] = &["<｜end▁of▁sentence｜>"];
-    type Machine = SectionCall;
-
-    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        SectionCall::new(&TOKENS, start, at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        sectioned::decode::parse_region(cx, range, &TOKENS, read)
-    }
-}
+sectioned::spec!(
+    TOKENS,
+    [SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL],
+    FORMATS,
+    ["<｜end▁of▁sentence｜>"],
+    read
+);
 
 /// Which version a call is, by its header and its body's first byte: V3 when the header is
 /// `function` and the body is not JSON (when both versions are allowed).

@@ -2,27 +2,7 @@
 //! </parameter></invoke></dots_function_call>`, MiniMax-M2's invokes in another wrapper, several
 //! per block. Values are typed by the tool schema, as in qwen3_coder.
 
-use super::cursor::Markers;
-use super::invoke::{self, Tags};
+use super::invoke;
 use crate::protocol::Format;
-use crate::scan::find::Needle;
 
-const OPEN: &str = "<dots_function_call>";
-const INVOKE_CLOSE: &str = "</invoke>";
-const CLOSE: &str = "</dots_function_call>";
-
-static CLOSES: [Needle; 1] = [Needle::new(CLOSE)];
-
-static TAGS: Tags = Tags {
-    format: Format::Dots,
-    closes: &CLOSES,
-    open_markers: Markers::new(&[OPEN]),
-    recover: &[Markers::new(&[INVOKE_CLOSE, CLOSE])],
-    invoke: "<invoke",
-    invoke_close: Needle::new(INVOKE_CLOSE),
-    parameter: "<parameter",
-    parameter_close: Needle::new("</parameter>"),
-    between: &[],
-};
-
-invoke::spec!(TAGS, [OPEN], Format::Dots);
+invoke::xml_spec!(Format::Dots, "dots_function_call", "invoke", "parameter");

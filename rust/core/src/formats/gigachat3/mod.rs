@@ -8,7 +8,7 @@ mod machine;
 
 use std::ops::Range;
 
-use super::cursor::{Markers, ProseCursor};
+use super::cursor::Markers;
 use super::cx::{skip_ws, Cx};
 use super::grammar::{Grammar, Open, Start};
 use super::tool_call::hermes;
@@ -61,26 +61,20 @@ impl Grammar for Spec {
         let text = cx.text;
         let end = range.end;
         let mut closers = Closers::new(text, end, &WRAP);
-        let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-        let mut pos = range.start;
-        while let Some(marker) = cursor.next(pos, end) {
+        cx.markup_in_prose(range, &MARKERS, |cx, marker| {
             let body = if marker.pattern == 0 {
                 role_end(text, marker.end, end)
             } else {
                 Some(marker.end)
             };
             let Some(body) = body else {
-                cx.prose(pos..marker.end);
-                pos = marker.end;
-                continue;
+                cx.prose(marker.start..marker.end);
+                return Ok(marker.end);
             };
-            cx.prose(pos..marker.start);
             let body = skip_ws(text, body, end);
             let format = Format::Gigachat3;
-            pos = hermes::call(cx, format, marker.start, body, end, &mut closers)?;
-        }
-        cx.prose(pos..end);
-        Ok(())
+            hermes::call(cx, format, marker.start, body, end, &mut closers)
+        })
     }
 }
 

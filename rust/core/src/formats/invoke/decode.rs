@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{ProseCursor, TextSeek};
+use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::{typed_value, Types};
 use super::{attribute, tag_rest, Tags};
@@ -21,13 +21,10 @@ where
     let end = range.end;
     let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
     let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
-    let mut cursor = ProseCursor::new(text, &tags.open_markers, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(range, &tags.open_markers, |cx, marker| {
         let close = tags.closes[marker.pattern].text;
         let mut p = marker.end;
-        pos = loop {
+        let block_end = loop {
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
@@ -54,9 +51,8 @@ where
                 break markup_end;
             }
         };
-    }
-    cx.prose(pos..end);
-    Ok(())
+        Ok(block_end)
+    })
 }
 
 /// One invoke at `at`; returns where its markup ends.

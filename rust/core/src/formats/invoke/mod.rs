@@ -35,36 +35,45 @@ pub(crate) struct Tags {
 /// `invoke::spec!(TAGS, [OPEN], Format::F);`.
 macro_rules! spec {
     ($tags:expr, $opens:expr, $format:expr) => {
-        pub(crate) struct Spec;
-
-        impl $crate::formats::grammar::Grammar for Spec {
-            const STARTS: &'static [$crate::formats::grammar::Start] =
-                &$crate::formats::invoke::starts($opens, $format);
-
-            type Machine = $crate::formats::invoke::machine::InvokeBlock;
-
-            fn open(
-                start: Option<usize>,
-                at: usize,
-                open: $crate::formats::grammar::Open,
-            ) -> Self::Machine {
-                Self::Machine::new(&$tags, start.unwrap_or(0), at, open)
-            }
-
-            fn decode<B>(
-                cx: &mut $crate::formats::Cx<'_, '_, B>,
-                range: std::ops::Range<usize>,
-            ) -> Result<(), B::Error>
-            where
-                B: $crate::json::JsonBuilder,
-                B::Value: $crate::json::JsonView,
-            {
-                $crate::formats::invoke::decode::parse_region(cx, range, &$tags)
-            }
-        }
+        $crate::formats::grammar::spec!(
+            starts: &$crate::formats::invoke::starts($opens, $format),
+            control: &[],
+            machine: $crate::formats::invoke::machine::InvokeBlock,
+            open: |start, at, open| Self::Machine::new(&$tags, start.unwrap_or(0), at, open),
+            decode: |cx, range| $crate::formats::invoke::decode::parse_region(cx, range, &$tags),
+        );
     };
 }
 pub(crate) use spec;
+
+/// The `Spec` of a group with one XML wrapper, from the names of its three tags:
+/// `invoke::xml_spec!(Format::F, "wrapper", "invoke", "parameter");` reads
+/// `<wrapper><invoke name="f"><parameter name="a">1</parameter></invoke></wrapper>`.
+macro_rules! xml_spec {
+    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {
+        static TAGS: $crate::formats::invoke::Tags = {
+            use $crate::formats::cursor::Markers;
+            use $crate::scan::find::Needle;
+            static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
+            $crate::formats::invoke::Tags {
+                format: $format,
+                closes: &CLOSES,
+                open_markers: Markers::new(&[concat!("<", $wrapper, ">")]),
+                recover: &[Markers::new(&[
+                    concat!("</", $invoke, ">"),
+                    concat!("</", $wrapper, ">"),
+                ])],
+                invoke: concat!("<", $invoke),
+                invoke_close: Needle::new(concat!("</", $invoke, ">")),
+                parameter: concat!("<", $parameter),
+                parameter_close: Needle::new(concat!("</", $parameter, ">")),
+                between: &[],
+            }
+        };
+        $crate::formats::invoke::spec!(TAGS, [concat!("<", $wrapper, ">")], $format);
+    };
+}
+pub(crate) use xml_spec;
 
 /// The start markers of a group of this shape: its wrappers' opening tags.
 pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: Format) -> [Start; N] {

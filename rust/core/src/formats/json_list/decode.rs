@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
@@ -20,16 +20,11 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
         let wrap = &WRAPS[marker.pattern];
         let body = skip_ws(text, body_start(marker.pattern, marker.end), end);
-        pos = one_list(cx, wrap, marker.start..body, end)?;
-    }
-    cx.prose(pos..end);
-    Ok(())
+        one_list(cx, wrap, marker.start..body, end)
+    })
 }
 
 /// The list of the region whose start token begins at `span.start` and whose body begins at

@@ -9,8 +9,6 @@ use std::ops::Range;
 
 use super::cursor::Markers;
 use super::cx::{Cx, Failure};
-use super::grammar::{Grammar, Open, Start};
-use super::sectioned::machine::SectionCall;
 use super::sectioned::{self, Body, Header, Opens, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
@@ -40,29 +38,13 @@ static TOKENS: Tokens = Tokens {
     header,
 };
 
-pub(crate) struct Spec;
-
-impl Grammar for Spec {
-    const STARTS: &'static [Start] = &sectioned::starts(
-        [SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR],
-        FORMATS,
-    );
-
-    const CONTROL: &'static [&'static str] = &["<|im_end|>"];
-    type Machine = SectionCall;
-
-    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        SectionCall::new(&TOKENS, start, at, open)
-    }
-
-    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
-    where
-        B: JsonBuilder,
-        B::Value: JsonView,
-    {
-        sectioned::decode::parse_region(cx, range, &TOKENS, read)
-    }
-}
+sectioned::spec!(
+    TOKENS,
+    [SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR],
+    FORMATS,
+    ["<|im_end|>"],
+    read
+);
 
 /// The header is the model's call id, which names the tool.
 fn header(header: &str, _body_first: u8, _allowed: FormatSet) -> Header {

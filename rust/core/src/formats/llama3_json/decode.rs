@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor};
+use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure, ReadCalls};
 use super::super::pythonic::call_lines;
 use super::{is_builtin_start, CALL_SUFFIX, PYTHON_TAG};
@@ -48,19 +48,14 @@ where
             }
         }
     }
-    let mut cursor = ProseCursor::new(text, &MARKERS, pos);
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(pos..end, &MARKERS, |cx, marker| {
         let body = skip_ws(text, marker.end, end);
         if text.as_bytes()[..end].get(body).is_some_and(|&b| is_builtin_start(b)) {
-            pos = call_lines(cx, Format::Llama3Json, (body, end), CALL_SUFFIX)?;
-            continue;
+            return call_lines(cx, Format::Llama3Json, (body, end), CALL_SUFFIX);
         }
         let calls_end = calls(cx, marker.end, end, true)?;
-        pos = calls_end.unwrap_or(marker.end);
-    }
-    cx.prose(pos..end);
-    Ok(())
+        Ok(calls_end.unwrap_or(marker.end))
+    })
 }
 
 /// The `;`-joined call objects at `start`. Returns where they end, or `None` (and records

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor, TextSeek};
+use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{ARGS, CALL_ID, TOOL_CALLS, TOOL_CALLS_NEEDLE};
 use crate::calls::push_calls_of_value;
@@ -20,10 +20,7 @@ where
     let text = cx.text;
     let end = range.end;
     let mut next_marker = TextSeek::new(text, end, &TOOL_CALLS_NEEDLE);
-    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
         let body = skip_ws(text, marker.end, end);
         // A failed call's markup runs to the next [TOOL_CALLS] or the end.
         let recover = |next_marker: &mut TextSeek<'_>| next_marker.find(body).unwrap_or(end);
@@ -33,7 +30,7 @@ where
         } else {
             None
         };
-        pos = if let Some((calls, json_end)) = read {
+        let resume = if let Some((calls, json_end)) = read {
             cx.push_read(Format::Mistral, marker.start..json_end, calls)?;
             json_end
         } else if json_body {
@@ -65,9 +62,8 @@ where
                 }
             }
         };
-    }
-    cx.prose(pos..end);
-    Ok(())
+        Ok(resume)
+    })
 }
 
 /// `NAME[CALL_ID]ID[ARGS]{…}` at `body`, or `NAME{…}` (the `[ARGS]` token dropped in decoding):

@@ -4,27 +4,7 @@
 //! the text), as in qwen3_coder. The channel framing around the block (`to=…<|message|>` …
 //! `<|eom|>`) is prose.
 
-use super::cursor::Markers;
-use super::invoke::{self, Tags};
+use super::invoke;
 use crate::protocol::Format;
-use crate::scan::find::Needle;
 
-const OPEN: &str = "<atem:function_calls>";
-const INVOKE_CLOSE: &str = "</atem:invoke>";
-const CLOSE: &str = "</atem:function_calls>";
-
-static CLOSES: [Needle; 1] = [Needle::new(CLOSE)];
-
-static TAGS: Tags = Tags {
-    format: Format::MuseGlimmer,
-    closes: &CLOSES,
-    open_markers: Markers::new(&[OPEN]),
-    recover: &[Markers::new(&[INVOKE_CLOSE, CLOSE])],
-    invoke: "<atem:invoke",
-    invoke_close: Needle::new(INVOKE_CLOSE),
-    parameter: "<atem:parameter",
-    parameter_close: Needle::new("</atem:parameter>"),
-    between: &[],
-};
-
-invoke::spec!(TAGS, [OPEN], Format::MuseGlimmer);
+invoke::xml_spec!(Format::MuseGlimmer, "atem:function_calls", "atem:invoke", "atem:parameter");

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor};
+use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::literal::{LitErr, Literals};
 use super::machine::strip;
@@ -28,19 +28,15 @@ where
         cx.prose(pos..start);
         pos = call_list(cx, Format::Pythonic, start, end)?;
     }
-    let mut cursor = ProseCursor::new(text, &MARKERS, pos);
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(pos..end, &MARKERS, |cx, marker| {
         let list = skip_ws(text, marker.end, end);
-        let mut list_end = call_list(cx, Format::Pythonic, list, end)?;
+        let list_end = call_list(cx, Format::Pythonic, list, end)?;
         let after = skip_ws(text, list_end, end);
-        if text[after..end].starts_with(PYTHON_END) {
-            list_end = after + PYTHON_END.len();
+        match text[after..end].starts_with(PYTHON_END) {
+            true => Ok(after + PYTHON_END.len()),
+            false => Ok(list_end),
         }
-        pos = list_end;
-    }
-    cx.prose(pos..end);
-    Ok(())
+    })
 }
 
 /// The `[call, …]` list at `start`, calls of `format`; returns where it ends.

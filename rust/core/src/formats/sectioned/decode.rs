@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{ProseCursor, TextSeek};
+use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
@@ -23,12 +23,9 @@ where
     let end = range.end;
     let mut seps = TextSeek::new(text, end, &tokens.sep);
     let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
-    let mut cursor = ProseCursor::new(text, &tokens.starts, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
+    cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
         let opens = tokens.opens[marker.pattern];
-        pos = if opens != Opens::Call {
+        if opens != Opens::Call {
             // A section; DeepSeek R1's `<｜tool▁calls｜>` also begins its first call.
             let mut p = marker.end;
             if opens == Opens::SectionAndCall {
@@ -42,25 +39,15 @@ where
                     let header = p + tokens.call_begin.len();
                     p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
                 } else {
-                    let end = tokens.section_ends().iter().find(|e| rest.starts_with(**e));
-                    break p + end.map_or(0, |e| e.len());
+                    let section_end = tokens.section_ends().iter().find(|e| rest.starts_with(**e));
+                    break Ok(p + section_end.map_or(0, |e| e.len()));
                 }
             }
         } else {
-            one_call(
-                cx,
-                marker.start,
-                marker.end,
-                end,
-                tokens,
-                &mut seps,
-                &mut call_ends,
-                read,
-            )?
-        };
-    }
-    cx.prose(pos..end);
-    Ok(())
+            let (at, header) = (marker.start, marker.end);
+            one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)
+        }
+    })
 }
 
 /// The call whose markup starts at `at` and whose header starts at `header_start` (after its

@@ -44,6 +44,24 @@ impl Tokens {
     }
 }
 
+/// The `Spec` of a group of this shape, from its [`Tokens`], its start markers (in the order of
+/// [`Tokens::starts`]), its formats, its control tokens and its body reader:
+/// `sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);`.
+macro_rules! spec {
+    ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr) => {
+        $crate::formats::grammar::spec!(
+            starts: &$crate::formats::sectioned::starts($starts, $formats),
+            control: &$control,
+            machine: $crate::formats::sectioned::machine::SectionCall,
+            open: |start, at, open| Self::Machine::new(&$tokens, start, at, open),
+            decode: |cx, range| {
+                $crate::formats::sectioned::decode::parse_region(cx, range, &$tokens, $read)
+            },
+        );
+    };
+}
+pub(crate) use spec;
+
 /// What a start marker opens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Opens {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{Markers, ProseCursor};
+use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx};
 use super::tags::{
     body_format, is_call_object, shape_of, Body, Closers, Wrap, FUNCTION, HERMES_WRAPS, OPENS,
@@ -23,9 +23,7 @@ where
     let text = cx.text;
     let end = range.end;
     let mut closers = Closers::new(text, end, &TOOL_CALL);
-    let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
+    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
         let bare_function = marker.pattern == 1;
         let body = skip_ws(text, marker.end, end);
         let wrap = marker.pattern.checked_sub(2).map(|i| &HERMES_WRAPS[i]);
@@ -42,18 +40,15 @@ where
             }
         };
         if prose_marker {
-            cx.prose(pos..marker.end);
-            pos = marker.end;
-            continue;
+            cx.prose(marker.start..marker.end);
+            return Ok(marker.end);
         }
-        cx.prose(pos..marker.start);
         if let Some(wrap) = wrap {
             let mut closers = Closers::new(text, end, wrap);
-            pos = wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers)?;
-            continue;
+            return wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers);
         }
-        pos = if bare_function {
-            qwen3_coder::call(cx, marker.start, marker.start, end, None, &mut closers)?
+        if bare_function {
+            qwen3_coder::call(cx, marker.start, marker.start, end, None, &mut closers)
         } else {
             let rest = &text[body..end];
             let shape = shape_of(
@@ -62,22 +57,16 @@ where
             );
             match body_format(shape, cx.allowed) {
                 Format::Hermes => {
-                    hermes::call(cx, Format::Hermes, marker.start, body, end, &mut closers)?
+                    hermes::call(cx, Format::Hermes, marker.start, body, end, &mut closers)
                 }
-                Format::Qwen3Coder => qwen3_coder::call(
-                    cx,
-                    marker.start,
-                    body,
-                    end,
-                    Some(&TOOL_CALL),
-                    &mut closers,
-                )?,
-                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers)?,
+                Format::Qwen3Coder => {
+                    let closer = Some(&TOOL_CALL);
+                    qwen3_coder::call(cx, marker.start, body, end, closer, &mut closers)
+                }
+                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers),
             }
-        };
-    }
-    cx.prose(pos..end);
-    Ok(())
+        }
+    })
 }
 
 /// Decodes a region of `wrap` (one shape of body, not [`Body::Shared`]), whose opening tags are
@@ -95,14 +84,9 @@ where
     let text = cx.text;
     let end = range.end;
     let mut closers = Closers::new(text, end, wrap);
-    let mut cursor = ProseCursor::new(text, opens, range.start);
-    let mut pos = range.start;
-    while let Some(marker) = cursor.next(pos, end) {
-        cx.prose(pos..marker.start);
-        pos = wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers)?;
-    }
-    cx.prose(pos..end);
-    Ok(())
+    cx.markup_in_prose(range, opens, |cx, marker| {
+        wrapped_call(cx, wrap, marker.start, marker.end, end, &mut closers)
+    })
 }
 
 /// One call of `wrap` whose opening tag spans `open..tag_end`. Returns where its markup ends.

@@ -33,37 +33,18 @@ macro_rules! wrapped_spec {
         static OPENS: $crate::formats::cursor::Markers =
             $crate::formats::cursor::Markers::new(&[$open]);
 
-        pub(crate) struct Spec;
-
-        impl $crate::formats::grammar::Grammar for Spec {
-            const STARTS: &'static [$crate::formats::grammar::Start] =
-                &[$crate::formats::grammar::Start {
-                    text: $open,
-                    formats: $crate::protocol::FormatSet::only($format),
-                }];
-            const CONTROL: &'static [&'static str] = $control;
-
-            type Machine = $crate::formats::tool_call::machine::TagCall;
-
-            fn open(
-                _start: Option<usize>,
-                at: usize,
-                open: $crate::formats::grammar::Open,
-            ) -> Self::Machine {
-                Self::Machine::new(Some(&$wrap), at, open)
-            }
-
-            fn decode<B>(
-                cx: &mut $crate::formats::Cx<'_, '_, B>,
-                range: std::ops::Range<usize>,
-            ) -> Result<(), B::Error>
-            where
-                B: $crate::json::JsonBuilder,
-                B::Value: $crate::json::JsonView,
-            {
+        $crate::formats::grammar::spec!(
+            starts: &[$crate::formats::grammar::Start {
+                text: $open,
+                formats: $crate::protocol::FormatSet::only($format),
+            }],
+            control: $control,
+            machine: $crate::formats::tool_call::machine::TagCall,
+            open: |_start, at, open| Self::Machine::new(Some(&$wrap), at, open),
+            decode: |cx, range| {
                 $crate::formats::tool_call::decode::parse_wrapped(cx, range, &$wrap, &OPENS)
-            }
-        }
+            },
+        );
     };
 }
 pub(crate) use wrapped_spec;
