@@ -177,3 +177,26 @@ def test_the_stream_is_chunk_invariant_in_random_chunks(text: str, cuts: list[in
     points = sorted({min(c, len(text)) for c in cuts})
     chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
     assert events_of(chunks) == events_of([text])
+
+
+DEEPSEEK_V3 = (
+    "Checking.{nl}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather{nl}"
+    '```json{nl}{{"city": "Paris"}}{nl}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+)
+
+
+@pytest.mark.parametrize("nl", LINE_ENDINGS)
+def test_deepseek_v3_name_line_and_fence_in_any_line_ending(nl: str) -> None:
+    # Issue 20: the name line and the ```json fence end at `\n`, `\r\n` or a lone `\r`.
+    text = DEEPSEEK_V3.format(nl=nl)
+    assert agree(text) == [("call", "get_weather", {"city": "Paris"})]
+    for formats in (["deepseek_v3"], ["deepseek_v3", "deepseek_v31"]):
+        [call] = toolwire.extract(text, formats=formats, on_error="keep")
+        assert isinstance(call, ToolCall) and call.arguments == {"city": "Paris"}
+        assert toolwire.parse_text(text, formats).content == f"Checking.{nl}"
+    whole = events_of([text])
+    assert ("end", 0, "get_weather", '{"city": "Paris"}') in [tuple(e[0]) for e in whole]
+    for cut in range(1, len(text)):
+        assert events_of([text[:cut], text[cut:]]) == whole, (nl, cut)
+    data = text.encode()
+    assert events_of([data[i : i + 1] for i in range(len(data))]) == whole

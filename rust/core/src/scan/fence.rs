@@ -36,8 +36,9 @@ enum FenceLine {
     Close,
 }
 
-/// The end of the line starting at `start`: the index after its line break, or the text length.
-fn line_end(bytes: &[u8], start: usize) -> usize {
+/// The end of the line starting at `start`: the index after its line break (`\n`, `\r\n` or a
+/// lone `\r`), or the text length.
+pub(crate) fn line_end(bytes: &[u8], start: usize) -> usize {
     memchr::memchr2(b'\n', b'\r', &bytes[start..])
         .map_or(bytes.len(), |i| after_break(bytes, start + i))
 }

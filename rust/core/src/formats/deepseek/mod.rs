@@ -15,7 +15,8 @@ use super::cx::{skip_ws, Cx, Failure};
 use super::sectioned::{self, Body, Header, Opens, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::{find_byte, Needle};
+use crate::scan::fence::line_end;
+use crate::scan::find::Needle;
 
 const SECTION_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
@@ -114,8 +115,9 @@ where
             Err(error) => Body::Fail(format, Failure::json(error, Some(name))),
         });
     }
-    // V3: the name on the rest of the line, then a ```json fence.
-    let line_end = find_byte(b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    // V3: the name on the rest of the line (ended by `\n`, `\r\n` or a lone `\r`), then a
+    // ```json fence.
+    let line_end = line_end(&text.as_bytes()[..end], body);
     let name = text[body..line_end].trim().to_owned();
     if name.is_empty() {
         return Ok(Body::Fail(

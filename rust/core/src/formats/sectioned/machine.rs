@@ -7,7 +7,7 @@ use super::super::machine::{
 };
 use super::{Header, Opens, Tokens};
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::find_byte;
+use crate::scan::find::find_either;
 
 const FENCE: &str = "```";
 
@@ -149,7 +149,10 @@ impl Machine for SectionCall {
                     }
                 }
                 State::V3Name(body, scanned) => {
-                    let Some(at) = find_byte(b'\n', &b[scanned..]).map(|i| scanned + i) else {
+                    // The name line ends at `\n` or `\r` (a `\n` after a `\r` is space before
+                    // the fence), so a `\r` at a chunk's end decides it as the whole text would.
+                    let Some(at) = find_either(b'\n', b'\r', &b[scanned..]).map(|i| scanned + i)
+                    else {
                         self.state = State::V3Name(body, b.len());
                         return Verdict::More;
                     };
