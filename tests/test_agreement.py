@@ -122,6 +122,8 @@ MARKERS = [
     "<|tool_call_section_begin|>",
     "<response>",
     "</response>",
+    "<answer>",
+    "</answer>",
     "</function><function=g>",
     "```json\n",
     "\n```\n",

@@ -361,3 +361,34 @@ def test_hy_v3_calls_in_a_tool_calls_list() -> None:
     bad, good = parsed.calls
     assert isinstance(bad, toolwire.InvalidToolCall) and bad.protocol == "hy_v3"
     assert (good.name, parsed.content) == ("g", "!")
+
+
+# Hunyuan A13B's turn (its reasoning parser in vLLM: `<think>…</think>` then `<answer>…</answer>`;
+# vLLM's tool-parser stream test ends on "\n</answer>").
+HUNYUAN = (
+    "<think>\nThe user wants Boston.\n</think>\n<answer>\nChecking.<tool_calls>"
+    '[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>'
+)
+
+
+@pytest.mark.parametrize("fmt", ["hunyuan_a13b", "jamba", "auto"])
+def test_hunyuan_answer_wrapper_is_markup(fmt: str) -> None:
+    parsed = toolwire.parse_text(HUNYUAN, fmt)
+    assert parsed.content == "\n\nChecking.\n"
+    assert parsed.reasoning == "\nThe user wants Boston.\n"
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("get_weather", {"city": "Boston"})]
+    formats = None if fmt == "auto" else [fmt]
+    assert [c.name for c in toolwire.extract(HUNYUAN, formats=formats)] == ["get_weather"]
+    if fmt == "jamba":  # random and 1-character chunks (check_stream knows the canonical name)
+        check_stream(HUNYUAN, fmt, None, random.Random(fmt))
+    for cut in range(1, len(HUNYUAN)):
+        parser = toolwire.StreamParser(formats=formats)
+        events = parser.feed(HUNYUAN[:cut]) + parser.feed(HUNYUAN[cut:]) + parser.finish()
+        assert "".join(e.text for e in events if e.kind == "text_delta") == parsed.content
+
+
+def test_answer_tags_are_prose_where_jamba_is_not_read() -> None:
+    text = "<answer>Paris</answer>"
+    for fmt in ("hermes", "minimax_m1", "hy_v3"):
+        assert toolwire.parse_text(text, fmt).content == text, fmt
+    assert toolwire.parse_text(text, "hunyuan_a13b").content == "Paris"

@@ -648,6 +648,17 @@ fn response_wraps_a_granite_answer_or_a_hermes_call() {
     assert_eq!(auto(then_call), [F_A1]);
 }
 
+#[test]
+fn answer_wraps_a_hunyuan_answer_where_jamba_is_read() {
+    let text = "<think>Hm</think><answer>Sure.<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</tool_calls></answer>";
+    let p = parsed(Format::Jamba, text);
+    assert_eq!(p.content, "Sure.");
+    assert_eq!(calls(Format::Jamba, text), [F_A1]);
+    assert_eq!(auto(text), [F_A1]);
+    let p = parsed(Format::Hermes, "<answer>Paris</answer>");
+    assert_eq!(p.content, "<answer>Paris</answer>");
+}
+
 // --- the whole tier -----------------------------------------------------------------------
 
 #[test]

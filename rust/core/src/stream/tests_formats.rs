@@ -259,6 +259,8 @@ fn variants_match_the_one_shot_parsers() {
         (Qwen3Coder, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n<function=g>{\"b\": 2}</function>\n</tool_call> done"),
         (Qwen3Coder, "<tool_call><function=f><parameter=a>1</parameter></function><function=g></function>x</tool_call>"),
         (KimiK2, "Hi.<|tool_call_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_call_section_end|> Bye."),
+        (DeepseekV3, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\r```json\r{\"a\": 1}\r```<｜tool▁call▁end｜>\r<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\r\n```json\r\n{}\r\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (Jamba, "<think>\nHm\n</think>\n<answer>\nSure.<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</tool_calls>\n</answer>"),
         (Granite, "<think>Hm</think><response>Hello,\nworld!</response><|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]"),
         (SeedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call><seed:tool_call><function=g></function></seed:tool_call>"),
         (SeedOss, "<seed:think>Use <seed:tool_call><function=f></function></seed:tool_call>.</seed:think><seed:tool_call><function=f><parameter=a>1</parameter>"),

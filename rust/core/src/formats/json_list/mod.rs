@@ -81,6 +81,8 @@ const OLMO3_START: &str = "<function_calls>";
 /// What a [`Wrap::tagged`] body starts with.
 const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
+const ANSWER_OPEN: &str = "<answer>";
+const ANSWER_CLOSE: &str = "</answer>";
 
 static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
 static JAMBA_END: Needle = Needle::new("</tool_calls>");
@@ -149,6 +151,13 @@ impl Grammar for Spec {
         start(COHERE_START, Format::CommandR7b),
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
+    ];
+    /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba):
+    /// no message of this group is prose, so both tags are only control tokens, dropped for
+    /// jamba alone (a scope `CONTROL` has not: it names the whole group).
+    const PROSE_ENDS: &'static [Start] = &[
+        start(ANSWER_OPEN, Format::Jamba),
+        start(ANSWER_CLOSE, Format::Jamba),
     ];
     /// Command R7B's and Command A's answer wrapper (their reasoning span is a think tag).
     const CONTROL: &'static [&'static str] = &["<|START_RESPONSE|>", "<|END_RESPONSE|>"];
