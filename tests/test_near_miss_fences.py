@@ -179,9 +179,19 @@ def test_the_stream_is_chunk_invariant_in_random_chunks(text: str, cuts: list[in
     assert events_of(chunks) == events_of([text])
 
 
+# DeepSeek's tokens hold U+FF5C and U+2581 (written escaped, as ruff asks).
+DS_BEGIN, DS_CALL, DS_SEP = (
+    "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+    "<\uff5ctool\u2581call\u2581begin\uff5c>",
+    "<\uff5ctool\u2581sep\uff5c>",
+)
+DS_CALL_END, DS_END = (
+    "<\uff5ctool\u2581call\u2581end\uff5c>",
+    "<\uff5ctool\u2581calls\u2581end\uff5c>",
+)
 DEEPSEEK_V3 = (
-    "Checking.{nl}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather{nl}"
-    '```json{nl}{{"city": "Paris"}}{nl}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    f"Checking.{{nl}}{DS_BEGIN}{DS_CALL}function{DS_SEP}get_weather{{nl}}"
+    f'```json{{nl}}{{{{"city": "Paris"}}}}{{nl}}```{DS_CALL_END}{DS_END}'
 )
 
 
