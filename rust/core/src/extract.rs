@@ -1,8 +1,9 @@
 //! The text tiers of `extract`: `~~~tool_call` blocks, then the open-weight formats, then raw
-//! JSON; the first tier that finds a call or an error wins.
+//! JSON (also read, `whole`, for a format whose message may be a bare or fenced JSON call:
+//! `formats::whole_json_mode`); the first tier that finds a call or an error wins.
 
 use crate::calls::Outcome;
-use crate::formats::{sniff, FormatSet, ParamTypes};
+use crate::formats::{sniff, whole_json_mode, FormatSet, ParamTypes};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::parse_raw_json_anywhere;
 use crate::scan::fence::LEADING_BOM;
@@ -57,7 +58,7 @@ where
             return Ok(outcomes);
         }
     }
-    match options.raw_json {
+    match whole_json_mode(options.raw_json, options.formats) {
         Some(mode) => parse_raw_json(builder, text, mode, options.json),
         None => Ok(Vec::new()),
     }

@@ -76,6 +76,12 @@ pub(crate) trait Grammar {
     const AT_LINES: bool = false;
     /// A region that may open without a marker, at the start of a message.
     const BARE: Option<Bare> = None;
+    /// The group's formats whose message may also be nothing but a JSON call object or list
+    /// with no markup, bare or in one ```` ``` ```` / ```` ```json ```` fence (Hermes-family
+    /// models drop their tags): such a message is read by raw JSON's `whole` reader even when
+    /// raw JSON is not asked for. Only at the message start, as raw JSON `whole` reads it, so
+    /// JSON after prose never runs.
+    const WHOLE_JSON: FormatSet = FormatSet::NONE;
     /// A message may begin without the group's first start marker, because the chat template
     /// writes it at the end of the generation prompt (Functionary's `>>>`): at the start of a
     /// message whose first byte may begin a name, a region opens with no marker text and the

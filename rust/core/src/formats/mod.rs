@@ -38,6 +38,7 @@ use std::ops::Range;
 
 use crate::calls::Outcome;
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
+use crate::raw_json::RawJsonMode;
 use crate::registry::for_each_group;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
@@ -102,6 +103,14 @@ macro_rules! define_groups {
             pub(crate) const fn bare(self) -> Option<Bare> {
                 match self {
                     $(Group::$group => <$module::Spec as Grammar>::BARE,)*
+                }
+            }
+
+            /// The formats whose message may be a bare or fenced JSON call
+            /// ([`Grammar::WHOLE_JSON`]).
+            pub(crate) const fn whole_json(self) -> FormatSet {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::WHOLE_JSON,)*
                 }
             }
 
@@ -199,6 +208,15 @@ pub(crate) fn bare_group(first: u8, formats: FormatSet) -> Option<Group> {
         g.bare()
             .is_some_and(|bare| bare.first == first && bare.formats.intersects(formats))
     })
+}
+
+/// The raw JSON a parse of `formats` reads: `asked`, else `whole` when one of them reads a
+/// message that is a bare or fenced JSON call ([`Grammar::WHOLE_JSON`]).
+pub fn whole_json_mode(asked: Option<RawJsonMode>, formats: FormatSet) -> Option<RawJsonMode> {
+    let reads = Group::ALL
+        .iter()
+        .any(|g| g.whole_json().intersects(formats));
+    asked.or(reads.then_some(RawJsonMode::Whole))
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -85,7 +85,7 @@ use std::sync::Arc;
 
 use crate::calls::{Call, Invalid, Outcome};
 use crate::formats::markers::{control_of, starts_of, Mask};
-use crate::formats::{Format, FormatSet, Group, ParamTypes, ToolSchemas};
+use crate::formats::{whole_json_mode, Format, FormatSet, Group, ParamTypes, ToolSchemas};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::RawJsonMode;
 
@@ -218,7 +218,16 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(options: StreamOptions, events: bool) -> Self {
+    /// The engine's setup for `options`: a format whose message may be a bare or fenced JSON
+    /// call ([`Grammar::WHOLE_JSON`](crate::formats::grammar::Grammar::WHOLE_JSON)) reads it
+    /// as raw JSON `whole` does, when no raw JSON was asked for.
+    fn new(mut options: StreamOptions, events: bool) -> Self {
+        options.raw_json = whole_json_mode(options.raw_json, options.formats);
+        Self::literal(options, events)
+    }
+
+    /// The setup for `options` taken as given.
+    fn literal(options: StreamOptions, events: bool) -> Self {
         let starts = starts_of(options.formats) | control_of(options.formats);
         Self {
             options,
@@ -500,6 +509,10 @@ where
 /// formats. It decides everything as [`parse_text`] does (the same engine), without making the
 /// text and argument events, counting characters or assigning ids: the caller turns the
 /// failures' byte offsets into character offsets and gives ids for the whole response at once.
+///
+/// The raw JSON it reads is `options.raw_json` as given: `extract` reads raw JSON in a tier of
+/// its own, after the formats, so a format's bare or fenced JSON message is read there
+/// ([`whole_json_mode`]).
 pub fn read_calls<B>(
     builder: &mut B,
     text: &str,
@@ -510,7 +523,7 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let (events, _) = run_whole(builder, text, Setup::new(options, false), tools)?;
+    let (events, _) = run_whole(builder, text, Setup::literal(options, false), tools)?;
     Ok(events
         .into_iter()
         .filter_map(|event| match event {

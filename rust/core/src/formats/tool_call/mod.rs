@@ -7,6 +7,10 @@
 //! with JSON arguments, and a JSON call object in `<function_call>`, `<tool>`, `<tools>`,
 //! `<response>`, `<json>`, `<JSON>` or `<xml>` (`tags::HERMES_WRAPS`). Those generic tags are a
 //! call only when the object starts with its `"name"` key; otherwise the tag is prose.
+//!
+//! A hermes message that is nothing but a call object or list, bare or in one ```` ``` ```` /
+//! ```` ```json ```` fence (the tags dropped), is read as raw JSON `whole` reads it
+//! ([`Grammar::WHOLE_JSON`]).
 
 pub(crate) mod decode;
 pub(crate) mod glm45;
@@ -71,6 +75,10 @@ impl Grammar for Spec {
         }
         starts
     };
+
+    /// Hermes 2 Pro and Qwen 2.5 drop the `<tool_call>` tags in practice: a message that is
+    /// only the call object (or a list of them), bare or fenced, is their call too.
+    const WHOLE_JSON: FormatSet = FormatSet::only(Format::Hermes);
 
     /// The end of an answer a wrapper held ([`tags::answer_of`]).
     const PROSE_ENDS: &'static [Start] = &[Start {
