@@ -490,7 +490,10 @@ where
     loop {
         let (next, rest) = match mem::replace(mode, Mode::Text) {
             Mode::Text => match text.finish(cx) {
-                None => return Ok(()),
+                None => {
+                    cx.shared.end_text(cx.out);
+                    return Ok(());
+                }
                 Some((rest, opened)) => (opened.unwrap_or(Mode::Text), rest),
             },
             Mode::Fence(mut body) => (Mode::Text, body.finish(cx)?),

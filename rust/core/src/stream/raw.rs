@@ -285,10 +285,11 @@ impl RawBody {
         let shared = &mut *cx.shared;
         shared.pos = self.at;
         let prefix = mem::take(&mut self.prefix);
-        shared.text_out(&prefix, cx.out);
         if self.kind == RawKind::Fenced {
-            shared.prose.in_code = true;
+            shared.open_code(&prefix, cx.out);
             shared.prose.at_line_start = true;
+        } else {
+            shared.text_out(&prefix, cx.out);
         }
         Next::To(used, Mode::Text, body.to_owned())
     }

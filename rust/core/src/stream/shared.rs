@@ -82,6 +82,39 @@ pub(super) struct Shared {
     /// A `~~~tool_call` body once ran to the end of the text inside a string: from then on
     /// every fence line ends a body (the batch scanner's rule, which keeps it linear).
     pub strings_run_to_end: bool,
+    /// The opening line of the ```` ``` ```` code block just opened, and the blank text after
+    /// it, held until the block's first other text: prose sends it, a call drops it.
+    code_open: Option<HeldFence>,
+    /// The code block's opening line was dropped: it wraps call markup, and its closing fence
+    /// is dropped too.
+    code_wraps_calls: bool,
+}
+
+/// A code block's opening line held back ([`Shared::open_code`]).
+struct HeldFence {
+    text: String,
+    /// The opening line has not ended yet (its info string is part of it).
+    in_line: bool,
+}
+
+impl HeldFence {
+    /// Takes the opening line's rest and the blank text that starts `text`; returns how much.
+    fn take(&mut self, text: &str) -> usize {
+        let mut taken = 0;
+        if self.in_line {
+            match text.find(['\n', '\r']) {
+                Some(end) => {
+                    taken = end + 1;
+                    self.in_line = false;
+                }
+                None => taken = text.len(),
+            }
+        }
+        let rest = &text[taken..];
+        taken += rest.len() - rest.trim_start().len();
+        self.text.push_str(&text[..taken]);
+        taken
+    }
 }
 
 impl Shared {
@@ -101,6 +134,8 @@ impl Shared {
             blocks: 0,
             raw_blocks: 0,
             strings_run_to_end: false,
+            code_open: None,
+            code_wraps_calls: false,
         }
     }
 
@@ -115,6 +150,13 @@ impl Shared {
         if text.is_empty() {
             return;
         }
+        let reasoning = self.pass(text);
+        self.send(text, reasoning, out);
+    }
+
+    /// Moves past `text` of the input as [`text_out`](Self::text_out) does, without sending
+    /// it; returns whether it is reasoning.
+    fn pass(&mut self, text: &str) -> bool {
         let reasoning = self.reasoning_now();
         if !reasoning && !self.prose.message_started && !text.trim_ascii_start().is_empty() {
             self.prose.message_started = true;
@@ -123,7 +165,42 @@ impl Shared {
             self.prose.spans.feed(text);
         }
         self.pos = self.pos.after(text);
-        self.send(text, reasoning, out);
+        reasoning
+    }
+
+    /// A ```` ``` ```` line (`line`, its first bytes) opens a code block. A block that holds
+    /// only call markup is part of the calls, not content: the line is held until the block's
+    /// first non-blank text shows which (a bounded wait: the rest of the line and blank text).
+    pub fn open_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
+        self.prose.in_code = true;
+        self.code_wraps_calls = false;
+        if self.reasoning_now() || !self.events {
+            self.text_out(line, out);
+            return;
+        }
+        self.code_open = Some(HeldFence {
+            text: String::new(),
+            in_line: true,
+        });
+        self.text_out(line, out);
+    }
+
+    /// A ```` ``` ```` line (`line`, its first bytes) closes the code block: dropped when the
+    /// block's opening line was.
+    pub fn close_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
+        self.prose.in_code = false;
+        if mem::take(&mut self.code_wraps_calls) {
+            self.pass(line);
+        } else {
+            self.text_out(line, out);
+        }
+    }
+
+    /// The text ended: a code block's held opening line is text.
+    pub fn end_text<V>(&mut self, out: &mut Vec<Event<V>>) {
+        if let Some(held) = self.code_open.take() {
+            self.push(&held.text, false, out);
+        }
     }
 
     /// Sends prose that is not input at this position (a decoded region's content, a newline
@@ -138,11 +215,24 @@ impl Shared {
         self.send(text, reasoning, out);
     }
 
-    fn send<V>(&mut self, text: &str, reasoning: bool, out: &mut Vec<Event<V>>) {
+    fn send<V>(&mut self, mut text: &str, reasoning: bool, out: &mut Vec<Event<V>>) {
         if reasoning {
             self.prose.reasoning_sent |= !text.trim().is_empty();
+        } else if let Some(held) = &mut self.code_open {
+            text = &text[held.take(text)..];
+            if text.is_empty() {
+                return;
+            }
+            // Prose in the block: its opening line is content after all.
+            let held = mem::take(&mut held.text);
+            self.code_open = None;
+            self.push(&held, false, out);
         }
-        if !self.events {
+        self.push(text, reasoning, out);
+    }
+
+    fn push<V>(&mut self, text: &str, reasoning: bool, out: &mut Vec<Event<V>>) {
+        if !self.events || text.is_empty() {
             return;
         }
         if self.run_reasoning != reasoning {
@@ -177,8 +267,12 @@ impl Shared {
         self.run.is_empty()
     }
 
-    /// Sends an event after the text before it.
+    /// Sends an event after the text before it. A call in a code block whose opening line is
+    /// held drops the line: the block wraps call markup.
     pub fn event<V>(&mut self, event: Event<V>, out: &mut Vec<Event<V>>) {
+        if self.code_open.take().is_some() {
+            self.code_wraps_calls = true;
+        }
         self.flush(out);
         out.push(event);
     }

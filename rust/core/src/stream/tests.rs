@@ -479,8 +479,13 @@ fn generated_texts_match_batch_and_any_chunking() {
         "{\"id\": 5, \"name\": \"h\", \"arguments\": \"{\\\"x\\\": 1}\"}",
         "é😀",
     ];
+    // No raw JSON, not even hermes's whole-message JSON (`Grammar::WHOLE_JSON`).
     let tagged_only = StreamOptions {
         raw_json: None,
+        formats: FormatSet::ALL
+            .iter()
+            .filter(|&f| f != Format::Hermes)
+            .fold(FormatSet::NONE, FormatSet::with),
         ..options()
     };
     let mut seed: u64 = 0x9e3779b97f4a7c15;

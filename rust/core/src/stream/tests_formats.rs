@@ -591,3 +591,71 @@ fn live_argument_deltas_end_on_character_boundaries() {
         assert_eq!(normalized(events), whole, "{size}-byte chunks");
     }
 }
+
+/// A hermes message that is only a call object or list, bare or in a ```` ``` ```` /
+/// ```` ```json ```` fence, is a call; JSON after prose and other fences are not.
+#[test]
+fn hermes_reads_a_whole_message_call_object() {
+    let options = StreamOptions::only(Format::Hermes);
+    let call = r#"{"name": "f", "arguments": {"a": 1}}"#;
+    for text in [
+        call.to_owned(),
+        format!("  \n{call}"),
+        format!("<think>hm</think>\n{call}"),
+        format!("[{call}]"),
+        format!("```\n{call}\n```"),
+        format!("```json\n  {call}\n```\n"),
+    ] {
+        let events = assert_chunk_invariant(&text, options);
+        let parsed = collect(events, false);
+        let shapes: Vec<String> = parsed.calls.iter().map(shape).collect();
+        assert_eq!(shapes, [r#"f {"a":1}"#], "{text:?}");
+        assert_eq!(parsed.content.trim(), "", "{text:?}");
+    }
+    for text in [
+        format!("Not a call:\n{call}"),
+        format!("Here:\n```json\n{call}\n```"),
+        format!("```xml\n{call}\n```"),
+        r#"{"answer": 42}"#.to_owned(),
+    ] {
+        let parsed = collect(assert_chunk_invariant(&text, options), false);
+        assert!(parsed.calls.is_empty(), "{text:?}");
+        assert_eq!(parsed.content, text);
+    }
+}
+
+/// A ```` ``` ```` block that holds only call markup is part of the calls: its fence lines are
+/// not content. A block with other text keeps them, in any chunking.
+#[test]
+fn code_fence_around_call_markup_is_not_content() {
+    let call = r#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+    for (text, content) in [
+        (
+            format!("```xml\n  {call}\n```\nDone"),
+            "\n\nDone".to_owned(),
+        ),
+        (
+            format!("Hi\n```json\n{call}\n{call}\n``` \n"),
+            "Hi\n\n\n \n".to_owned(),
+        ),
+        (format!("```\n{call}\nthen\n```"), "\nthen\n".to_owned()),
+        (
+            format!("```\nsee:\n{call}\n```"),
+            "```\nsee:\n\n```".to_owned(),
+        ),
+        (
+            format!("```json\n{{\"a\": 1}}\n```\n{call}"),
+            "```json\n{\"a\": 1}\n```\n".to_owned(),
+        ),
+        ("```\n\n```".to_owned(), "```\n\n```".to_owned()),
+        ("```py\nx = 1".to_owned(), "```py\nx = 1".to_owned()),
+    ] {
+        for options in [
+            StreamOptions::only(Format::Hermes),
+            StreamOptions::default(),
+        ] {
+            let parsed = collect(assert_chunk_invariant(&text, options), false);
+            assert_eq!(parsed.content, content, "{text:?}");
+        }
+    }
+}

@@ -325,10 +325,15 @@ impl Text {
                 }
                 None
             }
-            Resolved::Plain { toggle_code } => {
+            Resolved::Plain { toggle_code: false } => {
                 shared.text_out(held, cx.out);
-                if toggle_code {
-                    shared.prose.in_code = !shared.prose.in_code;
+                None
+            }
+            Resolved::Plain { toggle_code: true } => {
+                if shared.prose.in_code {
+                    shared.close_code(held, cx.out);
+                } else {
+                    shared.open_code(held, cx.out);
                 }
                 None
             }
