@@ -18,7 +18,8 @@
 //! **Content and reasoning.** `content` is the text outside call markup and think spans, and
 //! `reasoning` the text of think spans and harmony `analysis` messages (several joined by a
 //! newline); both are trimmed of surrounding whitespace. `reasoning` is `None` when the text has
-//! neither.
+//! neither. A ```` ``` ```` block whose first non-blank text is call markup is part of the
+//! calls: its opening and closing fence lines are not `content` either (in any format).
 
 mod cursor;
 mod cx;

@@ -13,7 +13,9 @@
 //! * **text** ([`text`]): plain text and `<think>` spans. Only bytes that may start a marker
 //!   are looked at (a `memchr` jump to the next `\n` or `<`); a marker cut by the end of a chunk
 //!   is held and matched again when the next one comes. Held text is at most one marker long
-//!   (plus the spaces, tabs and CR allowed after `~~~tool_call` on its line).
+//!   (plus the spaces, tabs and CR allowed after `~~~tool_call` on its line), and the opening
+//!   line of a ```` ``` ```` block until the block's first non-blank text: a call there drops
+//!   it and the block's closing fence line, as markup ([`shared::Shared::open_code`]).
 //! * **`~~~tool_call` body** ([`fence`]): the same rules as [`crate::scan::fence`]: fence
 //!   lines on their own, closing fence only outside a JSON string, an unterminated block ends at
 //!   the next opening fence or the end of the text, no blocks inside ```` ``` ```` code. The body
