@@ -328,6 +328,27 @@ impl StreamParser {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        // A chunk that only grows a region (inside a parameter value…) is taken as is.
+        if let Mode::Region(body) = &mut self.mode {
+            if body.skip_piece(chunk) {
+                self.bytes_fed += chunk.len();
+                return Ok(());
+            }
+        }
+        self.feed_modes(chunk, builder, out)
+    }
+
+    /// Feeds a chunk through the modes.
+    fn feed_modes<B>(
+        &mut self,
+        chunk: &str,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
         self.bytes_fed += chunk.len();
         let (mut cx, text, mode) = self.parts(builder, out);
         push(text, mode, chunk, &mut cx)?;

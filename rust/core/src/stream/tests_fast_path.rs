@@ -1,5 +1,6 @@
-//! The fast path of `feed` (a chunk inside an argument string of a live call) gives exactly the
-//! events of the full path, event by event, and is taken for the chunks of a long argument.
+//! The fast paths of `feed` (a chunk inside an argument string of a live call; a chunk that only
+//! grows a region) give exactly the events of the modes, event by event, and are taken for the
+//! chunks of a long argument.
 
 use super::tests::{chars_split, corpus, field, renamed};
 use super::*;
@@ -7,7 +8,7 @@ use crate::json::{parse, Value, ValueBuilder};
 
 type Ev = Event<Value>;
 
-/// Every chunk through `feed` (fast path included), or through the modes only.
+/// Every chunk through `feed` (fast paths included), or through the modes only.
 fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
     let mut parser = StreamParser::new(options);
     let mut events = Vec::new();
@@ -16,7 +17,7 @@ fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
             parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
         } else {
             parser
-                .feed_full(chunk, &mut ValueBuilder, &mut events)
+                .feed_modes(chunk, &mut ValueBuilder, &mut events)
                 .unwrap();
         }
     }
@@ -57,9 +58,22 @@ fn long_calls() -> Vec<String> {
     ]
 }
 
+/// Calls whose values are raw text between tags (qwen3_coder, glm45), and a broken call whose
+/// markup runs to its closing tag: regions that wait for a marker.
+fn long_tagged_values() -> Vec<String> {
+    let code = LONG.repeat(8);
+    vec![
+        format!("Writing.\n<tool_call>\n<function=write>\n<parameter=path>\na.py\n</parameter>\n<parameter=content>\n{code}\n</parameter>\n</function>\n</tool_call>\nDone."),
+        format!("<tool_call>write\n<arg_key>content</arg_key>\n<arg_value>{code}</arg_value>\n</tool_call>"),
+        format!("<tool_call>\n{{\"name\": \"write\", \"arguments\": {{\"s\": 1}} {}\n</tool_call>\nDone.", code.replace('<', "")),
+        // Unterminated: the value runs to the end.
+        format!("<tool_call>\n<function=write>\n<parameter=content>\n{code}"),
+    ]
+}
+
 #[test]
 fn fast_path_events_equal_the_full_path() {
-    for text in long_calls() {
+    for text in long_calls().into_iter().chain(long_tagged_values()) {
         assert_same_events(&text, StreamOptions::default());
     }
     // Arguments before the name: sent once the name is known.
@@ -116,5 +130,34 @@ fn fast_path_takes_the_chunks_of_long_argument_strings() {
         } else {
             assert_eq!(fast, 0);
         }
+    }
+}
+
+#[test]
+fn regions_waiting_for_a_marker_take_chunks_whole() {
+    for text in long_tagged_values() {
+        let mut parser = StreamParser::new(StreamOptions::default());
+        let mut events = Vec::new();
+        let chunks = chars_split(&text, 4);
+        let mut skipped = 0;
+        for chunk in &chunks {
+            let taken = match &mut parser.mode {
+                Mode::Region(body) => body.skip_piece(chunk),
+                _ => false,
+            };
+            if taken {
+                skipped += 1;
+            } else {
+                parser
+                    .feed_modes(chunk, &mut ValueBuilder, &mut events)
+                    .unwrap();
+            }
+        }
+        // Most chunks lie inside the value, and hold no `<`.
+        assert!(
+            skipped * 10 > chunks.len() * 7,
+            "{skipped} of {} in {text:?}",
+            chunks.len()
+        );
     }
 }
