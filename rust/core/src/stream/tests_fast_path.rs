@@ -81,6 +81,11 @@ fn fast_path_events_equal_the_full_path() {
     let text =
         format!("~~~tool_call\n{{\"arguments\": {{\"s\": \"{code}\"}}, \"name\": \"f\"}}\n~~~");
     assert_same_events(&text, StreamOptions::default());
+    // Prose around markers, code spans, think spans and line ends of every kind.
+    let prose = "Some prose with `a <tool_call> in code` and more words.\r\nA <think>long thought \
+                 here</think> line\rthen [TOOL_CALLS] quoted, ```\n<tool_call>\n``` and\n  ~~~ not a \
+                 fence, <|channel|>final<|message|>an answer<|end|> after.";
+    assert_same_events(prose, StreamOptions::default());
     for case in corpus() {
         let Value::Str(text) = field(&case, "text") else {
             panic!()
