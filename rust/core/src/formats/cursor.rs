@@ -119,7 +119,7 @@ impl Seek {
     pub fn skip_piece(&mut self, from: usize, len: usize, piece: &[u8]) -> bool {
         let cleared = self.asked == from
             && self.clear == len
-            && !self.found.is_some_and(|found| found.start >= from);
+            && self.found.is_none_or(|found| found.start < from);
         if !cleared || self.pattern.may_start_in(piece) {
             return false;
         }

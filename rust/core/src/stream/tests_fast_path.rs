@@ -112,26 +112,32 @@ fn fast_path_events_equal_the_full_path() {
     }
 }
 
+/// How many of the 4-character chunks of `text` `shortcut` takes (the others go through `feed`),
+/// and how many there are.
+fn taken(text: &str, mut shortcut: impl FnMut(&mut StreamParser, &str) -> bool) -> (usize, usize) {
+    let mut parser = StreamParser::new(StreamOptions::default());
+    let mut events = Vec::new();
+    let chunks = chars_split(text, 4);
+    let mut taken = 0;
+    for chunk in &chunks {
+        if shortcut(&mut parser, chunk) {
+            taken += 1;
+        } else {
+            parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+        }
+    }
+    (taken, chunks.len())
+}
+
 #[test]
 fn fast_path_takes_the_chunks_of_long_argument_strings() {
     for text in long_calls() {
-        let mut parser = StreamParser::new(StreamOptions::default());
-        let mut events = Vec::new();
-        let chunks = chars_split(&text, 4);
-        let mut fast = 0;
-        for chunk in &chunks {
-            match parser.feed_argument_piece(chunk) {
-                Some(_) => fast += 1,
-                None => parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap(),
-            }
-        }
+        let (fast, all) = taken(&text, |parser, chunk| {
+            parser.feed_argument_piece(chunk).is_some()
+        });
         // Most chunks lie inside the argument strings (not those of a held raw JSON message).
         if !text.starts_with('{') {
-            assert!(
-                fast * 10 > chunks.len() * 7,
-                "{fast} of {} in {text:?}",
-                chunks.len()
-            );
+            assert!(fast * 10 > all * 7, "{fast} of {all} in {text:?}");
         } else {
             assert_eq!(fast, 0);
         }
@@ -141,28 +147,11 @@ fn fast_path_takes_the_chunks_of_long_argument_strings() {
 #[test]
 fn regions_waiting_for_a_marker_take_chunks_whole() {
     for text in long_tagged_values() {
-        let mut parser = StreamParser::new(StreamOptions::default());
-        let mut events = Vec::new();
-        let chunks = chars_split(&text, 4);
-        let mut skipped = 0;
-        for chunk in &chunks {
-            let taken = match &mut parser.mode {
-                Mode::Region(body) => body.skip_piece(chunk),
-                _ => false,
-            };
-            if taken {
-                skipped += 1;
-            } else {
-                parser
-                    .feed_modes(chunk, &mut ValueBuilder, &mut events)
-                    .unwrap();
-            }
-        }
+        let (skipped, all) = taken(&text, |parser, chunk| match &mut parser.mode {
+            Mode::Region(body) => body.skip_piece(chunk),
+            _ => false,
+        });
         // Most chunks lie inside the value, and hold no `<`.
-        assert!(
-            skipped * 10 > chunks.len() * 7,
-            "{skipped} of {} in {text:?}",
-            chunks.len()
-        );
+        assert!(skipped * 10 > all * 7, "{skipped} of {all} in {text:?}");
     }
 }
