@@ -1,4 +1,4 @@
-//! One stream pass over a 64 KB text fed in fixed-size chunks, for instruction counts:
+//! One stream pass over a text of about 64 KB fed in fixed-size chunks, for instruction counts:
 //! `valgrind --tool=callgrind --toggle-collect='*stream_pass*' target/release/examples/stream_chunks KIND CHUNK`
 //! (KIND: prose, qwen3_coder, hermes, fenced). The criterion bench `stream` times the same
 //! engine on 1 MB texts.
