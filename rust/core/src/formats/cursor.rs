@@ -26,6 +26,10 @@ pub(crate) enum Search {
 pub(crate) trait Pattern: Sync {
     /// The leftmost occurrence in `hay[from..]`.
     fn search(&self, hay: &[u8], from: usize) -> Search;
+
+    /// Whether an occurrence may start in `piece`: it holds a byte one of the markers starts
+    /// with.
+    fn may_start_in(&self, piece: &[u8]) -> bool;
 }
 
 impl Pattern for Needle {
@@ -45,6 +49,10 @@ impl Pattern for Needle {
                 None => Search::None,
             },
         }
+    }
+
+    fn may_start_in(&self, piece: &[u8]) -> bool {
+        find_byte(self.text.as_bytes()[0], piece).is_some()
     }
 }
 
@@ -102,6 +110,21 @@ impl Seek {
                 None
             }
         }
+    }
+
+    /// Moves past `piece`, appended to a text of `len` bytes, when that is all asking again
+    /// from `from` would do: the last search, from `from`, found nothing up to `len` (not even a
+    /// marker cut by its end), and no marker may start in `piece`. Returns whether it did. A
+    /// stream region takes a chunk so without reading it again.
+    pub fn skip_piece(&mut self, from: usize, len: usize, piece: &[u8]) -> bool {
+        let cleared = self.asked == from
+            && self.clear == len
+            && self.found.is_none_or(|found| found.start < from);
+        if !cleared || self.pattern.may_start_in(piece) {
+            return false;
+        }
+        self.clear = len + piece.len();
+        true
     }
 
     /// How far the last search that found nothing knows there is none: a marker cut by the
@@ -311,6 +334,11 @@ impl Pattern for Markers {
             Some(at) => Search::Partial(at),
             None => Search::None,
         }
+    }
+
+    fn may_start_in(&self, piece: &[u8]) -> bool {
+        let [a, b] = self.first_bytes;
+        find_either(a, b, piece).is_some()
     }
 }
 

@@ -137,6 +137,15 @@ pub(crate) trait Machine {
         None
     }
 
+    /// Takes `piece`, appended to the region's text of `len` bytes, when all
+    /// [`advance`](Self::advance) would do with it is search past it for a marker that cannot
+    /// start in it (it would return [`Verdict::More`], with the records and
+    /// [`safe`](Self::safe) unchanged). Returns whether it did; the text grows by `piece`
+    /// either way.
+    fn skip_piece(&mut self, _len: usize, _piece: &str) -> bool {
+        false
+    }
+
     /// Argument bytes before this offset are final.
     fn safe(&self) -> usize {
         0

@@ -178,6 +178,10 @@ impl Machine for AnyMachine {
         self.get_mut().reading_json()
     }
 
+    fn skip_piece(&mut self, len: usize, piece: &str) -> bool {
+        self.get_mut().skip_piece(len, piece)
+    }
+
     fn safe(&self) -> usize {
         self.get().safe()
     }

@@ -62,10 +62,16 @@ pub(crate) fn find_any3(a: u8, b: u8, c: u8, haystack: &[u8]) -> Option<usize> {
     memchr::memchr3(a, b, c, haystack)
 }
 
-/// The first `a`, `b`, `c` or `d` in `haystack`: [`find_any3`], then `d` before what it found
-/// (memchr searches at most three bytes at once; `d` is a rare byte in the callers).
+/// The first `a`, `b`, `c` or `d` in `haystack`: a short one in one pass, else [`find_any3`],
+/// then `d` before what it found (memchr searches at most three bytes at once; `d` is a rare
+/// byte in the callers).
 #[inline]
 pub(crate) fn find_any4(a: u8, b: u8, c: u8, d: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < SHORT {
+        return haystack
+            .iter()
+            .position(|&x| x == a || x == b || x == c || x == d);
+    }
     let three = find_any3(a, b, c, haystack);
     let before = &haystack[..three.unwrap_or(haystack.len())];
     find_byte(d, before).or(three)

@@ -341,6 +341,38 @@ impl StreamParser {
     {
         self.bytes_fed += chunk.len();
         let (mut cx, text, mode) = self.parts(builder, out);
+        // The usual chunk of a long parameter value or of prose is taken as the modes would
+        // take it, without stepping through them.
+        let taken = match mode {
+            Mode::Region(body) => body.skip_piece(chunk),
+            Mode::Text if text.is_plain(chunk, &cx) => {
+                cx.shared.text_out(chunk, cx.out);
+                true
+            }
+            _ => false,
+        };
+        if !taken {
+            push(text, mode, chunk, &mut cx)?;
+        }
+        cx.shared.flush(cx.out);
+        Ok(())
+    }
+
+    /// Feeds a chunk through the modes alone (what the shortcuts of
+    /// [`feed_full`](Self::feed_full) are checked against).
+    #[cfg(test)]
+    fn feed_modes<B>(
+        &mut self,
+        chunk: &str,
+        builder: &mut B,
+        out: &mut Out<B>,
+    ) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        self.bytes_fed += chunk.len();
+        let (mut cx, text, mode) = self.parts(builder, out);
         push(text, mode, chunk, &mut cx)?;
         cx.shared.flush(cx.out);
         Ok(())

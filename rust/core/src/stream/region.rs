@@ -118,6 +118,18 @@ impl RegionBody {
         Some(call.index)
     }
 
+    /// Takes `chunk` when it only grows the region: the machine is searching for a marker that
+    /// cannot start in it, so reading it would change nothing but the text (no call, no
+    /// argument bytes, no end).
+    pub fn skip_piece(&mut self, chunk: &str) -> bool {
+        // An empty text is a region that began in this chunk, read in the input.
+        if self.text.is_empty() || !self.machine.skip_piece(self.text.len(), chunk) {
+            return false;
+        }
+        self.text.push_str(chunk);
+        true
+    }
+
     /// Feeds the region.
     pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
     where

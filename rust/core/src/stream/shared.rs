@@ -239,7 +239,12 @@ impl Shared {
             self.flush(out);
             self.run_reasoning = reasoning;
         }
-        self.run.push_str(text);
+        if self.run.is_empty() {
+            // Allocated to size: most runs are one piece, sent when the chunk ends.
+            self.run = text.to_owned();
+        } else {
+            self.run.push_str(text);
+        }
     }
 
     /// Starts a reasoning block: joined to an earlier one by a newline, as the decoders do.

@@ -1,5 +1,6 @@
-//! The fast path of `feed` (a chunk inside an argument string of a live call) gives exactly the
-//! events of the full path, event by event, and is taken for the chunks of a long argument.
+//! The fast paths of `feed` (a chunk inside an argument string of a live call; a chunk that only
+//! grows a region) give exactly the events of the modes, event by event, and are taken for the
+//! chunks of a long argument.
 
 use super::tests::{chars_split, corpus, field, renamed};
 use super::*;
@@ -7,7 +8,7 @@ use crate::json::{parse, Value, ValueBuilder};
 
 type Ev = Event<Value>;
 
-/// Every chunk through `feed` (fast path included), or through the modes only.
+/// Every chunk through `feed` (fast paths included), or through the modes only.
 fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
     let mut parser = StreamParser::new(options);
     let mut events = Vec::new();
@@ -16,7 +17,7 @@ fn stream(chunks: &[&str], options: StreamOptions, fast: bool) -> Vec<Ev> {
             parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
         } else {
             parser
-                .feed_full(chunk, &mut ValueBuilder, &mut events)
+                .feed_modes(chunk, &mut ValueBuilder, &mut events)
                 .unwrap();
         }
     }
@@ -57,9 +58,22 @@ fn long_calls() -> Vec<String> {
     ]
 }
 
+/// Calls whose values are raw text between tags (qwen3_coder, glm45), and a broken call whose
+/// markup runs to its closing tag: regions that wait for a marker.
+fn long_tagged_values() -> Vec<String> {
+    let code = LONG.repeat(8);
+    vec![
+        format!("Writing.\n<tool_call>\n<function=write>\n<parameter=path>\na.py\n</parameter>\n<parameter=content>\n{code}\n</parameter>\n</function>\n</tool_call>\nDone."),
+        format!("<tool_call>write\n<arg_key>content</arg_key>\n<arg_value>{code}</arg_value>\n</tool_call>"),
+        format!("<tool_call>\n{{\"name\": \"write\", \"arguments\": {{\"s\": 1}} {}\n</tool_call>\nDone.", code.replace('<', "")),
+        // Unterminated: the value runs to the end.
+        format!("<tool_call>\n<function=write>\n<parameter=content>\n{code}"),
+    ]
+}
+
 #[test]
 fn fast_path_events_equal_the_full_path() {
-    for text in long_calls() {
+    for text in long_calls().into_iter().chain(long_tagged_values()) {
         assert_same_events(&text, StreamOptions::default());
     }
     // Arguments before the name: sent once the name is known.
@@ -67,6 +81,11 @@ fn fast_path_events_equal_the_full_path() {
     let text =
         format!("~~~tool_call\n{{\"arguments\": {{\"s\": \"{code}\"}}, \"name\": \"f\"}}\n~~~");
     assert_same_events(&text, StreamOptions::default());
+    // Prose around markers, code spans, think spans and line ends of every kind.
+    let prose = "Some prose with `a <tool_call> in code` and more words.\r\nA <think>long thought \
+                 here</think> line\rthen [TOOL_CALLS] quoted, ```\n<tool_call>\n``` and\n  ~~~ not a \
+                 fence, <|channel|>final<|message|>an answer<|end|> after.";
+    assert_same_events(prose, StreamOptions::default());
     for case in corpus() {
         let Value::Str(text) = field(&case, "text") else {
             panic!()
@@ -93,28 +112,46 @@ fn fast_path_events_equal_the_full_path() {
     }
 }
 
+/// How many of the 4-character chunks of `text` `shortcut` takes (the others go through `feed`),
+/// and how many there are.
+fn taken(text: &str, mut shortcut: impl FnMut(&mut StreamParser, &str) -> bool) -> (usize, usize) {
+    let mut parser = StreamParser::new(StreamOptions::default());
+    let mut events = Vec::new();
+    let chunks = chars_split(text, 4);
+    let mut taken = 0;
+    for chunk in &chunks {
+        if shortcut(&mut parser, chunk) {
+            taken += 1;
+        } else {
+            parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap();
+        }
+    }
+    (taken, chunks.len())
+}
+
 #[test]
 fn fast_path_takes_the_chunks_of_long_argument_strings() {
     for text in long_calls() {
-        let mut parser = StreamParser::new(StreamOptions::default());
-        let mut events = Vec::new();
-        let chunks = chars_split(&text, 4);
-        let mut fast = 0;
-        for chunk in &chunks {
-            match parser.feed_argument_piece(chunk) {
-                Some(_) => fast += 1,
-                None => parser.feed(chunk, &mut ValueBuilder, &mut events).unwrap(),
-            }
-        }
+        let (fast, all) = taken(&text, |parser, chunk| {
+            parser.feed_argument_piece(chunk).is_some()
+        });
         // Most chunks lie inside the argument strings (not those of a held raw JSON message).
         if !text.starts_with('{') {
-            assert!(
-                fast * 10 > chunks.len() * 7,
-                "{fast} of {} in {text:?}",
-                chunks.len()
-            );
+            assert!(fast * 10 > all * 7, "{fast} of {all} in {text:?}");
         } else {
             assert_eq!(fast, 0);
         }
+    }
+}
+
+#[test]
+fn regions_waiting_for_a_marker_take_chunks_whole() {
+    for text in long_tagged_values() {
+        let (skipped, all) = taken(&text, |parser, chunk| match &mut parser.mode {
+            Mode::Region(body) => body.skip_piece(chunk),
+            _ => false,
+        });
+        // Most chunks lie inside the value, and hold no `<`.
+        assert!(skipped * 10 > all * 7, "{skipped} of {all} in {text:?}");
     }
 }

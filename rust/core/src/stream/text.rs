@@ -214,6 +214,16 @@ impl Text {
         Ok(Next::Stay(input.len()))
     }
 
+    /// Whether all of `input` is text as it stands: no candidate is held, the prose is inside a
+    /// line where no message may start, and nothing may begin in `input` (what
+    /// [`feed`](Self::feed) finds at its first look). The usual chunk of prose.
+    pub fn is_plain<B: JsonBuilder>(&self, input: &str, cx: &Ctx<'_, B>) -> bool {
+        self.candidate.is_none()
+            && !cx.shared.prose.at_line_start
+            && !cx.whole_eligible()
+            && cx.next_stop(input.as_bytes()).is_none()
+    }
+
     /// Steps a new candidate through `rest` (the input from its first byte).
     fn start_candidate<B: JsonBuilder>(
         &mut self,

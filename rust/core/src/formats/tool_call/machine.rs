@@ -438,6 +438,17 @@ impl Machine for TagCall {
         }
     }
 
+    fn skip_piece(&mut self, len: usize, piece: &str) -> bool {
+        let piece = piece.as_bytes();
+        match self.state {
+            State::QValue(from) => self.value_end.skip_piece(from, len, piece),
+            State::SeekClose(from) => self.close.skip_piece(from, len, piece),
+            State::GKey(from) => self.key_close.skip_piece(from, len, piece),
+            State::GValue(from) => self.value_close.skip_piece(from, len, piece),
+            _ => false,
+        }
+    }
+
     fn safe(&self) -> usize {
         self.json
             .as_ref()
