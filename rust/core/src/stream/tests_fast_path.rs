@@ -86,6 +86,14 @@ fn fast_path_events_equal_the_full_path() {
                  here</think> line\rthen [TOOL_CALLS] quoted, ```\n<tool_call>\n``` and\n  ~~~ not a \
                  fence, <|channel|>final<|message|>an answer<|end|> after.";
     assert_same_events(prose, StreamOptions::default());
+    // Code blocks: held opening lines, dropped around call markup, sent before prose.
+    for text in [
+        "Here:\n```json\n   \n  <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>\n```\nDone.",
+        "```\n\n   plain words in a block, long enough to be taken whole\n```\nafter",
+        "```xml\n<response>\n{\"name\": \"f\", \"arguments\": {}}\n</response>\n```",
+    ] {
+        assert_same_events(text, StreamOptions::default());
+    }
     for case in corpus() {
         let Value::Str(text) = field(&case, "text") else {
             panic!()
