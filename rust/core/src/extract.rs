@@ -109,7 +109,7 @@ mod tests {
         text_tagged: true,
         formats: FormatSet::ALL,
         raw_json: Some(RawJsonMode::Fenced),
-        json: ParseOptions { lenient: false },
+        json: ParseOptions::model_text(false),
         tools: None,
     };
 

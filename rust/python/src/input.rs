@@ -164,7 +164,7 @@ pub fn text_options<'a>(
     tools: Option<&'a dyn ParamTypes>,
 ) -> PyResult<TextOptions<'a>> {
     let mode = raw_json_mode(raw_json)?;
-    let json = ParseOptions { lenient: repair };
+    let json = ParseOptions::model_text(repair);
     let Some(names) = format_names(formats, false)? else {
         return Ok(TextOptions {
             text_tagged: true,
@@ -200,7 +200,7 @@ pub fn extract_text_options<'a>(
             text_tagged: true,
             formats: FormatSet::ALL,
             raw_json: Some(raw_json_mode(raw_json)?),
-            json: ParseOptions { lenient: repair },
+            json: ParseOptions::model_text(repair),
             tools,
         }),
     }

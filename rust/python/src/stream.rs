@@ -43,7 +43,7 @@ pub(crate) fn stream_options(
             .filter_map(|n| Format::parse(n))
             .fold(FormatSet::NONE, FormatSet::with),
         calls_in_reasoning,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
     })
 }
 

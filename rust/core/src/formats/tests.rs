@@ -50,7 +50,7 @@ fn ids(format: Format, text: &str) -> Vec<Option<String>> {
         text_tagged: false,
         formats: FormatSet::only(format),
         raw_json: None,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
         tools: None,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);
@@ -73,7 +73,7 @@ fn extracted(text: &str, formats: FormatSet) -> Vec<String> {
         text_tagged: false,
         formats,
         raw_json: None,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
         tools: None,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);

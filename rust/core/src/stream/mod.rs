@@ -151,7 +151,7 @@ impl Default for StreamOptions {
             raw_json: Some(RawJsonMode::Fenced),
             formats: FormatSet::ALL,
             calls_in_reasoning: true,
-            json: ParseOptions::default(),
+            json: ParseOptions::model_text(false),
         }
     }
 }
