@@ -313,9 +313,8 @@ def test_minimax_m1_objects_one_a_line_beside_jamba_lists() -> None:
 
 
 def test_peer_names_of_raw_json_formats() -> None:
-    """xLAM's and llama.cpp's generic format are raw JSON: their names are raw_json's aliases."""
-    assert toolwire.FORMAT_ALIASES["xlam"] == toolwire.FORMAT_ALIASES["llamacpp_generic"]
-    assert toolwire.FORMAT_ALIASES["xlam"] == "raw_json"
+    """llama.cpp's generic format is raw JSON: its name is raw_json's alias."""
+    assert toolwire.FORMAT_ALIASES["llamacpp_generic"] == "raw_json"
     listed = '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'
     single = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
     for text in (listed, single):
@@ -325,11 +324,34 @@ def test_peer_names_of_raw_json_formats() -> None:
             assert [c.name for c in toolwire.extract(text, formats=[name])] == ["f"]
     # The markup of other formats is theirs: raw JSON reads JSON only.
     tagged = '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'
-    assert toolwire.extract(tagged, formats=["xlam"]) == []
-    assert [c.name for c in toolwire.extract(tagged, formats=["xlam", "mistral"])] == ["f"]
+    assert toolwire.extract(tagged, formats=["llamacpp_generic"]) == []
     # A generic-format answer is JSON the model wrote, kept as it is.
     answer = '{"response": "Hello"}'
     assert toolwire.parse_text(answer, format="llamacpp_generic").content == answer
+
+
+def test_xlam_names_what_vllms_xlam_parser_reads() -> None:
+    """vLLM's xLAM parser reads xLAM's bare or fenced JSON list, and the same list after
+    `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`: `xlam` stands for raw_json, mistral and
+    hermes, on every path and wherever a format is named."""
+    assert toolwire.FORMAT_ALIASES["xlam"] == ("raw_json", "mistral", "hermes")
+    body = '[{"name": "f", "arguments": {"a": 1}}]'
+    texts = [body, f"```json\n{body}\n```", f"[TOOL_CALLS]{body}", f"<tool_call>{body}</tool_call>"]
+    for text in texts:
+        for formats in (["xlam"], ["XLAM"], ["raw_json", "mistral", "hermes"]):
+            assert [(c.name, c.arguments) for c in toolwire.extract(text, formats=formats)] == [
+                ("f", {"a": 1})
+            ]
+        parsed = toolwire.parse_text(text, format="xlam")
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+        assert parsed.content == ""
+        parser = toolwire.StreamParser(formats=["xlam"])
+        events = [e for c in text for e in parser.feed(c)] + parser.finish()
+        assert [e.call.name for e in events if e.kind == "tool_call_end"] == ["f"]
+    # Other formats' markup stays theirs.
+    pythonic = "[f(a=1)]"
+    assert toolwire.parse_text(pythonic, format="xlam").calls == []
+    assert [c.name for c in toolwire.extract(pythonic, formats=["xlam", "pythonic"])] == ["f"]
 
 
 def test_hy_v3_calls_in_a_tool_calls_list() -> None:

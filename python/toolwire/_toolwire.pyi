@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, Self, final, overload
 
-from ._format_names import AnyFormatName, FormatName
+from ._format_names import AnyFormatName, FormatName, ProtocolName
 
 __all__ = [
     "FORMATS",
@@ -53,7 +53,9 @@ __version__: Final[str]
 FORMATS: Final[tuple[FormatName, ...]]
 #: Other projects' names for a format → toolwire's name (accepted by ``formats=``); the names
 #: of wire formats that are raw JSON map to ``"raw_json"``.
-FORMAT_ALIASES: Final[Mapping[str, FormatName | Literal["raw_json"]]]
+FORMAT_ALIASES: Final[
+    Mapping[str, FormatName | Literal["raw_json"] | tuple[FormatName | ProtocolName, ...]]
+]
 #: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]
 

@@ -34,6 +34,20 @@ impl Protocol {
         }
     }
 
+    /// The names an alias of several formats stands for ([`crate::registry::SET_ALIASES`],
+    /// matched as [`Format::parse`] does), canonical names of [`Protocol::TEXT`] and formats.
+    pub fn alias_set(name: &str) -> Option<&'static [&'static str]> {
+        crate::registry::SET_ALIASES
+            .iter()
+            .find(|(alias, _)| same_name(alias, name))
+            .map(|(_, names)| *names)
+    }
+
+    /// Every alias of several formats, with the names it stands for.
+    pub fn alias_sets() -> &'static [(&'static str, &'static [&'static str])] {
+        crate::registry::SET_ALIASES
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::Native => "native",
