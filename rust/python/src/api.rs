@@ -162,8 +162,7 @@ pub fn parse_native<'py>(
         let policy = error_policy(on_error)?;
         let elements = native_list(&plain_data(calls)?)?;
         let mut builder = PyBuilder::new(py);
-        let mut outcomes =
-            core_parse_native(&mut builder, &elements, ParseOptions::json(repair))?;
+        let mut outcomes = core_parse_native(&mut builder, &elements, ParseOptions::json(repair))?;
         finish_outcomes("", &mut outcomes);
         calls_list(&mut builder, outcomes, policy)
     })
