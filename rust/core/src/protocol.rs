@@ -246,7 +246,15 @@ mod tests {
                 assert_eq!(Format::parse(name), None, "{name}");
             }
         }
-        assert_eq!(Protocol::parse_text("xLAM"), Some(Protocol::RawJson));
+        assert_eq!(
+            Protocol::parse_text("LlamaCpp-Generic"),
+            Some(Protocol::RawJson)
+        );
+        // An alias of a set of names is no other name.
+        for (alias, names) in Protocol::alias_sets() {
+            assert!(seen.insert(alias.to_string()), "{alias} names two formats");
+            assert_eq!(Protocol::alias_set(&alias.to_uppercase()), Some(*names));
+        }
         for other in ["native", "auto", "hermes"] {
             assert_eq!(Protocol::parse_text(other), None, "{other}");
         }
