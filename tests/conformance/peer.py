@@ -49,7 +49,7 @@ def cases() -> tuple[dict[str, Any], ...]:
 def toolwire_format(name: str) -> str | None:
     """The registry's name for a peer's format name (the peer's own where it stands for a set
     of names, which `formats=` takes as it is), or None."""
-    if name in toolwire.FORMATS:
+    if name in toolwire.FORMAT_NAMES:
         return name
     alias = toolwire.FORMAT_ALIASES.get(name)
     return name if isinstance(alias, tuple) else alias

@@ -51,6 +51,7 @@ where
             formats: options.formats,
             calls_in_reasoning: true,
             json: options.json,
+            json_answers: false,
         };
         let outcomes = read_calls(builder, text, formats_only, options.tools)?;
         if !outcomes.is_empty() {
@@ -87,6 +88,7 @@ where
         formats: FormatSet::NONE,
         calls_in_reasoning: true,
         json,
+        json_answers: false,
     };
     read_calls(builder, text, raw_only, None)
 }

@@ -11,11 +11,6 @@
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
 //! names and llama.cpp's chat formats, lower-cased.
 
-/// The peers' names for wire formats that are raw JSON (`raw_json`): a bare or fenced JSON list
-/// or object of calls, with no marker that tells it from any other JSON answer. llama.cpp's
-/// generic format writes `{"tool_call": …}`, `{"tool_calls": […]}` or `{"response": "…"}`.
-pub(crate) const RAW_JSON_ALIASES: &[&str] = &["llamacpp_generic"];
-
 /// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
 /// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
 /// vLLM's xLAM parser takes xLAM's own bare or fenced JSON list, and the same list after

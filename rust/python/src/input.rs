@@ -98,8 +98,8 @@ fn all_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// `FORMATS` (the open-weight formats' names, in registry order), `FORMAT_NAMES` (every name
-/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format or a
-/// protocol → toolwire's, or the tuple of toolwire's names an alias of several stands for), all
+/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format →
+/// toolwire's, or the tuple of toolwire's names an alias of several stands for), all
 /// from the core's registry.
 pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -110,11 +110,6 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyTuple::new(py, all_names().collect::<Vec<_>>())?,
     )?;
     let aliases = PyDict::new(py);
-    for protocol in Protocol::TEXT {
-        for alias in protocol.aliases() {
-            aliases.set_item(alias, protocol.as_str())?;
-        }
-    }
     for format in Format::ALL {
         for alias in format.aliases() {
             aliases.set_item(alias, format.as_str())?;
@@ -194,7 +189,10 @@ pub fn text_options<'a>(
     Ok(TextOptions {
         text_tagged: names.iter().any(|n| n == "text_tagged"),
         formats,
-        raw_json: names.iter().any(|n| n == "raw_json").then_some(mode),
+        raw_json: names
+            .iter()
+            .any(|n| n == "raw_json" || n == "llamacpp_generic")
+            .then_some(mode),
         json,
         tools,
     })

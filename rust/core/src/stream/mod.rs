@@ -130,6 +130,9 @@ pub struct StreamOptions {
     /// Look for calls inside `<think>` spans.
     pub calls_in_reasoning: bool,
     pub json: ParseOptions,
+    /// A whole-message raw-JSON value `{"response": "…"}` is that string as content (llama.cpp's
+    /// generic format, named as `llamacpp_generic`); else it is kept as the JSON written.
+    pub json_answers: bool,
 }
 
 impl StreamOptions {
@@ -152,6 +155,7 @@ impl Default for StreamOptions {
             formats: FormatSet::ALL,
             calls_in_reasoning: true,
             json: ParseOptions::model_text(false),
+            json_answers: false,
         }
     }
 }
