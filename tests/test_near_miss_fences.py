@@ -112,13 +112,11 @@ def test_fence_lines_of_cr_only_text() -> None:
     )
     assert agree(text) == [("call", "f", {"a": "x y"}), ("call", "g", {})]
     assert toolwire.parse_text(text).content == "a\r  and then some prose\rb"
-    # A lone `\r` in a JSON string (where strict JSON forbids it) does not end the block there.
+    # A lone `\r` in a JSON string is the character itself and does not end the block there.
     text = '~~~tool_call\r{"name": "f", "arguments": {"a": "x\r~~~\ry"}}\r~~~\r'
-    [invalid] = toolwire.extract(text, on_error="keep")
-    assert isinstance(invalid, InvalidToolCall) and "control character" in invalid.error
-    assert agree(text) == [("invalid", "f")]
-    [call] = toolwire.extract(text, repair=True)
+    [call] = toolwire.extract(text)
     assert call.arguments == {"a": "x\r~~~\ry"}
+    assert agree(text) == [("call", "f", {"a": "x\r~~~\ry"})]
 
 
 def normalised(events: list[Any]) -> list[Any]:

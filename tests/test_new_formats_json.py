@@ -312,24 +312,67 @@ def test_minimax_m1_objects_one_a_line_beside_jamba_lists() -> None:
     assert parsed.content == "after"
 
 
-def test_peer_names_of_raw_json_formats() -> None:
-    """xLAM's and llama.cpp's generic format are raw JSON: their names are raw_json's aliases."""
-    assert toolwire.FORMAT_ALIASES["xlam"] == toolwire.FORMAT_ALIASES["llamacpp_generic"]
-    assert toolwire.FORMAT_ALIASES["xlam"] == "raw_json"
-    listed = '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'
+def test_llamacpp_generic_reads_raw_json_calls_and_its_answers() -> None:
+    """llama.cpp's generic format: its calls are raw JSON's (`{"tool_call": …}`,
+    `{"tool_calls": […]}`), and a message that is `{"response": "…"}` is that string as content
+    when the format is named. Under "auto" or raw_json the answer stays the JSON written (it
+    cannot be told from a JSON-mode answer there)."""
+    assert "llamacpp_generic" in toolwire.FORMAT_NAMES
     single = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
-    for text in (listed, single):
-        for name in ("xlam", "XLAM", "llamacpp-generic"):
+    listed = '{"tool_calls": [{"name": "f", "arguments": {"a": 1}}]}'
+    for text in (single, listed):
+        for name in ("llamacpp_generic", "LlamaCpp-Generic", "raw_json"):
             calls = toolwire.parse_text(text, format=name).calls
             assert [(c.name, c.arguments) for c in calls] == [("f", {"a": 1})]
             assert [c.name for c in toolwire.extract(text, formats=[name])] == ["f"]
-    # The markup of other formats is theirs: raw JSON reads JSON only.
+    answer = r'{"response": "Hello,\n\"world\""}'
+    # Blank space the model wrote around the object stays, as around any call.
+    for text, content in ((answer, 'Hello,\n"world"'), (f"  {answer}\n", '  Hello,\n"world"\n')):
+        assert toolwire.parse_text(text, format="llamacpp_generic").content == content
+        for cut in range(len(text) + 1):
+            parser = toolwire.StreamParser(formats=["llamacpp_generic"])
+            events = parser.feed(text[:cut]) + parser.feed(text[cut:]) + parser.finish()
+            assert {e.kind for e in events} == {"text_delta"}
+            assert "".join(e.text for e in events) == content
+        assert toolwire.extract(text, formats=["llamacpp_generic"]) == []
+        for formats in ("auto", "raw_json", ["raw_json", "hermes"]):
+            assert toolwire.parse_text(text, format=formats).content == text
+    # Only the whole answer object: other JSON stays as written, a fenced one too.
+    for other in (
+        '{"response": 1}',
+        '{"response": "a", "extra": 2}',
+        '{"answer": "a"}',
+        '["a"]',
+        '```json\n{"response": "a"}\n```',
+    ):
+        assert toolwire.parse_text(other, format="llamacpp_generic").content == other
+    # The markup of other formats is theirs.
     tagged = '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'
-    assert toolwire.extract(tagged, formats=["xlam"]) == []
-    assert [c.name for c in toolwire.extract(tagged, formats=["xlam", "mistral"])] == ["f"]
-    # A generic-format answer is JSON the model wrote, kept as it is.
-    answer = '{"response": "Hello"}'
-    assert toolwire.parse_text(answer, format="llamacpp_generic").content == answer
+    assert toolwire.extract(tagged, formats=["llamacpp_generic"]) == []
+
+
+def test_xlam_names_what_vllms_xlam_parser_reads() -> None:
+    """vLLM's xLAM parser reads xLAM's bare or fenced JSON list, and the same list after
+    `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`: `xlam` stands for raw_json, mistral and
+    hermes, on every path and wherever a format is named."""
+    assert toolwire.FORMAT_ALIASES["xlam"] == ("raw_json", "mistral", "hermes")
+    body = '[{"name": "f", "arguments": {"a": 1}}]'
+    texts = [body, f"```json\n{body}\n```", f"[TOOL_CALLS]{body}", f"<tool_call>{body}</tool_call>"]
+    for text in texts:
+        for formats in (["xlam"], ["XLAM"], ["raw_json", "mistral", "hermes"]):
+            assert [(c.name, c.arguments) for c in toolwire.extract(text, formats=formats)] == [
+                ("f", {"a": 1})
+            ]
+        parsed = toolwire.parse_text(text, format="xlam")
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+        assert parsed.content == ""
+        parser = toolwire.StreamParser(formats=["xlam"])
+        events = [e for c in text for e in parser.feed(c)] + parser.finish()
+        assert [e.call.name for e in events if e.kind == "tool_call_end"] == ["f"]
+    # Other formats' markup stays theirs.
+    pythonic = "[f(a=1)]"
+    assert toolwire.parse_text(pythonic, format="xlam").calls == []
+    assert [c.name for c in toolwire.extract(pythonic, formats=["xlam", "pythonic"])] == ["f"]
 
 
 def test_hy_v3_calls_in_a_tool_calls_list() -> None:

@@ -43,14 +43,13 @@ FormatName: TypeAlias = Literal[
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.
-ProtocolName: TypeAlias = Literal["text_tagged", "raw_json"]
+ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
-#: Other projects' names for the open-weight formats, and for formats that are raw JSON
-#: (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and with ``-`` for
-#: ``_``.
+#: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
+#: raw_json, mistral and hermes, what vLLM's xLAM parser reads) (``toolwire.FORMAT_ALIASES``); a
+#: name is also matched ignoring ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
-    "llamacpp_generic",
     "hermes2_pro",
     "qwen25",
     "qwen",

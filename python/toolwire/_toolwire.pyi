@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, Self, final, overload
 
-from ._format_names import AnyFormatName, FormatName
+from ._format_names import AnyFormatName, FormatName, ProtocolName
 
 __all__ = [
     "FORMATS",
@@ -51,10 +51,11 @@ __version__: Final[str]
 
 #: The open-weight formats, in registry order.
 FORMATS: Final[tuple[FormatName, ...]]
-#: Other projects' names for a format → toolwire's name (accepted by ``formats=``); the names
-#: of wire formats that are raw JSON map to ``"raw_json"``.
-FORMAT_ALIASES: Final[Mapping[str, FormatName | Literal["raw_json"]]]
-#: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``, ``FORMATS``.
+#: Other projects' names for a format → toolwire's name (accepted by ``formats=``), or the
+#: tuple of names an alias of a set stands for (``xlam``: raw_json, mistral, hermes).
+FORMAT_ALIASES: Final[Mapping[str, FormatName | tuple[FormatName | ProtocolName, ...]]]
+#: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``,
+#: ``llamacpp_generic``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]
 
 #: ``"auto"`` (every format), one name, or a list of names.

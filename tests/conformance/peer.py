@@ -47,10 +47,12 @@ def cases() -> tuple[dict[str, Any], ...]:
 
 
 def toolwire_format(name: str) -> str | None:
-    """The registry's name for a peer's format name, or None."""
-    if name in toolwire.FORMATS:
+    """The registry's name for a peer's format name (the peer's own where it stands for a set
+    of names, which `formats=` takes as it is), or None."""
+    if name in toolwire.FORMAT_NAMES:
         return name
-    return toolwire.FORMAT_ALIASES.get(name)
+    alias = toolwire.FORMAT_ALIASES.get(name)
+    return name if isinstance(alias, tuple) else alias
 
 
 def known() -> list[dict[str, Any]]:

@@ -1,5 +1,7 @@
 """toolwire as SGLang tool-call detectors: ``toolwire_auto`` (every format, sniffed) and
-``toolwire_<format>`` for each name of :data:`toolwire.FORMAT_NAMES`.
+``toolwire_<format>`` for each name of :data:`toolwire.FORMAT_NAMES` and each peer's name of
+:data:`toolwire.FORMAT_ALIASES` (``toolwire_xlam`` reads what vLLM's xLAM parser reads: raw JSON,
+mistral and hermes).
 
 SGLang has no flag that loads a tool parser from a file, but its launcher runs the general
 plugins installed packages declare (the ``sglang.srt.plugins`` entry-point group) before it
@@ -33,7 +35,7 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-from .._toolwire import FORMAT_NAMES
+from .._toolwire import FORMAT_ALIASES, FORMAT_NAMES
 from ._message import MessageReader, ParsedMessage, Step, UnknownTools, read_message, tool_names
 
 if TYPE_CHECKING:
@@ -130,7 +132,7 @@ def _detector_class(format_name: str) -> type[ToolwireDetector]:
 
 
 DETECTORS: dict[str, type[ToolwireDetector]] = {"toolwire_auto": ToolwireDetector} | {
-    f"toolwire_{name}": _detector_class(name) for name in FORMAT_NAMES
+    f"toolwire_{name}": _detector_class(name) for name in (*FORMAT_NAMES, *FORMAT_ALIASES)
 }
 """Every detector this module registers, by its ``--tool-call-parser`` name."""
 

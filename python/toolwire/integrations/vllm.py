@@ -1,5 +1,7 @@
 """toolwire as vLLM tool parsers: ``toolwire_auto`` (every format, sniffed) and
-``toolwire_<format>`` for each name of :data:`toolwire.FORMAT_NAMES`.
+``toolwire_<format>`` for each name of :data:`toolwire.FORMAT_NAMES` and each peer's name of
+:data:`toolwire.FORMAT_ALIASES` (``toolwire_xlam`` reads what vLLM's xLAM parser reads: raw JSON,
+mistral and hermes).
 
 Serve with::
 
@@ -41,7 +43,7 @@ from vllm.entrypoints.generate.base.protocol import (
 )
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
-from .._toolwire import FORMAT_NAMES
+from .._toolwire import FORMAT_ALIASES, FORMAT_NAMES
 from ._message import MessageReader, Step, UnknownTools, read_message, tool_names
 
 if TYPE_CHECKING:
@@ -163,7 +165,7 @@ def _parser_class(format_name: str) -> type[ToolwireToolParser]:
 
 
 PARSERS: dict[str, type[ToolwireToolParser]] = {"toolwire_auto": ToolwireToolParser} | {
-    f"toolwire_{name}": _parser_class(name) for name in FORMAT_NAMES
+    f"toolwire_{name}": _parser_class(name) for name in (*FORMAT_NAMES, *FORMAT_ALIASES)
 }
 """Every parser this module registers, by its ``--tool-call-parser`` name."""
 

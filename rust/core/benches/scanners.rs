@@ -11,7 +11,7 @@ const OPTIONS: TextOptions<'static> = TextOptions {
     text_tagged: true,
     formats: FormatSet::ALL,
     raw_json: Some(RawJsonMode::Fenced),
-    json: ParseOptions { lenient: false },
+    json: ParseOptions::model_text(false),
     tools: None,
 };
 

@@ -701,7 +701,7 @@ mod tests {
             r#"{"a": "\ud800"}"#,
         ];
         for lenient in [false, true] {
-            let options = ParseOptions { lenient };
+            let options = ParseOptions::json(lenient);
             for text in texts {
                 let want = decode_arguments_text(&mut ValueBuilder, text, options);
                 let got = decode_arguments_text(&mut DeferringBuilder, text, options);

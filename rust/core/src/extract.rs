@@ -52,6 +52,7 @@ where
             formats: options.formats,
             calls_in_reasoning: true,
             json: options.json,
+            json_answers: false,
         };
         let outcomes = read_calls(builder, text, formats_only, options.tools)?;
         if !outcomes.is_empty() {
@@ -88,6 +89,7 @@ where
         formats: FormatSet::NONE,
         calls_in_reasoning: true,
         json,
+        json_answers: false,
     };
     read_calls(builder, text, raw_only, None)
 }
@@ -110,7 +112,7 @@ mod tests {
         text_tagged: true,
         formats: FormatSet::ALL,
         raw_json: Some(RawJsonMode::Fenced),
-        json: ParseOptions { lenient: false },
+        json: ParseOptions::model_text(false),
         tools: None,
     };
 

@@ -10,28 +10,42 @@ pub enum Protocol {
     Native,
     TextTagged,
     RawJson,
+    /// llama.cpp's generic format: raw JSON (`{"tool_call": …}`, `{"tool_calls": […]}`, read by
+    /// raw JSON's code, whose calls are `RawJson`'s), where a message that is
+    /// `{"response": "…"}` is that string as content.
+    LlamacppGeneric,
     /// An open-weight text format.
     Format(Format),
 }
 
 impl Protocol {
     /// The protocols `formats=` names beside the open-weight formats.
-    pub const TEXT: [Protocol; 2] = [Protocol::TextTagged, Protocol::RawJson];
+    pub const TEXT: [Protocol; 3] = [
+        Protocol::TextTagged,
+        Protocol::RawJson,
+        Protocol::LlamacppGeneric,
+    ];
 
-    /// The protocol of [`Protocol::TEXT`] a name designates: its own name, or an alias (other
-    /// projects' names for formats that are raw JSON, matched as [`Format::parse`] does).
+    /// The protocol of [`Protocol::TEXT`] a name designates (matched as [`Format::parse`]
+    /// does).
     pub fn parse_text(name: &str) -> Option<Self> {
         Protocol::TEXT
             .into_iter()
-            .find(|p| p.as_str() == name || p.aliases().iter().any(|a| same_name(a, name)))
+            .find(|p| same_name(p.as_str(), name))
     }
 
-    /// The names other projects give the protocol.
-    pub const fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Protocol::RawJson => crate::registry::RAW_JSON_ALIASES,
-            _ => &[],
-        }
+    /// The names an alias of several formats stands for ([`crate::registry::SET_ALIASES`],
+    /// matched as [`Format::parse`] does), canonical names of [`Protocol::TEXT`] and formats.
+    pub fn alias_set(name: &str) -> Option<&'static [&'static str]> {
+        crate::registry::SET_ALIASES
+            .iter()
+            .find(|(alias, _)| same_name(alias, name))
+            .map(|(_, names)| *names)
+    }
+
+    /// Every alias of several formats, with the names it stands for.
+    pub fn alias_sets() -> &'static [(&'static str, &'static [&'static str])] {
+        crate::registry::SET_ALIASES
     }
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +53,7 @@ impl Protocol {
             Protocol::Native => "native",
             Protocol::TextTagged => "text_tagged",
             Protocol::RawJson => "raw_json",
+            Protocol::LlamacppGeneric => "llamacpp_generic",
             Protocol::Format(format) => format.as_str(),
         }
     }
@@ -223,16 +238,22 @@ mod tests {
         }
         assert_eq!(Format::parse("GPT-OSS"), Some(Format::Harmony));
         assert_eq!(Format::parse("nope"), None);
-        // Protocol names and aliases are not format names.
+        // Protocol names are not format names.
         for protocol in Protocol::TEXT {
-            for name in std::iter::once(protocol.as_str()).chain(protocol.aliases().iter().copied())
-            {
-                assert!(seen.insert(name.to_owned()), "{name} names two formats");
-                assert_eq!(Protocol::parse_text(name), Some(protocol));
-                assert_eq!(Format::parse(name), None, "{name}");
-            }
+            let name = protocol.as_str();
+            assert!(seen.insert(name.to_owned()), "{name} names two formats");
+            assert_eq!(Protocol::parse_text(name), Some(protocol));
+            assert_eq!(Format::parse(name), None, "{name}");
         }
-        assert_eq!(Protocol::parse_text("xLAM"), Some(Protocol::RawJson));
+        assert_eq!(
+            Protocol::parse_text("LlamaCpp-Generic"),
+            Some(Protocol::LlamacppGeneric)
+        );
+        // An alias of a set of names is no other name.
+        for (alias, names) in Protocol::alias_sets() {
+            assert!(seen.insert(alias.to_string()), "{alias} names two formats");
+            assert_eq!(Protocol::alias_set(&alias.to_uppercase()), Some(*names));
+        }
         for other in ["native", "auto", "hermes"] {
             assert_eq!(Protocol::parse_text(other), None, "{other}");
         }

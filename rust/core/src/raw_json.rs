@@ -8,7 +8,9 @@ use crate::calls::{
     call_key_conflict, json_failure_subject, push_call, push_call_at, FailureKind, Invalid,
     Outcome, Protocol, TextCallContext, TextPlace,
 };
-use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
+use crate::json::{
+    parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions, Value, ValueBuilder,
+};
 use crate::position::{array_item_starts, LineColumns};
 use crate::scan::raw::balanced_spans;
 
@@ -81,6 +83,19 @@ where
         }));
     }
     Ok(outcomes)
+}
+
+/// The answer of llama.cpp's generic format: the string of `body` when it is the object
+/// `{"response": "…"}` and nothing else.
+pub(crate) fn generic_answer(body: &str, options: ParseOptions) -> Option<String> {
+    let value = parse(body.trim(), &mut ValueBuilder, options).ok()?;
+    match value {
+        Value::Object(members) => match members.as_slice() {
+            [(key, Value::Str(answer))] if key == "response" => Some(answer.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Decodes one candidate region; adds its calls, or an error if it looks like a call but is

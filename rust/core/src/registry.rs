@@ -11,11 +11,11 @@
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
 //! names and llama.cpp's chat formats, lower-cased.
 
-/// The peers' names for wire formats that are raw JSON (`raw_json`): a bare or fenced JSON list
-/// or object of calls, with no marker that tells it from any other JSON answer. xLAM writes a
-/// list of `{"name", "arguments"}`; llama.cpp's generic format `{"tool_call": …}`,
-/// `{"tool_calls": […]}` or `{"response": "…"}`.
-pub(crate) const RAW_JSON_ALIASES: &[&str] = &["xlam", "llamacpp_generic"];
+/// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
+/// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
+/// vLLM's xLAM parser takes xLAM's own bare or fenced JSON list, and the same list after
+/// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`.
+pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[("xlam", &["raw_json", "mistral", "hermes"])];
 
 macro_rules! for_each_group {
     ($callback:ident) => {

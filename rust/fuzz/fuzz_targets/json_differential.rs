@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         (Err(ParseError::Build(never)), _) => match *never {},
     }
     if let Ok(strict) = &ours {
-        let Ok(repaired) = parse(text, &mut ValueBuilder, ParseOptions { lenient: true }) else {
+        let Ok(repaired) = parse(text, &mut ValueBuilder, ParseOptions::json(true)) else {
             panic!("repair rejects valid JSON");
         };
         assert_eq!(strict, &repaired);

@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
         formats,
         calls_in_reasoning: control & 0x40 != 0,
         json: json_options(*control),
+        json_answers: false,
     };
 
     let mut parser = StreamParser::new(options);

@@ -19,8 +19,7 @@ fuzz_target!(|data: &[u8]| {
         "{blocks} blocks, {} outcomes",
         strict.len()
     );
-    let Ok(mut repaired) =
-        parse_text_tagged(&mut ValueBuilder, &text, ParseOptions { lenient: true });
+    let Ok(mut repaired) = parse_text_tagged(&mut ValueBuilder, &text, ParseOptions::json(true));
     check_outcomes(&text, &mut repaired);
     // Repair only changes what strict parsing rejects.
     if strict.iter().all(|o| matches!(o, Outcome::Call(_))) {

@@ -13,11 +13,9 @@ pub fn text_of(data: &[u8]) -> String {
     String::from_utf8_lossy(data).into_owned()
 }
 
-/// Strict or lenient JSON (`repair=`) from one bit of a control byte.
+/// The JSON of model text, strict or lenient (`repair=`) from one bit of a control byte.
 pub fn json_options(control: u8) -> ParseOptions {
-    ParseOptions {
-        lenient: control & 0x80 != 0,
-    }
+    ParseOptions::model_text(control & 0x80 != 0)
 }
 
 /// The whole text cascade (every tier and format), with the raw-JSON mode picked by the

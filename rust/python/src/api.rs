@@ -108,7 +108,7 @@ pub fn decode_arguments<'py>(
         match toolwire_core::calls::normalize_arguments(
             &mut builder,
             Some(PyJson(arguments.clone())),
-            ParseOptions { lenient: repair },
+            ParseOptions::json(repair),
         ) {
             Ok(value) => Ok(value.0),
             Err(failure) => Err(match failure.build {
@@ -162,8 +162,7 @@ pub fn parse_native<'py>(
         let policy = error_policy(on_error)?;
         let elements = native_list(&plain_data(calls)?)?;
         let mut builder = PyBuilder::new(py);
-        let mut outcomes =
-            core_parse_native(&mut builder, &elements, ParseOptions { lenient: repair })?;
+        let mut outcomes = core_parse_native(&mut builder, &elements, ParseOptions::json(repair))?;
         finish_outcomes("", &mut outcomes);
         calls_list(&mut builder, outcomes, policy)
     })
@@ -188,7 +187,7 @@ pub fn parse_text_tagged<'py>(
             text_tagged: true,
             raw_json: None,
             formats: FormatSet::NONE,
-            json: ParseOptions { lenient: repair },
+            json: ParseOptions::model_text(repair),
             tools: None,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))
@@ -216,7 +215,7 @@ pub fn parse_raw_json<'py>(
             text_tagged: false,
             raw_json: Some(raw_json_mode(mode)?),
             formats: FormatSet::NONE,
-            json: ParseOptions { lenient: repair },
+            json: ParseOptions::model_text(repair),
             tools: None,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))

@@ -38,7 +38,7 @@ pub fn decode_tool_calls<'py>(
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let shape = body_shape(provider)?;
-        let options = ParseOptions { lenient: repair };
+        let options = ParseOptions::json(repair);
         let body = &plain_data(body)?;
         if let Some(calls) = decode_well_formed(body, shape, options)? {
             return Ok(calls);

@@ -98,8 +98,9 @@ fn all_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// `FORMATS` (the open-weight formats' names, in registry order), `FORMAT_NAMES` (every name
-/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format or a
-/// protocol → toolwire's), all from the core's registry.
+/// `formats=` accepts) and `FORMAT_ALIASES` (each other project's name for a format →
+/// toolwire's, or the tuple of toolwire's names an alias of several stands for), all
+/// from the core's registry.
 pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let names = Format::ALL.iter().map(|f| f.as_str());
@@ -109,29 +110,34 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyTuple::new(py, all_names().collect::<Vec<_>>())?,
     )?;
     let aliases = PyDict::new(py);
-    for protocol in Protocol::TEXT {
-        for alias in protocol.aliases() {
-            aliases.set_item(alias, protocol.as_str())?;
-        }
-    }
     for format in Format::ALL {
         for alias in format.aliases() {
             aliases.set_item(alias, format.as_str())?;
         }
     }
+    for (alias, names) in Protocol::alias_sets() {
+        aliases.set_item(alias, PyTuple::new(py, names.iter())?)?;
+    }
     m.add("FORMAT_ALIASES", aliases)?;
     Ok(())
 }
 
-/// The canonical name of a protocol or format (an alias of a format is accepted).
-fn format_name(name: &str) -> PyResult<String> {
+/// Adds the canonical names a protocol or format name stands for to `names`: one, or the set an
+/// alias of several names (`xlam`).
+fn push_format_names(name: &str, names: &mut Vec<String>) -> PyResult<()> {
+    if let Some(set) = Protocol::alias_set(name) {
+        names.extend(set.iter().map(|&n| n.to_owned()));
+        return Ok(());
+    }
     if let Some(protocol) = Protocol::parse_text(name) {
-        return Ok(protocol.as_str().to_owned());
+        names.push(protocol.as_str().to_owned());
+        return Ok(());
     }
     match Format::parse(name) {
-        Some(format) => Ok(format.as_str().to_owned()),
-        None => Err(not_one_of("format", all_names(), name)),
+        Some(format) => names.push(format.as_str().to_owned()),
+        None => return Err(not_one_of("format", all_names(), name)),
     }
+    Ok(())
 }
 
 /// The names `formats=` lists, or `None` for `"auto"`. `one_name` also accepts a single name
@@ -143,7 +149,9 @@ pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Opti
             return Ok(None);
         }
         if one_name {
-            return Ok(Some(vec![format_name(name)?]));
+            let mut names = Vec::new();
+            push_format_names(name, &mut names)?;
+            return Ok(Some(names));
         }
         return Err(PyValueError::new_err(
             "formats must be 'auto' or a list of format names",
@@ -151,7 +159,7 @@ pub fn format_names(formats: &Bound<'_, PyAny>, one_name: bool) -> PyResult<Opti
     }
     let mut names = Vec::new();
     for name in formats.try_iter()? {
-        names.push(format_name(&name?.extract::<String>()?)?);
+        push_format_names(&name?.extract::<String>()?, &mut names)?;
     }
     Ok(Some(names))
 }
@@ -164,7 +172,7 @@ pub fn text_options<'a>(
     tools: Option<&'a dyn ParamTypes>,
 ) -> PyResult<TextOptions<'a>> {
     let mode = raw_json_mode(raw_json)?;
-    let json = ParseOptions { lenient: repair };
+    let json = ParseOptions::model_text(repair);
     let Some(names) = format_names(formats, false)? else {
         return Ok(TextOptions {
             text_tagged: true,
@@ -181,7 +189,10 @@ pub fn text_options<'a>(
     Ok(TextOptions {
         text_tagged: names.iter().any(|n| n == "text_tagged"),
         formats,
-        raw_json: names.iter().any(|n| n == "raw_json").then_some(mode),
+        raw_json: names
+            .iter()
+            .any(|n| n == "raw_json" || n == "llamacpp_generic")
+            .then_some(mode),
         json,
         tools,
     })
@@ -200,7 +211,7 @@ pub fn extract_text_options<'a>(
             text_tagged: true,
             formats: FormatSet::ALL,
             raw_json: Some(raw_json_mode(raw_json)?),
-            json: ParseOptions { lenient: repair },
+            json: ParseOptions::model_text(repair),
             tools,
         }),
     }

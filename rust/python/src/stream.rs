@@ -37,13 +37,15 @@ pub(crate) fn stream_options(
     let enabled = |name: &str| names.iter().any(|m| m == name);
     Ok(StreamOptions {
         text_tagged: enabled("text_tagged"),
-        raw_json: enabled("raw_json").then_some(RawJsonMode::Fenced),
+        raw_json: (enabled("raw_json") || enabled("llamacpp_generic"))
+            .then_some(RawJsonMode::Fenced),
         formats: names
             .iter()
             .filter_map(|n| Format::parse(n))
             .fold(FormatSet::NONE, FormatSet::with),
         calls_in_reasoning,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
+        json_answers: enabled("llamacpp_generic"),
     })
 }
 

@@ -413,7 +413,7 @@ pub(crate) mod tests {
                 text_tagged: true,
                 formats: crate::formats::FormatSet::ALL,
                 raw_json: Some(RawJsonMode::Fenced),
-                json: ParseOptions::default(),
+                json: ParseOptions::model_text(false),
                 tools: None,
             },
             shape,

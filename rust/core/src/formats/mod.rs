@@ -236,7 +236,7 @@ pub struct FormatOptions<'a> {
 impl Default for FormatOptions<'_> {
     fn default() -> Self {
         Self {
-            json: ParseOptions::default(),
+            json: ParseOptions::model_text(false),
             tools: None,
             calls_in_reasoning: true,
         }

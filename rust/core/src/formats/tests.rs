@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::json::{parse, to_compact_json, Value, ValueBuilder};
+use crate::protocol::Protocol;
 
 /// `parse_text(text, format=NAME)`, content and reasoning trimmed.
 fn run_format(format: Format, text: &str, options: FormatOptions<'_>) -> Parsed<Value> {
@@ -50,7 +51,7 @@ fn ids(format: Format, text: &str) -> Vec<Option<String>> {
         text_tagged: false,
         formats: FormatSet::only(format),
         raw_json: None,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
         tools: None,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);
@@ -73,7 +74,7 @@ fn extracted(text: &str, formats: FormatSet) -> Vec<String> {
         text_tagged: false,
         formats,
         raw_json: None,
-        json: ParseOptions::default(),
+        json: ParseOptions::model_text(false),
         tools: None,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);
@@ -718,4 +719,13 @@ fn format_names_round_trip() {
         assert!(FormatSet::ALL.contains(format));
     }
     assert_eq!(Format::parse("nope"), None);
+    // An alias of several names stands for canonical names only, and is no other name.
+    for (alias, names) in Protocol::alias_sets() {
+        assert!(Format::parse(alias).is_none() && Protocol::parse_text(alias).is_none());
+        for name in *names {
+            let protocol = Protocol::parse_text(name).map(Protocol::as_str);
+            let format = Format::parse(name).map(Format::as_str);
+            assert_eq!(protocol.or(format), Some(*name));
+        }
+    }
 }

@@ -4,7 +4,9 @@
 //! forbids). Lenient mode (`repair=True` in the API) additionally accepts the mistakes models make:
 //! trailing commas, single-quoted strings and keys, `True`/`False`/`None`, unquoted keys, raw
 //! control characters in strings, and missing closing brackets at the very end of the input. It
-//! never invents a value: a truncated literal or string stays an error. Strings, numbers and
+//! never invents a value: a truncated literal or string stays an error. The JSON of model text
+//! ([`ParseOptions::model_text`]) also accepts, without repair, a raw tab, line feed or carriage
+//! return in a string, which can only mean the character itself. Strings, numbers and
 //! errors have their own modules; [`super::members`] reads an object member by member with the
 //! same parser.
 
@@ -20,6 +22,34 @@ pub const MAX_DEPTH: usize = 256;
 pub struct ParseOptions {
     /// Accept the repairs listed in the module documentation.
     pub lenient: bool,
+    /// Accept a raw tab, line feed or carriage return in a string, as the character itself
+    /// (lenient mode accepts every raw control character).
+    pub raw_whitespace: bool,
+}
+
+impl ParseOptions {
+    /// Strict JSON, or the repairs of `repair=True`.
+    pub const fn json(lenient: bool) -> Self {
+        Self {
+            lenient,
+            raw_whitespace: false,
+        }
+    }
+
+    /// The JSON a model writes in its text: a raw tab, line feed or carriage return in a
+    /// string has one meaning (the character itself), so it is read without repair.
+    pub const fn model_text(lenient: bool) -> Self {
+        Self {
+            lenient,
+            raw_whitespace: true,
+        }
+    }
+
+    /// Whether the raw control character `byte` (0x00-0x1F) may stand in a string.
+    #[inline]
+    pub(super) fn accepts_raw_control(self, byte: u8) -> bool {
+        self.lenient || (self.raw_whitespace && matches!(byte, b'\t' | b'\n' | b'\r'))
+    }
 }
 
 /// Parses `data` as one JSON value with only whitespace around it.
@@ -57,6 +87,7 @@ pub(super) struct Parser<'a> {
     pub(super) pos: usize,
     pub(super) depth: usize,
     pub(super) lenient: bool,
+    options: ParseOptions,
     pub(super) scratch: Vec<u8>,
 }
 
@@ -69,6 +100,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             depth: 0,
             lenient: options.lenient,
+            options,
             scratch: Vec::new(),
         }
     }
@@ -312,7 +344,7 @@ impl<'a> Parser<'a> {
     /// Reads a string whose opening quote has been consumed.
     pub(super) fn string(&mut self, quote: u8) -> Result<StrRef, SyntaxError> {
         let (string, end) =
-            read_string(self.data, self.pos, quote, self.lenient, &mut self.scratch)?;
+            read_string(self.data, self.pos, quote, self.options, &mut self.scratch)?;
         self.pos = end;
         Ok(string)
     }

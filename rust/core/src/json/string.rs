@@ -3,6 +3,7 @@
 
 use super::builder::JsonStr;
 use super::error::{SyntaxError, SyntaxErrorKind};
+use super::parser::ParseOptions;
 use super::plain_run::plain_run;
 
 /// Bytes reserved for the first string with escapes a parser decodes (at most what is left).
@@ -45,7 +46,7 @@ pub(super) fn read_string(
     data: &[u8],
     start: usize,
     quote: u8,
-    lenient: bool,
+    options: ParseOptions,
     scratch: &mut Vec<u8>,
 ) -> Result<(StrRef, usize), SyntaxError> {
     let unterminated = SyntaxError {
@@ -80,8 +81,8 @@ pub(super) fn read_string(
             break;
         }
         match c {
-            b'\\' => i = escape(data, i + 1, lenient, scratch, &mut has_surrogates)?,
-            0..=0x1F if !lenient => {
+            b'\\' => i = escape(data, i + 1, options.lenient, scratch, &mut has_surrogates)?,
+            0..=0x1F if !options.accepts_raw_control(c) => {
                 return Err(SyntaxError {
                     kind: SyntaxErrorKind::ControlCharacterInString,
                     offset: i,

@@ -8,7 +8,7 @@ fn strict(text: &str) -> Result<Value, SyntaxError> {
 }
 
 fn lenient(text: &str) -> Result<Value, SyntaxError> {
-    parse(text, &mut ValueBuilder, ParseOptions { lenient: true }).map_err(|e| match e {
+    parse(text, &mut ValueBuilder, ParseOptions::json(true)).map_err(|e| match e {
         ParseError::Syntax(s) => s,
         ParseError::Build(never) => match never {},
     })
@@ -448,4 +448,41 @@ fn a_refused_member_read_by_a_visitor_is_an_error_at_its_offset() {
     };
     assert!(error.kind.is_refusal());
     assert_eq!(error.offset, text.rfind('7').unwrap() + 1 - 40);
+}
+
+#[test]
+fn model_text_reads_raw_whitespace_in_strings_only() {
+    let model_text = |text: &str, repair: bool| {
+        parse(text, &mut ValueBuilder, ParseOptions::model_text(repair)).map_err(|e| match e {
+            ParseError::Syntax(s) => s.kind,
+            ParseError::Build(never) => match never {},
+        })
+    };
+    let raw = "{\"a\": \"x\n\ty\r\", \"b\": \"\\n\"}";
+    let want = Value::object([
+        ("a", Value::Str("x\n\ty\r".into())),
+        ("b", Value::Str("\n".into())),
+    ]);
+    assert_eq!(model_text(raw, false), Ok(want.clone()));
+    assert_eq!(lenient(raw), Ok(want));
+    assert_eq!(
+        strict(raw).map_err(|e| e.kind),
+        Err(SyntaxErrorKind::ControlCharacterInString)
+    );
+    // Other control characters need repair; a string cut short stays an error.
+    for control in ['\0', '\u{1}', '\u{8}', '\u{c}', '\u{1b}', '\u{1f}'] {
+        let text = format!("\"x{control}y\"");
+        assert_eq!(
+            model_text(&text, false),
+            Err(SyntaxErrorKind::ControlCharacterInString)
+        );
+        assert_eq!(
+            model_text(&text, true),
+            Ok(Value::Str(format!("x{control}y").into()))
+        );
+    }
+    assert_eq!(
+        model_text("\"x\ny", false),
+        Err(SyntaxErrorKind::UnterminatedString)
+    );
 }

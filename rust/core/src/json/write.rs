@@ -64,27 +64,32 @@ pub fn write_json_string(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut run_start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0C => "\\f",
-            0..=0x1F => "",
-            _ => continue,
-        };
+        if !matches!(b, b'"' | b'\\' | 0..=0x1F) {
+            continue;
+        }
         out.push_str(&s[run_start..i]);
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{:04x}", b));
-        } else {
-            out.push_str(escape);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            _ => push_control_escape(b, out),
         }
         run_start = i + 1;
     }
     out.push_str(&s[run_start..]);
     out.push('"');
+}
+
+/// Appends the JSON escape of the control character `b` (0x00-0x1F): the short form where JSON
+/// has one (`\n`), else `\u00XX`.
+pub(super) fn push_control_escape(b: u8, out: &mut String) {
+    match b {
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        0x08 => out.push_str("\\b"),
+        0x0C => out.push_str("\\f"),
+        _ => out.push_str(&format!("\\u{b:04x}")),
+    }
 }
 
 /// Formats a float exactly as Python's `repr(float)` (and so `json.dumps`) does.

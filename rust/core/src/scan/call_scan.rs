@@ -10,9 +10,9 @@
 use std::ops::Range;
 
 use crate::calls::id_of;
-use crate::json::{parse, ParseOptions, Value, ValueBuilder};
+use crate::json::{parse, plain_run, ParseOptions, Value, ValueBuilder};
 
-use crate::scan::find::{find_any3, find_any4};
+use crate::scan::find::find_any3;
 
 /// What the scan knows about one call-level object.
 #[derive(Clone, Debug, Default)]
@@ -175,7 +175,8 @@ impl CallScanner {
 
     /// Moves past `piece`, appended to a text of `len` bytes scanned to its end, when that is
     /// all [`scan`](Self::scan) would do: inside a string that `piece` does not close, with no
-    /// line break (`\n` or `\r`) in `piece`. Returns whether it did.
+    /// control character (a line break, or a byte a stream sends escaped) in `piece`. Returns
+    /// whether it did.
     pub fn skip_string_piece(&mut self, len: usize, piece: &str) -> bool {
         if !self.in_string || self.pos != len {
             return false;
@@ -185,18 +186,19 @@ impl CallScanner {
         let mut i = 0;
         while i < bytes.len() {
             if escaped {
-                if matches!(bytes[i], b'\n' | b'\r') {
+                if bytes[i] < 0x20 {
                     return false;
                 }
                 escaped = false;
                 i += 1;
                 continue;
             }
-            match find_any4(self.quote, b'\\', b'\n', b'\r', &bytes[i..]) {
+            let (end, _) = plain_run(bytes, i, self.quote);
+            match bytes.get(end) {
                 None => break,
-                Some(k) if bytes[i + k] == b'\\' => {
+                Some(b'\\') => {
                     escaped = true;
-                    i += k + 1;
+                    i = end + 1;
                 }
                 Some(_) => return false,
             }
@@ -204,6 +206,11 @@ impl CallScanner {
         self.escaped = escaped;
         self.pos += bytes.len();
         true
+    }
+
+    /// Whether the scan stopped just after a backslash in a string.
+    pub fn escaped(&self) -> bool {
+        self.escaped
     }
 
     /// Scans `text[self.pos..]` (`text` only ever grows between calls), returning at the end or

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::calls::{FailureKind, Invalid, Outcome, Protocol};
-use crate::json::{to_compact_json, JsonView};
+use crate::json::{to_compact_json, JsonView, StrictPieces};
 use crate::position::CharOffsets;
 use crate::scan::call_scan::CallRecord;
 
@@ -21,6 +21,9 @@ pub(super) struct Live {
     pub name: Option<String>,
     /// Argument bytes sent so far end here (offset in the region's text).
     pub sent_to: usize,
+    /// Where the argument text resumes at `sent_to`: raw control characters in its strings
+    /// are sent escaped, so that the deltas join to strict JSON.
+    pub pieces: StrictPieces,
 }
 
 /// Live progress of the calls of one region.
@@ -103,6 +106,7 @@ impl Shared {
                     id,
                     name: record.name.clone(),
                     sent_to: record.args_start.unwrap_or(0),
+                    pieces: StrictPieces::default(),
                 });
             }
             let Some(call) = live.live[r].as_mut() else {
@@ -121,7 +125,7 @@ impl Shared {
                     let (index, from) = (call.index, call.sent_to);
                     call.sent_to = end;
                     if self.events {
-                        let arguments = text[from..end].to_owned();
+                        let arguments = call.pieces.next(&text[from..end]).into_owned();
                         self.event(Event::CallDelta { index, arguments }, out);
                     }
                 }
@@ -205,7 +209,8 @@ impl Shared {
                                 let arguments = if derived {
                                     to_compact_json(&call.arguments)
                                 } else if end > call_live.sent_to {
-                                    text[call_live.sent_to..end].to_owned()
+                                    let from = call_live.sent_to;
+                                    call_live.pieces.next(&text[from..end]).into_owned()
                                 } else {
                                     String::new()
                                 };
@@ -223,7 +228,9 @@ impl Shared {
                                 let name = call.name.clone();
                                 self.event(Event::CallStart { index, id, name }, out);
                                 let arguments = match record.and_then(CallRecord::args_span) {
-                                    Some(span) => text[span].to_owned(),
+                                    Some(span) => {
+                                        StrictPieces::default().next(&text[span]).into_owned()
+                                    }
                                     None => to_compact_json(&call.arguments),
                                 };
                                 if !arguments.is_empty() {

@@ -8,7 +8,7 @@
 use std::mem;
 
 use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext, TextPlace};
-use crate::json::{JsonBuilder, JsonView};
+use crate::json::{JsonBuilder, JsonView, StrictPieces};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::closing_fence_len;
 use crate::scan::find::find_either;
@@ -85,6 +85,7 @@ impl FenceBody {
         if !self.scanner.skip_string_piece(len, chunk) {
             return None;
         }
+        call.pieces = StrictPieces::in_string(self.scanner.escaped());
         self.body.push_str(chunk);
         call.sent_to = self.body.len();
         // The fence-line rule's own string tracking sees every byte, as on the full path (no

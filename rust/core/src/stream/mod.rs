@@ -132,6 +132,9 @@ pub struct StreamOptions {
     /// Look for calls inside `<think>` spans.
     pub calls_in_reasoning: bool,
     pub json: ParseOptions,
+    /// A whole-message raw-JSON value `{"response": "…"}` is that string as content (llama.cpp's
+    /// generic format, named as `llamacpp_generic`); else it is kept as the JSON written.
+    pub json_answers: bool,
 }
 
 impl StreamOptions {
@@ -153,7 +156,8 @@ impl Default for StreamOptions {
             raw_json: Some(RawJsonMode::Fenced),
             formats: FormatSet::ALL,
             calls_in_reasoning: true,
-            json: ParseOptions::default(),
+            json: ParseOptions::model_text(false),
+            json_answers: false,
         }
     }
 }

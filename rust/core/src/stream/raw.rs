@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use crate::calls::TextPlace;
 use crate::json::{JsonBuilder, JsonView};
-use crate::raw_json::raw_candidate;
+use crate::raw_json::{generic_answer, raw_candidate};
 use crate::scan::call_scan::{CallScanner, Stop};
 
 use super::emit::{Closing, LiveCalls};
@@ -241,12 +241,26 @@ impl RawBody {
         let mut outcomes = Vec::new();
         if self.decode {
             let options = cx.options.json;
-            raw_candidate(cx.builder, body, region, what, options, &mut outcomes)?;
+            raw_candidate(
+                cx.builder,
+                body,
+                region.clone(),
+                what,
+                options,
+                &mut outcomes,
+            )?;
         }
         if outcomes.is_empty() {
-            // Not a call: the fence and its body are plain text.
-            let mut text = mem::take(&mut self.prefix);
-            text.push_str(&body[..consumed]);
+            // Not a call: the fence and its body are plain text, or (llama.cpp's generic
+            // format, named) a `{"response": "…"}` message is its answer.
+            let answer = (self.kind == RawKind::Whole && cx.options.json_answers)
+                .then(|| generic_answer(&body[region], cx.options.json))
+                .flatten();
+            let text = answer.unwrap_or_else(|| {
+                let mut text = mem::take(&mut self.prefix);
+                text.push_str(&body[..consumed]);
+                text
+            });
             shared.pos = self.at;
             shared.text_out(&text, cx.out);
             shared.prose.in_code = false;

@@ -13,7 +13,7 @@ use std::mem;
 use crate::calls::Outcome;
 use crate::formats::grammar::{Machine, Open, Verdict};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
-use crate::json::{JsonBuilder, JsonView};
+use crate::json::{JsonBuilder, JsonView, StrictPieces};
 use crate::scan::call_scan::CallRecord;
 
 use super::emit::{Closing, LiveCalls};
@@ -110,9 +110,11 @@ impl RegionBody {
         }
         let len = self.text.len();
         let call = self.live.sending_all(self.machine.records(), len)?;
-        if !self.machine.reading_json()?.skip_string_piece(len, chunk) {
+        let json = self.machine.reading_json()?;
+        if !json.skip_string_piece(len, chunk) {
             return None;
         }
+        call.pieces = StrictPieces::in_string(json.escaped());
         self.text.push_str(chunk);
         call.sent_to = self.text.len();
         Some(call.index)
