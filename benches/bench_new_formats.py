@@ -25,7 +25,9 @@ from renderers import RENDERERS
 from support import cases
 
 # The call-list family (rust/core/src/formats/json_list/), then the tagged formats.
-LISTS = tuple("lfm2 jamba minimax_m1 nemotron granite apertus command_r7b olmo3 phi4_mini".split())
+LISTS = tuple(
+    "lfm2 jamba minimax_m1 nemotron granite apertus command_r7b command_r olmo3 phi4_mini".split()
+)
 TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4")
 FORMATS = LISTS + TAGGED
 CHUNK = 16

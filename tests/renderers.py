@@ -211,6 +211,15 @@ def command_r7b(case: Case, k: int) -> str | None:
     return thinking + _wrapped("<|START_ACTION|>", body, "<|END_ACTION|>", k)
 
 
+def command_r(case: Case, k: int) -> str | None:
+    # Its template writes `Action:` first: the marker opens calls only at the message start.
+    items = [{"tool_name": c["name"], "parameters": c["arguments"]} for c in case["calls"]]
+    body = json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
+    thinking = "<think>The user wants a tool.</think>" if k % 3 == 0 else ""
+    closing = "" if k % 5 == 0 else "\n```" + ("\nChecking now." if k % 7 == 0 else "")
+    return thinking + "Action: ```json\n" + body + closing
+
+
 def olmo3(case: Case, k: int) -> str | None:
     # Pythonic calls one a line; values as JSON (true/null are read as True/None).
     lines = []
@@ -367,6 +376,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "granite": granite,
     "apertus": apertus,
     "command_r7b": command_r7b,
+    "command_r": command_r,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
     "internlm2": internlm2,

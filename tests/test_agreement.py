@@ -100,6 +100,7 @@ MARKERS = [
     "<function_calls>",
     "</function_calls>",
     "functools[",
+    "Action: ```json",
     "<think>",
     "</think>",
     "<seed:tool_call>",

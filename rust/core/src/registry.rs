@@ -87,7 +87,8 @@ macro_rules! for_each_group {
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
-                CommandR7b "command_r7b" ["command_a"],
+                CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4"],
+                CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
             ]
