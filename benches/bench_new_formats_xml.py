@@ -30,6 +30,7 @@ Item = tuple[str, Tools, Calls]
 FORMATS = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
     "hy_v3",
+    "hy_v4",
 )
 
 
@@ -147,6 +148,27 @@ def hy_v3(text: str, tools: Tools) -> Calls:
     return calls
 
 
+_HY4_LIST = re.compile(r"<tool_calls(:[^\s<>]+)>(.*?)(?:</tool_calls\1>|$)", re.S)
+
+
+def hy_v4(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for block in _HY4_LIST.finditer(text):
+        s = re.escape(block.group(1))
+        call_re = re.compile(
+            rf"<tool_call{s}>(.*?)\s*((?:<arg_key{s}>.*?)?)\s*</tool_call{s}>", re.S
+        )
+        pair_re = re.compile(
+            rf"<arg_key{s}>(.*?)</arg_key{s}>\s*<arg_value{s}>(.*?)</arg_value{s}>", re.S
+        )
+        for name, pairs in call_re.findall(block.group(2)):
+            types = props.get(name.strip(), {})
+            args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in pair_re.findall(pairs)}
+            calls.append((name.strip(), args))
+    return calls
+
+
 DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
@@ -156,6 +178,7 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "muse_glimmer": _invoke_detector("atem:", "atem:function_calls"),
     "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
     "hy_v3": hy_v3,
+    "hy_v4": hy_v4,
 }
 
 

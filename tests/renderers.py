@@ -186,6 +186,25 @@ def hy_v3(case: Case, k: int) -> str | None:
     return _wrapped("<tool_calls>", "".join(calls), f"{nl}</tool_calls>", k)
 
 
+def hy_v4(case: Case, k: int) -> str | None:
+    # HY v4 checkpoints whose tokens carry a suffix (vLLM's HY v4 tests): hy_v3's calls with no
+    # <tool_sep>, every tag suffixed; newlines between the tags on odd cases.
+    if not _typed_as_written(case):
+        return None
+    s = (":6124c78e", ":opensource", ":a+b(c")[k % 3]
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        pairs = "".join(
+            f"{nl}<arg_key{s}>{key}</arg_key{s}>{nl}<arg_value{s}>{_text(value)}</arg_value{s}>"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"{nl}<tool_call{s}>{call['name']}{pairs}{nl}</tool_call{s}>")
+    if not calls:
+        return None
+    return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -372,6 +391,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "jamba": jamba,
     "minimax_m1": minimax_m1,
     "hy_v3": hy_v3,
+    "hy_v4": hy_v4,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,

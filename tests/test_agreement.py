@@ -92,6 +92,8 @@ MARKERS = [
     "<|tool_call_end|>",
     "<tool_calls>",
     "</tool_calls>",
+    "<tool_calls:6124c78e>",
+    "</tool_call:6124c78e>",
     "<TOOLCALL>",
     "<|tool_call|>",
     "<|tools_prefix|>",

@@ -21,6 +21,7 @@ PEER_FORMATS = {
     "glm47": "glm45",
     "step3p5": "qwen3_coder",
     "ernie45_moe": "hermes",
+    "hy_v4": "hy_v4",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -35,6 +36,10 @@ DIFFERENCES = {
     # format's: the call is read. SGLang drops it.
     "TestGlm47MoeDetector.test_invalid_tool_call": "unknown tool",
     "TestGlm47MoeDetector.test_error_undefined_tool": "unknown tool",
+    # A value no schema types is read as JSON when it is JSON, as in every XML-style format;
+    # vLLM's HY v4 parser keeps it as text.
+    "TestArgumentValueTypes.test_unknown_tool_keeps_values_as_text": "untyped value",
+    "TestArgumentValueTypes.test_no_tools_declared": "untyped value",
 }
 
 # llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above).
@@ -112,7 +117,7 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
     assert toolwire.FORMAT_ALIASES[alias] == name
 
 
-NEW = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3")
+NEW = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3", "hy_v4")
 
 
 def texts_of(name: str) -> list[tuple[str, list[dict[str, Any]] | None]]:
@@ -170,6 +175,33 @@ def test_the_stream_gives_the_same_calls_in_any_chunks(name: str) -> None:
             ]
             got = [(type(c).__name__, c.name) for c in ends]
             assert got == [(kind, n) for kind, n, _ in expected], text
+
+
+def test_hy_v4_tokens_carry_the_checkpoints_suffix() -> None:
+    s = ":6124c78e"
+    tools = [{"name": "f", "parameters": {"properties": {"a": {"type": "integer"}}}}]
+    pair = f"<arg_key{s}>a</arg_key{s}><arg_value{s}>1</arg_value{s}>"
+    text = f"Sure.<tool_calls{s}>\n<tool_call{s}>f{pair}</tool_call{s}>\n</tool_calls{s}>!"
+    for fmt in ("auto", "hy_v4"):
+        parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+        assert parsed.content == "Sure.!"
+    # The suffix of the opening tag is required on every tag after it: another suffix is not
+    # a closing tag, so the call breaks (and fails alone).
+    other = text.replace(f"</arg_value{s}>", "</arg_value:other>")
+    [bad] = toolwire.parse_text(other, format="hy_v4").calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "</arg_value:6124c78e>" in bad.error
+    # A broken call fails alone; the next is read. A missing closing tag is accepted at the end.
+    broken = f"<tool_calls{s}><tool_call{s}>f<arg_key{s}>a</arg_key{s}>x</tool_call{s}>"
+    parsed = toolwire.parse_text(broken + f"<tool_call{s}>g")
+    assert [type(c).__name__ for c in parsed.calls] == ["InvalidToolCall", "ToolCall"]
+    assert parsed.calls[1].name == "g"
+    # No suffix (spaced, or nothing before `>`): the text is prose.
+    for prose in ("a <tool_calls: x> b", "a <tool_calls:> b"):
+        assert toolwire.parse_text(prose).content == prose
+    # Unsuffixed tokens are HY v3's wire format, read under this name too.
+    plain = "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"
+    assert toolwire.parse_text(plain, format="hy_v4").calls[0].arguments == {"a": 1}
 
 
 def test_seed_oss_types_values_by_the_schema() -> None:

@@ -83,7 +83,7 @@ macro_rules! for_each_group {
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
-                HyV3 "hy_v3" ["hy_v4"],
+                HyV3 "hy_v3" [],
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
@@ -91,6 +91,9 @@ macro_rules! for_each_group {
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+            ]
+            hy_v4 HyV4 [
+                HyV4 "hy_v4" [],
             ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma"],

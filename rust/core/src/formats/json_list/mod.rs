@@ -152,7 +152,9 @@ impl Grammar for Spec {
         start(LFM2_START, Format::Lfm2),
         Start {
             text: JAMBA_START,
-            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3]),
+            // HY v4 checkpoints with unsuffixed tokens write HY v3's calls (`hy_v4` names
+            // both; its own group reads the suffixed tokens).
+            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3, Format::HyV4]),
         },
         start(NEMOTRON_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
