@@ -31,6 +31,7 @@ FORMATS = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
     "hy_v3",
     "hy_v4",
+    "kimi_k3",
 )
 
 
@@ -169,6 +170,28 @@ def hy_v4(text: str, tools: Tools) -> Calls:
     return calls
 
 
+_K3_TOOLS = re.compile(r"<\|open\|>tools<\|sep\|>(.*?)(?:<\|close\|>tools<\|sep\|>|$)", re.S)
+_K3_CALL = re.compile(r"<\|open\|>call ([^<]*)<\|sep\|>(.*?)<\|close\|>call<\|sep\|>", re.S)
+_K3_ARG = re.compile(r"<\|open\|>argument ([^<]*)<\|sep\|>(.*?)<\|close\|>argument<\|sep\|>", re.S)
+_K3_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def kimi_k3(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for block in _K3_TOOLS.finditer(text):
+        for head, body in _K3_CALL.findall(block.group(1)):
+            name = dict(_K3_ATTR.findall(head))["tool"]
+            args = {}
+            for attrs, raw in _K3_ARG.findall(body):
+                attr = dict(_K3_ATTR.findall(attrs))
+                declared = "string" if attr.get("type") == "string" else None
+                key = attr["key"]
+                args[key] = _typed(raw, declared or props.get(name, {}).get(key, {}).get("type"))
+            calls.append((name, args))
+    return calls
+
+
 DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
@@ -179,6 +202,7 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
+    "kimi_k3": kimi_k3,
 }
 
 

@@ -90,6 +90,37 @@ def step3(case: Case, k: int) -> str | None:
     return _invokes(case, k, "steptml:", wrap, frame)
 
 
+def _json_type(value: Any) -> str:
+    for name, kind in (("boolean", bool), ("integer", int), ("number", float), ("string", str)):
+        if isinstance(value, kind):
+            return name
+    return {dict: "object", list: "array"}.get(type(value), "null")
+
+
+def kimi_k3(case: Case, k: int) -> str | None:
+    # Kimi K3's XTML tools channel (vLLM's parser docstring): each argument with its JSON type,
+    # strings as written; the response channel around the reply on some cases.
+    names = [c["name"] for c in case["calls"]] + [k for c in case["calls"] for k in c["arguments"]]
+    if not _typed_as_written(case) or any('"' in n or "&" in n for n in names):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for n, call in enumerate(case["calls"]):
+        args = "".join(
+            f'{nl}<|open|>argument key="{key}" type="{_json_type(value)}"<|sep|>'
+            f"{_text(value)}<|close|>argument<|sep|>"
+            for key, value in call["arguments"].items()
+        )
+        head = f'<|open|>call tool="{call["name"]}" index="{n + 1}"<|sep|>'
+        calls.append(f"{nl}{head}{args}{nl}<|close|>call<|sep|>")
+    text = "<|open|>tools<|sep|>" + "".join(calls) + nl + "<|close|>tools<|sep|>"
+    if k % 5 == 0:
+        text = "<|open|>response<|sep|>Let me look that up.<|close|>response<|sep|>" + text
+    if k % 3 == 0:
+        text += "<|close|>message<|sep|>"
+    return text
+
+
 def longcat(case: Case, k: int) -> str:
     nl = "\n" if k % 2 else ""
     blocks = [
@@ -392,6 +423,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m1": minimax_m1,
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
+    "kimi_k3": kimi_k3,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,

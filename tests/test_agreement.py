@@ -93,6 +93,8 @@ MARKERS = [
     "<tool_calls>",
     "</tool_calls>",
     "<tool_calls:6124c78e>",
+    "<|open|>tools<|sep|>",
+    "<|close|>call<|sep|>",
     "</tool_call:6124c78e>",
     "<TOOLCALL>",
     "<|tool_call|>",

@@ -22,6 +22,7 @@ PEER_FORMATS = {
     "step3p5": "qwen3_coder",
     "ernie45_moe": "hermes",
     "hy_v4": "hy_v4",
+    "kimi_k3": "kimi_k3",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -117,7 +118,10 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
     assert toolwire.FORMAT_ALIASES[alias] == name
 
 
-NEW = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3", "hy_v4")
+NEW = (
+    *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
+    *("hy_v4", "kimi_k3"),
+)
 
 
 def texts_of(name: str) -> list[tuple[str, list[dict[str, Any]] | None]]:
@@ -202,6 +206,38 @@ def test_hy_v4_tokens_carry_the_checkpoints_suffix() -> None:
     # Unsuffixed tokens are HY v3's wire format, read under this name too.
     plain = "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"
     assert toolwire.parse_text(plain, format="hy_v4").calls[0].arguments == {"a": 1}
+
+
+def test_kimi_k3_calls_in_the_tools_channel() -> None:
+    call = (
+        '<|open|>call tool="python" index="1"<|sep|>\n'
+        '<|open|>argument key="code" type="string"<|sep|>print(1)<|close|>argument<|sep|>\n'
+        '<|open|>argument key="opts" type="object"<|sep|>{"a":1}<|close|>argument<|sep|>\n'
+        "<|close|>call<|sep|>"
+    )
+    text = (
+        "<|open|>response<|sep|>Running it.<|close|>response<|sep|>"
+        f"<|open|>tools<|sep|>\n{call}\n<|close|>tools<|sep|><|close|>message<|sep|>"
+    )
+    want = [("python", {"code": "print(1)", "opts": {"a": 1}})]
+    for fmt in ("auto", "kimi_k3"):
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert [(c.name, c.arguments) for c in parsed.calls] == want
+        assert parsed.content == "Running it."
+    # `type="string"` keeps the text even where the schema says integer; another type is typed
+    # by the schema.
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    args = (
+        '<|open|>argument key="s" type="string"<|sep|>42<|close|>argument<|sep|>'
+        '<|open|>argument key="n" type="integer"<|sep|>7<|close|>argument<|sep|>'
+    )
+    text = f'<|open|>tools<|sep|><|open|>call tool="f"<|sep|>{args}<|close|>call<|sep|>'
+    [got] = toolwire.parse_text(text, tools=tools).calls
+    assert got.arguments == {"s": "42", "n": 7}
+    # A call without a tool name fails alone, keeping its text.
+    text = "<|open|>tools<|sep|><|open|>call<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+    [bad] = toolwire.parse_text(text).calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "tool=" in bad.error
 
 
 def test_seed_oss_types_values_by_the_schema() -> None:

@@ -33,7 +33,8 @@ FORMATS = toolwire.FORMATS
 EITHER = {"lfm2", "apertus", "command_r7b", "command_r"}
 JSON_ARGUMENTS = (
     set(FORMATS)
-    - {"qwen3_coder", "glm45", "hy_v3", "pythonic", "olmo3", "function_gemma", "gemma4"}
+    - {"qwen3_coder", "glm45", "hy_v3", "hy_v4", "kimi_k3", "pythonic", "olmo3"}
+    - {"function_gemma", "gemma4"}
     - EITHER
 )
 STREAMS = [s for s in load_jsonl("streams.jsonl") if s["protocol"] in FORMATS]

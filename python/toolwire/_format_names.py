@@ -16,6 +16,7 @@ FormatName: TypeAlias = Literal[
     "deepseek_v3",
     "deepseek_v31",
     "kimi_k2",
+    "kimi_k3",
     "harmony",
     "seed_oss",
     "gigachat3",

@@ -44,6 +44,9 @@ macro_rules! for_each_group {
             kimi_k2 KimiK2 [
                 KimiK2 "kimi_k2" ["kimik2"],
             ]
+            kimi_k3 KimiK3 [
+                KimiK3 "kimi_k3" [],
+            ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
             ]
