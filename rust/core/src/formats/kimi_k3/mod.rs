@@ -3,14 +3,17 @@
 //! <|close|>call<|sep|><|close|>tools<|sep|>`: the invoke shape with XTML tags, several calls per
 //! block. A value of `type="string"` is its text as written; any other type is typed by the
 //! tool schema, JSON without one. The reply's `response` channel markers and the end of the
-//! message are control tokens: the reply is content.
+//! message are control tokens: the reply is content. A marker in the table has no `<` past its
+//! first byte, so the channels' markers are their `<|open|>NAME` / `<|close|>NAME` tokens and
+//! `<|sep|>` is a token of its own (skipped in the block, a control token outside it).
 
 use super::cursor::Markers;
 use super::invoke::{self, Attrs, Tags};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
-const OPEN: &str = "<|open|>tools<|sep|>";
+const OPEN: &str = "<|open|>tools";
+const SEP: &str = "<|sep|>";
 const CLOSE: &str = "<|close|>tools<|sep|>";
 const CALL_CLOSE: &str = "<|close|>call<|sep|>";
 
@@ -26,7 +29,8 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(CALL_CLOSE),
     parameter: "<|open|>argument",
     parameter_close: Needle::new("<|close|>argument<|sep|>"),
-    between: &[],
+    // The `<|sep|>` of the block's opening.
+    between: &[SEP],
     attrs: Attrs {
         tool: "tool",
         key: "key",
@@ -38,9 +42,5 @@ invoke::spec!(
     TAGS,
     [OPEN],
     Format::KimiK3,
-    control: &[
-        "<|open|>response<|sep|>",
-        "<|close|>response<|sep|>",
-        "<|close|>message<|sep|>",
-    ]
+    control: &["<|open|>response", "<|close|>response", "<|close|>message", SEP]
 );
