@@ -1,4 +1,4 @@
-"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2 and Gemma
+"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2, Gemma and Inkling
 format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
 detector of that format (`formats_python_lists.py`, `formats_python_tagged.py`), in the same
 run. All must give the corpus calls before anything is timed.
@@ -28,7 +28,7 @@ from support import cases
 LISTS = tuple(
     "lfm2 jamba minimax_m1 nemotron granite apertus command_r7b command_r olmo3 phi4_mini".split()
 )
-TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4")
+TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4", "inkling")
 FORMATS = LISTS + TAGGED
 CHUNK = 16
 

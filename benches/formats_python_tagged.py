@@ -1,4 +1,4 @@
-"""Pure-Python detectors for the Functionary v3.2, InternLM2 and Gemma formats of issue 23,
+"""Pure-Python detectors for the Functionary v3.2, InternLM2, Gemma and Inkling formats of issue 23,
 written the way the peers' Python tool parsers are (`re` + `json`, a small recursive reader
 for Gemma's value syntax): the baseline of `bench_new_formats.py`.
 
@@ -22,6 +22,17 @@ def internlm2(text: str) -> Calls:
     for body in _ACTION.findall(text):
         call = json.loads(body)
         calls.append((call["name"], call.get("parameters", call.get("arguments")) or {}))
+    return calls
+
+
+_INKLING = re.compile(r"<\|content_invoke_tool_json\|>(.*?)(?:<\|end_message\|>|$)", re.DOTALL)
+
+
+def inkling(text: str) -> Calls:
+    calls = []
+    for body in _INKLING.findall(text):
+        call = json.loads(body)
+        calls.append((call["name"], call.get("args", call.get("arguments")) or {}))
     return calls
 
 

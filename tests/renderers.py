@@ -121,6 +121,18 @@ def kimi_k3(case: Case, k: int) -> str | None:
     return text
 
 
+def inkling(case: Case, k: int) -> str | None:
+    # Inkling's TML messages (SGLang's Inkling tests): a thinking message on some cases, a reply
+    # before the calls on others, each call a message echoing its name before the JSON.
+    text = "<|content_thinking|>The user wants a tool.<|end_message|>" if k % 2 else ""
+    if k % 5 == 0:
+        text += "<|message_model|><|content_text|>Let me look that up.<|end_message|>"
+    for call in case["calls"]:
+        body = json.dumps({"name": call["name"], "args": call["arguments"]}, ensure_ascii=False)
+        text += f"<|message_model|>{call['name']}<|content_invoke_tool_json|>{body}<|end_message|>"
+    return text + ("<|content_model_end_sampling|>" if k % 3 == 0 else "")
+
+
 def longcat(case: Case, k: int) -> str:
     nl = "\n" if k % 2 else ""
     blocks = [
@@ -424,6 +436,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
     "kimi_k3": kimi_k3,
+    "inkling": inkling,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,

@@ -23,6 +23,7 @@ PEER_FORMATS = {
     "ernie45_moe": "hermes",
     "hy_v4": "hy_v4",
     "kimi_k3": "kimi_k3",
+    "inkling": "inkling",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -120,7 +121,7 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
 
 NEW = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
-    *("hy_v4", "kimi_k3"),
+    *("hy_v4", "kimi_k3", "inkling"),
 )
 
 
@@ -238,6 +239,26 @@ def test_kimi_k3_calls_in_the_tools_channel() -> None:
     text = "<|open|>tools<|sep|><|open|>call<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
     [bad] = toolwire.parse_text(text).calls
     assert isinstance(bad, toolwire.InvalidToolCall) and "tool=" in bad.error
+
+
+def test_inkling_messages() -> None:
+    text = (
+        "<|content_thinking|>Paris, then.<|end_message|>"
+        "<|message_model|><|content_text|>Checking.<|end_message|>"
+        '<|message_model|>weather<|content_invoke_tool_json|>{"name": "weather", "args": {"city":'
+        ' "Paris"}}<|end_message|><|content_model_end_sampling|>'
+    )
+    for fmt in ("auto", "inkling"):
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("weather", {"city": "Paris"})]
+        assert (parsed.content, parsed.reasoning) == ("Checking.", "Paris, then.")
+    # A message that is neither a reply token nor a call is a reply; a broken call fails and
+    # keeps its text.
+    parsed = toolwire.parse_text("<|message_model|>Plain answer.<|end_message|>")
+    assert (parsed.calls, parsed.content) == ([], "Plain answer.")
+    broken = "<|message_model|>f<|content_invoke_tool_json|>{oops<|end_message|>"
+    [bad] = toolwire.parse_text(broken + "<|message_model|><|content_text|>x").calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "{oops" in bad.raw
 
 
 def test_seed_oss_types_values_by_the_schema() -> None:

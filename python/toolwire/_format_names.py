@@ -39,6 +39,7 @@ FormatName: TypeAlias = Literal[
     "command_r",
     "olmo3",
     "phi4_mini",
+    "inkling",
     "hy_v4",
     "function_gemma",
     "gemma4",

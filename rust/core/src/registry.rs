@@ -95,6 +95,9 @@ macro_rules! for_each_group {
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
             ]
+            inkling Inkling [
+                Inkling "inkling" [],
+            ]
             hy_v4 HyV4 [
                 HyV4 "hy_v4" [],
             ]
