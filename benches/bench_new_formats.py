@@ -1,5 +1,5 @@
-"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2, Gemma and Inkling
-format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
+"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2, Gemma and
+Inkling format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
 detector of that format (`formats_python_lists.py`, `formats_python_tagged.py`), in the same
 run. All must give the corpus calls before anything is timed.
 
