@@ -70,6 +70,7 @@ FormatAlias: TypeAlias = Literal[
     "qwen3_5",
     "step3p5",
     "mimo",
+    "nemotron_v3",
     "glm4_moe",
     "glm",
     "glm47",

@@ -25,7 +25,9 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
                     "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                 ],
-                Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
+                Qwen3Coder "qwen3_coder" [
+                    "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
+                ],
                 Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
             ]
             mistral Mistral [
