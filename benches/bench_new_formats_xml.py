@@ -133,41 +133,29 @@ def longcat(text: str, tools: Tools) -> Calls:
     ]
 
 
-_HY_LIST = re.compile(r"<tool_calls>(.*?)(?:</tool_calls>|$)", re.S)
-_HY_CALL = re.compile(r"<tool_call>(.*?)(?:<tool_sep>)?\s*((?:<arg_key>.*?)?)\s*</tool_call>", re.S)
-_HY_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+def _hy_detector(suffixed: bool) -> Callable[[str, Tools], Calls]:
+    """HY v3's calls (`<tool_sep>` optional) in `<tool_calls>` lists, or HY v4's, every tag
+    with the suffix of the list's opening tag."""
+    suffix = r"(:[^\s<>]+)" if suffixed else "()"
+    blocks = re.compile(rf"<tool_calls{suffix}>(.*?)(?:</tool_calls\1>|$)", re.S)
 
+    def detect(text: str, tools: Tools) -> Calls:
+        props = _properties(tools)
+        calls: Calls = []
+        for block in blocks.finditer(text):
+            s = re.escape(block.group(1))
+            call = rf"<tool_call{s}>(.*?)(?:<tool_sep>)?\s*((?:<arg_key{s}>.*?)?)\s*</tool_call{s}>"
+            pair = rf"<arg_key{s}>(.*?)</arg_key{s}>\s*<arg_value{s}>(.*?)</arg_value{s}>"
+            for name, pairs in re.findall(call, block.group(2), re.S):
+                types = props.get(name.strip(), {})
+                args = {
+                    k: _typed(v, types.get(k, {}).get("type"))
+                    for k, v in re.findall(pair, pairs, re.S)
+                }
+                calls.append((name.strip(), args))
+        return calls
 
-def hy_v3(text: str, tools: Tools) -> Calls:
-    props = _properties(tools)
-    calls: Calls = []
-    for block in _HY_LIST.finditer(text):
-        for name, pairs in _HY_CALL.findall(block.group(1)):
-            types = props.get(name.strip(), {})
-            args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in _HY_PAIR.findall(pairs)}
-            calls.append((name.strip(), args))
-    return calls
-
-
-_HY4_LIST = re.compile(r"<tool_calls(:[^\s<>]+)>(.*?)(?:</tool_calls\1>|$)", re.S)
-
-
-def hy_v4(text: str, tools: Tools) -> Calls:
-    props = _properties(tools)
-    calls: Calls = []
-    for block in _HY4_LIST.finditer(text):
-        s = re.escape(block.group(1))
-        call_re = re.compile(
-            rf"<tool_call{s}>(.*?)\s*((?:<arg_key{s}>.*?)?)\s*</tool_call{s}>", re.S
-        )
-        pair_re = re.compile(
-            rf"<arg_key{s}>(.*?)</arg_key{s}>\s*<arg_value{s}>(.*?)</arg_value{s}>", re.S
-        )
-        for name, pairs in call_re.findall(block.group(2)):
-            types = props.get(name.strip(), {})
-            args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in pair_re.findall(pairs)}
-            calls.append((name.strip(), args))
-    return calls
+    return detect
 
 
 _K3_TOOLS = re.compile(r"<\|open\|>tools<\|sep\|>(.*?)(?:<\|close\|>tools<\|sep\|>|$)", re.S)
@@ -200,8 +188,8 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "dots": _invoke_detector("", "dots_function_call"),
     "muse_glimmer": _invoke_detector("atem:", "atem:function_calls"),
     "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
-    "hy_v3": hy_v3,
-    "hy_v4": hy_v4,
+    "hy_v3": _hy_detector(suffixed=False),
+    "hy_v4": _hy_detector(suffixed=True),
     "kimi_k3": kimi_k3,
 }
 

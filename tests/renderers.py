@@ -211,30 +211,12 @@ def minimax_m1(case: Case, k: int) -> str | None:
     return _wrapped("<tool_calls>\n", "\n".join(lines), "\n</tool_calls>", k)
 
 
-def hy_v3(case: Case, k: int) -> str | None:
-    # Hy3's calls (vLLM's HY v3 tests): a name and <tool_sep>, then key/value tags, with
-    # newlines between the tags on odd cases; values are text (typed by tools=).
+def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
+    """HY's calls (vLLM's HY v3 and v4 tests): a name and `sep`, then key/value tags, every tag
+    with the suffix `s`, with newlines between the tags on odd cases; values are text (typed by
+    tools=)."""
     if not _typed_as_written(case):
         return None
-    nl = "\n" if k % 2 else ""
-    calls = []
-    for call in case["calls"]:
-        pairs = "".join(
-            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{_text(value)}</arg_value>"
-            for key, value in call["arguments"].items()
-        )
-        calls.append(f"{nl}<tool_call>{call['name']}<tool_sep>{pairs}{nl}</tool_call>")
-    if not calls:
-        return None
-    return _wrapped("<tool_calls>", "".join(calls), f"{nl}</tool_calls>", k)
-
-
-def hy_v4(case: Case, k: int) -> str | None:
-    # HY v4 checkpoints whose tokens carry a suffix (vLLM's HY v4 tests): hy_v3's calls with no
-    # <tool_sep>, every tag suffixed; newlines between the tags on odd cases.
-    if not _typed_as_written(case):
-        return None
-    s = (":6124c78e", ":opensource", ":a+b(c")[k % 3]
     nl = "\n" if k % 2 else ""
     calls = []
     for call in case["calls"]:
@@ -242,10 +224,19 @@ def hy_v4(case: Case, k: int) -> str | None:
             f"{nl}<arg_key{s}>{key}</arg_key{s}>{nl}<arg_value{s}>{_text(value)}</arg_value{s}>"
             for key, value in call["arguments"].items()
         )
-        calls.append(f"{nl}<tool_call{s}>{call['name']}{pairs}{nl}</tool_call{s}>")
+        calls.append(f"{nl}<tool_call{s}>{call['name']}{sep}{pairs}{nl}</tool_call{s}>")
     if not calls:
         return None
     return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
+
+
+def hy_v3(case: Case, k: int) -> str | None:
+    return _hy(case, k, "", "<tool_sep>")
+
+
+def hy_v4(case: Case, k: int) -> str | None:
+    # Checkpoints whose tokens carry a suffix; no <tool_sep>.
+    return _hy(case, k, (":6124c78e", ":opensource", ":a+b(c")[k % 3], "")
 
 
 def nemotron(case: Case, k: int) -> str | None:
