@@ -95,6 +95,7 @@ MARKERS = [
     "<tool_calls:6124c78e>",
     "<|open|>tools<|sep|>",
     "<|message_model|>",
+    '<function name="f"><param name="a">',
     "<|content_invoke_tool_json|>",
     "<|end_message|>",
     "<|close|>call<|sep|>",

@@ -261,6 +261,35 @@ def test_inkling_messages() -> None:
     assert isinstance(bad, toolwire.InvalidToolCall) and "{oops" in bad.raw
 
 
+def test_minicpm5_params_in_hermes_function_name_tag() -> None:
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    text = (
+        'Sure.<function name="f">\n  <param name="n">3</param>\n'
+        '  <param name="s"><![CDATA[a\nb]]></param>\n</function>\nDone.'
+    )
+    for fmt in ("auto", "minicpm5", "hermes"):
+        parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"n": 3, "s": "a\nb"})]
+        assert parsed.content == "Sure.\nDone."
+    # Streamed, the call is announced at its name; its arguments come as the decoded JSON.
+    parser = toolwire.StreamParser(tools=tools)
+    events = [e for ch in text for e in parser.feed(ch)] + parser.finish()
+    assert [e.kind for e in events if e.kind.startswith("tool")] == [
+        "tool_call_start",
+        "tool_call_delta",
+        "tool_call_end",
+    ]
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "Sure.\nDone."
+    # No parameters is a call with none; a parameter without a name, or cut off, fails the call.
+    assert toolwire.extract('<function name="f"></function>')[0].arguments == {}
+    for broken in (
+        '<function name="f"><param>1</param></function>',
+        '<function name="f"><param name="a">1',
+    ):
+        [bad] = toolwire.extract(broken, on_error="keep")
+        assert isinstance(bad, toolwire.InvalidToolCall), broken
+
+
 def test_seed_oss_types_values_by_the_schema() -> None:
     text = (
         "<seed:tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n"

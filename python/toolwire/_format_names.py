@@ -65,6 +65,7 @@ FormatAlias: TypeAlias = Literal[
     "functionary_v3_1",
     "functionary_v3_1_llama_3_1",
     "granite_20b_fc",
+    "minicpm5",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",
