@@ -1,5 +1,5 @@
-"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2 and Gemma
-format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
+"""`extract(formats="auto")` and the stream on each call-list, Functionary, InternLM2, Gemma and
+Inkling format of issue 23 (the corpus rendered by `tests/renderers.py`), against a pure-Python
 detector of that format (`formats_python_lists.py`, `formats_python_tagged.py`), in the same
 run. All must give the corpus calls before anything is timed.
 
@@ -25,8 +25,10 @@ from renderers import RENDERERS
 from support import cases
 
 # The call-list family (rust/core/src/formats/json_list/), then the tagged formats.
-LISTS = tuple("lfm2 jamba minimax_m1 nemotron granite apertus command_r7b olmo3 phi4_mini".split())
-TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4")
+LISTS = tuple(
+    "lfm2 jamba minimax_m1 nemotron granite apertus command_r7b command_r olmo3 phi4_mini".split()
+)
+TAGGED = ("functionary_v3_2", "internlm2", "function_gemma", "gemma4", "inkling")
 FORMATS = LISTS + TAGGED
 CHUNK = 16
 

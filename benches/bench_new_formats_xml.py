@@ -30,6 +30,8 @@ Item = tuple[str, Tools, Calls]
 FORMATS = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
     "hy_v3",
+    "hy_v4",
+    "kimi_k3",
 )
 
 
@@ -131,19 +133,50 @@ def longcat(text: str, tools: Tools) -> Calls:
     ]
 
 
-_HY_LIST = re.compile(r"<tool_calls>(.*?)(?:</tool_calls>|$)", re.S)
-_HY_CALL = re.compile(r"<tool_call>(.*?)(?:<tool_sep>)?\s*((?:<arg_key>.*?)?)\s*</tool_call>", re.S)
-_HY_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+def _hy_detector(suffixed: bool) -> Callable[[str, Tools], Calls]:
+    """HY v3's calls (`<tool_sep>` optional) in `<tool_calls>` lists, or HY v4's, every tag
+    with the suffix of the list's opening tag."""
+    suffix = r"(:[^\s<>]+)" if suffixed else "()"
+    blocks = re.compile(rf"<tool_calls{suffix}>(.*?)(?:</tool_calls\1>|$)", re.S)
+
+    def detect(text: str, tools: Tools) -> Calls:
+        props = _properties(tools)
+        calls: Calls = []
+        for block in blocks.finditer(text):
+            s = re.escape(block.group(1))
+            call = rf"<tool_call{s}>(.*?)(?:<tool_sep>)?\s*((?:<arg_key{s}>.*?)?)\s*</tool_call{s}>"
+            pair = rf"<arg_key{s}>(.*?)</arg_key{s}>\s*<arg_value{s}>(.*?)</arg_value{s}>"
+            for name, pairs in re.findall(call, block.group(2), re.S):
+                types = props.get(name.strip(), {})
+                args = {
+                    k: _typed(v, types.get(k, {}).get("type"))
+                    for k, v in re.findall(pair, pairs, re.S)
+                }
+                calls.append((name.strip(), args))
+        return calls
+
+    return detect
 
 
-def hy_v3(text: str, tools: Tools) -> Calls:
+_K3_TOOLS = re.compile(r"<\|open\|>tools<\|sep\|>(.*?)(?:<\|close\|>tools<\|sep\|>|$)", re.S)
+_K3_CALL = re.compile(r"<\|open\|>call ([^<]*)<\|sep\|>(.*?)<\|close\|>call<\|sep\|>", re.S)
+_K3_ARG = re.compile(r"<\|open\|>argument ([^<]*)<\|sep\|>(.*?)<\|close\|>argument<\|sep\|>", re.S)
+_K3_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def kimi_k3(text: str, tools: Tools) -> Calls:
     props = _properties(tools)
     calls: Calls = []
-    for block in _HY_LIST.finditer(text):
-        for name, pairs in _HY_CALL.findall(block.group(1)):
-            types = props.get(name.strip(), {})
-            args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in _HY_PAIR.findall(pairs)}
-            calls.append((name.strip(), args))
+    for block in _K3_TOOLS.finditer(text):
+        for head, body in _K3_CALL.findall(block.group(1)):
+            name = dict(_K3_ATTR.findall(head))["tool"]
+            args = {}
+            for attrs, raw in _K3_ARG.findall(body):
+                attr = dict(_K3_ATTR.findall(attrs))
+                declared = "string" if attr.get("type") == "string" else None
+                key = attr["key"]
+                args[key] = _typed(raw, declared or props.get(name, {}).get(key, {}).get("type"))
+            calls.append((name, args))
     return calls
 
 
@@ -155,7 +188,9 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "dots": _invoke_detector("", "dots_function_call"),
     "muse_glimmer": _invoke_detector("atem:", "atem:function_calls"),
     "step3": _invoke_detector("steptml:", "\uff5ctool_calls_begin\uff5c"),
-    "hy_v3": hy_v3,
+    "hy_v3": _hy_detector(suffixed=False),
+    "hy_v4": _hy_detector(suffixed=True),
+    "kimi_k3": kimi_k3,
 }
 
 

@@ -1,6 +1,6 @@
 """Pure-Python detectors for the call-list formats of issue 23 (LFM2, Jamba, MiniMax-M1,
-Nemotron, Granite 3, Apertus, Command R7B, Olmo 3, Phi-4-mini), written the way the peers'
-Python tool parsers are (`re` + `json`, `ast` for the pythonic bodies): the baseline of
+Nemotron, Granite 3, Apertus, Command R7B, Command R, Olmo 3, Phi-4-mini), written the way the
+peers' Python tool parsers are (`re` + `json`, `ast` for the pythonic bodies): the baseline of
 `bench_new_formats.py`.
 
 Each function takes model text and returns `[(name, arguments), ...]`.
@@ -104,6 +104,15 @@ def command_r7b(text: str) -> Calls:
     for m in _COHERE.finditer(text):
         calls.extend((i["tool_name"], i.get("parameters", {})) for i in json.loads(m.group(1)))
     return calls
+
+
+def command_r(text: str) -> Calls:
+    text = re.sub(r"^\s*<think>.*?</think>", "", text, flags=re.S).lstrip()
+    if not text.startswith("Action: ```json"):
+        return []
+    value, _ = _decoder.raw_decode(text.removeprefix("Action: ```json").lstrip())
+    items = value if isinstance(value, list) else [value]
+    return [(i["tool_name"], i.get("parameters", {})) for i in items]
 
 
 def olmo3(text: str) -> Calls:

@@ -1,4 +1,4 @@
-"""Pure-Python detectors for the Functionary v3.2, InternLM2 and Gemma formats of issue 23,
+"""Pure-Python detectors for the Functionary v3.2, InternLM2, Gemma and Inkling formats of issue 23,
 written the way the peers' Python tool parsers are (`re` + `json`, a small recursive reader
 for Gemma's value syntax): the baseline of `bench_new_formats.py`.
 
@@ -14,15 +14,24 @@ from typing import Any
 Calls = list[tuple[str, dict[str, Any]]]
 _decoder = json.JSONDecoder()
 
-_ACTION = re.compile(r"<\|action_start\|><\|plugin\|>(.*?)<\|action_end\|>", re.DOTALL)
+
+def _json_calls(pattern: str) -> Any:
+    """A detector of JSON call objects between the tokens of `pattern`."""
+    bodies = re.compile(pattern, re.DOTALL)
+
+    def detect(text: str) -> Calls:
+        calls = []
+        for body in bodies.findall(text):
+            call = json.loads(body)
+            args = call.get("parameters", call.get("arguments", call.get("args")))
+            calls.append((call["name"], args or {}))
+        return calls
+
+    return detect
 
 
-def internlm2(text: str) -> Calls:
-    calls = []
-    for body in _ACTION.findall(text):
-        call = json.loads(body)
-        calls.append((call["name"], call.get("parameters", call.get("arguments")) or {}))
-    return calls
+internlm2 = _json_calls(r"<\|action_start\|><\|plugin\|>(.*?)<\|action_end\|>")
+inkling = _json_calls(r"<\|content_invoke_tool_json\|>(.*?)(?:<\|end_message\|>|$)")
 
 
 _HEADER = re.compile(r"([A-Za-z0-9_-]+)\n")

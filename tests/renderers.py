@@ -90,6 +90,49 @@ def step3(case: Case, k: int) -> str | None:
     return _invokes(case, k, "steptml:", wrap, frame)
 
 
+def _json_type(value: Any) -> str:
+    for name, kind in (("boolean", bool), ("integer", int), ("number", float), ("string", str)):
+        if isinstance(value, kind):
+            return name
+    return {dict: "object", list: "array"}.get(type(value), "null")
+
+
+def kimi_k3(case: Case, k: int) -> str | None:
+    # Kimi K3's XTML tools channel (vLLM's parser docstring): each argument with its JSON type,
+    # strings as written; the response channel around the reply on some cases.
+    names = [c["name"] for c in case["calls"]] + [k for c in case["calls"] for k in c["arguments"]]
+    if not _typed_as_written(case) or any('"' in n or "&" in n for n in names):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for n, call in enumerate(case["calls"]):
+        args = "".join(
+            f'{nl}<|open|>argument key="{key}" type="{_json_type(value)}"<|sep|>'
+            f"{_text(value)}<|close|>argument<|sep|>"
+            for key, value in call["arguments"].items()
+        )
+        head = f'<|open|>call tool="{call["name"]}" index="{n + 1}"<|sep|>'
+        calls.append(f"{nl}{head}{args}{nl}<|close|>call<|sep|>")
+    text = "<|open|>tools<|sep|>" + "".join(calls) + nl + "<|close|>tools<|sep|>"
+    if k % 5 == 0:
+        text = "<|open|>response<|sep|>Let me look that up.<|close|>response<|sep|>" + text
+    if k % 3 == 0:
+        text += "<|close|>message<|sep|>"
+    return text
+
+
+def inkling(case: Case, k: int) -> str | None:
+    # Inkling's TML messages (SGLang's Inkling tests): a thinking message on some cases, a reply
+    # before the calls on others, each call a message echoing its name before the JSON.
+    text = "<|content_thinking|>The user wants a tool.<|end_message|>" if k % 2 else ""
+    if k % 5 == 0:
+        text += "<|message_model|><|content_text|>Let me look that up.<|end_message|>"
+    for call in case["calls"]:
+        body = json.dumps({"name": call["name"], "args": call["arguments"]}, ensure_ascii=False)
+        text += f"<|message_model|>{call['name']}<|content_invoke_tool_json|>{body}<|end_message|>"
+    return text + ("<|content_model_end_sampling|>" if k % 3 == 0 else "")
+
+
 def longcat(case: Case, k: int) -> str:
     nl = "\n" if k % 2 else ""
     blocks = [
@@ -168,22 +211,32 @@ def minimax_m1(case: Case, k: int) -> str | None:
     return _wrapped("<tool_calls>\n", "\n".join(lines), "\n</tool_calls>", k)
 
 
-def hy_v3(case: Case, k: int) -> str | None:
-    # Hy3's calls (vLLM's HY v3 tests): a name and <tool_sep>, then key/value tags, with
-    # newlines between the tags on odd cases; values are text (typed by tools=).
+def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
+    """HY's calls (vLLM's HY v3 and v4 tests): a name and `sep`, then key/value tags, every tag
+    with the suffix `s`, with newlines between the tags on odd cases; values are text (typed by
+    tools=)."""
     if not _typed_as_written(case):
         return None
     nl = "\n" if k % 2 else ""
     calls = []
     for call in case["calls"]:
         pairs = "".join(
-            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{_text(value)}</arg_value>"
+            f"{nl}<arg_key{s}>{key}</arg_key{s}>{nl}<arg_value{s}>{_text(value)}</arg_value{s}>"
             for key, value in call["arguments"].items()
         )
-        calls.append(f"{nl}<tool_call>{call['name']}<tool_sep>{pairs}{nl}</tool_call>")
+        calls.append(f"{nl}<tool_call{s}>{call['name']}{sep}{pairs}{nl}</tool_call{s}>")
     if not calls:
         return None
-    return _wrapped("<tool_calls>", "".join(calls), f"{nl}</tool_calls>", k)
+    return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
+
+
+def hy_v3(case: Case, k: int) -> str | None:
+    return _hy(case, k, "", "<tool_sep>")
+
+
+def hy_v4(case: Case, k: int) -> str | None:
+    # Checkpoints whose tokens carry a suffix; no <tool_sep>.
+    return _hy(case, k, (":6124c78e", ":opensource", ":a+b(c")[k % 3], "")
 
 
 def nemotron(case: Case, k: int) -> str | None:
@@ -209,6 +262,15 @@ def command_r7b(case: Case, k: int) -> str | None:
     body = json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
     thinking = "<|START_THINKING|>I will call a tool.<|END_THINKING|>" if k % 2 else ""
     return thinking + _wrapped("<|START_ACTION|>", body, "<|END_ACTION|>", k)
+
+
+def command_r(case: Case, k: int) -> str | None:
+    # Its template writes `Action:` first: the marker opens calls only at the message start.
+    items = [{"tool_name": c["name"], "parameters": c["arguments"]} for c in case["calls"]]
+    body = json.dumps(items, ensure_ascii=False, indent=4 if k % 2 else None)
+    thinking = "<think>The user wants a tool.</think>" if k % 3 == 0 else ""
+    closing = "" if k % 5 == 0 else "\n```" + ("\nChecking now." if k % 7 == 0 else "")
+    return thinking + "Action: ```json\n" + body + closing
 
 
 def olmo3(case: Case, k: int) -> str | None:
@@ -363,10 +425,14 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "jamba": jamba,
     "minimax_m1": minimax_m1,
     "hy_v3": hy_v3,
+    "hy_v4": hy_v4,
+    "kimi_k3": kimi_k3,
+    "inkling": inkling,
     "nemotron": nemotron,
     "granite": granite,
     "apertus": apertus,
     "command_r7b": command_r7b,
+    "command_r": command_r,
     "olmo3": olmo3,
     "phi4_mini": phi4_mini,
     "internlm2": internlm2,

@@ -13,7 +13,7 @@ import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
-from support import DATA, cases, fed_in_chunks, streamed_calls
+from support import DATA, cases, every_path, fed_in_chunks, streamed_calls
 from test_new_formats_json import shape
 from test_stream import check_invariants
 from test_stream_formats import check_stream
@@ -173,3 +173,39 @@ def test_functionary_v3_1_is_hermes() -> None:
         parsed = toolwire.parse_text(text, format=fmt)
         assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
         assert parsed.content == "Checking."
+
+
+def test_raw_code_after_python_tag_is_a_python_call() -> None:
+    """Functionary v3.1 (and Llama 3.1's code interpreter) write raw code after
+    `<|python_tag|>`: llama.cpp reads it as the call `python` with `{"code": …}`. It runs to
+    the message's end token or the end of the text; JSON objects and built-in tool calls after
+    the tag are read as before."""
+    code = "x = 1 if a < b else 2\nprint(x)"
+    want = ("python", {"code": code})
+    texts = [
+        f"<|python_tag|>{code}",
+        f"Computing.<|python_tag|>\n{code}\n<|eom_id|>",
+        f'<function=f>{{"a": 1}}</function><|python_tag|>{code}<|eot_id|>',
+    ]
+    for text in texts:
+        parsed = toolwire.parse_text(text)
+        assert (parsed.calls[-1].name, parsed.calls[-1].arguments) == want, text
+        assert parsed.content in ("", "Computing.")
+        for path in every_path(text):
+            assert [(c.name, c.arguments) for c in path][-1] == want, text
+    # `formats=` names both: Functionary v3.1's `<function=…>` is hermes's, the tag Llama 3's.
+    both = toolwire.extract(texts[2], formats=["functionary_v3_1", "llama3_json"])
+    assert [c.name for c in both] == ["f", "python"]
+    # A built-in tool's call is still read as one; so are JSON objects.
+    text = '<|python_tag|>brave_search.call(query="x")<|eom_id|>'
+    assert [(c.name, c.arguments) for c in toolwire.extract(text)] == [
+        ("brave_search", {"query": "x"})
+    ]
+    text = '<|python_tag|>python.call(code="print(1)")'
+    assert [(c.name, c.arguments) for c in toolwire.extract(text)] == [
+        ("python", {"code": "print(1)"})
+    ]
+    # A name the text cuts off before `(` is code; an empty body is a failed call.
+    assert toolwire.extract("<|python_tag|>print")[0].arguments == {"code": "print"}
+    [bad] = toolwire.extract("<|python_tag|>", on_error="keep")
+    assert isinstance(bad, toolwire.InvalidToolCall)

@@ -1,7 +1,7 @@
 """The formats of the list family added for issue 23 (LFM2, Jamba / Hunyuan-A13B, MiniMax-M1,
-Nemotron, Granite 3, Apertus, Command R7B, Olmo 3, Phi-4-mini / Firefunction v2): the peers'
-test cases, the corpus rendered in each, stream invariants, and auto-detection picking the same
-calls as naming the format, for every format's texts."""
+Nemotron, Granite 3, Apertus, Command R7B, Command R, Olmo 3, Phi-4-mini / Firefunction v2):
+the peers' test cases, the corpus rendered in each, stream invariants, and auto-detection
+picking the same calls as naming the format, for every format's texts."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ NEW = {
     "granite": "granite",
     "apertus": "apertus",
     "command_r7b": "command_r7b",
+    "cohere_command3": "command_r7b",
+    "cohere_command4": "command_r7b",
+    "command_r": "command_r",
     "olmo3": "olmo3",
     "firefunction_v2": "phi4_mini",
     "llama3_builtin": "llama3_json",
@@ -89,6 +92,9 @@ def test_the_peer_cases_are_here() -> None:
         "granite": 6,
         "apertus": 6,
         "command_r7b": 6,
+        "cohere_command3": 2,
+        "cohere_command4": 2,
+        "command_r": 2,
         "olmo3": 8,
         "firefunction_v2": 1,
         "llama3_builtin": 2,
@@ -251,6 +257,26 @@ def test_functools_only_at_the_start_of_a_message() -> None:
         assert toolwire.parse_text(text, format="phi4_mini").calls == []
     # A message that starts with the word and no list is prose.
     assert toolwire.parse_text("functools is a module.").content == "functools is a module."
+
+
+def test_command_r_action_only_at_the_start_of_a_message() -> None:
+    fence = '```json\n[{"tool_name": "f", "parameters": {"a": 1}}]\n```'
+    for text in (f"Action: {fence}", f"<think>x</think>\n  Action: {fence}\nDone."):
+        parsed = toolwire.parse_text(text)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+        assert parsed.content.strip() in ("", "Done.")
+    # One object stands for a list of one; the closing fence may be cut off at the end.
+    text = 'Action: ```json\n{"tool_name": "g"}'
+    [call] = toolwire.parse_text(text, format="command_r_plus").calls
+    assert (call.name, call.arguments) == ("g", {})
+    # Anywhere else it is prose: after a line of prose, or quoted in a code span.
+    for text in (f"Plan: look it up.\nAction: {fence}", f"`Action: {fence}`"):
+        assert toolwire.parse_text(text, format="command_r").calls == []
+    # Another JSON shape after the marker (an agent's `{"action": …}`) is a failed call that
+    # keeps its text, not a call with a made-up name.
+    [bad] = toolwire.extract('Action: ```json\n{"action": "x"}\n```', on_error="keep")
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert bad.protocol == "command_r" and "tool_name" in bad.error
 
 
 def test_xlam_is_raw_json_hermes_or_mistral() -> None:

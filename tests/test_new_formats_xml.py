@@ -21,6 +21,9 @@ PEER_FORMATS = {
     "glm47": "glm45",
     "step3p5": "qwen3_coder",
     "ernie45_moe": "hermes",
+    "hy_v4": "hy_v4",
+    "kimi_k3": "kimi_k3",
+    "inkling": "inkling",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -35,6 +38,10 @@ DIFFERENCES = {
     # format's: the call is read. SGLang drops it.
     "TestGlm47MoeDetector.test_invalid_tool_call": "unknown tool",
     "TestGlm47MoeDetector.test_error_undefined_tool": "unknown tool",
+    # A value no schema types is read as JSON when it is JSON, as in every XML-style format;
+    # vLLM's HY v4 parser keeps it as text.
+    "TestArgumentValueTypes.test_unknown_tool_keeps_values_as_text": "untyped value",
+    "TestArgumentValueTypes.test_no_tools_declared": "untyped value",
 }
 
 # llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above).
@@ -112,7 +119,10 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
     assert toolwire.FORMAT_ALIASES[alias] == name
 
 
-NEW = ("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3")
+NEW = (
+    *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
+    *("hy_v4", "kimi_k3", "inkling"),
+)
 
 
 def texts_of(name: str) -> list[tuple[str, list[dict[str, Any]] | None]]:
@@ -170,6 +180,114 @@ def test_the_stream_gives_the_same_calls_in_any_chunks(name: str) -> None:
             ]
             got = [(type(c).__name__, c.name) for c in ends]
             assert got == [(kind, n) for kind, n, _ in expected], text
+
+
+def test_hy_v4_tokens_carry_the_checkpoints_suffix() -> None:
+    s = ":6124c78e"
+    tools = [{"name": "f", "parameters": {"properties": {"a": {"type": "integer"}}}}]
+    pair = f"<arg_key{s}>a</arg_key{s}><arg_value{s}>1</arg_value{s}>"
+    text = f"Sure.<tool_calls{s}>\n<tool_call{s}>f{pair}</tool_call{s}>\n</tool_calls{s}>!"
+    for fmt in ("auto", "hy_v4"):
+        parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+        assert parsed.content == "Sure.!"
+    # The suffix of the opening tag is required on every tag after it: another suffix is not
+    # a closing tag, so the call breaks (and fails alone).
+    other = text.replace(f"</arg_value{s}>", "</arg_value:other>")
+    [bad] = toolwire.parse_text(other, format="hy_v4").calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "</arg_value:6124c78e>" in bad.error
+    # A broken call fails alone; the next is read. A missing closing tag is accepted at the end.
+    broken = f"<tool_calls{s}><tool_call{s}>f<arg_key{s}>a</arg_key{s}>x</tool_call{s}>"
+    parsed = toolwire.parse_text(broken + f"<tool_call{s}>g")
+    assert [type(c).__name__ for c in parsed.calls] == ["InvalidToolCall", "ToolCall"]
+    assert parsed.calls[1].name == "g"
+    # No suffix (spaced, or nothing before `>`): the text is prose.
+    for prose in ("a <tool_calls: x> b", "a <tool_calls:> b"):
+        assert toolwire.parse_text(prose).content == prose
+    # Unsuffixed tokens are HY v3's wire format, read under this name too.
+    plain = "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"
+    assert toolwire.parse_text(plain, format="hy_v4").calls[0].arguments == {"a": 1}
+
+
+def test_kimi_k3_calls_in_the_tools_channel() -> None:
+    call = (
+        '<|open|>call tool="python" index="1"<|sep|>\n'
+        '<|open|>argument key="code" type="string"<|sep|>print(1)<|close|>argument<|sep|>\n'
+        '<|open|>argument key="opts" type="object"<|sep|>{"a":1}<|close|>argument<|sep|>\n'
+        "<|close|>call<|sep|>"
+    )
+    text = (
+        "<|open|>response<|sep|>Running it.<|close|>response<|sep|>"
+        f"<|open|>tools<|sep|>\n{call}\n<|close|>tools<|sep|><|close|>message<|sep|>"
+    )
+    want = [("python", {"code": "print(1)", "opts": {"a": 1}})]
+    for fmt in ("auto", "kimi_k3"):
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert [(c.name, c.arguments) for c in parsed.calls] == want
+        assert parsed.content == "Running it."
+    # `type="string"` keeps the text even where the schema says integer; another type is typed
+    # by the schema.
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    args = (
+        '<|open|>argument key="s" type="string"<|sep|>42<|close|>argument<|sep|>'
+        '<|open|>argument key="n" type="integer"<|sep|>7<|close|>argument<|sep|>'
+    )
+    text = f'<|open|>tools<|sep|><|open|>call tool="f"<|sep|>{args}<|close|>call<|sep|>'
+    [got] = toolwire.parse_text(text, tools=tools).calls
+    assert got.arguments == {"s": "42", "n": 7}
+    # A call without a tool name fails alone, keeping its text.
+    text = "<|open|>tools<|sep|><|open|>call<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+    [bad] = toolwire.parse_text(text).calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "tool=" in bad.error
+
+
+def test_inkling_messages() -> None:
+    text = (
+        "<|content_thinking|>Paris, then.<|end_message|>"
+        "<|message_model|><|content_text|>Checking.<|end_message|>"
+        '<|message_model|>weather<|content_invoke_tool_json|>{"name": "weather", "args": {"city":'
+        ' "Paris"}}<|end_message|><|content_model_end_sampling|>'
+    )
+    for fmt in ("auto", "inkling"):
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("weather", {"city": "Paris"})]
+        assert (parsed.content, parsed.reasoning) == ("Checking.", "Paris, then.")
+    # A message that is neither a reply token nor a call is a reply; a broken call fails and
+    # keeps its text.
+    parsed = toolwire.parse_text("<|message_model|>Plain answer.<|end_message|>")
+    assert (parsed.calls, parsed.content) == ([], "Plain answer.")
+    broken = "<|message_model|>f<|content_invoke_tool_json|>{oops<|end_message|>"
+    [bad] = toolwire.parse_text(broken + "<|message_model|><|content_text|>x").calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and "{oops" in bad.raw
+
+
+def test_minicpm5_params_in_hermes_function_name_tag() -> None:
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    text = (
+        'Sure.<function name="f">\n  <param name="n">3</param>\n'
+        '  <param name="s"><![CDATA[a\nb]]></param>\n</function>\nDone.'
+    )
+    for fmt in ("auto", "minicpm5", "hermes"):
+        parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"n": 3, "s": "a\nb"})]
+        assert parsed.content == "Sure.\nDone."
+    # Streamed, the call is announced at its name; its arguments come as the decoded JSON.
+    parser = toolwire.StreamParser(tools=tools)
+    events = [e for ch in text for e in parser.feed(ch)] + parser.finish()
+    assert [e.kind for e in events if e.kind.startswith("tool")] == [
+        "tool_call_start",
+        "tool_call_delta",
+        "tool_call_end",
+    ]
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "Sure.\nDone."
+    # No parameters is a call with none; a parameter without a name, or cut off, fails the call.
+    assert toolwire.extract('<function name="f"></function>')[0].arguments == {}
+    for broken in (
+        '<function name="f"><param>1</param></function>',
+        '<function name="f"><param name="a">1',
+    ):
+        [bad] = toolwire.extract(broken, on_error="keep")
+        assert isinstance(bad, toolwire.InvalidToolCall), broken
 
 
 def test_seed_oss_types_values_by_the_schema() -> None:

@@ -27,12 +27,14 @@ from toolwire import (
 
 FORMATS = toolwire.FORMATS
 # Formats whose arguments are JSON text written by the model (deltas are its own bytes).
-# LFM2 writes JSON or pythonic lists; Apertus and Command R7B call objects are read when their
-# list ends: the deltas are the model's bytes or the compact JSON of the decoded arguments.
-EITHER = {"lfm2", "apertus", "command_r7b"}
+# LFM2 writes JSON or pythonic lists; Apertus and Cohere (Command R7B, Command R) call objects are
+# read when their list ends: the deltas are the model's bytes or the compact JSON of the decoded
+# arguments.
+EITHER = {"lfm2", "apertus", "command_r7b", "command_r"}
 JSON_ARGUMENTS = (
     set(FORMATS)
-    - {"qwen3_coder", "glm45", "hy_v3", "pythonic", "olmo3", "function_gemma", "gemma4"}
+    - {"qwen3_coder", "glm45", "hy_v3", "hy_v4", "kimi_k3", "pythonic", "olmo3"}
+    - {"function_gemma", "gemma4"}
     - EITHER
 )
 STREAMS = [s for s in load_jsonl("streams.jsonl") if s["protocol"] in FORMATS]

@@ -23,9 +23,11 @@ macro_rules! for_each_group {
             tool_call ToolCall [
                 Hermes "hermes" [
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
-                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
+                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5",
                 ],
-                Qwen3Coder "qwen3_coder" ["qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo"],
+                Qwen3Coder "qwen3_coder" [
+                    "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
+                ],
                 Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
             ]
             mistral Mistral [
@@ -43,6 +45,9 @@ macro_rules! for_each_group {
             ]
             kimi_k2 KimiK2 [
                 KimiK2 "kimi_k2" ["kimik2"],
+            ]
+            kimi_k3 KimiK3 [
+                KimiK3 "kimi_k3" [],
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
@@ -83,13 +88,20 @@ macro_rules! for_each_group {
                 Lfm2 "lfm2" ["lfm2_with_json_tools"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
-                HyV3 "hy_v3" ["hy_v4"],
+                HyV3 "hy_v3" [],
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" [],
-                CommandR7b "command_r7b" ["command_a"],
+                CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4"],
+                CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+            ]
+            inkling Inkling [
+                Inkling "inkling" [],
+            ]
+            hy_v4 HyV4 [
+                HyV4 "hy_v4" [],
             ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma"],

@@ -8,11 +8,15 @@ use crate::calls::{
     normalize_arguments, push_call, Call, CallFields, FailureKind, Outcome, ShapeFailure,
     TextCallContext, TextPlace,
 };
-use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseError, SyntaxError};
+use crate::json::{parse_prefix, JsonBuilder, JsonStr, JsonView, ParseError, SyntaxError};
 use crate::protocol::{Format, FormatSet, Protocol};
 
 use super::cursor::{Marker, Markers, ProseCursor};
 use super::FormatOptions;
+
+/// The tool that raw code is written for (Functionary's `>>>python`, and `<|python_tag|>` code
+/// as llama.cpp reads it): its call is `python` with `{"code": …}`.
+pub(crate) const CODE_TOOL: &str = "python";
 
 /// The state of one parse: the input, the builder, and what has been found so far.
 pub(crate) struct Cx<'t, 'b, B: JsonBuilder> {
@@ -204,6 +208,23 @@ where
             failure.name,
         );
         self.outcomes.push(Outcome::invalid(invalid));
+    }
+
+    /// Records raw code (the text of `code`, trailing whitespace cut) as the call
+    /// [`CODE_TOOL`] with `{"code": …}`, whose markup is `span`.
+    pub fn code_call(
+        &mut self,
+        format: Format,
+        span: Range<usize>,
+        code: Range<usize>,
+    ) -> Result<(), B::Error> {
+        let code = self.text[code].trim_end();
+        let mut arguments = self.builder.new_object()?;
+        let value = self.builder.string(JsonStr::from_utf8(code))?;
+        self.builder
+            .object_insert(&mut arguments, JsonStr::from_utf8("code"), value)?;
+        let arguments = self.builder.finish_object(arguments)?;
+        self.call(format, span, CODE_TOOL.to_owned(), None, arguments)
     }
 
     /// Records a call whose arguments value still needs normalising to an object.

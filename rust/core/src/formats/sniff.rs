@@ -194,6 +194,9 @@ mod tests {
         let functools = r#" functools[{"name": "f", "arguments": {}}]"#;
         assert_eq!(sniffed(functools, FormatSet::ALL), vec![Group::JsonList]);
         assert!(sniffed(&format!("See {functools}"), FormatSet::ALL).is_empty());
+        let action = "Action: ```json\n[{\"tool_name\": \"f\"}]\n```";
+        assert_eq!(sniffed(action, FormatSet::ALL), vec![Group::JsonList]);
+        assert!(sniffed(&format!("Plan: x\n{action}"), FormatSet::ALL).is_empty());
         // Markers inside the strings of a JSON message are not markup.
         let json = r#"[{"name": "f", "arguments": {"s": "<tool_call>"}}]"#;
         assert!(sniffed(json, FormatSet::ALL).is_empty());

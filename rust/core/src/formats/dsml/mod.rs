@@ -5,7 +5,7 @@
 //! invoke may hold a JSON object instead of parameters.
 
 use super::cursor::Markers;
-use super::invoke::{self, Tags};
+use super::invoke::{self, Tags, XML_ATTRS};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
@@ -33,6 +33,7 @@ static TAGS: Tags = Tags {
     parameter: "<｜DSML｜parameter",
     parameter_close: Needle::new("</｜DSML｜parameter>"),
     between: &[],
+    attrs: XML_ATTRS,
 };
 
 invoke::spec!(TAGS, [FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);

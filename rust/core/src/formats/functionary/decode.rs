@@ -4,8 +4,8 @@ use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{Cx, Failure};
-use super::{header, Header, MARKER, MARKER_NEEDLE, PYTHON};
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use super::{header, Header, MARKER, MARKER_NEEDLE};
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
 const FORMAT: Format = Format::FunctionaryV32;
@@ -35,13 +35,7 @@ where
                 next
             }
             Header::Code(body) => {
-                let code = text[body..end].trim_end();
-                let mut arguments = cx.builder.new_object()?;
-                let value = cx.builder.string(JsonStr::from_utf8(code))?;
-                cx.builder
-                    .object_insert(&mut arguments, JsonStr::from_utf8("code"), value)?;
-                let arguments = cx.builder.finish_object(arguments)?;
-                cx.call(FORMAT, marker..end, PYTHON.to_owned(), None, arguments)?;
+                cx.code_call(FORMAT, marker..end, body..end)?;
                 return Ok(());
             }
             Header::Call { name, args } => {

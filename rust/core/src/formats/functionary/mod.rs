@@ -27,7 +27,7 @@ static MARKER_NEEDLE: Needle = Needle::new(MARKER);
 /// The recipient of a content message.
 const ALL: &str = "all";
 /// The code interpreter's name: its body may be raw code instead of JSON.
-const PYTHON: &str = "python";
+const PYTHON: &str = super::cx::CODE_TOOL;
 /// The longest recipient read as a name (a longer run of name bytes is prose): a message start
 /// is held at most this long while it may be a header.
 const NAME_MAX: usize = 64;

@@ -75,10 +75,11 @@ where
     };
     let attrs_at = at + tags.invoke.len();
     let named = tag_rest(text, attrs_at, end)
-        .and_then(|(attrs, body)| Some((attribute(attrs, "name")?.trim(), body)))
+        .and_then(|(attrs, body)| Some((attribute(attrs, tags.attrs.tool)?.trim(), body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
-        let failure = Failure::parse(format!("expected {} name=\"…\">", tags.invoke), at, None);
+        let detail = format!("expected {} {}=\"…\">", tags.invoke, tags.attrs.tool);
+        let failure = Failure::parse(detail, at, None);
         return Ok(fail(cx, at, failure));
     };
     let mut pos = skip_ws(text, body, end);
@@ -116,12 +117,12 @@ where
         let rest = &text[pos..end];
         if rest.starts_with(tags.parameter) {
             let key = tag_rest(text, pos + tags.parameter.len(), end).and_then(|(attrs, v)| {
-                let key = attribute(attrs, "name")?.trim();
-                let string = attribute(attrs, "string").map(str::trim);
+                let key = attribute(attrs, tags.attrs.key)?.trim();
+                let string = attribute(attrs, tags.attrs.text.0).map(str::trim);
                 (!key.is_empty()).then_some((key, string, v))
             });
             let Some((key, string, value_start)) = key else {
-                let detail = format!("expected {} name=\"…\">", tags.parameter);
+                let detail = format!("expected {} {}=\"…\">", tags.parameter, tags.attrs.key);
                 return Ok(fail(
                     cx,
                     pos,
@@ -140,7 +141,7 @@ where
                 ));
             };
             let types = match string {
-                Some("true") => Types::TEXT,
+                Some(text) if text == tags.attrs.text.1 => Types::TEXT,
                 _ => cx
                     .options
                     .tools

@@ -112,7 +112,7 @@ impl Machine for InvokeBlock {
                             return Verdict::More;
                         }
                     };
-                    match attribute(&buf[attrs..gt], "name").map(str::trim) {
+                    match attribute(&buf[attrs..gt], t.attrs.tool).map(str::trim) {
                         Some(name) if !name.is_empty() => {
                             let item = self.invokes - 1;
                             self.records.push(named(name, None, true, item));

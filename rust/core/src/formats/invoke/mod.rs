@@ -1,7 +1,8 @@
 //! The XML "invoke" shape shared by MiniMax-M2, DeepSeek's DSML and others: a block of calls
 //! `OPEN INVOKE name="f"> PARAMETER name="a">value</PARAMETER> … </INVOKE> … CLOSE`. Values are
 //! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
-//! keeps its text, `string="false"` is decoded as JSON (DSML). An invoke whose body is a JSON
+//! keeps its text, `string="false"` is decoded as JSON (DSML). The attributes' names are the
+//! shape's ([`Attrs`]: Kimi K3 writes `tool=`, `key=` and `type="string"`). An invoke whose body is a JSON
 //! object instead of parameters is read too (DSML models write both). A missing final closing
 //! tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
 //! and the machine here do the rest.
@@ -29,15 +30,37 @@ pub(crate) struct Tags {
     pub parameter_close: Needle,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
     pub between: &'static [&'static str],
+    pub attrs: Attrs,
 }
 
+/// The names of the attributes a shape reads.
+pub(crate) struct Attrs {
+    /// The invoked tool's name (`name=`).
+    pub tool: &'static str,
+    /// A parameter's name (`name=`).
+    pub key: &'static str,
+    /// The attribute and value that mark a parameter value as text (`string="true"`); another
+    /// value of that attribute leaves the value to the schema (JSON without one).
+    pub text: (&'static str, &'static str),
+}
+
+/// The XML shapes' attributes: `<invoke name="f">`, `<parameter name="a" string="true">`.
+pub(crate) const XML_ATTRS: Attrs = Attrs {
+    tool: "name",
+    key: "name",
+    text: ("string", "true"),
+};
+
 /// The `Spec` of a group of this shape, from its [`Tags`] and its wrappers' opening tags:
-/// `invoke::spec!(TAGS, [OPEN], Format::F);`.
+/// `invoke::spec!(TAGS, [OPEN], Format::F);` (and `, control: &[…]` for its control tokens).
 macro_rules! spec {
     ($tags:expr, $opens:expr, $format:expr) => {
+        $crate::formats::invoke::spec!($tags, $opens, $format, control: &[]);
+    };
+    ($tags:expr, $opens:expr, $format:expr, control: $control:expr) => {
         $crate::formats::grammar::spec!(
             starts: &$crate::formats::invoke::starts($opens, $format),
-            control: &[],
+            control: $control,
             machine: $crate::formats::invoke::machine::InvokeBlock,
             open: |start, at, open| Self::Machine::new(&$tags, start.unwrap_or(0), at, open),
             decode: |cx, range| $crate::formats::invoke::decode::parse_region(cx, range, &$tags),
@@ -68,6 +91,7 @@ macro_rules! xml_spec {
                 parameter: concat!("<", $parameter),
                 parameter_close: Needle::new(concat!("</", $parameter, ">")),
                 between: &[],
+                attrs: $crate::formats::invoke::XML_ATTRS,
             }
         };
         $crate::formats::invoke::spec!(TAGS, [concat!("<", $wrapper, ">")], $format);

@@ -6,12 +6,14 @@ use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
-use super::{body_kind, body_start, Body, Shape, Wrap, START_TEXTS, WRAPS};
+use super::{body_kind, body_start, Body, Shape, Wrap, COMMAND_R, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::Format;
 
-static MARKERS: Markers = Markers::new(&START_TEXTS);
+/// The start tokens a region's walk looks for: all but Command R's `Action:`, which opens calls
+/// only at the start of a message and so only ever begins the region it opens.
+static MARKERS: Markers = Markers::new(START_TEXTS.split_at(COMMAND_R).0);
 
 pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
@@ -20,7 +22,13 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    cx.markup_in_prose(range, &MARKERS, |cx, marker| {
+    let mut from = range.start;
+    let action = START_TEXTS[COMMAND_R];
+    if text[from..end].starts_with(action) {
+        let body = skip_ws(text, from + action.len(), end);
+        from = one_list(cx, &WRAPS[COMMAND_R], from..body, end)?;
+    }
+    cx.markup_in_prose(from..end, &MARKERS, |cx, marker| {
         let wrap = &WRAPS[marker.pattern];
         let body = skip_ws(text, body_start(marker.pattern, marker.end), end);
         one_list(cx, wrap, marker.start..body, end)

@@ -4,10 +4,10 @@
 //! calls (HY v3), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
-//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and
-//! `functools[…]` (Phi-4-mini, Firefunction v2), only at the start of a message: a marker that
-//! does not begin with `<` or `[` is not looked for in prose (`markers::is_anchored`); its `[`
-//! opens the list.
+//! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and,
+//! only at the start of a message, `functools[…]` (Phi-4-mini, Firefunction v2; its `[` opens
+//! the list) and ``Action: ```json\n[…]\n``` `` (Command R / R+): a marker that does not begin
+//! with `<` or `[` is not looked for in prose (`markers::is_anchored`).
 //!
 //! The list is JSON, one call object per item, in the shape of its format ([`Shape`]); LFM2
 //! also writes it as a pythonic list (`[f(a=1)]`, read by the pythonic grammar). A single
@@ -81,6 +81,8 @@ const OLMO3_START: &str = "<function_calls>";
 /// What a [`Wrap::tagged`] body starts with.
 const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
+/// Command R's tool-use template: `Action:` and a JSON fence of Cohere call objects.
+const COMMAND_R_START: &str = "Action: ```json";
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
 
@@ -90,9 +92,14 @@ static NEMOTRON_END: Needle = Needle::new("</TOOLCALL>");
 static APERTUS_END: Needle = Needle::new("<|tools_suffix|>");
 static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
 static OLMO3_END: Needle = Needle::new("</function_calls>");
+static FENCE_END: Needle = Needle::new("```");
+
+/// The index of Command R's `Action:` in [`START_TEXTS`]: the last, as the only one whose first
+/// byte is neither `<` nor `f` (the decoder's marker walk stops at two bytes).
+pub(crate) const COMMAND_R: usize = 8;
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 8] = [
+pub(crate) const START_TEXTS: [&str; 9] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -101,9 +108,10 @@ pub(crate) const START_TEXTS: [&str; 8] = [
     COHERE_START,
     OLMO3_START,
     FUNCTOOLS_START,
+    COMMAND_R_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 8] = [
+pub(crate) static WRAPS: [Wrap; 9] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -116,6 +124,7 @@ pub(crate) static WRAPS: [Wrap; 8] = [
     wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
     wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
     wrap(Format::Phi4Mini, None, Shape::Named),
+    wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
 ];
 
 /// A format's tokens, read by no other format.
@@ -143,7 +152,9 @@ impl Grammar for Spec {
         start(LFM2_START, Format::Lfm2),
         Start {
             text: JAMBA_START,
-            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3]),
+            // HY v4 checkpoints with unsuffixed tokens write HY v3's calls (`hy_v4` names
+            // both; its own group reads the suffixed tokens).
+            formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3, Format::HyV4]),
         },
         start(NEMOTRON_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
@@ -151,6 +162,7 @@ impl Grammar for Spec {
         start(COHERE_START, Format::CommandR7b),
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
+        start(COMMAND_R_START, Format::CommandR),
     ];
     /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba):
     /// no message of this group is prose, so both tags are only control tokens, dropped for

@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure, ReadCalls};
 use super::super::pythonic::call_lines;
-use super::{is_builtin_start, CALL_SUFFIX, PYTHON_TAG};
+use super::{tagged_body, Tagged, CALL_SUFFIX, PYTHON_TAG};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::Format;
@@ -50,8 +50,17 @@ where
     }
     cx.markup_in_prose(pos..end, &MARKERS, |cx, marker| {
         let body = skip_ws(text, marker.end, end);
-        if text.as_bytes()[..end].get(body).is_some_and(|&b| is_builtin_start(b)) {
-            return call_lines(cx, Format::Llama3Json, (body, end), CALL_SUFFIX);
+        match tagged_body(&text.as_bytes()[..end], body) {
+            Some(Tagged::Builtin) => {
+                return call_lines(cx, Format::Llama3Json, (body, end), CALL_SUFFIX);
+            }
+            // Raw code runs to the region's end (the machine ends it at an end token); a
+            // name cut off by the end of the text is code too.
+            Some(Tagged::Code) | None if body < end => {
+                cx.code_call(Format::Llama3Json, marker.start..end, body..end)?;
+                return Ok(end);
+            }
+            _ => {}
         }
         let calls_end = calls(cx, marker.end, end, true)?;
         Ok(calls_end.unwrap_or(marker.end))

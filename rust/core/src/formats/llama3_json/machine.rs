@@ -1,10 +1,15 @@
-//! The stream machine of Llama 3 regions: `;`-joined JSON objects, or a built-in tool call.
+//! The stream machine of Llama 3 regions: `;`-joined JSON objects, a built-in tool call, or raw
+//! code.
 
+use super::super::cursor::{Markers, Seek};
+use super::super::cx::CODE_TOOL;
 use super::super::grammar::{Machine, Open, Verdict};
-use super::super::machine::ws;
+use super::super::machine::{named, ws};
 use super::super::pythonic::PythonicCall;
-use super::{is_builtin_start, CALL_SUFFIX};
+use super::{tagged_body, Tagged, CALL_SUFFIX, END_TOKENS};
 use crate::scan::call_scan::{CallRecord, CallScanner, Stop};
+
+static CODE_ENDS: Markers = Markers::new(END_TOKENS);
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -14,6 +19,8 @@ enum State {
     After(usize, usize),
     /// A failure the decoder extends to the end of the text.
     ToEnd,
+    /// Raw code after the tag: it runs to an end token, looked for from here.
+    Code(usize),
 }
 
 pub(crate) struct LlamaCall {
@@ -25,6 +32,9 @@ pub(crate) struct LlamaCall {
     first_end: Option<usize>,
     /// A built-in tool call after the tag (`brave_search.call(query="x")`), read as pythonic.
     builtin: Option<Box<PythonicCall>>,
+    /// The call of raw code after the tag, and the search for its end.
+    code: Vec<CallRecord>,
+    code_end: Seek,
 }
 
 impl LlamaCall {
@@ -35,6 +45,8 @@ impl LlamaCall {
             scanner: CallScanner::tracking(open.json, true, open.track),
             first_end: None,
             builtin: None,
+            code: Vec::new(),
+            code_end: Seek::new(&CODE_ENDS),
         }
     }
 }
@@ -53,9 +65,23 @@ impl Machine for LlamaCall {
                         self.state = State::Object(q);
                         return Verdict::More;
                     }
-                    if !self.bare && self.first_end.is_none() && is_builtin_start(b[q]) {
-                        let call = PythonicCall::lines(q, None, CALL_SUFFIX);
-                        return self.builtin.insert(Box::new(call)).advance(buf);
+                    if !self.bare && self.first_end.is_none() {
+                        match tagged_body(b, q) {
+                            None => {
+                                self.state = State::Object(q);
+                                return Verdict::More;
+                            }
+                            Some(Tagged::Builtin) => {
+                                let call = PythonicCall::lines(q, None, CALL_SUFFIX);
+                                return self.builtin.insert(Box::new(call)).advance(buf);
+                            }
+                            Some(Tagged::Code) => {
+                                self.code.push(named(CODE_TOOL, None, true, 0));
+                                self.state = State::Code(q);
+                                continue;
+                            }
+                            Some(Tagged::Json) => {}
+                        }
                     }
                     if b[q] != b'{' {
                         self.state = State::ToEnd;
@@ -103,6 +129,12 @@ impl Machine for LlamaCall {
                     self.state = State::Object(r);
                 }
                 State::ToEnd => return Verdict::More,
+                State::Code(from) => {
+                    return match self.code_end.find(b, from) {
+                        Some(token) => Verdict::End(token.start),
+                        None => Verdict::More,
+                    }
+                }
             }
         }
     }
@@ -110,6 +142,7 @@ impl Machine for LlamaCall {
     fn records(&self) -> &[CallRecord] {
         match &self.builtin {
             Some(call) => call.records(),
+            None if matches!(self.state, State::Code(_)) => &self.code,
             None => &self.scanner.records,
         }
     }

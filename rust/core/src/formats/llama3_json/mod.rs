@@ -1,7 +1,9 @@
 //! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
 //! several joined by `;`. After the tag, a Python call is one of Llama 3's built-in tools,
 //! `brave_search.call(query="x")`, named without its `.call` (read as pythonic calls, one a
-//! line, up to a `<`).
+//! line, up to a `<`), and anything else is raw code for the code interpreter, up to the end of
+//! the message (its end token, or the end of the text): the call `python` with `{"code": …}`,
+//! as llama.cpp reads Functionary v3.1's `<|python_tag|>`.
 //!
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
 //! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
@@ -22,10 +24,38 @@ const PYTHON_TAG: &str = "<|python_tag|>";
 /// The suffix of a built-in tool's name in its call (`brave_search.call(query="x")`).
 const CALL_SUFFIX: &str = ".call";
 
-/// Whether a body that starts with `first` after the tag is a built-in tool call (a Python
-/// call, `brave_search.call(query="x")`) rather than JSON objects.
-fn is_builtin_start(first: u8) -> bool {
-    first == b'_' || first.is_ascii_alphabetic()
+/// Llama 3's and Llama 4's end of turn and end of message (after a call): they also end raw
+/// code.
+const END_TOKENS: &[&str] = &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|eot|>", "<|eom|>"];
+
+/// What follows `<|python_tag|>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tagged {
+    /// `;`-joined call objects.
+    Json,
+    /// A built-in tool's call, `brave_search.call(query="x")`.
+    Builtin,
+    /// Anything else: raw code.
+    Code,
+}
+
+/// What the body at `at` (past whitespace) is; `None` while more bytes may tell (the name of a
+/// built-in call and its `(` are not all there).
+pub(crate) fn tagged_body(b: &[u8], at: usize) -> Option<Tagged> {
+    let &first = b.get(at)?;
+    if first == b'{' {
+        return Some(Tagged::Json);
+    }
+    if first != b'_' && !first.is_ascii_alphabetic() {
+        return Some(Tagged::Code);
+    }
+    let is_name = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.');
+    let name_end = at + b[at..].iter().position(|c| !is_name(c))?;
+    if !b[at..name_end].ends_with(CALL_SUFFIX.as_bytes()) {
+        return Some(Tagged::Code);
+    }
+    let paren = name_end + b[name_end..].iter().position(|&c| c != b' ' && c != b'\t')?;
+    Some(if b[paren] == b'(' { Tagged::Builtin } else { Tagged::Code })
 }
 
 pub(crate) struct Spec;
@@ -40,9 +70,7 @@ impl Grammar for Spec {
         formats: FormatSet::only(Format::Llama3Json),
     });
 
-    /// Llama 3's and Llama 4's end of turn and end of message (after a call).
-    const CONTROL: &'static [&'static str] =
-        &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|eot|>", "<|eom|>"];
+    const CONTROL: &'static [&'static str] = END_TOKENS;
     type Machine = machine::LlamaCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {

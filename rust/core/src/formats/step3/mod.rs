@@ -5,7 +5,7 @@
 //! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
 
 use super::cursor::Markers;
-use super::invoke::{self, Tags};
+use super::invoke::{self, Tags, XML_ATTRS};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
@@ -25,6 +25,7 @@ static TAGS: Tags = Tags {
     parameter: "<steptml:parameter",
     parameter_close: Needle::new("</steptml:parameter>"),
     between: &["<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"],
+    attrs: XML_ATTRS,
 };
 
 invoke::spec!(TAGS, [OPEN], Format::Step3);

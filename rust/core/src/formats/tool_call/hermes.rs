@@ -2,7 +2,8 @@
 //! </tool_call>`, with or without newlines, `parameters` for `arguments`, a JSON array of calls
 //! in one tag, and a missing final `</tool_call>` at the end of the text. Other wrappers of a
 //! JSON call (GigaChat 3, hermes's `<tool>`…, see the group) read their body here too;
-//! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone.
+//! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone (or, after
+//! `<function name="f">`, MiniCPM 5's `<param>` elements: [`super::params`]).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
@@ -98,6 +99,11 @@ where
         return Ok(markup_end);
     };
     let name = name.trim_matches(['"', '\'']).trim();
+    let body = skip_ws(cx.text, args, end);
+    let rest = &cx.text[body..end];
+    if rest.starts_with(super::params::PARAM) || rest.starts_with(FUNCTION_CLOSE) {
+        return super::params::call(cx, open, name, body, end, closers);
+    }
     match json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)? {
         AfterFunction::Closed(markup_end) | AfterFunction::Another(markup_end) => Ok(markup_end),
         AfterFunction::Missing => unreachable!("a call read to its end says where"),

@@ -16,6 +16,7 @@ pub(crate) mod decode;
 pub(crate) mod glm45;
 pub(crate) mod hermes;
 pub(crate) mod machine;
+mod params;
 mod qwen3_coder;
 pub(crate) mod tags;
 

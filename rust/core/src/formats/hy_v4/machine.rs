@@ -1,0 +1,112 @@
+//! The stream machine of an HY v4 block: its suffix, then each call's name (announced when
+//! written) and the call's closing tag; the values are typed when the call ends.
+
+use super::super::grammar::{Machine, Verdict};
+use super::super::machine::{close_last, named, starts_any, ws};
+use super::{find_tag, Tags};
+use crate::scan::call_scan::CallRecord;
+use crate::scan::find::find_byte;
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// The suffix of the opening tag, from here.
+    Suffix(usize),
+    /// Between calls.
+    Between(usize),
+    /// A call's name, from here.
+    Name(usize),
+    /// Inside a call: its closing tag is looked for from here.
+    Call(usize),
+    /// Not a call: the block runs to its closing tag, looked for from here.
+    Broken(usize),
+}
+
+pub(crate) struct Block {
+    state: State,
+    tags: Option<Tags>,
+    records: Vec<CallRecord>,
+}
+
+impl Block {
+    pub fn new(at: usize) -> Self {
+        Self {
+            state: State::Suffix(at),
+            tags: None,
+            records: Vec::new(),
+        }
+    }
+}
+
+/// Where a search for `tag` that found nothing in `b` resumes.
+fn resume(b: &[u8], tag: &str, from: usize) -> usize {
+    from.max((b.len() + 1).saturating_sub(tag.len()))
+}
+
+impl Machine for Block {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        loop {
+            let Some(t) = &self.tags else {
+                let State::Suffix(at) = self.state else {
+                    unreachable!("the tags are read first")
+                };
+                match Tags::read(b, at) {
+                    // Not a suffix: the marker alone is the region (prose).
+                    Err(()) => return Verdict::End(at),
+                    Ok(None) => return Verdict::More,
+                    Ok(Some((tags, body))) => {
+                        self.tags = Some(tags);
+                        self.state = State::Between(body);
+                    }
+                }
+                continue;
+            };
+            self.state = match self.state {
+                State::Suffix(_) => unreachable!("the suffix is read once"),
+                State::Between(p) => {
+                    let q = ws(b, p);
+                    match starts_any(b, q, &[&t.close_all, &t.call]) {
+                        Ok(Some(0)) => return Verdict::End(q + t.close_all.len()),
+                        Ok(Some(_)) => State::Name(q + t.call.len()),
+                        Ok(None) if q < b.len() => State::Broken(q),
+                        Err(()) | Ok(None) => {
+                            self.state = State::Between(q);
+                            return Verdict::More;
+                        }
+                    }
+                }
+                State::Name(start) => {
+                    let Some(len) = find_byte(b'<', &b[start..]) else {
+                        return Verdict::More;
+                    };
+                    let name = buf[start..start + len].trim();
+                    let name = if name.contains(char::is_whitespace) { "" } else { name };
+                    let item = self.records.len();
+                    self.records.push(named(name, None, true, item));
+                    State::Call(start + len)
+                }
+                State::Call(from) => match find_tag(b, &t.call_close, from) {
+                    Some(at) => {
+                        close_last(&mut self.records);
+                        State::Between(at + t.call_close.len())
+                    }
+                    None => {
+                        self.state = State::Call(resume(b, &t.call_close, from));
+                        return Verdict::More;
+                    }
+                },
+                State::Broken(from) => match find_tag(b, &t.close_all, from) {
+                    Some(at) => return Verdict::End(at + t.close_all.len()),
+                    None => {
+                        self.state = State::Broken(resume(b, &t.close_all, from));
+                        return Verdict::More;
+                    }
+                },
+            };
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        &self.records
+    }
+}

@@ -1,0 +1,93 @@
+//! `hy_v4` (Tencent HY v4 checkpoints whose structural tokens carry a suffix):
+//! `<tool_calls:6124c78e><tool_call:6124c78e>f<arg_key:6124c78e>a</arg_key:6124c78e>
+//! <arg_value:6124c78e>1</arg_value:6124c78e></tool_call:6124c78e></tool_calls:6124c78e>`.
+//! HY v3's calls (glm45's shape, without `<tool_sep>`), every tag with the checkpoint's suffix:
+//! a `:` and the bytes up to `>`, read from the block's opening tag and required on every tag
+//! after it. Values are typed by the tool schema, as in glm45. Unsuffixed tokens are HY v3's
+//! wire format (`<tool_calls>`, read by the call-list group).
+
+mod decode;
+mod machine;
+
+use std::ops::Range;
+
+use super::cx::Cx;
+use super::grammar::{Grammar, Open, Start};
+use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::find_short;
+
+/// The opening tag of a block, up to its suffix.
+const OPEN: &str = "<tool_calls:";
+/// The most bytes a suffix may have (the checkpoints' are 8 hex digits or a word).
+const SUFFIX_MAX: usize = 64;
+
+/// The tags of one checkpoint, each with its suffix.
+pub(crate) struct Tags {
+    pub close_all: String,
+    pub call: String,
+    pub call_close: String,
+    pub key: String,
+    pub key_close: String,
+    pub value: String,
+    pub value_close: String,
+}
+
+impl Tags {
+    /// The tags of the block whose `<tool_calls:` ends at `at` in `b`, and where its body
+    /// starts: the suffix runs to the first `>`. `Ok(None)` while more bytes may tell;
+    /// `Err(())` when what follows is no suffix (empty, spaced, or too long).
+    pub fn read(b: &[u8], at: usize) -> Result<Option<(Tags, usize)>, ()> {
+        let rest = &b[at.min(b.len())..];
+        let len = rest
+            .iter()
+            .take(SUFFIX_MAX + 1)
+            .position(|&c| c == b'>' || c == b'<' || c.is_ascii_whitespace());
+        match len {
+            None if rest.len() <= SUFFIX_MAX => Ok(None),
+            Some(len) if len > 0 && rest[len] == b'>' => {
+                let suffix = std::str::from_utf8(&rest[..len]).map_err(|_| ())?;
+                let tag = |name: &str| format!("<{name}:{suffix}>");
+                let tags = Tags {
+                    close_all: tag("/tool_calls"),
+                    call: tag("tool_call"),
+                    call_close: tag("/tool_call"),
+                    key: tag("arg_key"),
+                    key_close: tag("/arg_key"),
+                    value: tag("arg_value"),
+                    value_close: tag("/arg_value"),
+                };
+                Ok(Some((tags, at + len + 1)))
+            }
+            _ => Err(()),
+        }
+    }
+}
+
+/// The first `tag` in `b[from..]`, as an offset in `b`.
+pub(crate) fn find_tag(b: &[u8], tag: &str, from: usize) -> Option<usize> {
+    find_short(&b[from.min(b.len())..], tag.as_bytes()).map(|i| from + i)
+}
+
+pub(crate) struct Spec;
+
+impl Grammar for Spec {
+    const STARTS: &'static [Start] = &[Start {
+        text: OPEN,
+        formats: FormatSet::only(Format::HyV4),
+    }];
+
+    type Machine = machine::Block;
+
+    fn open(_start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+        machine::Block::new(at)
+    }
+
+    fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        decode::parse_region(cx, range)
+    }
+}

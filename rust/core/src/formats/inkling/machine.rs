@@ -1,0 +1,140 @@
+//! The stream machine of an Inkling message: what its opening says it is, then a call's JSON
+//! (its name announced when read) up to the message's end token.
+
+use super::super::cursor::Seek;
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::machine::{starts, ws, JsonValue, Scanned};
+use super::{END, INVOKE, NAME_MAX, TEXT, THINKING};
+use crate::scan::call_scan::{CallRecord, CallScanner};
+use crate::scan::find::Needle;
+
+static END_NEEDLE: Needle = Needle::new(END);
+
+enum State {
+    /// After `<|message_model|>`: what the message is, from here.
+    Opening(usize),
+    /// After the thinking token, here: the message is reasoning.
+    Thinking(usize),
+    Json(JsonValue),
+    /// After the call object, which ends at `.0`: the end token may follow.
+    After(usize, usize),
+    /// A call that is not JSON: its markup runs to the end token.
+    Broken,
+}
+
+pub(crate) struct InklingMessage {
+    state: State,
+    open: Open,
+    /// The end token (a broken call's markup runs to it).
+    end: Seek,
+    records: Vec<CallRecord>,
+}
+
+impl InklingMessage {
+    /// A region opened by the group's start `start` (`<|message_model|>`, the thinking token,
+    /// the call token), whose marker ends at `at`.
+    pub fn new(start: usize, at: usize, open: Open) -> Self {
+        let state = match start {
+            0 => State::Opening(at),
+            1 => State::Thinking(at),
+            _ => State::Json(JsonValue::new(at, open.json, open.track)),
+        };
+        Self {
+            state,
+            open,
+            end: Seek::new(&END_NEEDLE),
+            records: Vec::new(),
+        }
+    }
+
+    fn json(&mut self, at: usize) {
+        self.state = State::Json(JsonValue::new(at, self.open.json, self.open.track));
+    }
+}
+
+impl Machine for InklingMessage {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        let b = buf.as_bytes();
+        loop {
+            match &mut self.state {
+                State::Thinking(end) => {
+                    let end = *end;
+                    return Verdict::Prose { end, reasoning: true };
+                }
+                State::Opening(at) => {
+                    let at = *at;
+                    for (token, reasoning) in [(TEXT, false), (THINKING, true)] {
+                        match starts(b, at, token) {
+                            Some(true) => {
+                                let end = at + token.len();
+                                return Verdict::Prose { end, reasoning };
+                            }
+                            None => return Verdict::More,
+                            Some(false) => {}
+                        }
+                    }
+                    // A tool's name, then the call token; anything else is a reply.
+                    let rest = &b[at..b.len().min(at + NAME_MAX + INVOKE.len())];
+                    let Some(lt) = rest.iter().position(|&c| c == b'<' || c.is_ascii_whitespace())
+                    else {
+                        if rest.len() > NAME_MAX {
+                            return Verdict::Prose { end: at, reasoning: false };
+                        }
+                        return Verdict::More;
+                    };
+                    match starts(b, at + lt, INVOKE) {
+                        Some(true) if rest[lt] == b'<' => self.json(at + lt + INVOKE.len()),
+                        None => return Verdict::More,
+                        _ => return Verdict::Prose { end: at, reasoning: false },
+                    }
+                }
+                State::Json(value) => match value.scan(buf) {
+                    Scanned::More => return Verdict::More,
+                    Scanned::Closed(end) => {
+                        self.records = std::mem::take(&mut value.scanner.records);
+                        self.state = State::After(end, end);
+                    }
+                    Scanned::Broken(_) => self.state = State::Broken,
+                },
+                State::After(end, p) => {
+                    let (end, q) = (*end, ws(b, *p));
+                    return match starts(b, q, END) {
+                        Some(true) => Verdict::End(q + END.len()),
+                        Some(false) => Verdict::End(end),
+                        None => {
+                            self.state = State::After(end, q);
+                            Verdict::More
+                        }
+                    };
+                }
+                State::Broken => {
+                    return match self.end.find(b, 0) {
+                        Some(token) => Verdict::End(token.end),
+                        None => Verdict::More,
+                    };
+                }
+            }
+        }
+    }
+
+    fn records(&self) -> &[CallRecord] {
+        match &self.state {
+            State::Json(value) => &value.scanner.records,
+            _ => &self.records,
+        }
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match &mut self.state {
+            State::Json(value) => Some(&mut value.scanner),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        match &self.state {
+            State::Json(value) => value.scanner.pos,
+            _ => 0,
+        }
+    }
+}

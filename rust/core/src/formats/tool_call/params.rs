@@ -1,0 +1,65 @@
+//! MiniCPM 5's body of hermes's `<function name="f">`: `<param name="a">1</param>` elements
+//! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
+//! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside; a value cut off by
+//! the end of the text fails the call.
+
+use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::invoke::{attribute, tag_rest};
+use super::super::schema::{typed_value, Types};
+use super::tags::Closers;
+use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::protocol::Format;
+use crate::scan::find::find_short;
+
+pub(crate) const PARAM: &str = "<param";
+const PARAM_CLOSE: &str = "</param>";
+const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+
+/// The call `name` whose `<function name=…>` starts at `open` and whose first `<param` is at
+/// `body`; returns where its markup ends (after its `</function>`, or at the end).
+pub(crate) fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    open: usize,
+    name: &str,
+    body: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let (close, markup_end) = closers.function.next(body).map_or((end, end), |m| (m.start, m.end));
+    let mut arguments = cx.builder.new_object()?;
+    let mut pos = skip_ws(text, body, close);
+    while pos < close {
+        let param = text[pos..close]
+            .starts_with(PARAM)
+            .then(|| tag_rest(text, pos + PARAM.len(), close))
+            .flatten()
+            .and_then(|(attrs, value)| Some((attribute(attrs, "name")?.trim(), value)))
+            .filter(|(key, _)| !key.is_empty());
+        let Some((key, value)) = param else {
+            let detail = "expected <param name=\"…\"> or </function>";
+            let failure = Failure::parse(detail, pos, Some(name.into()));
+            cx.fail(Format::Hermes, open..markup_end, failure);
+            return Ok(markup_end);
+        };
+        let Some(len) = find_short(&text.as_bytes()[value..close], PARAM_CLOSE.as_bytes()) else {
+            let detail = format!("unterminated parameter {key:?}: no {PARAM_CLOSE}");
+            cx.fail(Format::Hermes, open..markup_end, Failure::parse(detail, pos, Some(name.into())));
+            return Ok(markup_end);
+        };
+        let types = cx.options.tools.map_or(Types::default(), |tools| tools.types(name, key));
+        let raw = &text[value..value + len];
+        let raw = raw.trim().strip_prefix(CDATA.0).and_then(|r| r.strip_suffix(CDATA.1)).unwrap_or(raw);
+        let typed = typed_value(cx.builder, raw, types, cx.options.json)?;
+        cx.builder
+            .object_insert(&mut arguments, JsonStr::from_utf8(key), typed)?;
+        pos = skip_ws(text, value + len + PARAM_CLOSE.len(), close);
+    }
+    let arguments = cx.builder.finish_object(arguments)?;
+    cx.call(Format::Hermes, open..markup_end, name.to_owned(), None, arguments)?;
+    Ok(markup_end)
+}
