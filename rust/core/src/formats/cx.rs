@@ -12,6 +12,7 @@ use crate::json::{parse_prefix, JsonBuilder, JsonStr, JsonView, ParseError, Synt
 use crate::protocol::{Format, FormatSet, Protocol};
 
 use super::cursor::{Marker, Markers, ProseCursor};
+use super::schema::{typed_value, Types};
 use super::FormatOptions;
 
 /// The tool that raw code is written for (Functionary's `>>>python`, and `<|python_tag|>` code
@@ -61,6 +62,26 @@ where
             collect_text,
             first_index: 0,
         }
+    }
+
+    /// Inserts parameter `key` of the call `name` into `arguments`, its raw text `raw` typed
+    /// as the markup says (`types`) or else by the tools' schema (the XML-style formats).
+    pub fn insert_value(
+        &mut self,
+        arguments: &mut B::Object,
+        name: &str,
+        key: &str,
+        raw: &str,
+        types: Option<Types>,
+    ) -> Result<(), B::Error> {
+        let types = types.unwrap_or_else(|| {
+            self.options
+                .tools
+                .map_or(Types::default(), |tools| tools.types(name, key))
+        });
+        let value = typed_value(self.builder, raw, types, self.options.json)?;
+        self.builder
+            .object_insert(arguments, JsonStr::from_utf8(key), value)
     }
 
     /// Text outside call markup: content, or reasoning inside a think span.

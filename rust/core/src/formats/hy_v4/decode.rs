@@ -4,9 +4,8 @@
 use std::ops::Range;
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
 use super::{find_tag, Tags, OPEN};
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_byte;
 
@@ -88,13 +87,7 @@ where
             let detail = format!("no {}", tags.value_close);
             return fail(cx, detail, value_tag, Some(name.into()));
         };
-        let types = cx
-            .options
-            .tools
-            .map_or(Types::default(), |tools| tools.types(name, key));
-        let value = typed_value(cx.builder, &text[value_start..value_close], types, cx.options.json)?;
-        cx.builder
-            .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+        cx.insert_value(&mut arguments, name, key, &text[value_start..value_close], None)?;
         pos = skip_ws(text, value_close + tags.value_close.len(), close);
     }
     let arguments = cx.builder.finish_object(arguments)?;

@@ -4,9 +4,9 @@ use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
+use super::super::schema::Types;
 use super::{attribute, tag_rest, Tags};
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::json::{JsonBuilder, JsonView};
 
 pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -140,17 +140,8 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
-            let types = match string {
-                Some(text) if text == tags.attrs.text.1 => Types::TEXT,
-                _ => cx
-                    .options
-                    .tools
-                    .map_or(Types::default(), |tools| tools.types(name, key)),
-            };
-            let raw = &text[value_start..close];
-            let value = typed_value(cx.builder, raw, types, cx.options.json)?;
-            cx.builder
-                .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+            let types = (string == Some(tags.attrs.text.1)).then_some(Types::TEXT);
+            cx.insert_value(&mut arguments, name, key, &text[value_start..close], types)?;
             pos = close + tags.parameter_close.text.len();
         } else if rest.starts_with(tags.invoke_close.text) {
             break pos + tags.invoke_close.text.len();

@@ -4,11 +4,10 @@
 //! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
 use super::tags::{
     close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_either;
 
@@ -94,14 +93,7 @@ where
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
-        let types = cx
-            .options
-            .tools
-            .map_or(Types::default(), |tools| tools.types(name, key));
-        let raw = &text[value_start..value_close];
-        let value = typed_value(cx.builder, raw, types, cx.options.json)?;
-        cx.builder
-            .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+        cx.insert_value(&mut arguments, name, key, &text[value_start..value_close], None)?;
         pos = value_close + VALUE_CLOSE.len();
     }
     let Some(markup_end) = close_tag(text, pos, end, CLOSE) else {

@@ -5,9 +5,8 @@
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
-use super::super::schema::{typed_value, Types};
 use super::tags::Closers;
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_short;
 
@@ -51,12 +50,9 @@ where
             cx.fail(Format::Hermes, open..markup_end, Failure::parse(detail, pos, Some(name.into())));
             return Ok(markup_end);
         };
-        let types = cx.options.tools.map_or(Types::default(), |tools| tools.types(name, key));
         let raw = &text[value..value + len];
         let raw = raw.trim().strip_prefix(CDATA.0).and_then(|r| r.strip_suffix(CDATA.1)).unwrap_or(raw);
-        let typed = typed_value(cx.builder, raw, types, cx.options.json)?;
-        cx.builder
-            .object_insert(&mut arguments, JsonStr::from_utf8(key), typed)?;
+        cx.insert_value(&mut arguments, name, key, raw, None)?;
         pos = skip_ws(text, value + len + PARAM_CLOSE.len(), close);
     }
     let arguments = cx.builder.finish_object(arguments)?;

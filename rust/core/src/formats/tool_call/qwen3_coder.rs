@@ -7,13 +7,12 @@
 //! value cannot hold those two tags, as in vLLM).
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::super::schema::{typed_value, Types};
 use super::hermes;
 use super::tags::{
     after_function, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE,
     PARAMETER, PARAMETER_CLOSE,
 };
-use crate::json::{JsonBuilder, JsonStr, JsonView};
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
 /// The calls of a wrapper (or of a bare `<function=…>` block) whose markup starts at `open`
@@ -106,14 +105,8 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
-            let types = cx
-                .options
-                .tools
-                .map_or(Types::default(), |tools| tools.types(name, key));
             let raw = &text[value_start..value_end.start];
-            let value = typed_value(cx.builder, raw, types, cx.options.json)?;
-            cx.builder
-                .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
+            cx.insert_value(&mut arguments, name, key, raw, None)?;
             // A value whose `</parameter>` was left out ends before the next tag.
             pos = if value_end.pattern == 0 {
                 value_end.end
