@@ -75,20 +75,21 @@ impl<'t> Literals<'t> {
     /// A Python identifier (ASCII letters, digits, `_`, and non-ASCII letters).
     pub fn identifier(&mut self) -> Option<&'t str> {
         let start = self.pos;
-        let rest = &self.text[self.pos..self.end];
-        let mut len = 0;
-        for (i, c) in rest.char_indices() {
-            let ok = if i == 0 {
-                c == '_' || c.is_alphabetic()
-            } else {
-                c == '_' || c.is_alphanumeric()
-            };
-            if !ok {
-                break;
-            }
-            len = i + c.len_utf8();
+        let rest = &self.text[start..self.end];
+        // Names are ASCII nearly always: bytes first, chars only from the first non-ASCII one.
+        let mut len = rest
+            .bytes()
+            .position(|b| !(b == b'_' || b.is_ascii_alphanumeric()))
+            .unwrap_or(rest.len());
+        if !rest.as_bytes().get(len).is_none_or(u8::is_ascii) {
+            len += rest[len..]
+                .chars()
+                .take_while(|&c| c == '_' || c.is_alphanumeric())
+                .map(char::len_utf8)
+                .sum::<usize>();
         }
-        if len == 0 {
+        let first = rest.chars().next()?;
+        if len == 0 || !(first == '_' || first.is_alphabetic()) {
             return None;
         }
         self.pos += len;
@@ -446,6 +447,25 @@ mod tests {
             LitErr::Syntax(e) => format!("{}@{}", e.detail, e.offset),
             LitErr::Build(never) => match never {},
         })
+    }
+
+    #[test]
+    fn identifiers_are_ascii_or_unicode_words_not_starting_with_a_digit() {
+        fn read(text: &str, end: usize) -> Option<(&str, usize)> {
+            let mut reader = Literals::new(text, 0, end);
+            let name = reader.identifier()?;
+            Some((name, reader.pos))
+        }
+        assert_eq!(read("get_weather(", 12), Some(("get_weather", 11)));
+        assert_eq!(read("_x1 =", 5), Some(("_x1", 3)));
+        assert_eq!(read("météo2_x(", 10), Some(("météo2_x", 10)));
+        assert_eq!(read("été", 5), Some(("été", 5)));
+        assert_eq!(read("ab_cd", 3), Some(("ab_", 3)));
+        assert_eq!(read("1abc", 4), None);
+        assert_eq!(read("²x", 3), None);
+        assert_eq!(read("x²", 3), Some(("x²", 3)));
+        assert_eq!(read("(a", 2), None);
+        assert_eq!(read("", 0), None);
     }
 
     #[test]
