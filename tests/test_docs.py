@@ -1,5 +1,6 @@
 """docs/formats.md's table is true: one row per name `formats=` accepts, each with the aliases
-the registry gives it and an example that the format reads as the call it says."""
+the registry gives it and an example that the format reads as the call it says; the README's
+formats table names every format."""
 
 from __future__ import annotations
 
@@ -44,6 +45,14 @@ ROWS = table_rows()
 
 def test_every_format_has_one_row() -> None:
     assert list(ROWS) == list(toolwire.FORMAT_NAMES)
+
+
+def test_the_readme_names_every_format() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Formats and providers")[1].split("Providers (")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    named = {span for line in rows for span in code_spans(line.split("|")[1])}
+    assert named == set(toolwire.FORMAT_NAMES)
 
 
 @pytest.mark.parametrize("name", list(ROWS))
