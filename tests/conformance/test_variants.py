@@ -188,6 +188,23 @@ def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
     assert [(c.name, c.arguments) for c in toolwire.extract(text)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", "qwen3_coder"),
+        ('<function=get_weather>{"city": "Paris"}</function>', "hermes"),
+        ('<function name="get_weather">{"city": "Paris"}</function>', "hermes"),
+    ],
+)
+def test_a_stray_closing_tool_call_tag_after_a_bare_block_is_markup(text: str, fmt: str) -> None:
+    # The model dropped `<tool_call>` but still wrote `</tool_call>` (vLLM's qwen3_coder tests).
+    expected = [("get_weather", {"city": "Paris"})]
+    assert read(f"Checking.\n\n{text}\n</tool_call>", fmt) == (expected, "Checking.")
+    # Anything else after the block stays prose, and a bare block alone still ends the call.
+    assert read(f"{text}\n</tool_calls> done", fmt) == (expected, "</tool_calls> done")
+    assert read(f"{text} Done.", fmt) == (expected, "Done.")
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

@@ -7,7 +7,7 @@ use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
 use super::tags::{
-    body_format, is_call_object, reopens, shape_of, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
+    body_format, is_call_object, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
     FUNCTION_CLOSE_NEEDLE, KEY, KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
     VALUE_CLOSE_NEEDLE, VALUE_ENDS,
 };
@@ -40,6 +40,9 @@ enum State {
     /// The name of `<function name="NAME">`.
     FName { start: usize, scanned: usize },
     QAfterFunction(usize),
+    /// After a block written without its wrapper: a stray `</tool_call>` may follow
+    /// (`tags::stray_close`).
+    StrayClose(usize),
     GName { start: usize, scanned: usize },
     GBetween(usize),
     GKey(usize),
@@ -114,7 +117,10 @@ impl TagCall {
                 self.state = State::QAfterFunction(after);
                 None
             }
-            _ => Some(self.end(after)),
+            _ => {
+                self.state = State::StrayClose(after);
+                None
+            }
         }
     }
 
@@ -368,6 +374,12 @@ impl Machine for TagCall {
                         }
                         Ok(None) => self.state = State::SeekClose(q),
                     }
+                }
+                State::StrayClose(after) => {
+                    return match stray_close(b, after) {
+                        Err(()) => Verdict::More,
+                        Ok(stray) => self.end(stray.unwrap_or(after)),
+                    };
                 }
                 State::GName { start, scanned } => {
                     let at = match name_end(b, scanned, b'<') {

@@ -218,13 +218,27 @@ pub(crate) fn after_function(
     wrap: Option<&Wrap>,
 ) -> AfterFunction {
     let Some(wrap) = wrap.filter(|wrap| wrap.body != Body::FunctionName) else {
-        return AfterFunction::Closed(after);
+        let stray = stray_close(&text.as_bytes()[..end], after).ok().flatten();
+        return AfterFunction::Closed(stray.unwrap_or(after));
     };
     let next = skip_ws(text, after, end);
     if text[next..end].starts_with(FUNCTION) {
         return AfterFunction::Another(next);
     }
     close_tag(text, after, end, wrap.close).map_or(AfterFunction::Missing, AfterFunction::Closed)
+}
+
+/// Where a `</tool_call>` ends that follows (past whitespace) a block written without its
+/// `<tool_call>`, which ends at `after`: models that drop the opening tag may still write the
+/// closing one (vLLM `test_extract_tool_calls_streaming_missing_opening_tag`), and that stray
+/// tag is markup, not prose. `Err(())` while `bytes` may still grow into it.
+pub(crate) fn stray_close(bytes: &[u8], after: usize) -> Result<Option<usize>, ()> {
+    let q = ws(bytes, after);
+    match starts(bytes, q, CLOSE) {
+        None => Err(()),
+        Some(true) => Ok(Some(q + CLOSE.len())),
+        Some(false) => Ok(None),
+    }
 }
 
 /// Closing markers of one region, searched forward once.
