@@ -178,6 +178,18 @@ def test_kimi_section_tokens_in_the_singular() -> None:
     assert [c.name for c in toolwire.extract(text)] == ["get_weather"]
 
 
+def test_kimi_section_end_is_never_content_and_a_bare_index_names_no_tool() -> None:
+    call = '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>'
+    # Text inside the section ends it early; its end token is still markup (vLLM's tests).
+    text = f"Hi. <|tool_calls_section_begin|> noise {call}<|tool_calls_section_end|>"
+    assert read(text, "kimi_k2") == ([("f", {"a": 1})], "Hi. noise")
+    # `0` is the call's index, not a tool: an InvalidToolCall says so, never a call to "0".
+    bare = call.replace("functions.f:0", "0")
+    calls, _ = read(f"<|tool_calls_section_begin|>{bare}<|tool_calls_section_end|>", "kimi_k2")
+    assert [c[:2] for c in calls] == [("invalid", None)]
+    assert "names none" in calls[0][2]
+
+
 def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
     text = (
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n"

@@ -19,6 +19,8 @@ const SECTION_BEGIN_SINGULAR: &str = "<|tool_call_section_begin|>";
 const CALL_BEGIN: &str = "<|tool_call_begin|>";
 const SEP: &str = "<|tool_call_argument_begin|>";
 const CALL_END: &str = "<|tool_call_end|>";
+const SECTION_END: &str = "<|tool_calls_section_end|>";
+const SECTION_END_SINGULAR: &str = "<|tool_call_section_end|>";
 
 const FORMATS: &[Format] = &[Format::KimiK2];
 
@@ -26,8 +28,8 @@ static TOKENS: Tokens = Tokens {
     formats: FORMATS,
     in_section: &[
         CALL_BEGIN,
-        "<|tool_calls_section_end|>",
-        "<|tool_call_section_end|>",
+        SECTION_END,
+        SECTION_END_SINGULAR,
     ],
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
@@ -42,7 +44,9 @@ sectioned::spec!(
     TOKENS,
     [SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR],
     FORMATS,
-    ["<|im_end|>"],
+    // A section end with no section open (text between the section's tokens ended it early)
+    // is markup all the same.
+    ["<|im_end|>", SECTION_END, SECTION_END_SINGULAR],
     read
 );
 
@@ -57,13 +61,14 @@ fn header(header: &str, _body_first: u8, _allowed: FormatSet) -> Header {
     }
 }
 
-/// The name in a Kimi call id: `functions.get_weather:0` → `get_weather`.
+/// The name in a Kimi call id: `functions.get_weather:0` → `get_weather`. An id that is only
+/// the call's index (`0`, as vLLM's tests have it) names no tool: empty.
 fn name_of_id(id: &str) -> &str {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let name = id.strip_prefix("functions.").unwrap_or(id);
     match name.rsplit_once(':') {
-        Some((name, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
-            name
-        }
+        Some((name, index)) if digits(index) => name,
+        _ if digits(name) => "",
         _ => name,
     }
 }
@@ -81,7 +86,8 @@ where
     let id = cx.text[header.clone()].trim();
     let name = name_of_id(id).to_owned();
     if name.is_empty() {
-        let failure = Failure::parse("missing tool name", header.start, None);
+        let detail = format!("missing tool name (the call id {id:?} names none)");
+        let failure = Failure::parse(detail, header.start, None);
         return Ok(Body::Fail(Format::KimiK2, failure));
     }
     let id = id.to_owned();
