@@ -190,6 +190,27 @@ def test_kimi_section_end_is_never_content_and_a_bare_index_names_no_tool() -> N
     assert "names none" in calls[0][2]
 
 
+@pytest.mark.parametrize(
+    ("fmt", "begin", "end"),
+    [
+        (
+            "deepseek_v31",
+            "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+            "<\uff5ctool\u2581calls\u2581end\uff5c>",
+        ),
+        ("kimi_k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"),
+    ],
+)
+def test_a_section_with_no_call_in_it_is_an_invalid_call(fmt: str, begin: str, end: str) -> None:
+    # Cut off after the section began, or the call's own tokens left out (vLLM's DeepSeek
+    # V3.1 tests): one InvalidToolCall keeping the raw section, never prose with tokens in it.
+    for body, after in [("get_weather", ""), ('foo{"x":1}' + end, " Done.")]:
+        calls, content = read(f"Let me look.{begin}{body}{after}", fmt)
+        assert [c[:2] for c in calls] == [("invalid", None)]
+        assert "in the section" in calls[0][2]
+        assert content == f"Let me look.{after}".strip()
+
+
 def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
     text = (
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n"
@@ -203,7 +224,10 @@ def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
 @pytest.mark.parametrize(
     ("text", "fmt"),
     [
-        ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", "qwen3_coder"),
+        (
+            "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>",
+            "qwen3_coder",
+        ),
         ('<function=get_weather>{"city": "Paris"}</function>', "hermes"),
         ('<function name="get_weather">{"city": "Paris"}</function>', "hermes"),
     ],

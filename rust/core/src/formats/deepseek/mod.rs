@@ -25,11 +25,15 @@ const SECTION_AND_CALL: &str = "<｜tool▁calls｜>";
 const SEP: &str = "<｜tool▁sep｜>";
 const CALL_END: &str = "<｜tool▁call▁end｜>";
 
+const SECTION_END: &str = "<｜tool▁calls▁end｜>";
+
 const FORMATS: &[Format] = &[Format::DeepseekV31, Format::DeepseekV3];
+const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END];
 
 static TOKENS: Tokens = Tokens {
     formats: FORMATS,
-    in_section: &[CALL_BEGIN, "<｜tool▁calls▁end｜>"],
+    in_section: IN_SECTION,
+    in_section_marks: Markers::new(IN_SECTION),
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
@@ -45,7 +49,8 @@ sectioned::spec!(
     TOKENS,
     [SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL],
     FORMATS,
-    ["<｜end▁of▁sentence｜>"],
+    // A section end with no section open is markup all the same.
+    ["<｜end▁of▁sentence｜>", SECTION_END],
     read
 );
 

@@ -23,14 +23,12 @@ const SECTION_END: &str = "<|tool_calls_section_end|>";
 const SECTION_END_SINGULAR: &str = "<|tool_call_section_end|>";
 
 const FORMATS: &[Format] = &[Format::KimiK2];
+const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END, SECTION_END_SINGULAR];
 
 static TOKENS: Tokens = Tokens {
     formats: FORMATS,
-    in_section: &[
-        CALL_BEGIN,
-        SECTION_END,
-        SECTION_END_SINGULAR,
-    ],
+    in_section: IN_SECTION,
+    in_section_marks: Markers::new(IN_SECTION),
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),

@@ -28,9 +28,11 @@ where
         if opens != Opens::Call {
             // A section; DeepSeek R1's `<｜tool▁calls｜>` also begins its first call.
             let mut p = marker.end;
+            let mut calls = false;
             if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
                 p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                calls = true;
             }
             loop {
                 p = skip_ws(text, p, end);
@@ -38,9 +40,14 @@ where
                 if rest.starts_with(tokens.call_begin) {
                     let header = p + tokens.call_begin.len();
                     p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                    calls = true;
+                } else if let Some(e) = tokens.section_ends().iter().find(|e| rest.starts_with(**e))
+                {
+                    break Ok(p + e.len());
+                } else if calls || p == end {
+                    break Ok(p);
                 } else {
-                    let section_end = tokens.section_ends().iter().find(|e| rest.starts_with(**e));
-                    break Ok(p + section_end.map_or(0, |e| e.len()));
+                    break Ok(no_call(cx, marker.start, p, end, tokens));
                 }
             }
         } else {
@@ -48,6 +55,26 @@ where
             one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)
         }
     })
+}
+
+/// Text at `p` in a section opened at `at`, before any call: when a call begins later in the
+/// section, that text is prose and the section ends here (returns `p`); when the section ends (or
+/// the text does) first, the model began a section it wrote no call in (cut off, or the call's
+/// tokens left out): one failed call, its markup to the section's end, never prose.
+fn no_call<B>(cx: &mut Cx<'_, '_, B>, at: usize, p: usize, end: usize, tokens: &Tokens) -> usize
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let next = tokens.in_section_marks.find(cx.text, p, end);
+    if next.is_some_and(|m| m.pattern == 0) {
+        return p;
+    }
+    let markup_end = next.map_or(end, |m| m.end);
+    let detail = format!("no {} in the section", tokens.call_begin);
+    let format = tokens.first_allowed(cx.allowed);
+    cx.fail(format, at..markup_end, Failure::parse(detail, p, None));
+    markup_end
 }
 
 /// The call whose markup starts at `at` and whose header starts at `header_start` (after its

@@ -15,6 +15,8 @@ const FENCE: &str = "```";
 enum State {
     /// Between calls of a section.
     Between(usize),
+    /// Text in a section before its first call, from here (`decode::no_call`).
+    NoCall(usize),
     /// After `CALL_BEGIN` at `.0`: the header runs to `SEP`, looked for from `.1`.
     Header(usize, usize),
     /// After `SEP`, waiting for the body's first byte (header text range kept).
@@ -39,8 +41,11 @@ pub(crate) struct SectionCall {
     tokens: &'static Tokens,
     open: Open,
     in_section: bool,
+    /// Whether the section has had a call (read or failed).
+    calls: bool,
     state: State,
     header_end: Seek,
+    section_mark: Seek,
     call_end: Seek,
     args: Option<JsonValue>,
     records: Vec<CallRecord>,
@@ -55,12 +60,14 @@ impl SectionCall {
             tokens,
             open,
             in_section: opens != Opens::Call,
+            calls: opens != Opens::Section,
             state: if opens == Opens::Section {
                 State::Between(at)
             } else {
                 State::Header(at, at)
             },
             header_end: Seek::new(&tokens.header_ends),
+            section_mark: Seek::new(&tokens.in_section_marks),
             call_end: Seek::new(&tokens.call_end),
             args: None,
             records: Vec::new(),
@@ -70,6 +77,7 @@ impl SectionCall {
     /// After a call: the next one in the section, or the end of the region.
     fn next(&mut self, at: usize) -> Option<Verdict> {
         close_last(&mut self.records);
+        self.calls = true;
         if self.in_section {
             self.state = State::Between(at);
             None
@@ -102,8 +110,16 @@ impl Machine for SectionCall {
                             self.state = State::Header(header, header);
                         }
                         Ok(Some(i)) => return Verdict::End(q + t.in_section[i].len()),
-                        Ok(None) => return Verdict::End(q),
+                        Ok(None) if self.calls => return Verdict::End(q),
+                        Ok(None) => self.state = State::NoCall(q),
                     }
+                }
+                State::NoCall(p) => {
+                    return match self.section_mark.find(b, p) {
+                        None => Verdict::More,
+                        Some(found) if found.pattern == 0 => Verdict::End(p),
+                        Some(found) => Verdict::End(found.end),
+                    };
                 }
                 State::Header(h, from) => match self.header_end.find(b, from) {
                     None => return Verdict::More,

@@ -22,6 +22,9 @@ pub(crate) struct Tokens {
     /// `[call_begin, section_end…]`: what may follow a call in a section (a model may spell its
     /// section's end more than one way).
     pub in_section: &'static [&'static str],
+    /// `in_section` as markers to search for: what ends text a section holds before its
+    /// first call.
+    pub in_section_marks: Markers,
     pub call_begin: &'static str,
     pub sep: Needle,
     pub call_end: Needle,
