@@ -364,3 +364,24 @@ def test_a_policy_that_needs_tools_without_them_is_a_value_error(policy: str) ->
         toolwire.parse_text("x", unknown_tools=policy)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown_tools must be"):
         toolwire.parse_text("x", tools=[WEATHER], unknown_tools="ignore")  # type: ignore[arg-type]
+
+
+def test_a_dsml_string_value_is_typed_by_a_schema_that_allows_no_string() -> None:
+    # vLLM's DeepSeek V3.2 tests: `string="true"` on an integer or object parameter.
+    param = '<｜DSML｜parameter name="{}" string="true">{}</｜DSML｜parameter>'
+    text = (
+        '<｜DSML｜function_calls><｜DSML｜invoke name="f">'
+        + param.format("n", "42")
+        + param.format("o", '{"a": 1}')
+        + param.format("s", "42")
+        + param.format("bad", "abc")
+        + "</｜DSML｜invoke></｜DSML｜function_calls>"
+    )
+    props = {"n": {"type": "integer"}, "o": {"type": ["object", "null"]}}
+    props |= {"s": {"type": "string"}, "bad": {"type": "integer"}}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": props}}]
+    calls, _ = read(text, "deepseek_dsml", tools=tools)
+    assert calls == [("f", {"n": 42, "o": {"a": 1}, "s": "42", "bad": "abc"})]
+    # Without a schema the markup decides.
+    calls, _ = read(text, "deepseek_dsml")
+    assert calls == [("f", {"n": "42", "o": '{"a": 1}', "s": "42", "bad": "abc"})]

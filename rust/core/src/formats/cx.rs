@@ -74,11 +74,14 @@ where
         raw: &str,
         types: Option<Types>,
     ) -> Result<(), B::Error> {
-        let types = types.unwrap_or_else(|| {
-            self.options
-                .tools
-                .map_or(Types::default(), |tools| tools.types(name, key))
-        });
+        let schema = self.options.tools.map(|tools| tools.types(name, key));
+        let types = match (types, schema) {
+            // Text by the markup (DSML's `string="true"`) where the schema allows no string:
+            // the schema types it, as a tool validating its arguments needs (vLLM does too).
+            (Some(Types::TEXT), Some(schema)) if schema.excludes_string() => schema,
+            (Some(types), _) => types,
+            (None, schema) => schema.unwrap_or_default(),
+        };
         let value = typed_value(self.builder, raw, types, self.options.json)?;
         self.builder
             .object_insert(arguments, JsonStr::from_utf8(key), value)

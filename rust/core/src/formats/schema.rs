@@ -78,6 +78,11 @@ impl Types {
         Types(bits)
     }
 
+    /// Whether these are known types, none of them a string.
+    pub(crate) fn excludes_string(self) -> bool {
+        self.0 != 0 && self.0 & Self::STRING == 0
+    }
+
     fn allows(self, kind: JsonKind, integral: bool) -> bool {
         let bit = match kind {
             JsonKind::String => Self::STRING,

@@ -1,8 +1,9 @@
 //! `deepseek_dsml` (DeepSeek V3.2 and V4): `<｜DSML｜function_calls><｜DSML｜invoke name="f">
 //! <｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter></｜DSML｜invoke>
 //! </｜DSML｜function_calls>` (V4 names the block `tool_calls`). `string="true"` keeps a value's
-//! text, `string="false"` decodes it as JSON (typed by the tool schema when one is given); an
-//! invoke may hold a JSON object instead of parameters.
+//! text (unless the tool schema allows no string there: then the schema types it),
+//! `string="false"` decodes it as JSON (typed by the tool schema when one is given); an invoke
+//! may hold a JSON object instead of parameters.
 
 use super::cursor::Markers;
 use super::invoke::{self, Tags, XML_ATTRS};

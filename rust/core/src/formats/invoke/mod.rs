@@ -1,7 +1,7 @@
 //! The XML "invoke" shape shared by MiniMax-M2, DeepSeek's DSML and others: a block of calls
 //! `OPEN INVOKE name="f"> PARAMETER name="a">value</PARAMETER> … </INVOKE> … CLOSE`. Values are
 //! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
-//! keeps its text, `string="false"` is decoded as JSON (DSML). The attributes' names are the
+//! keeps its text (unless the schema allows no string there), `string="false"` is decoded as JSON (DSML). The attributes' names are the
 //! shape's ([`Attrs`]: Kimi K3 writes `tool=`, `key=` and `type="string"`). An invoke whose body is a JSON
 //! object instead of parameters is read too (DSML models write both). A missing final closing
 //! tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
