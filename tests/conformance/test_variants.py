@@ -385,3 +385,16 @@ def test_a_dsml_string_value_is_typed_by_a_schema_that_allows_no_string() -> Non
     # Without a schema the markup decides.
     calls, _ = read(text, "deepseek_dsml")
     assert calls == [("f", {"n": "42", "o": '{"a": 1}', "s": "42", "bad": "abc"})]
+
+
+def test_llama3_calls_spelled_with_arguments_or_joined_by_lines() -> None:
+    # vLLM's Llama 3 tests: `"arguments"` for `"parameters"`, and calls one a line.
+    text = '{"name": "search", "arguments": {"q": "a"}}'
+    assert read(text, "llama3_json") == ([("search", {"q": "a"})], "")
+    text = '{"name": "a", "parameters": {}}\n{"name": "b", "parameters": {"x": 1}}'
+    assert read(text, "llama3_json") == ([("a", {}), ("b", {"x": 1})], "")
+    # JSON on the next line that is no call stays the model's text.
+    text = '{"name": "a", "parameters": {}}\n{"note": "done"}'
+    assert read(text, "llama3_json") == ([("a", {})], '{"note": "done"}')
+    # A call object without arguments is still no bare Llama 3 call.
+    assert read('{"name": "a"}', "llama3_json") == ([], '{"name": "a"}')

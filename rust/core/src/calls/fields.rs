@@ -255,9 +255,4 @@ impl<V> CallFields<V> {
     pub fn has_name(&self) -> bool {
         self.name.is_some()
     }
-
-    /// Whether the object has a `"parameters"` member (Llama 3's spelling of the arguments).
-    pub fn has_parameters(&self) -> bool {
-        self.arguments[1].is_some()
-    }
 }

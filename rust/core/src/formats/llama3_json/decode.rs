@@ -15,6 +15,7 @@ use crate::scan::think::message_start;
 
 static PYTHON_TAG_NEEDLE: Needle = Needle::new(PYTHON_TAG);
 static PARAMETERS_KEY: Needle = Needle::new("\"parameters\"");
+static ARGUMENTS_KEY: Needle = Needle::new("\"arguments\"");
 
 static MARKERS: Markers = Markers::new(&[PYTHON_TAG]);
 
@@ -29,10 +30,11 @@ where
     let start = range.start + message_start(&text[range.clone()]);
     let bare = &text[start..end];
     if bare.starts_with('{') {
-        // Without `"parameters"` or a tag anywhere this cannot hold Llama 3 calls: leaving it
-        // to the raw-JSON tier at once spares decoding every raw-JSON message twice.
+        // Without an arguments key or a tag anywhere this cannot hold Llama 3 calls: leaving
+        // it to the raw-JSON tier at once spares decoding every raw-JSON message twice.
         let bytes = bare.as_bytes();
-        if PARAMETERS_KEY.find(bytes).is_none() && PYTHON_TAG_NEEDLE.find(bytes).is_none() {
+        let keys = [&PARAMETERS_KEY, &ARGUMENTS_KEY, &PYTHON_TAG_NEEDLE];
+        if keys.iter().all(|key| key.find(bytes).is_none()) {
             cx.prose(range);
             return Ok(());
         }
@@ -94,7 +96,7 @@ where
             _ => None,
         };
         if let Some((fields, json_end)) = read {
-            if tentative && !(fields.has_name() && fields.has_parameters()) {
+            if tentative && !fields.is_call_like() {
                 return Ok(None);
             }
             let calls = ReadCalls::Object(fields);
@@ -104,7 +106,7 @@ where
             match cx.json_at(object_start, end)? {
                 Ok((value, json_end)) => {
                     let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
-                    if tentative && !(is_call && value.get("parameters").is_some()) {
+                    if tentative && !(is_call && has_arguments(&value)) {
                         return Ok(None);
                     }
                     if is_call {
@@ -143,16 +145,47 @@ where
         }
         first = false;
         match next_object(text, pos, end) {
-            Some(next) => pos = next,
+            Some((next, by_line)) => {
+                pos = next;
+                // An object on the next line is another call only if it is one (the model
+                // may go on with other JSON); after a `;` it must be.
+                if by_line && !is_call_at(cx, skip_ws(text, pos, end), end)? {
+                    return Ok(Some(pos));
+                }
+            }
             None => return Ok(Some(pos)),
         }
     }
 }
 
-/// Past the `;` before the next call object, when one follows the object that ends at `pos`.
-fn next_object(text: &str, pos: usize, end: usize) -> Option<usize> {
+/// Whether a call object has Llama 3's `"parameters"`, or `"arguments"`.
+fn has_arguments<V: JsonView>(value: &V) -> bool {
+    value.get("parameters").is_some() || value.get("arguments").is_some()
+}
+
+/// Whether a Llama 3 call object (a name and [`has_arguments`]) starts at `at`.
+fn is_call_at<B>(cx: &mut Cx<'_, '_, B>, at: usize, end: usize) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    Ok(match cx.json_at(at, end)? {
+        Ok((value, _)) => {
+            value.kind() == JsonKind::Object && value.get("name").is_some() && has_arguments(&value)
+        }
+        Err(_) => false,
+    })
+}
+
+/// Where the next call object's separator ends, when one follows the object that ends at `pos`:
+/// past a `;`, or (`true`) at the line break before an object on a later line (vLLM's tests
+/// join parallel calls with `\n` too).
+pub(super) fn next_object(text: &str, pos: usize, end: usize) -> Option<(usize, bool)> {
     let after = skip_ws(text, pos, end);
-    let joined = text[after..end].starts_with(';')
-        && text[skip_ws(text, after + 1, end)..end].starts_with('{');
-    joined.then_some(after + 1)
+    if text[after..end].starts_with(';') {
+        let joined = text[skip_ws(text, after + 1, end)..end].starts_with('{');
+        return joined.then_some((after + 1, false));
+    }
+    let by_line = text[pos..after].contains('\n') && text[after..end].starts_with('{');
+    by_line.then_some((pos, true))
 }

@@ -115,6 +115,11 @@ impl Machine for LlamaCall {
                         self.state = State::After(end, q);
                         return Verdict::More;
                     }
+                    if b[q] == b'{' && b[end..q].contains(&b'\n') {
+                        // The next line's object: the decoder reads it if it is a call.
+                        self.state = State::Object(q);
+                        continue;
+                    }
                     if b[q] != b';' {
                         return Verdict::End(end);
                     }

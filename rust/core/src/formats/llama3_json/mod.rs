@@ -7,7 +7,7 @@
 //!
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
 //! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
-//! `"parameters"`) is read (never JSON in the middle of prose, as raw JSON decides); a message
+//! `"parameters"`, or `"arguments"` as Llama 3 also writes it) is read (never JSON in the middle of prose, as raw JSON decides); a message
 //! that starts with other JSON is left to raw JSON.
 
 mod decode;
