@@ -368,14 +368,15 @@ def test_a_policy_that_needs_tools_without_them_is_a_value_error(policy: str) ->
 
 def test_a_dsml_string_value_is_typed_by_a_schema_that_allows_no_string() -> None:
     # vLLM's DeepSeek V3.2 tests: `string="true"` on an integer or object parameter.
-    param = '<｜DSML｜parameter name="{}" string="true">{}</｜DSML｜parameter>'
+    bar = "\uff5c"  # DSML's full-width bar
+    param = f'<{bar}DSML{bar}parameter name="{{}}" string="true">{{}}</{bar}DSML{bar}parameter>'
     text = (
-        '<｜DSML｜function_calls><｜DSML｜invoke name="f">'
+        f'<{bar}DSML{bar}function_calls><{bar}DSML{bar}invoke name="f">'
         + param.format("n", "42")
         + param.format("o", '{"a": 1}')
         + param.format("s", "42")
         + param.format("bad", "abc")
-        + "</｜DSML｜invoke></｜DSML｜function_calls>"
+        + f"</{bar}DSML{bar}invoke></{bar}DSML{bar}function_calls>"
     )
     props = {"n": {"type": "integer"}, "o": {"type": ["object", "null"]}}
     props |= {"s": {"type": "string"}, "bad": {"type": "integer"}}
@@ -398,3 +399,47 @@ def test_llama3_calls_spelled_with_arguments_or_joined_by_lines() -> None:
     assert read(text, "llama3_json") == ([("a", {})], '{"note": "done"}')
     # A call object without arguments is still no bare Llama 3 call.
     assert read('{"name": "a"}', "llama3_json") == ([], '{"name": "a"}')
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        # A whole call, tags and all, inside a file a code-writing tool is asked to write.
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nx.txt\n</parameter>\n"
+        "</function>\n</tool_call>",
+        # A parameter of the same name, closed, then more text.
+        "<parameter=path>\nliteral\n</parameter>\nmore",
+        # Tags quoted in code, never closed.
+        'deltas = ["<tool_call>\\n", "<parameter=q>\\n", "</parameter>\\n", "</function>\\n"]',
+    ],
+)
+def test_a_value_may_hold_the_markup_as_text(inner: str) -> None:
+    # vLLM's qwen3 tests: the value ends at the `</parameter>` that closes no tag of its own
+    # and is followed by the call's markup, so the path is not overwritten by a literal.
+    content = f'doc = """\n{inner}\n"""'
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n"
+        f"<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert read(text, "qwen3_coder") == (
+        [("write_file", {"path": "fixture.py", "content": content})],
+        "",
+    )
+
+
+def test_a_value_whose_close_was_left_out_still_ends_at_the_next_parameter() -> None:
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</parameter>\n"
+        "</function>\n</tool_call> Done."
+    )
+    assert read(text, "qwen3_coder") == ([("f", {"a": 1, "b": 2})], "Done.")
+
+
+def test_a_container_serialized_twice_is_read_by_the_schema() -> None:
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=data>\n\"{'k': 'v'}\"\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    tools = [{"name": "f", "parameters": {"properties": {"data": {"type": "object"}}}}]
+    assert read(text, "qwen3_coder", tools=tools) == ([("f", {"data": {"k": "v"}})], "")
+    assert read(text, "qwen3_coder") == ([("f", {"data": "{'k': 'v'}"})], "")

@@ -295,6 +295,16 @@ where
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
             }
+            // An object or array written as a JSON string (a chat template that serialized it
+            // twice, vLLM's qwen3 tests): the string's text, read as the container it holds.
+            let containers = Types(types.0 & (Types::OBJECT | Types::ARRAY));
+            if let Some(inner) = value.as_str().filter(|_| containers.0 != 0) {
+                let inner = inner.to_owned();
+                let again = typed_value(builder, &inner, containers, options)?;
+                if again.kind() != JsonKind::String {
+                    return Ok(again);
+                }
+            }
         }
         Err(ParseError::Build(e)) => return Err(e),
         Err(ParseError::Syntax(_)) => {}
@@ -335,6 +345,17 @@ mod tests {
         assert_eq!(typed("03106", r#"{"type":"string"}"#), Value::str("03106"));
         assert_eq!(typed("10", r#"{"type":"string"}"#), Value::str("10"));
         assert_eq!(typed("10", r#"{"type":"integer"}"#), Value::Int(10));
+        // A container serialized twice is read as the container; another string stays one.
+        let twice = typed(r#""{'a': 1}""#, r#"{"type":"object"}"#);
+        assert_eq!(twice, typed("{\"a\": 1}", r#"{"type":"object"}"#));
+        assert_eq!(
+            typed(r#""[1]""#, r#"{"type":"array"}"#),
+            typed("[1]", r#"{"type":"array"}"#)
+        );
+        assert_eq!(
+            typed(r#""x""#, r#"{"type":"object"}"#),
+            Value::str(r#""x""#)
+        );
         assert_eq!(typed("1.5", r#"{"type":"integer"}"#), Value::str("1.5"));
         assert_eq!(typed("1.5", r#"{"type":"number"}"#), Value::Float(1.5));
         assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));

@@ -6,10 +6,11 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
+use super::value::{ValueEnd, ValueScan};
 use super::tags::{
     body_format, is_call_object, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
     FUNCTION_CLOSE_NEEDLE, KEY, KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
-    VALUE_CLOSE_NEEDLE, VALUE_ENDS,
+    VALUE_CLOSE_NEEDLE,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -30,8 +31,8 @@ enum State {
     QFirst(usize),
     QBetween(usize),
     QParamName { start: usize, scanned: usize },
-    /// A parameter value that starts here.
-    QValue(usize),
+    /// A parameter value, read so far.
+    QValue(ValueScan),
     /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
     ArgsOpen(usize),
     Args,
@@ -58,7 +59,6 @@ pub(crate) struct TagCall {
     at: usize,
     state: State,
     close: Seek,
-    value_end: Seek,
     key_close: Seek,
     value_close: Seek,
     json: Option<JsonValue>,
@@ -89,7 +89,6 @@ impl TagCall {
             at,
             state,
             close: Seek::new(wrap.map_or(&FUNCTION_CLOSE_NEEDLE, |wrap| &wrap.close_needle)),
-            value_end: Seek::new(&VALUE_ENDS),
             key_close: Seek::new(&KEY_CLOSE_NEEDLE),
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
@@ -293,13 +292,14 @@ impl Machine for TagCall {
                         self.state = State::SeekClose(start);
                         continue;
                     }
-                    self.state = State::QValue(at + 1);
+                    self.state = State::QValue(ValueScan::new(at + 1));
                 }
-                State::QValue(from) => match self.value_end.find(b, from) {
-                    // `</parameter>`, or the next tag when it was left out (the decoder's rule).
-                    Some(found) if found.pattern == 0 => self.state = State::QBetween(found.end),
-                    Some(found) => self.state = State::QBetween(found.start),
-                    None => return Verdict::More,
+                State::QValue(mut scan) => match scan.end(b, false) {
+                    ValueEnd::At(_, resume) => self.state = State::QBetween(resume),
+                    _ => {
+                        self.state = State::QValue(scan);
+                        return Verdict::More;
+                    }
                 },
                 State::FName { start, scanned } => {
                     let at = match name_end(b, scanned, b'>') {
@@ -453,7 +453,6 @@ impl Machine for TagCall {
     fn skip_piece(&mut self, len: usize, piece: &str) -> bool {
         let piece = piece.as_bytes();
         match self.state {
-            State::QValue(from) => self.value_end.skip_piece(from, len, piece),
             State::SeekClose(from) => self.close.skip_piece(from, len, piece),
             State::GKey(from) => self.key_close.skip_piece(from, len, piece),
             State::GValue(from) => self.value_close.skip_piece(from, len, piece),

@@ -19,6 +19,7 @@ pub(crate) mod machine;
 mod params;
 mod qwen3_coder;
 pub(crate) mod tags;
+mod value;
 
 use std::ops::Range;
 

@@ -2,12 +2,13 @@
 //! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`, and `seed_oss`
 //! (the same body in `<seed:tool_call>`). Values are raw text, typed by the tool schema (see
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
-//! missing `</function>` or closing wrapper tag at the end of the text. A value whose
-//! `</parameter>` was left out ends before the next `<parameter=` or the `</function>` (so a
-//! value cannot hold those two tags, as in vLLM).
+//! missing `</function>` or closing wrapper tag at the end of the text. A value may hold the
+//! markup itself as text, and a value whose `</parameter>` was left out ends before the next
+//! `<parameter=` or the `</function>` (see `value`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
+use super::value::{ValueEnd, ValueScan};
 use super::tags::{
     after_function, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE,
     PARAMETER, PARAMETER_CLOSE,
@@ -97,7 +98,9 @@ where
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
-            let Some(value_end) = closers.parameter.next(value_start) else {
+            let ValueEnd::At(value, resume) =
+                ValueScan::new(value_start).end(&text.as_bytes()[..end], true)
+            else {
                 let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
                 return Ok(fail(
                     cx,
@@ -105,14 +108,8 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
-            let raw = &text[value_start..value_end.start];
-            cx.insert_value(&mut arguments, name, key, raw, None)?;
-            // A value whose `</parameter>` was left out ends before the next tag.
-            pos = if value_end.pattern == 0 {
-                value_end.end
-            } else {
-                value_end.start
-            };
+            cx.insert_value(&mut arguments, name, key, &text[value], None)?;
+            pos = resume;
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;

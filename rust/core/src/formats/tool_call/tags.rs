@@ -248,7 +248,6 @@ pub(crate) struct Closers<'t> {
     /// The closing tag may be left out before the next opening tag ([`Body::CallObject`]).
     pub close_optional: bool,
     pub tool_call: TextSeek<'t>,
-    pub parameter: TextSeek<'t>,
     pub function: TextSeek<'t>,
     pub arg_key: TextSeek<'t>,
     pub arg_value: TextSeek<'t>,
@@ -260,7 +259,6 @@ impl<'t> Closers<'t> {
             close: wrap.close,
             close_optional: wrap.body == Body::CallObject,
             tool_call: TextSeek::new(text, end, &wrap.close_needle),
-            parameter: TextSeek::new(text, end, &VALUE_ENDS),
             function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
             arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
             arg_value: TextSeek::new(text, end, &VALUE_CLOSE_NEEDLE),

@@ -1,0 +1,104 @@
+//! Where a `<parameter=NAME>` value ends, shared by the decoder and the stream machine.
+//!
+//! Code-writing tools are asked to write files that hold this very markup (a parser's test
+//! fixture, a chat template), so a value may contain `</parameter>`, `<parameter=…>`,
+//! `<function=…>` or a whole `<tool_call>` as text (vLLM's qwen3 tests). The value ends at the
+//! first `</parameter>` that is not inside such text, which is the first one that closes no tag
+//! opened in the value and is followed (past whitespace) by another parameter, `</function>`,
+//! `</tool_call>` or the end of the text. When there is none (before a `</tool_call>` that
+//! closes no tag of the value, or the end), the model left the value's `</parameter>` out:
+//! the value ends before the next `<parameter=` or the `</function>` (`tags::VALUE_ENDS`).
+
+use std::ops::Range;
+
+use super::super::cursor::{Markers, Pattern, Search};
+use super::super::machine::{starts_any, ws};
+use super::tags::{CLOSE, FUNCTION, FUNCTION_CLOSE, OPEN, PARAMETER, PARAMETER_CLOSE, VALUE_ENDS};
+
+/// The tags a value's text is scanned for: its close, then the tags that open or close others.
+static MARKS: Markers =
+    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION, OPEN, FUNCTION_CLOSE, CLOSE]);
+/// What follows a value's real `</parameter>`.
+const AFTER_CLOSE: &[&str] = &[PARAMETER, FUNCTION_CLOSE, CLOSE];
+/// The longest of [`MARKS`], less one: a marker cut by the end of a stream's text starts after
+/// this many bytes from its end.
+const CUT: usize = PARAMETER_CLOSE.len() - 1;
+
+/// Where a value ends ([`ValueScan::end`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ValueEnd {
+    /// The value's text, and where the call's markup resumes after it (past its
+    /// `</parameter>`, or at the tag it ends before).
+    At(Range<usize>, usize),
+    /// No `</parameter>` and no tag follows: the value runs off the end of the text.
+    Unterminated,
+    /// The text (of a stream) may still grow to tell.
+    More,
+}
+
+/// A value's end, found in text that may still grow (a stream) or is whole (a decoder).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValueScan {
+    /// Where the value starts.
+    start: usize,
+    /// Where the scan resumes.
+    pos: usize,
+    /// Tags opened in the value and not closed.
+    depth: u32,
+}
+
+impl ValueScan {
+    pub fn new(start: usize) -> Self {
+        Self {
+            start,
+            pos: start,
+            depth: 0,
+        }
+    }
+
+    /// Where the value ends in `b`, the text so far (all of it when `whole`).
+    pub fn end(&mut self, b: &[u8], whole: bool) -> ValueEnd {
+        loop {
+            let found = match MARKS.search(b, self.pos) {
+                Search::Found(found) => found,
+                Search::Partial(at) if !whole => {
+                    self.pos = self.pos.max(at);
+                    return ValueEnd::More;
+                }
+                Search::None if !whole => {
+                    self.pos = self.pos.max(b.len().saturating_sub(CUT));
+                    return ValueEnd::More;
+                }
+                _ => return self.left_open(b),
+            };
+            match found.pattern {
+                0 if self.depth == 0 => {
+                    let next = ws(b, found.end);
+                    match starts_any(b, next, AFTER_CLOSE) {
+                        Ok(Some(_)) => return ValueEnd::At(self.start..found.start, found.end),
+                        _ if next == b.len() && whole => {
+                            return ValueEnd::At(self.start..found.start, found.end)
+                        }
+                        Err(()) if !whole => return ValueEnd::More,
+                        _ => {}
+                    }
+                }
+                1..=3 => self.depth += 1,
+                5 if self.depth == 0 => return self.left_open(b),
+                _ => self.depth = self.depth.saturating_sub(1),
+            }
+            self.pos = found.end;
+        }
+    }
+
+    /// The value of a parameter whose `</parameter>` was left out: up to the next tag.
+    fn left_open(&self, b: &[u8]) -> ValueEnd {
+        match VALUE_ENDS.search(b, self.start) {
+            Search::Found(found) if found.pattern == 0 => {
+                ValueEnd::At(self.start..found.start, found.end)
+            }
+            Search::Found(found) => ValueEnd::At(self.start..found.start, found.start),
+            _ => ValueEnd::Unterminated,
+        }
+    }
+}
