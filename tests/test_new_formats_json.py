@@ -83,7 +83,8 @@ def test_the_peer_cases_are_here() -> None:
     counts = {name: 0 for name in NEW}
     for case in peer_cases():
         counts[case["format"]] += 1
-    assert counts == {
+    # At least these many (the conformance data grows as more of the peers' tests are read).
+    at_least = {
         "lfm2": 31,
         "jamba": 6,
         "hunyuan_a13b": 6,
@@ -99,6 +100,7 @@ def test_the_peer_cases_are_here() -> None:
         "firefunction_v2": 1,
         "llama3_builtin": 2,
     }
+    assert all(counts[name] >= count for name, count in at_least.items()), counts
 
 
 @pytest.mark.parametrize("case", peer_cases(), ids=lambda c: f"{c['format']}:{c['test']}")

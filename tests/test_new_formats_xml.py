@@ -73,10 +73,11 @@ def within(expected: Any, got: Any) -> bool:
 def matches(expected: dict[str, Any], call: Any, match: str | None) -> bool:
     if not isinstance(call, toolwire.ToolCall):
         return False
-    if match is None:
-        return bool(call.name == expected["name"] and call.arguments == expected["arguments"])
+    # A null name is one the peer's test does not assert.
     if expected["name"] is not None and call.name != expected["name"]:
         return False
+    if match is None:
+        return bool(call.arguments == expected["arguments"])
     return within(expected["arguments"], call.arguments)
 
 

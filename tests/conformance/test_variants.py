@@ -443,3 +443,15 @@ def test_a_container_serialized_twice_is_read_by_the_schema() -> None:
     tools = [{"name": "f", "parameters": {"properties": {"data": {"type": "object"}}}}]
     assert read(text, "qwen3_coder", tools=tools) == ([("f", {"data": {"k": "v"}})], "")
     assert read(text, "qwen3_coder") == ([("f", {"data": "{'k': 'v'}"})], "")
+
+
+def test_granite_31_writes_its_list_after_tool_call() -> None:
+    # vLLM's Granite tests: Granite 3.0 `<|tool_call|>[…]`, Granite 3.1 `<tool_call> […]`.
+    for start in ("<|tool_call|>", "<tool_call> "):
+        text = f'Sure.\n{start}[{{"name": "f", "arguments": {{"a": 1}}}}]'
+        assert read(text, "granite") == ([("f", {"a": 1})], "Sure.")
+    # A broken one is granite's, named so.
+    calls = toolwire.parse_text('<tool_call> [{"name": "f", "arguments": {', format="granite")
+    assert [c.protocol for c in calls.calls if isinstance(c, toolwire.InvalidToolCall)] == [
+        "granite"
+    ]

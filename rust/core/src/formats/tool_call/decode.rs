@@ -56,8 +56,8 @@ where
                 rest.starts_with(FUNCTION),
             );
             match body_format(shape, cx.allowed) {
-                Format::Hermes => {
-                    hermes::call(cx, Format::Hermes, marker.start, body, end, &mut closers)
+                format @ (Format::Hermes | Format::Granite) => {
+                    hermes::call(cx, format, marker.start, body, end, &mut closers)
                 }
                 Format::Qwen3Coder => {
                     let closer = Some(&TOOL_CALL);

@@ -170,7 +170,7 @@ impl TagCall {
             Body::Function | Body::FunctionName => Format::Qwen3Coder,
         };
         self.state = match format {
-            Format::Hermes => {
+            Format::Hermes | Format::Granite => {
                 self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
                 State::Json
             }

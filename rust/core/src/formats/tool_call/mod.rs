@@ -61,7 +61,13 @@ impl Grammar for Spec {
     const STARTS: &'static [Start] = &{
         let mut starts = [Start {
             text: tags::OPEN,
-            formats: FormatSet::of(&[Format::Hermes, Format::Qwen3Coder, Format::Glm45]),
+            // Granite 3.1's list follows `<tool_call>` too (`tags::body_format`).
+            formats: FormatSet::of(&[
+                Format::Hermes,
+                Format::Qwen3Coder,
+                Format::Glm45,
+                Format::Granite,
+            ]),
         }; tags::OPENS.len()];
         starts[1] = Start {
             text: tags::FUNCTION,

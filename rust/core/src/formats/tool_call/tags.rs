@@ -140,8 +140,12 @@ const FORMATS: [Format; 3] = [Format::Hermes, Format::Qwen3Coder, Format::Glm45]
 
 /// Which format a `<tool_call>` body is read as: by its shape (`{`/`[` hermes, `<function=`
 /// qwen3_coder, a name glm45), or, when that format is not allowed, the first allowed one (which
-/// then usually fails, visibly).
+/// then usually fails, visibly); granite (read as hermes) when none of the three is.
 pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
+    // Granite 3.1 writes its JSON list after `<tool_call>` (Granite 3.0 after `<|tool_call|>`).
+    if !allowed.intersects(FormatSet::of(&FORMATS)) && allowed.contains(Format::Granite) {
+        return Format::Granite;
+    }
     // `<function=f>` is hermes's spelling too when JSON arguments follow (the reader decides).
     let function_for_hermes = shape == Format::Qwen3Coder && allowed.contains(Format::Hermes);
     if allowed.contains(shape) || function_for_hermes {
