@@ -455,3 +455,18 @@ def test_granite_31_writes_its_list_after_tool_call() -> None:
     assert [c.protocol for c in calls.calls if isinstance(c, toolwire.InvalidToolCall)] == [
         "granite"
     ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("\nDallas\n", "Dallas"),  # the template's layout, a newline on each side
+        ("return 1\n", "return 1\n"),  # an inline value's newline is the model's
+        ("\n    if x:", "\n    if x:"),
+        ("hello ", "hello "),
+    ],
+)
+def test_a_string_value_loses_the_layout_only(raw: str, value: str) -> None:
+    text = f"<tool_call>\n<function=f>\n<parameter=s>{raw}</parameter>\n</function>\n</tool_call>"
+    tools = [{"name": "f", "parameters": {"properties": {"s": {"type": "string"}}}}]
+    assert read(text, "qwen3_coder", tools=tools) == ([("f", {"s": value})], "")

@@ -9,7 +9,8 @@
 //!
 //! Whitespace: a value read as anything but a string is read without the whitespace around it
 //! (`\n  42\n` is `42`). A string loses only the layout of the markup: the one newline after
-//! the opening tag and the one before the closing tag, and, when the closing tag stands
+//! the opening tag and the one before the closing tag when it has both (an inline value's
+//! newline at one end is the model's: `return 1\n`), and, when the closing tag stands
 //! indented on its own line (pretty-printed XML), the indentation its lines share. Its other
 //! whitespace is the model's: with the template's layout (`<parameter=old_str>\n    return
 //! x\n</parameter>`) the leading indentation of `    return x` stays, as a code editing tool
@@ -208,18 +209,21 @@ fn string_text(raw: &str) -> Cow<'_, str> {
     } else {
         raw
     };
-    let value = value
+    let opened = value
         .strip_prefix("\r\n")
-        .or_else(|| value.strip_prefix('\n'))
-        .unwrap_or(value);
+        .or_else(|| value.strip_prefix('\n'));
     if pretty {
+        let value = opened.unwrap_or(value);
         return Cow::Owned(dedent(value.strip_suffix('\r').unwrap_or(value)));
     }
-    let value = value
-        .strip_suffix("\r\n")
-        .or_else(|| value.strip_suffix('\n'))
-        .unwrap_or(value);
-    Cow::Borrowed(value)
+    // The template's layout is a newline on each side (`>\nvalue\n<`); an inline value's one
+    // newline at either end is the model's (`return 1\n` for an exact-match edit).
+    let closed = opened.and_then(|v| v.strip_suffix("\r\n").or_else(|| v.strip_suffix('\n')));
+    Cow::Borrowed(match (opened, closed) {
+        (_, Some(inner)) => inner,
+        (Some(""), None) => "",
+        _ => value,
+    })
 }
 
 /// `text` without the leading whitespace its non-blank lines share; blank lines made empty.

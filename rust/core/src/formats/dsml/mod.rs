@@ -34,6 +34,7 @@ static TAGS: Tags = Tags {
     parameter: "<｜DSML｜parameter",
     parameter_close: Needle::new("</｜DSML｜parameter>"),
     between: &[],
+    between_name: None,
     attrs: XML_ATTRS,
 };
 

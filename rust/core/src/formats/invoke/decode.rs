@@ -35,7 +35,10 @@ where
             } else if rest.is_empty() {
                 break end;
             } else if let Some(token) = tags.between.iter().find(|t| rest.starts_with(**t)) {
-                p += token.len();
+                let after = p + token.len();
+                p = tags
+                    .after_between(token, &text.as_bytes()[..end], after, true)
+                    .unwrap_or(end);
             } else {
                 // Not an invoke: the block's markup runs to its closing tag.
                 let at = p;

@@ -96,7 +96,16 @@ impl Machine for InvokeBlock {
                                 self.state = State::Between(q);
                                 return Verdict::More;
                             }
-                            Ok(Some(k)) => self.state = State::Between(q + t.between[k].len()),
+                            Ok(Some(k)) => {
+                                let token = t.between[k];
+                                match t.after_between(token, b, q + token.len(), false) {
+                                    Ok(p) => self.state = State::Between(p),
+                                    Err(()) => {
+                                        self.state = State::Between(q);
+                                        return Verdict::More;
+                                    }
+                                }
+                            }
                             Ok(None) => {
                                 self.invokes += 1;
                                 self.state = State::SeekBlockEnd(q);

@@ -30,6 +30,9 @@ pub(crate) struct Tags {
     pub parameter_close: Needle,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
     pub between: &'static [&'static str],
+    /// A between token ending with this may be followed by the tool's name, which is skipped
+    /// too (Step-3 writes `<｜tool_call_begin｜>function<｜tool_sep｜>f` before the invoke).
+    pub between_name: Option<&'static str>,
     pub attrs: Attrs,
 }
 
@@ -91,6 +94,7 @@ macro_rules! xml_spec {
                 parameter: concat!("<", $parameter),
                 parameter_close: Needle::new(concat!("</", $parameter, ">")),
                 between: &[],
+                between_name: None,
                 attrs: $crate::formats::invoke::XML_ATTRS,
             }
         };
@@ -114,6 +118,29 @@ pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: For
         i += 1;
     }
     starts
+}
+
+impl Tags {
+    /// Where the markup goes on after the between token `token` ending at `at`: past the
+    /// tool's name when one may follow it ([`Tags::between_name`]). `Err(())` while the name
+    /// may go on past the end of `b` (a stream's text so far, not `whole`).
+    pub(crate) fn after_between(
+        &self,
+        token: &str,
+        b: &[u8],
+        at: usize,
+        whole: bool,
+    ) -> Result<usize, ()> {
+        if !self.between_name.is_some_and(|sep| token.ends_with(sep)) {
+            return Ok(at);
+        }
+        let is_name = |c: &&u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
+        let end = at + b[at..].iter().take_while(is_name).count();
+        if end == b.len() && end > at && !whole {
+            return Err(());
+        }
+        Ok(end)
+    }
 }
 
 /// A tag's attributes, from after its name to its `>`: the text between, and the position

@@ -31,6 +31,7 @@ static TAGS: Tags = Tags {
     parameter_close: Needle::new("<|close|>argument<|sep|>"),
     // The `<|sep|>` of the block's opening.
     between: &[SEP],
+    between_name: None,
     attrs: Attrs {
         tool: "tool",
         key: "key",

@@ -1,7 +1,8 @@
 //! `step3` (StepFun Step-3): `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>
 //! <steptml:invoke name="f"><steptml:parameter name="a">1</steptml:parameter></steptml:invoke>
 //! <｜tool_call_end｜><｜tool_calls_end｜>`, several calls per block: the invoke shape, each
-//! invoke framed by its call tokens. Values are typed by the tool schema, as in qwen3_coder.
+//! invoke framed by its call tokens (`function<｜tool_sep｜>` and the tool's name after the begin
+//! token may be there or not). Values are typed by the tool schema, as in qwen3_coder.
 //! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
 
 use super::cursor::Markers;
@@ -12,6 +13,7 @@ use crate::scan::find::Needle;
 const OPEN: &str = "<｜tool_calls_begin｜>";
 const INVOKE_CLOSE: &str = "</steptml:invoke>";
 const CLOSE: &str = "<｜tool_calls_end｜>";
+const SEP: &str = "<｜tool_sep｜>";
 
 static CLOSES: [Needle; 1] = [Needle::new(CLOSE)];
 
@@ -24,7 +26,15 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<steptml:parameter",
     parameter_close: Needle::new("</steptml:parameter>"),
-    between: &["<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"],
+    // The call's tokens as Step-3's template writes them, and as vLLM's tests spell them: the
+    // begin token alone, the separator alone between calls, the tool's name after it.
+    between: &[
+        "<｜tool_call_begin｜>function<｜tool_sep｜>",
+        "<｜tool_call_begin｜>",
+        SEP,
+        "<｜tool_call_end｜>",
+    ],
+    between_name: Some(SEP),
     attrs: XML_ATTRS,
 };
 
