@@ -481,10 +481,15 @@ fn llama3_json_variants() {
     assert!(auto(not_a_call).is_empty());
     let mid_prose = r#"For example {"name": "f", "parameters": {}} is a call."#;
     assert!(calls(Llama3Json, mid_prose).is_empty());
-    let raw_json = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
-    assert!(calls(Llama3Json, raw_json).is_empty());
-    // The whole message is a call object: hermes (among "auto") reads it as raw JSON `whole`.
-    assert_eq!(auto(raw_json), [r#"f {"s":"<|python_tag|>"}"#]);
+    // Llama 3 also writes `"arguments"` (vLLM's tests); a tag in a string is no marker.
+    let arguments = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
+    assert_eq!(
+        calls(Llama3Json, arguments),
+        [r#"f {"s":"<|python_tag|>"}"#]
+    );
+    assert_eq!(auto(arguments), [r#"f {"s":"<|python_tag|>"}"#]);
+    // Without an arguments key it is no call, and other JSON is left to raw JSON.
+    assert!(calls(Llama3Json, r#"{"name": "f"}"#).is_empty());
     let broken_after_tag = r#"<|python_tag|>{"name": "f", "parameters": {"a": }"#;
     assert!(calls(Llama3Json, broken_after_tag)[0].starts_with("!llama3_json"));
 }

@@ -28,9 +28,10 @@ static TAGS: Tags = Tags {
     parameter_close: Needle::new("</steptml:parameter>"),
     // The call's tokens as Step-3's template writes them, and as vLLM's tests spell them: the
     // begin token alone, the separator alone between calls, the tool's name after it.
+    // (No token is a prefix of another: a stream cut after one decides as the whole text.)
     between: &[
-        "<｜tool_call_begin｜>function<｜tool_sep｜>",
         "<｜tool_call_begin｜>",
+        "function<｜tool_sep｜>",
         SEP,
         "<｜tool_call_end｜>",
     ],

@@ -452,10 +452,11 @@ impl Machine for TagCall {
 
     fn skip_piece(&mut self, len: usize, piece: &str) -> bool {
         let piece = piece.as_bytes();
-        match self.state {
-            State::SeekClose(from) => self.close.skip_piece(from, len, piece),
-            State::GKey(from) => self.key_close.skip_piece(from, len, piece),
-            State::GValue(from) => self.value_close.skip_piece(from, len, piece),
+        match &mut self.state {
+            State::QValue(scan) => scan.skip_piece(len, piece),
+            State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
+            State::GKey(from) => self.key_close.skip_piece(*from, len, piece),
+            State::GValue(from) => self.value_close.skip_piece(*from, len, piece),
             _ => false,
         }
     }

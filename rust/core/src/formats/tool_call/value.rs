@@ -5,21 +5,23 @@
 //! `<function=…>` or a whole `<tool_call>` as text (vLLM's qwen3 tests). The value ends at the
 //! first `</parameter>` that is not inside such text, which is the first one that closes no tag
 //! opened in the value and is followed (past whitespace) by another parameter, `</function>`,
-//! `</tool_call>` or the end of the text. When there is none (before a `</tool_call>` that
-//! closes no tag of the value, or the end), the model left the value's `</parameter>` out:
-//! the value ends before the next `<parameter=` or the `</function>` (`tags::VALUE_ENDS`).
+//! `</tool_call>` or the end of the text. When there is none (up to the end of the text), the
+//! model left the value's `</parameter>` out: the value ends before the next `<parameter=` or
+//! the `</function>` (`tags::VALUE_ENDS`). The search looks at most [`LOOK`] tags ahead, so a
+//! flood of unclosed tags stays linear.
 
 use std::ops::Range;
 
 use super::super::cursor::{Markers, Pattern, Search};
 use super::super::machine::{starts_any, ws};
-use super::tags::{CLOSE, FUNCTION, FUNCTION_CLOSE, OPEN, PARAMETER, PARAMETER_CLOSE, VALUE_ENDS};
+use super::tags::{CLOSE, FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE, VALUE_ENDS};
 
 /// The tags a value's text is scanned for: its close, then the tags that open or close others.
-static MARKS: Markers =
-    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION, OPEN, FUNCTION_CLOSE, CLOSE]);
+static MARKS: Markers = Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION, FUNCTION_CLOSE]);
 /// What follows a value's real `</parameter>`.
 const AFTER_CLOSE: &[&str] = &[PARAMETER, FUNCTION_CLOSE, CLOSE];
+/// How many tags past its start a value's end is looked for.
+const LOOK: u32 = 64;
 /// The longest of [`MARKS`], less one: a marker cut by the end of a stream's text starts after
 /// this many bytes from its end.
 const CUT: usize = PARAMETER_CLOSE.len() - 1;
@@ -45,6 +47,10 @@ pub(crate) struct ValueScan {
     pos: usize,
     /// Tags opened in the value and not closed.
     depth: u32,
+    /// Tags passed.
+    seen: u32,
+    /// No tag, whole or cut, starts before here past `pos` (a stream's last scan found none).
+    clear: usize,
 }
 
 impl ValueScan {
@@ -53,11 +59,14 @@ impl ValueScan {
             start,
             pos: start,
             depth: 0,
+            seen: 0,
+            clear: 0,
         }
     }
 
     /// Where the value ends in `b`, the text so far (all of it when `whole`).
     pub fn end(&mut self, b: &[u8], whole: bool) -> ValueEnd {
+        self.clear = 0;
         loop {
             let found = match MARKS.search(b, self.pos) {
                 Search::Found(found) => found,
@@ -67,10 +76,14 @@ impl ValueScan {
                 }
                 Search::None if !whole => {
                     self.pos = self.pos.max(b.len().saturating_sub(CUT));
+                    self.clear = b.len();
                     return ValueEnd::More;
                 }
                 _ => return self.left_open(b),
             };
+            if self.seen == LOOK {
+                return self.left_open(b);
+            }
             match found.pattern {
                 0 if self.depth == 0 => {
                     let next = ws(b, found.end);
@@ -83,22 +96,50 @@ impl ValueScan {
                         _ => {}
                     }
                 }
-                1..=3 => self.depth += 1,
-                5 if self.depth == 0 => return self.left_open(b),
+                1 | 2 => self.depth += 1,
                 _ => self.depth = self.depth.saturating_sub(1),
             }
+            self.seen += 1;
             self.pos = found.end;
         }
     }
 
-    /// The value of a parameter whose `</parameter>` was left out: up to the next tag.
+    /// The value of a parameter whose `</parameter>` was left out: up to the next tag, without
+    /// the line breaks that put it on lines of its own (the template's layout).
     fn left_open(&self, b: &[u8]) -> ValueEnd {
         match VALUE_ENDS.search(b, self.start) {
             Search::Found(found) if found.pattern == 0 => {
                 ValueEnd::At(self.start..found.start, found.end)
             }
-            Search::Found(found) => ValueEnd::At(self.start..found.start, found.start),
+            Search::Found(found) => {
+                let text = &b[self.start..found.start];
+                let lead = if text.starts_with(b"\r\n") {
+                    2
+                } else {
+                    usize::from(text.starts_with(b"\n"))
+                };
+                let rest = &text[lead..];
+                let trail = if rest.ends_with(b"\r\n") {
+                    2
+                } else {
+                    usize::from(rest.ends_with(b"\n"))
+                };
+                let start = self.start + lead;
+                ValueEnd::At(start..start + rest.len() - trail, found.start)
+            }
             _ => ValueEnd::Unterminated,
         }
+    }
+
+    /// Moves past `piece`, appended to a text of `len` bytes, when that is all scanning it
+    /// would do: the last scan found no tag, not even one cut by the end, up to `len`, and no
+    /// tag may start in `piece` (a stream region takes such a chunk without reading it).
+    pub fn skip_piece(&mut self, len: usize, piece: &[u8]) -> bool {
+        if self.clear != len || MARKS.may_start_in(piece) {
+            return false;
+        }
+        self.clear = len + piece.len();
+        self.pos = self.pos.max(self.clear.saturating_sub(CUT));
+        true
     }
 }
