@@ -134,6 +134,9 @@ impl Machine for InvokeBlock {
                         }
                         self.json = Some(JsonValue::new(q, self.open.json, false));
                         self.state = State::Json;
+                    } else if t.parameter.is_empty() {
+                        // A body of the shape's own elements (MiniMax-M3): read when it ends.
+                        self.state = State::SeekInvokeEnd(q);
                     } else {
                         self.state = State::Params(q);
                     }

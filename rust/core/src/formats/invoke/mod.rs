@@ -26,6 +26,8 @@ pub(crate) struct Tags {
     /// The start of an invoke tag, before its attributes (`<invoke`).
     pub invoke: &'static str,
     pub invoke_close: Needle,
+    /// The start of a parameter tag (`<parameter`); empty when the body is not parameters
+    /// (MiniMax-M3's elements, read by its own decoder): the invoke then runs to its close.
     pub parameter: &'static str,
     pub parameter_close: Needle,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
