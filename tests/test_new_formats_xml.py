@@ -24,6 +24,7 @@ PEER_FORMATS = {
     "hy_v4": "hy_v4",
     "kimi_k3": "kimi_k3",
     "inkling": "inkling",
+    "minimax_m3": "minimax_m3",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -42,6 +43,10 @@ DIFFERENCES = {
     # vLLM's HY v4 parser keeps it as text.
     "TestArgumentValueTypes.test_unknown_tool_keeps_values_as_text": "untyped value",
     "TestArgumentValueTypes.test_no_tools_declared": "untyped value",
+    # MiniMax-M3: `018956` is not a JSON number, so it stays text (vLLM: 18956 by the schema);
+    # missing closing tags at the end of the text keep the call (SGLang: content).
+    "test_non_streaming_nested_tool_call": "number text kept",
+    "TestMinimaxM3Malformed.test_truncated_no_closing_tags": "missing closing tags at the end",
 }
 
 # llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above).
@@ -121,7 +126,7 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
 
 NEW = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
-    *("hy_v4", "kimi_k3", "inkling"),
+    *("hy_v4", "kimi_k3", "inkling", "minimax_m3"),
 )
 
 
@@ -353,3 +358,72 @@ def test_markers_in_code_spans_are_prose() -> None:
     )
     for marker in markers:
         assert toolwire.extract(f"Write `{marker}` to call a tool.") == []
+
+
+M3 = "]<]minimax[>["
+
+
+def test_minimax_m3_marker_is_found_at_its_first_angle_bracket() -> None:
+    # The marker begins with `]`, not a stop byte: text mode and sniffing find it at its `<`,
+    # looking back over the `]`, in any chunks; the `<tool_call>` inside it is no Hermes call.
+    call = f'{M3}<tool_call>\n{M3}<invoke name="f">{M3}<a>1{M3}</a>{M3}</invoke>\n{M3}</tool_call>'
+    rng = random.Random(3)
+    for prose in ("", "See [x] and ] < here.\n", "a]", "]]"):
+        text = prose + call + " done]"
+        parsed = toolwire.parse_text(text)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})], text
+        assert parsed.content == prose + " done]"
+        assert [c.name for c in toolwire.extract(text)] == ["f"]
+        for chunks in (list(text), [text[: len(prose) + 1], text[len(prose) + 1 :]]):
+            check = toolwire.StreamParser()
+            events = [e for chunk in chunks for e in check.feed(chunk)] + check.finish()
+            content = "".join(e.text for e in events if e.kind == "text_delta")
+            assert content == parsed.content, chunks
+            assert [e.call.name for e in events if e.kind == "tool_call_end"] == ["f"]
+        size = rng.randint(1, 7)
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        stream = toolwire.StreamParser(formats=["minimax_m3"])
+        events = [e for piece in pieces for e in stream.feed(piece)] + stream.finish()
+        assert [e.call.arguments for e in events if e.kind == "tool_call_end"] == [{"a": 1}]
+    # A `]` that ends a chunk is held only until the next one shows it is prose; the end of
+    # the text releases it (SGLang's `[SILENCE]` case).
+    stream = toolwire.StreamParser()
+    events = stream.feed("[SIL") + stream.feed("ENCE]")
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "[SILENCE"
+    assert [e.text for e in stream.finish() if e.kind == "text_delta"] == ["]"]
+    # In a code span, or cut short, it is prose.
+    for text in (f"Write `{M3}<tool_call>` first.", f"plain {M3}<tool_ca"):
+        assert toolwire.extract(text) == []
+        assert toolwire.parse_text(text).content == text
+
+
+def test_minimax_m3_elements_and_lenient_closing() -> None:
+    tools = [
+        {
+            "name": "g",
+            "parameters": {"properties": {"n": {"type": "string"}, "k": {"type": "integer"}}},
+        }
+    ]
+    body = (
+        f"{M3}<n>007{M3}</n>{M3}<k>7{M3}</k>{M3}<o>{M3}<x>1{M3}</x>{M3}<x>2{M3}</x>{M3}</o>"
+        f"{M3}<l>{M3}<item>true{M3}</item>{M3}</l>{M3}<w>a{M3}</wrong>{M3}<e>{M3}</e>"
+    )
+    text = f'{M3}<tool_call>{M3}<invoke name="g">{body}{M3}</invoke>{M3}</tool_call>'
+    [call] = toolwire.parse_text(text, tools=tools).calls
+    assert call.arguments == {
+        "n": "007",
+        "k": 7,
+        "o": {"x": [1, 2]},
+        "l": [True],
+        "w": "a",
+        "e": "",
+    }
+    # An invoke without a name fails alone; the next one is read.
+    broken = f'{M3}<tool_call>{M3}<invoke>{M3}</invoke>{M3}<invoke name="h">{M3}</invoke>{M3}</tool_call>'
+    bad, good = toolwire.parse_text(broken).calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert (good.name, good.arguments) == ("h", {})
+    # Nesting beyond 64 levels is a failed call, not a crash.
+    deep = "".join(f"{M3}<a>" for _ in range(200))
+    [bad] = toolwire.parse_text(f'{M3}<tool_call>{M3}<invoke name="d">{deep}').calls
+    assert isinstance(bad, toolwire.InvalidToolCall)

@@ -27,6 +27,7 @@ FormatName: TypeAlias = Literal[
     "muse_glimmer",
     "step3",
     "minimax_m2",
+    "minimax_m3",
     "deepseek_dsml",
     "lfm2",
     "jamba",

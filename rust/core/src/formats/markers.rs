@@ -606,4 +606,30 @@ mod tests {
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
         assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
     }
+
+    #[test]
+    fn a_marker_with_a_lead_is_found_at_its_first_angle_bracket() {
+        let m3 = "]<]minimax[>[<tool_call>";
+        assert_eq!(lead_len(m3), 1);
+        assert!(!is_anchored(m3) && is_anchored("functools[") && lead_len("<tool_call>") == 0);
+        let text = format!("a ]]{m3}x");
+        let bytes = text.as_bytes();
+        let stop = text.find("<]").unwrap();
+        // The lead is looked back over only within the text not yet released (`floor`).
+        assert_eq!(lead_start(bytes, stop, 0), stop - 1);
+        assert_eq!(lead_start(bytes, stop, stop), stop);
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX);
+        assert_eq!(at, stop - 1);
+        assert!(matches!(found, Match::Found(i) if TABLE[i].text == m3));
+        // Without its format, the markers at the stop itself are tried (none here).
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX & !LEADS);
+        assert_eq!((at, found), (stop, Match::None));
+        // `]<tool_call>`: the `]` leads nothing, the `<tool_call>` is found.
+        let (at, found) = match_from(b"]<tool_call>", 0, 1, Mask::MAX);
+        assert!(at == 1 && matches!(found, Match::Found(i) if TABLE[i].text == "<tool_call>"));
+        // A chunk ending with the lead holds it; one ending otherwise holds nothing.
+        assert_eq!(lead_tail(b"text ]", Mask::MAX), 1);
+        assert_eq!(lead_tail(b"text ]", Mask::MAX & !LEADS), 0);
+        assert_eq!(lead_tail(b"text", Mask::MAX), 0);
+    }
 }
