@@ -81,7 +81,8 @@ _M3 = "]<]minimax[>["
 
 
 def _reads_as_text(value: str) -> bool:
-    """Whether an untyped XML-style value reads back as this string (not JSON, not a Python word)."""
+    """Whether an untyped XML-style value reads back as this string (not JSON, nor a Python
+    word)."""
     if value in ("True", "False", "None"):
         return False
     try:

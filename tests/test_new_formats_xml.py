@@ -419,7 +419,8 @@ def test_minimax_m3_elements_and_lenient_closing() -> None:
         "e": "",
     }
     # An invoke without a name fails alone; the next one is read.
-    broken = f'{M3}<tool_call>{M3}<invoke>{M3}</invoke>{M3}<invoke name="h">{M3}</invoke>{M3}</tool_call>'
+    invokes = f'{M3}<invoke>{M3}</invoke>{M3}<invoke name="h">{M3}</invoke>'
+    broken = f"{M3}<tool_call>{invokes}{M3}</tool_call>"
     bad, good = toolwire.parse_text(broken).calls
     assert isinstance(bad, toolwire.InvalidToolCall)
     assert (good.name, good.arguments) == ("h", {})
