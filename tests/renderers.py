@@ -144,6 +144,24 @@ def minimax_m3(case: Case, k: int) -> str | None:
     return block
 
 
+def solar_open2(case: Case, k: int) -> str | None:
+    """Solar Open 2: one call per start token, its name on that line, token-delimited pairs."""
+    if not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        args = "".join(
+            f"<|tool_arg:start|>{key}<|tool_arg:value|>{_text(value)}<|tool_arg:end|>\n"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"<|tool_call:start|>{call['name']}\n{args}<|tool_call:end|>{nl}")
+    text = "".join(calls)
+    if k % 5 == 0:
+        text = "Let me check.\n" + text
+    return text
+
+
 def muse_glimmer(case: Case, k: int) -> str | None:
     return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
 
@@ -507,6 +525,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "function_gemma": function_gemma,
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
+    "solar_open2": solar_open2,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

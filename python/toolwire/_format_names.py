@@ -45,6 +45,7 @@ FormatName: TypeAlias = Literal[
     "function_gemma",
     "gemma4",
     "functionary_v3_2",
+    "solar_open2",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.

@@ -113,6 +113,9 @@ macro_rules! for_each_group {
             functionary Functionary [
                 FunctionaryV32 "functionary_v3_2" [],
             ]
+            solar_open2 SolarOpen2 [
+                SolarOpen2 "solar_open2" [],
+            ]
         }
     };
 }
