@@ -276,9 +276,36 @@ pub(crate) fn match_from(bytes: &[u8], from: usize, at: usize, mask: Mask) -> (u
     (at, match_at(&bytes[at..], mask))
 }
 
+/// For each byte value, whether it occurs in some lead (a chunk ending with it may end inside
+/// one).
+static IN_LEAD: [bool; 256] = {
+    let table = build();
+    let mut in_lead = [false; 256];
+    let mut i = 0;
+    while i < COUNT {
+        let mut k = 0;
+        while k < lead_len(table[i].text) {
+            in_lead[table[i].text.as_bytes()[k] as usize] = true;
+            k += 1;
+        }
+        i += 1;
+    }
+    in_lead
+};
+
 /// How many bytes at the end of `bytes` may begin a marker of `mask` with a lead (a chunk that
 /// ends with `]` may be followed by `<]minimax[>[`): text mode holds them for the next chunk.
+/// One table look for a chunk that does not end with a lead's byte.
+#[inline]
 pub(crate) fn lead_tail(bytes: &[u8], mask: Mask) -> usize {
+    match bytes.last() {
+        Some(&last) if IN_LEAD[last as usize] && mask & LEADS != 0 => held_lead(bytes, mask),
+        _ => 0,
+    }
+}
+
+#[inline(never)]
+fn held_lead(bytes: &[u8], mask: Mask) -> usize {
     let mut leads = LEADS & mask;
     while leads != 0 {
         let i = leads.trailing_zeros() as usize;
