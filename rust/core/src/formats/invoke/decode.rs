@@ -17,10 +17,28 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let text = cx.text;
-    let end = range.end;
+    let (text, end) = (cx.text, range.end);
     let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
     let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
+    blocks(cx, range, tags, |cx, at, end| {
+        let mut seeks = (&mut invoke_closes, &mut parameter_closes);
+        invoke(cx, tags, at, end, &mut seeks)
+    })
+}
+
+/// The blocks of invokes in `range` (between `tags`' wrappers), each invoke read by `read`
+/// (from its tag at `at`; it returns where its markup ends).
+pub(crate) fn blocks<B>(
+    cx: &mut Cx<'_, '_, B>,
+    range: Range<usize>,
+    tags: &'static Tags,
+    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize) -> Result<usize, B::Error>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let (text, end) = (cx.text, range.end);
     cx.markup_in_prose(range, &tags.open_markers, |cx, marker| {
         let close = tags.closes[marker.pattern].text;
         let mut p = marker.end;
@@ -28,8 +46,7 @@ where
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
-                let mut seeks = (&mut invoke_closes, &mut parameter_closes);
-                p = invoke(cx, tags, p, end, &mut seeks)?;
+                p = read(cx, p, end)?;
             } else if rest.starts_with(close) {
                 break p + close.len();
             } else if rest.is_empty() {

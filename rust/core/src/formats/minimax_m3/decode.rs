@@ -8,10 +8,11 @@
 use std::ops::Range;
 
 use super::super::cursor::TextSeek;
-use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::cx::{Cx, Failure};
+use super::super::invoke::decode::blocks;
 use super::super::invoke::{attribute, tag_rest, Tags};
 use super::super::schema::Types;
-use super::{CLOSE, NS};
+use super::NS;
 use crate::json::{JsonBuilder, JsonStr, JsonView};
 
 /// The deepest nesting read (a value is built recursively).
@@ -43,28 +44,9 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let text = cx.text;
-    let end = range.end;
-    let mut invoke_closes = TextSeek::new(text, end, &tags.recover[0]);
-    cx.markup_in_prose(range, &tags.open_markers, |cx, marker| {
-        let mut p = marker.end;
-        loop {
-            p = skip_ws(text, p, end);
-            let rest = &text[p..end];
-            if rest.starts_with(tags.invoke) {
-                p = invoke(cx, tags, p, end, &mut invoke_closes)?;
-            } else if rest.starts_with(CLOSE) {
-                return Ok(p + CLOSE.len());
-            } else if rest.is_empty() {
-                return Ok(end);
-            } else {
-                // Not an invoke: the block's markup runs to its closing tag.
-                let markup_end = text[p..end].find(CLOSE).map_or(end, |i| p + i + CLOSE.len());
-                let failure = Failure::parse(format!("expected {} or {CLOSE}", tags.invoke), p, None);
-                cx.fail(tags.format, p..markup_end, failure);
-                return Ok(markup_end);
-            }
-        }
+    let mut closes = TextSeek::new(cx.text, range.end, &tags.recover[0]);
+    blocks(cx, range, tags, |cx, at, end| {
+        invoke(cx, tags, at, end, &mut closes)
     })
 }
 
