@@ -184,19 +184,23 @@ def _json_type(value: Any) -> str:
 
 def kimi_k3(case: Case, k: int) -> str | None:
     # Kimi K3's XTML tools channel (vLLM's parser docstring): each argument with its JSON type,
-    # strings as written; the response channel around the reply on some cases.
-    names = [c["name"] for c in case["calls"]] + [k for c in case["calls"] for k in c["arguments"]]
-    if not _typed_as_written(case) or any('"' in n or "&" in n for n in names):
+    # strings as written, attribute values escaped (`&`, `"`); the response channel around the
+    # reply on some cases.
+    if not _typed_as_written(case):
         return None
+
+    def attr(value: str) -> str:
+        return value.replace("&", "&amp;").replace('"', "&quot;")
+
     nl = "\n" if k % 2 else ""
     calls = []
     for n, call in enumerate(case["calls"]):
         args = "".join(
-            f'{nl}<|open|>argument key="{key}" type="{_json_type(value)}"<|sep|>'
+            f'{nl}<|open|>argument key="{attr(key)}" type="{_json_type(value)}"<|sep|>'
             f"{_text(value)}<|close|>argument<|sep|>"
             for key, value in call["arguments"].items()
         )
-        head = f'<|open|>call tool="{call["name"]}" index="{n + 1}"<|sep|>'
+        head = f'<|open|>call tool="{attr(call["name"])}" index="{n + 1}"<|sep|>'
         calls.append(f"{nl}{head}{args}{nl}<|close|>call<|sep|>")
     text = "<|open|>tools<|sep|>" + "".join(calls) + nl + "<|close|>tools<|sep|>"
     if k % 5 == 0:

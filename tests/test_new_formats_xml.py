@@ -255,6 +255,11 @@ def test_kimi_k3_calls_in_the_tools_channel() -> None:
     text = f'<|open|>tools<|sep|><|open|>call tool="f"<|sep|>{args}<|close|>call<|sep|>'
     [got] = toolwire.parse_text(text, tools=tools).calls
     assert got.arguments == {"s": "42", "n": 7}
+    # Attribute values are escaped by the template and read back unescaped.
+    args = '<|open|>argument key="say &quot;hi&quot; &amp; go" type="integer"<|sep|>1'
+    text = f'<|open|>tools<|sep|><|open|>call tool="a&amp;b"<|sep|>{args}<|close|>argument<|sep|>'
+    [got] = toolwire.parse_text(text).calls
+    assert (got.name, got.arguments) == ("a&b", {'say "hi" & go': 1})
     # A call without a tool name fails alone, keeping its text.
     text = "<|open|>tools<|sep|><|open|>call<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
     [bad] = toolwire.parse_text(text).calls

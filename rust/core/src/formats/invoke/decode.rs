@@ -92,13 +92,14 @@ where
     };
     let attrs_at = at + tags.invoke.len();
     let named = tag_rest(text, attrs_at, end)
-        .and_then(|(attrs, body)| Some((attribute(attrs, tags.attrs.tool)?.trim(), body)))
+        .and_then(|(attrs, body)| Some((tags.attrs.value(attrs, tags.attrs.tool)?, body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
         let detail = format!("expected {} {}=\"…\">", tags.invoke, tags.attrs.tool);
         let failure = Failure::parse(detail, at, None);
         return Ok(fail(cx, at, failure));
     };
+    let name = &*name;
     let mut pos = skip_ws(text, body, end);
     // A JSON object for a body.
     if text[pos..end].starts_with('{') {
@@ -134,7 +135,7 @@ where
         let rest = &text[pos..end];
         if rest.starts_with(tags.parameter) {
             let key = tag_rest(text, pos + tags.parameter.len(), end).and_then(|(attrs, v)| {
-                let key = attribute(attrs, tags.attrs.key)?.trim();
+                let key = tags.attrs.value(attrs, tags.attrs.key)?;
                 let string = attribute(attrs, tags.attrs.text.0).map(str::trim);
                 (!key.is_empty()).then_some((key, string, v))
             });
@@ -146,6 +147,7 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
+            let key = &*key;
             let Some(close) = parameter_closes.find(value_start) else {
                 let detail = format!(
                     "unterminated parameter {key:?}: no {}",

@@ -35,6 +35,7 @@ static TAGS: Tags = Tags {
         tool: "tool",
         key: "key",
         text: ("type", "string"),
+        escaped: true,
     },
 };
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::super::cursor::TextSeek;
 use super::super::cx::{Cx, Failure};
 use super::super::invoke::decode::blocks;
-use super::super::invoke::{attribute, tag_rest, Tags};
+use super::super::invoke::{tag_rest, Tags};
 use super::super::schema::Types;
 use super::NS;
 use crate::json::{JsonBuilder, JsonStr, JsonView};
@@ -70,13 +70,14 @@ where
         None => (end, end),
     };
     let named = tag_rest(text, at + tags.invoke.len(), body_end)
-        .and_then(|(attrs, body)| Some((attribute(attrs, tags.attrs.tool)?.trim(), body)))
+        .and_then(|(attrs, body)| Some((tags.attrs.value(attrs, tags.attrs.tool)?, body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
         let failure = Failure::parse(format!("expected {} name=\"…\">", tags.invoke), at, None);
         cx.fail(tags.format, at..markup_end, failure);
         return Ok(markup_end);
     };
+    let name = &*name;
     let root = match elements(&text[body..body_end]) {
         Ok(root) => root,
         Err(detail) => {
