@@ -77,6 +77,91 @@ def dots(case: Case, k: int) -> str | None:
     return _invokes(case, k, "", ("<dots_function_call>", "</dots_function_call>"))
 
 
+_M3 = "]<]minimax[>["
+
+
+def _reads_as_text(value: str) -> bool:
+    """Whether an untyped XML-style value reads back as this string (not JSON, nor a Python
+    word)."""
+    if value in ("True", "False", "None"):
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _m3_elements(value: Any, typed: bool) -> str | None:
+    """A MiniMax-M3 element's body: objects as elements, lists as `<item>`s, the rest as text
+    (`typed`: the schema types it, so a string may look like JSON)."""
+    if isinstance(value, dict):
+        if not value or list(value) == ["item"]:
+            return None
+        parts = []
+        for key, item in value.items():
+            body = _m3_elements(item, False)
+            if body is None or not key.isidentifier():
+                return None
+            parts.append(f"{_M3}<{key}>{body}{_M3}</{key}>")
+        return "".join(parts)
+    if isinstance(value, list):
+        items = [_m3_elements(item, False) for item in value]
+        if not items or None in items:
+            return None
+        return "".join(f"{_M3}<item>{body}{_M3}</item>" for body in items)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if _M3 in value or value != value.strip() or not (typed or _reads_as_text(value)):
+            return None
+        return value
+    return json.dumps(value)
+
+
+def minimax_m3(case: Case, k: int) -> str | None:
+    """MiniMax-M3: every tag behind the namespace token, arguments as elements named by key."""
+    if not _typed_as_written(case):
+        return None
+    tools = {t["name"]: t.get("parameters", {}).get("properties", {}) for t in case["tools"]}
+    nl = "\n" if k % 2 else ""
+    invokes = []
+    for call in case["calls"]:
+        properties = tools.get(call["name"], {})
+        params = []
+        for key, value in call["arguments"].items():
+            typed = properties.get(key, {}).get("type") == "string"
+            body = _m3_elements(value, typed)
+            if body is None or not key.isidentifier():
+                return None
+            params.append(f"{_M3}<{key}>{body}{_M3}</{key}>")
+        invokes.append(f'{_M3}<invoke name="{call["name"]}">{"".join(params)}{_M3}</invoke>{nl}')
+    block = f"{_M3}<tool_call>\n{''.join(invokes)}{_M3}</tool_call>"
+    if k % 5 == 0:
+        block = "I will look that up.\n" + block
+    if k % 7 == 0:
+        block = "<think>The user wants a tool.</think>" + block
+    return block
+
+
+def solar_open2(case: Case, k: int) -> str | None:
+    """Solar Open 2: one call per start token, its name on that line, token-delimited pairs."""
+    if not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        args = "".join(
+            f"<|tool_arg:start|>{key}<|tool_arg:value|>{_text(value)}<|tool_arg:end|>\n"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"<|tool_call:start|>{call['name']}\n{args}<|tool_call:end|>{nl}")
+    text = "".join(calls)
+    if k % 5 == 0:
+        text = "Let me check.\n" + text
+    return text
+
+
 def muse_glimmer(case: Case, k: int) -> str | None:
     return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
 
@@ -99,19 +184,23 @@ def _json_type(value: Any) -> str:
 
 def kimi_k3(case: Case, k: int) -> str | None:
     # Kimi K3's XTML tools channel (vLLM's parser docstring): each argument with its JSON type,
-    # strings as written; the response channel around the reply on some cases.
-    names = [c["name"] for c in case["calls"]] + [k for c in case["calls"] for k in c["arguments"]]
-    if not _typed_as_written(case) or any('"' in n or "&" in n for n in names):
+    # strings as written, attribute values escaped (`&`, `"`); the response channel around the
+    # reply on some cases.
+    if not _typed_as_written(case):
         return None
+
+    def attr(value: str) -> str:
+        return value.replace("&", "&amp;").replace('"', "&quot;")
+
     nl = "\n" if k % 2 else ""
     calls = []
     for n, call in enumerate(case["calls"]):
         args = "".join(
-            f'{nl}<|open|>argument key="{key}" type="{_json_type(value)}"<|sep|>'
+            f'{nl}<|open|>argument key="{attr(key)}" type="{_json_type(value)}"<|sep|>'
             f"{_text(value)}<|close|>argument<|sep|>"
             for key, value in call["arguments"].items()
         )
-        head = f'<|open|>call tool="{call["name"]}" index="{n + 1}"<|sep|>'
+        head = f'<|open|>call tool="{attr(call["name"])}" index="{n + 1}"<|sep|>'
         calls.append(f"{nl}{head}{args}{nl}<|close|>call<|sep|>")
     text = "<|open|>tools<|sep|>" + "".join(calls) + nl + "<|close|>tools<|sep|>"
     if k % 5 == 0:
@@ -420,6 +509,7 @@ def gigachat3(case: Case, k: int) -> str:
 
 RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
+    "minimax_m3": minimax_m3,
     "deepseek_dsml": deepseek_dsml,
     "lfm2": lfm2,
     "jamba": jamba,
@@ -439,6 +529,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "function_gemma": function_gemma,
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
+    "solar_open2": solar_open2,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

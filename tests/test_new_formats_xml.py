@@ -24,6 +24,8 @@ PEER_FORMATS = {
     "hy_v4": "hy_v4",
     "kimi_k3": "kimi_k3",
     "inkling": "inkling",
+    "minimax_m3": "minimax_m3",
+    "solar_open2": "solar_open2",
 }
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
@@ -42,10 +44,28 @@ DIFFERENCES = {
     # vLLM's HY v4 parser keeps it as text.
     "TestArgumentValueTypes.test_unknown_tool_keeps_values_as_text": "untyped value",
     "TestArgumentValueTypes.test_no_tools_declared": "untyped value",
+    # MiniMax-M3: `018956` is not a JSON number, so it stays text (vLLM: 18956 by the schema);
+    # missing closing tags at the end of the text keep the call (SGLang: content).
+    "test_non_streaming_nested_tool_call": "number text kept",
+    "TestMinimaxM3Malformed.test_truncated_no_closing_tags": "missing closing tags at the end",
+    # Solar Open 2 (tests/conformance/deviations.json says why for each).
+    "TestExtractToolCalls.test_multiple_arguments_without_schema": "untyped value",
+    "TestExtractToolCalls.test_json_like_value_in_arg": "untyped value",
+    "TestTypeCoercion.test_unknown_function_falls_back_to_string": "untyped value",
+    "TestTypeCoercion.test_unknown_param_falls_back_to_string": "untyped value",
+    "TestExtractToolCalls.test_unterminated_block_returns_raw_output": "missing end at the end",
+    "TestExtractToolCalls.test_repeated_argument_name_keeps_first_value": "last key wins",
+    "TestTypeCoercion.test_boolean[1-True]": "typed as written",
+    "TestTypeCoercion.test_boolean[0-False]": "typed as written",
+    "TestTypeCoercion.test_literal_null_becomes_none_for_non_string_param": "typed as written",
 }
 
-# llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above).
-CONTENT_DIFFERENCES = {"seed_oss"}
+# llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above). vLLM's
+# Solar Open 2 parser drops the text after the last call; toolwire keeps it.
+CONTENT_DIFFERENCES = {
+    "seed_oss",
+    "TestExtractToolCalls.test_text_after_last_tool_call_is_not_content",
+}
 
 
 def peer_cases() -> list[dict[str, Any]]:
@@ -100,7 +120,7 @@ def test_peer_cases(case: dict[str, Any]) -> None:
     assert len(valid) == len(expected), parsed.calls
     for e, c in zip(expected, valid, strict=True):
         assert matches(e, c, case["match"]), (e, c)
-    if case["content"] is not None and case["format"] not in CONTENT_DIFFERENCES:
+    if case["content"] is not None and not {case["format"], case["test"]} & CONTENT_DIFFERENCES:
         content = (parsed.content or "").removesuffix("</s>").strip()
         assert content == case["content"].strip()
 
@@ -122,7 +142,7 @@ def test_peer_names_are_aliases(alias: str, name: str) -> None:
 
 NEW = (
     *("seed_oss", "gigachat3", "gigachat35", "longcat", "dots", "muse_glimmer", "step3"),
-    *("hy_v4", "kimi_k3", "inkling"),
+    *("hy_v4", "kimi_k3", "inkling", "minimax_m3", "solar_open2"),
 )
 
 
@@ -236,6 +256,11 @@ def test_kimi_k3_calls_in_the_tools_channel() -> None:
     text = f'<|open|>tools<|sep|><|open|>call tool="f"<|sep|>{args}<|close|>call<|sep|>'
     [got] = toolwire.parse_text(text, tools=tools).calls
     assert got.arguments == {"s": "42", "n": 7}
+    # Attribute values are escaped by the template and read back unescaped.
+    args = '<|open|>argument key="say &quot;hi&quot; &amp; go" type="integer"<|sep|>1'
+    text = f'<|open|>tools<|sep|><|open|>call tool="a&amp;b"<|sep|>{args}<|close|>argument<|sep|>'
+    [got] = toolwire.parse_text(text).calls
+    assert (got.name, got.arguments) == ("a&b", {'say "hi" & go': 1})
     # A call without a tool name fails alone, keeping its text.
     text = "<|open|>tools<|sep|><|open|>call<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
     [bad] = toolwire.parse_text(text).calls
@@ -354,3 +379,73 @@ def test_markers_in_code_spans_are_prose() -> None:
     )
     for marker in markers:
         assert toolwire.extract(f"Write `{marker}` to call a tool.") == []
+
+
+M3 = "]<]minimax[>["
+
+
+def test_minimax_m3_marker_is_found_at_its_first_angle_bracket() -> None:
+    # The marker begins with `]`, not a stop byte: text mode and sniffing find it at its `<`,
+    # looking back over the `]`, in any chunks; the `<tool_call>` inside it is no Hermes call.
+    call = f'{M3}<tool_call>\n{M3}<invoke name="f">{M3}<a>1{M3}</a>{M3}</invoke>\n{M3}</tool_call>'
+    rng = random.Random(3)
+    for prose in ("", "See [x] and ] < here.\n", "a]", "]]"):
+        text = prose + call + " done]"
+        parsed = toolwire.parse_text(text)
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})], text
+        assert parsed.content == prose + " done]"
+        assert [c.name for c in toolwire.extract(text)] == ["f"]
+        for chunks in (list(text), [text[: len(prose) + 1], text[len(prose) + 1 :]]):
+            check = toolwire.StreamParser()
+            events = [e for chunk in chunks for e in check.feed(chunk)] + check.finish()
+            content = "".join(e.text for e in events if e.kind == "text_delta")
+            assert content == parsed.content, chunks
+            assert [e.call.name for e in events if e.kind == "tool_call_end"] == ["f"]
+        size = rng.randint(1, 7)
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        stream = toolwire.StreamParser(formats=["minimax_m3"])
+        events = [e for piece in pieces for e in stream.feed(piece)] + stream.finish()
+        assert [e.call.arguments for e in events if e.kind == "tool_call_end"] == [{"a": 1}]
+    # A `]` that ends a chunk is held only until the next one shows it is prose; the end of
+    # the text releases it (SGLang's `[SILENCE]` case).
+    stream = toolwire.StreamParser()
+    events = stream.feed("[SIL") + stream.feed("ENCE]")
+    assert "".join(e.text for e in events if e.kind == "text_delta") == "[SILENCE"
+    assert [e.text for e in stream.finish() if e.kind == "text_delta"] == ["]"]
+    # In a code span, or cut short, it is prose.
+    for text in (f"Write `{M3}<tool_call>` first.", f"plain {M3}<tool_ca"):
+        assert toolwire.extract(text) == []
+        assert toolwire.parse_text(text).content == text
+
+
+def test_minimax_m3_elements_and_lenient_closing() -> None:
+    tools = [
+        {
+            "name": "g",
+            "parameters": {"properties": {"n": {"type": "string"}, "k": {"type": "integer"}}},
+        }
+    ]
+    body = (
+        f"{M3}<n>007{M3}</n>{M3}<k>7{M3}</k>{M3}<o>{M3}<x>1{M3}</x>{M3}<x>2{M3}</x>{M3}</o>"
+        f"{M3}<l>{M3}<item>true{M3}</item>{M3}</l>{M3}<w>a{M3}</wrong>{M3}<e>{M3}</e>"
+    )
+    text = f'{M3}<tool_call>{M3}<invoke name="g">{body}{M3}</invoke>{M3}</tool_call>'
+    [call] = toolwire.parse_text(text, tools=tools).calls
+    assert call.arguments == {
+        "n": "007",
+        "k": 7,
+        "o": {"x": [1, 2]},
+        "l": [True],
+        "w": "a",
+        "e": "",
+    }
+    # An invoke without a name fails alone; the next one is read.
+    invokes = f'{M3}<invoke>{M3}</invoke>{M3}<invoke name="h">{M3}</invoke>'
+    broken = f"{M3}<tool_call>{invokes}{M3}</tool_call>"
+    bad, good = toolwire.parse_text(broken).calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert (good.name, good.arguments) == ("h", {})
+    # Nesting beyond 64 levels is a failed call, not a crash.
+    deep = "".join(f"{M3}<a>" for _ in range(200))
+    [bad] = toolwire.parse_text(f'{M3}<tool_call>{M3}<invoke name="d">{deep}').calls
+    assert isinstance(bad, toolwire.InvalidToolCall)

@@ -27,6 +27,7 @@ FormatName: TypeAlias = Literal[
     "muse_glimmer",
     "step3",
     "minimax_m2",
+    "minimax_m3",
     "deepseek_dsml",
     "lfm2",
     "jamba",
@@ -44,6 +45,7 @@ FormatName: TypeAlias = Literal[
     "function_gemma",
     "gemma4",
     "functionary_v3_2",
+    "solar_open2",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.

@@ -79,6 +79,9 @@ macro_rules! for_each_group {
             minimax_m2 MinimaxM2 [
                 MinimaxM2 "minimax_m2" ["minimax_m2_5"],
             ]
+            minimax_m3 MinimaxM3 [
+                MinimaxM3 "minimax_m3" [],
+            ]
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" [
                     "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
@@ -109,6 +112,9 @@ macro_rules! for_each_group {
             ]
             functionary Functionary [
                 FunctionaryV32 "functionary_v3_2" [],
+            ]
+            solar_open2 SolarOpen2 [
+                SolarOpen2 "solar_open2" [],
             ]
         }
     };

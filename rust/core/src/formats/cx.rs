@@ -82,9 +82,21 @@ where
             (Some(types), _) => types,
             (None, schema) => schema.unwrap_or_default(),
         };
-        let value = typed_value(self.builder, raw, types, self.options.json)?;
+        let value = self.typed(raw, types)?;
         self.builder
             .object_insert(arguments, JsonStr::from_utf8(key), value)
+    }
+
+    /// The schema types of parameter `key` of tool `name` (empty without `tools=`).
+    pub fn param_types(&self, name: &str, key: &str) -> Types {
+        self.options
+            .tools
+            .map_or(Types::default(), |tools| tools.types(name, key))
+    }
+
+    /// A raw-text value typed by `types` ([`typed_value`]).
+    pub fn typed(&mut self, raw: &str, types: Types) -> Result<B::Value, B::Error> {
+        typed_value(self.builder, raw, types, self.options.json)
     }
 
     /// Text outside call markup: content, or reasoning inside a think span.

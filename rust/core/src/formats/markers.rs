@@ -169,10 +169,31 @@ const fn build() -> [Entry; COUNT] {
 pub(crate) static TABLE: [Entry; COUNT] = build();
 
 /// Whether a start marker is only looked for at the start of a message (after think spans and
-/// whitespace): one that does not begin with a stop byte (`<`, `[`), such as `functools[`.
-/// Text mode never stops inside prose for it, so marker-free text is not slowed down.
+/// whitespace): one that does not begin with a stop byte (`<`, `[`) and holds no `<` after a
+/// lead ([`lead_len`]), such as `functools[`. Text mode never stops inside prose for it, so
+/// marker-free text is not slowed down.
 pub(crate) const fn is_anchored(text: &str) -> bool {
-    !matches!(text.as_bytes()[0], b'<' | b'[')
+    !matches!(text.as_bytes()[0], b'<' | b'[') && lead_len(text) == 0
+}
+
+/// The most bytes a marker may have before its first `<` ([`lead_len`]).
+const LEAD_MAX: usize = 4;
+
+/// The bytes before a marker's first `<`, when it begins with another byte, no stop byte among
+/// them (MiniMax-M3's namespace token: `]<]minimax[>[<tool_call>` has a lead of one byte, `]`).
+/// Text mode and sniffing stop at the `<`, as for any marker, and look back over the lead: such
+/// a marker is found anywhere in prose at no cost to text without `<`. 0 for the others.
+pub(crate) const fn lead_len(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() && i <= LEAD_MAX {
+        match b[i] {
+            b'<' => return i,
+            b'[' | b'\n' | b'`' => return 0,
+            _ => i += 1,
+        }
+    }
+    0
 }
 
 /// The entries of the message-start markers ([`is_anchored`]).
@@ -189,6 +210,115 @@ const fn anchored() -> Mask {
         i += 1;
     }
     mask
+}
+
+/// The entries of the markers with a lead ([`lead_len`]).
+pub(crate) const LEADS: Mask = leads();
+
+const fn leads() -> Mask {
+    let table = build();
+    let mut mask = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if lead_len(table[i].text) > 0 {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+}
+
+/// For each byte value, whether some lead ends with it (the byte before a `<` worth a look back).
+static LEAD_LAST: [bool; 256] = {
+    let table = build();
+    let mut last = [false; 256];
+    let mut i = 0;
+    while i < COUNT {
+        let lead = lead_len(table[i].text);
+        if lead > 0 {
+            last[table[i].text.as_bytes()[lead - 1] as usize] = true;
+        }
+        i += 1;
+    }
+    last
+};
+
+/// Where a marker that may hold the `<` at `at` would begin: before it, the lead of a marker
+/// with one, when `bytes[floor..at]` ends with it; else `at`. Whatever the formats asked for
+/// (one table look per `<`); [`match_from`] then decides.
+#[inline]
+pub(crate) fn lead_start(bytes: &[u8], at: usize, floor: usize) -> usize {
+    if at == floor || bytes[at] != b'<' || !LEAD_LAST[bytes[at - 1] as usize] {
+        return at;
+    }
+    let mut leads = LEADS;
+    while leads != 0 {
+        let i = leads.trailing_zeros() as usize;
+        let lead = &TABLE[i].text.as_bytes()[..lead_len(TABLE[i].text)];
+        if at - floor >= lead.len() && bytes[..at].ends_with(lead) {
+            return at - lead.len();
+        }
+        leads &= leads - 1;
+    }
+    at
+}
+
+/// The marker of `mask` that starts at `from` (a [`lead_start`] of the stop at `at`), or at
+/// `at`: where it starts, and what was found there. A marker with a lead is tried first; when
+/// none completes there, the markers at the stop itself are.
+pub(crate) fn match_from(bytes: &[u8], from: usize, at: usize, mask: Mask) -> (usize, Match) {
+    if from < at {
+        match match_at(&bytes[from..], mask & LEADS) {
+            Match::None => {}
+            found => return (from, found),
+        }
+    }
+    (at, match_at(&bytes[at..], mask))
+}
+
+/// For each byte value, whether it occurs in some lead (a chunk ending with it may end inside
+/// one).
+static IN_LEAD: [bool; 256] = {
+    let table = build();
+    let mut in_lead = [false; 256];
+    let mut i = 0;
+    while i < COUNT {
+        let mut k = 0;
+        while k < lead_len(table[i].text) {
+            in_lead[table[i].text.as_bytes()[k] as usize] = true;
+            k += 1;
+        }
+        i += 1;
+    }
+    in_lead
+};
+
+/// How many bytes at the end of `bytes` may begin a marker of `mask` with a lead (a chunk that
+/// ends with `]` may be followed by `<]minimax[>[`): text mode holds them for the next chunk.
+/// One table look for a chunk that does not end with a lead's byte.
+#[inline]
+pub(crate) fn lead_tail(bytes: &[u8], mask: Mask) -> usize {
+    match bytes.last() {
+        Some(&last) if IN_LEAD[last as usize] && mask & LEADS != 0 => held_lead(bytes, mask),
+        _ => 0,
+    }
+}
+
+#[inline(never)]
+fn held_lead(bytes: &[u8], mask: Mask) -> usize {
+    let mut leads = LEADS & mask;
+    while leads != 0 {
+        let i = leads.trailing_zeros() as usize;
+        let lead = &TABLE[i].text.as_bytes()[..lead_len(TABLE[i].text)];
+        if let Some(held) = (1..=lead.len().min(bytes.len()))
+            .rev()
+            .find(|&n| bytes.ends_with(&lead[..n]))
+        {
+            return held;
+        }
+        leads &= leads - 1;
+    }
+    0
 }
 
 /// The entries of the message-start markers that also open at any line start
@@ -457,8 +587,25 @@ mod tests {
             // hides one. (A message-start marker is matched at the message's first byte only.)
             let anchored = ANCHORED & 1 << i != 0;
             assert!(anchored || LINE_ANCHORED & 1 << i == 0, "{}", a.text);
-            assert_eq!(anchored, !a.text.starts_with(['<', '[']), "{}", a.text);
-            assert!(anchored || !a.text[1..].contains(['<', '[']), "{}", a.text);
+            // A marker with a lead is found at its first `<`, looking back over the lead, and
+            // matched whole from there before the markers that may begin inside it.
+            let lead = lead_len(a.text);
+            assert_eq!(
+                anchored,
+                !a.text.starts_with(['<', '[']) && lead == 0,
+                "{}",
+                a.text
+            );
+            assert!(
+                anchored || lead > 0 || !a.text[1..].contains(['<', '[']),
+                "{}",
+                a.text
+            );
+            assert!(
+                !a.text[..lead].contains(['<', '[', '`', '\n']),
+                "{}",
+                a.text
+            );
             for (j, b) in TABLE.iter().enumerate() {
                 assert!(
                     i == j || !b.text.starts_with(a.text),
@@ -485,5 +632,31 @@ mod tests {
         assert_eq!(match_at(b"<tool_cake>", all), Match::None);
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
         assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
+    }
+
+    #[test]
+    fn a_marker_with_a_lead_is_found_at_its_first_angle_bracket() {
+        let m3 = "]<]minimax[>[<tool_call>";
+        assert_eq!(lead_len(m3), 1);
+        assert!(!is_anchored(m3) && is_anchored("functools[") && lead_len("<tool_call>") == 0);
+        let text = format!("a ]]{m3}x");
+        let bytes = text.as_bytes();
+        let stop = text.find("<]").unwrap();
+        // The lead is looked back over only within the text not yet released (`floor`).
+        assert_eq!(lead_start(bytes, stop, 0), stop - 1);
+        assert_eq!(lead_start(bytes, stop, stop), stop);
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX);
+        assert_eq!(at, stop - 1);
+        assert!(matches!(found, Match::Found(i) if TABLE[i].text == m3));
+        // Without its format, the markers at the stop itself are tried (none here).
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX & !LEADS);
+        assert_eq!((at, found), (stop, Match::None));
+        // `]<tool_call>`: the `]` leads nothing, the `<tool_call>` is found.
+        let (at, found) = match_from(b"]<tool_call>", 0, 1, Mask::MAX);
+        assert!(at == 1 && matches!(found, Match::Found(i) if TABLE[i].text == "<tool_call>"));
+        // A chunk ending with the lead holds it; one ending otherwise holds nothing.
+        assert_eq!(lead_tail(b"text ]", Mask::MAX), 1);
+        assert_eq!(lead_tail(b"text ]", Mask::MAX & !LEADS), 0);
+        assert_eq!(lead_tail(b"text", Mask::MAX), 0);
     }
 }

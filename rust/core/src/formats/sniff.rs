@@ -5,7 +5,9 @@
 
 use std::ops::Range;
 
-use super::markers::{match_at, starts_of, Mask, Match, Role, ANCHORED, LINE_ANCHORED, TABLE};
+use super::markers::{
+    lead_start, match_at, match_from, starts_of, Mask, Match, Role, ANCHORED, LINE_ANCHORED, TABLE,
+};
 use super::{bare_group, implied_group, FormatSet, Group};
 use crate::scan::find::{find_any3, find_either};
 use crate::scan::think::{message_start, start_after};
@@ -48,15 +50,18 @@ pub fn sniff(
         }
         let mut pos = 0;
         while live != 0 {
-            let Some(at) = next_marker_byte(bytes, pos, live) else {
+            let Some(stop) = next_marker_byte(bytes, pos, live) else {
                 break;
             };
-            pos = at + 1;
-            if let Match::Found(entry) = match_at(&bytes[at..], live) {
+            pos = stop + 1;
+            let from = lead_start(bytes, stop, 0);
+            if let (at, Match::Found(entry)) = match_from(bytes, from, stop, live) {
                 if let Role::Start { group, .. } = TABLE[entry].role {
                     found.push((at, group));
                     live &= !group_mask(group);
                 }
+                // Markers inside this one (`<tool_call>` in MiniMax-M3's) are part of it.
+                pos = at + TABLE[entry].text.len();
             }
         }
     }
@@ -76,7 +81,8 @@ pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
     let bytes = text.as_bytes();
     let mut pos = 0;
     while let Some(at) = next_marker_byte(bytes, pos, starts) {
-        if matches!(match_at(&bytes[at..], starts), Match::Found(_)) {
+        let from = lead_start(bytes, at, 0);
+        if matches!(match_from(bytes, from, at, starts), (_, Match::Found(_))) {
             return true;
         }
         pos = at + 1;

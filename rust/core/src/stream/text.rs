@@ -141,15 +141,27 @@ impl Text {
                     && cx.starts & markers::ANCHORED != 0
                     && !matches!(b, b'{' | b'[' | b' ' | b'\t');
                 if stop || anchored {
-                    cx.shared.text_out(&input[run_start..i], cx.out);
-                    run_start = i;
+                    // A marker may begin a few bytes before its `<` (`markers::lead_len`).
+                    let from = if stop {
+                        markers::lead_start(bytes, i, run_start)
+                    } else {
+                        i
+                    };
+                    cx.shared.text_out(&input[run_start..from], cx.out);
+                    run_start = from;
                     // After the prose before it is released: its code spans count.
                     let mask = if stop {
                         cx.marker_mask()
                     } else {
                         cx.starts & markers::ANCHORED
                     };
-                    match match_at(&bytes[i..], mask) {
+                    let (at, found) = markers::match_from(bytes, from, i, mask);
+                    if at > from {
+                        cx.shared.text_out(&input[from..at], cx.out);
+                        run_start = at;
+                    }
+                    i = at;
+                    match found {
                         Match::Found(entry) => {
                             let held = &input[i..i + TABLE[entry].text.len()];
                             if let Some(mode) =
@@ -210,6 +222,20 @@ impl Text {
             }
             i += 1;
         }
+        // A chunk that ends with the lead of a marker (`]`) holds it for the next one.
+        let tail = markers::lead_tail(&bytes[run_start..], cx.starts);
+        if tail > 0 {
+            let at = bytes.len() - tail;
+            cx.shared.text_out(&input[run_start..at], cx.out);
+            run_start = at;
+            let mask = cx.marker_mask();
+            if markers::lead_tail(&bytes[at..], mask) == tail {
+                self.candidate = Some(Candidate::Marker(mask));
+                self.pending.clear();
+                self.pending.push_str(&input[at..]);
+                return Ok(Next::Stay(input.len()));
+            }
+        }
         cx.shared.text_out(&input[run_start..], cx.out);
         Ok(Next::Stay(input.len()))
     }
@@ -222,6 +248,7 @@ impl Text {
             && !cx.shared.prose.at_line_start
             && !cx.whole_eligible()
             && cx.next_stop(input.as_bytes()).is_none()
+            && markers::lead_tail(input.as_bytes(), cx.starts) == 0
     }
 
     /// Steps a new candidate through `rest` (the input from its first byte).

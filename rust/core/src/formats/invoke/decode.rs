@@ -17,10 +17,28 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let text = cx.text;
-    let end = range.end;
+    let (text, end) = (cx.text, range.end);
     let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
     let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
+    blocks(cx, range, tags, |cx, at, end| {
+        let mut seeks = (&mut invoke_closes, &mut parameter_closes);
+        invoke(cx, tags, at, end, &mut seeks)
+    })
+}
+
+/// The blocks of invokes in `range` (between `tags`' wrappers), each invoke read by `read`
+/// (from its tag at `at`; it returns where its markup ends).
+pub(crate) fn blocks<B>(
+    cx: &mut Cx<'_, '_, B>,
+    range: Range<usize>,
+    tags: &'static Tags,
+    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize) -> Result<usize, B::Error>,
+) -> Result<(), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let (text, end) = (cx.text, range.end);
     cx.markup_in_prose(range, &tags.open_markers, |cx, marker| {
         let close = tags.closes[marker.pattern].text;
         let mut p = marker.end;
@@ -28,8 +46,7 @@ where
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
-                let mut seeks = (&mut invoke_closes, &mut parameter_closes);
-                p = invoke(cx, tags, p, end, &mut seeks)?;
+                p = read(cx, p, end)?;
             } else if rest.starts_with(close) {
                 break p + close.len();
             } else if rest.is_empty() {
@@ -78,13 +95,14 @@ where
     };
     let attrs_at = at + tags.invoke.len();
     let named = tag_rest(text, attrs_at, end)
-        .and_then(|(attrs, body)| Some((attribute(attrs, tags.attrs.tool)?.trim(), body)))
+        .and_then(|(attrs, body)| Some((tags.attrs.value(attrs, tags.attrs.tool)?, body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
         let detail = format!("expected {} {}=\"…\">", tags.invoke, tags.attrs.tool);
         let failure = Failure::parse(detail, at, None);
         return Ok(fail(cx, at, failure));
     };
+    let name = &*name;
     let mut pos = skip_ws(text, body, end);
     // A JSON object for a body.
     if text[pos..end].starts_with('{') {
@@ -120,7 +138,7 @@ where
         let rest = &text[pos..end];
         if rest.starts_with(tags.parameter) {
             let key = tag_rest(text, pos + tags.parameter.len(), end).and_then(|(attrs, v)| {
-                let key = attribute(attrs, tags.attrs.key)?.trim();
+                let key = tags.attrs.value(attrs, tags.attrs.key)?;
                 let string = attribute(attrs, tags.attrs.text.0).map(str::trim);
                 (!key.is_empty()).then_some((key, string, v))
             });
@@ -132,6 +150,7 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
+            let key = &*key;
             let Some(close) = parameter_closes.find(value_start) else {
                 let detail = format!(
                     "unterminated parameter {key:?}: no {}",

@@ -3,7 +3,7 @@
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
-use super::{attribute, Tags};
+use super::Tags;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_byte;
 
@@ -121,10 +121,10 @@ impl Machine for InvokeBlock {
                             return Verdict::More;
                         }
                     };
-                    match attribute(&buf[attrs..gt], t.attrs.tool).map(str::trim) {
+                    match t.attrs.value(&buf[attrs..gt], t.attrs.tool) {
                         Some(name) if !name.is_empty() => {
                             let item = self.invokes - 1;
-                            self.records.push(named(name, None, true, item));
+                            self.records.push(named(&name, None, true, item));
                             self.state = State::Body(gt + 1);
                         }
                         _ => self.state = State::SeekInvokeEnd(attrs),
@@ -143,6 +143,9 @@ impl Machine for InvokeBlock {
                         }
                         self.json = Some(JsonValue::new(q, self.open.json, false));
                         self.state = State::Json;
+                    } else if t.parameter.is_empty() {
+                        // A body of the shape's own elements (MiniMax-M3): read when it ends.
+                        self.state = State::SeekInvokeEnd(q);
                     } else {
                         self.state = State::Params(q);
                     }

@@ -10,6 +10,8 @@
 pub(crate) mod decode;
 pub(crate) mod machine;
 
+use std::borrow::Cow;
+
 use super::cursor::Markers;
 use super::grammar::Start;
 use crate::protocol::{Format, FormatSet};
@@ -26,6 +28,8 @@ pub(crate) struct Tags {
     /// The start of an invoke tag, before its attributes (`<invoke`).
     pub invoke: &'static str,
     pub invoke_close: Needle,
+    /// The start of a parameter tag (`<parameter`); empty when the body is not parameters
+    /// (MiniMax-M3's elements, read by its own decoder): the invoke then runs to its close.
     pub parameter: &'static str,
     pub parameter_close: Needle,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
@@ -45,6 +49,67 @@ pub(crate) struct Attrs {
     /// The attribute and value that mark a parameter value as text (`string="true"`); another
     /// value of that attribute leaves the value to the schema (JSON without one).
     pub text: (&'static str, &'static str),
+    /// The template escapes attribute values as XML does (Kimi K3: `&quot;`, `&amp;`): names
+    /// and keys are read back unescaped.
+    pub escaped: bool,
+}
+
+impl Attrs {
+    /// The value of `key` among a tag's `attributes`, trimmed, unescaped when the shape's
+    /// values are ([`Attrs::escaped`]).
+    pub fn value<'t>(&self, attributes: &'t str, key: &str) -> Option<Cow<'t, str>> {
+        let value = attribute(attributes, key)?.trim();
+        Some(if self.escaped {
+            unescape(value)
+        } else {
+            Cow::Borrowed(value)
+        })
+    }
+}
+
+/// `text` with its XML character references read: the five named entities and numeric ones
+/// (`&#34;`, `&#x22;`). A `&` that begins none stays as written.
+pub(crate) fn unescape(text: &str) -> Cow<'_, str> {
+    if !text.contains('&') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let entity = rest[1..]
+            .find(';')
+            .filter(|&n| n <= 8)
+            .map(|n| &rest[1..n + 1]);
+        let decoded = entity.and_then(|name| match name {
+            "quot" => Some('"'),
+            "amp" => Some('&'),
+            "apos" => Some('\''),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            _ => {
+                let number = name.strip_prefix('#')?;
+                let code = match number.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                    None => number.parse().ok()?,
+                };
+                char::from_u32(code)
+            }
+        });
+        match (entity, decoded) {
+            (Some(name), Some(c)) => {
+                out.push(c);
+                rest = &rest[name.len() + 2..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// The XML shapes' attributes: `<invoke name="f">`, `<parameter name="a" string="true">`.
@@ -52,6 +117,7 @@ pub(crate) const XML_ATTRS: Attrs = Attrs {
     tool: "name",
     key: "name",
     text: ("string", "true"),
+    escaped: false,
 };
 
 /// The `Spec` of a group of this shape, from its [`Tags`] and its wrappers' opening tags:
@@ -168,5 +234,24 @@ pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
         let quote = value.chars().next().filter(|&q| q == '"' || q == '\'')?;
         let value = &value[1..];
         return value.find(quote).map(|end| &value[..end]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape;
+
+    #[test]
+    fn unescape_reads_xml_references_once() {
+        assert_eq!(unescape("plain"), "plain");
+        assert_eq!(unescape("a &quot;b&quot; &amp; c"), "a \"b\" & c");
+        assert_eq!(unescape("&lt;&gt;&apos;&#34;&#x27;"), "<>'\"'");
+        // Read once: `&amp;quot;` is the text `&quot;`; a `&` that begins no reference stays.
+        assert_eq!(unescape("&amp;quot;"), "&quot;");
+        assert_eq!(
+            unescape("R&D & co &bogus; &#xZZ; &"),
+            "R&D & co &bogus; &#xZZ; &"
+        );
+        assert_eq!(unescape("&#x1F600;"), "\u{1F600}");
     }
 }

@@ -36,6 +36,7 @@ static TAGS: Tags = Tags {
         tool: "tool",
         key: "key",
         text: ("type", "string"),
+        escaped: true,
     },
 };
 
