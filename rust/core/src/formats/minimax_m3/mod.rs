@@ -32,6 +32,7 @@ static TAGS: Tags = Tags {
     parameter: "",
     parameter_close: Needle::new(INVOKE_CLOSE),
     between: &[],
+    between_name: None,
     attrs: XML_ATTRS,
 };
 
