@@ -45,21 +45,25 @@ where
             return Ok(outcomes);
         }
     }
+    let raw_json = whole_json_mode(options.raw_json, options.formats);
     if sniff::may_hold_calls(text, options.formats) {
-        let formats_only = StreamOptions {
+        // Raw JSON is read here too (the engine treats `Anywhere` as `Fenced`), so a marker
+        // inside a JSON string of a ```` ```json ```` fence is the string's text, as the
+        // stream and `parse_text` read it, not a call.
+        let formats_tier = StreamOptions {
             text_tagged: false,
-            raw_json: None,
+            raw_json,
             formats: options.formats,
             calls_in_reasoning: true,
             json: options.json,
             json_answers: false,
         };
-        let outcomes = read_calls(builder, text, formats_only, options.tools)?;
+        let outcomes = read_calls(builder, text, formats_tier, options.tools)?;
         if !outcomes.is_empty() {
             return Ok(outcomes);
         }
     }
-    match whole_json_mode(options.raw_json, options.formats) {
+    match raw_json {
         Some(mode) => parse_raw_json(builder, text, mode, options.json),
         None => Ok(Vec::new()),
     }
@@ -137,6 +141,23 @@ mod tests {
         let raw = "```json\n[{\"name\": \"b\", \"parameters\": {}}]\n```";
         assert_eq!(calls(raw), vec![("b".into(), Value::object([]))]);
         assert!(calls("plain prose").is_empty());
+    }
+
+    #[test]
+    fn markers_inside_json_strings_of_a_fence_are_text() {
+        // Found by hypothesis (tests/test_properties.py::test_raw_json_round_trip).
+        for marker in ["[TOOL_CALLS]", "<tool_call>"] {
+            let text = format!(
+                "Sure.\n```json\n[{{\"name\": \"a\", \"arguments\": {{\"x\": \"{marker}\"}}}}]\n```\n"
+            );
+            assert_eq!(
+                calls(&text),
+                vec![(
+                    "a".into(),
+                    Value::object([("x", Value::Str(marker.into()))])
+                )]
+            );
+        }
     }
 
     #[test]
