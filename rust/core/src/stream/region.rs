@@ -13,7 +13,7 @@ use std::mem;
 use crate::calls::Outcome;
 use crate::formats::grammar::{Machine, Open, Verdict};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
-use crate::json::{JsonBuilder, JsonView, StrictPieces};
+use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::CallRecord;
 
 use super::emit::{Closing, LiveCalls};
@@ -111,12 +111,12 @@ impl RegionBody {
         let len = self.text.len();
         let call = self.live.sending_all(self.machine.records(), len)?;
         let json = self.machine.reading_json()?;
+        let was_escaped = json.escaped();
         if !json.skip_string_piece(len, chunk) {
             return None;
         }
-        call.pieces = StrictPieces::in_string(json.escaped());
+        call.took_string_piece(chunk, json, was_escaped);
         self.text.push_str(chunk);
-        call.sent_to = self.text.len();
         Some(call.index)
     }
 
