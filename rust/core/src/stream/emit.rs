@@ -63,6 +63,12 @@ impl LiveCalls {
         records: &[CallRecord],
         len: usize,
     ) -> Option<&'a mut Live> {
+        let r = self.sending_slot(records, len)?;
+        self.live[r].as_mut()
+    }
+
+    /// The slot in `live` of the call [`sending_all`](Self::sending_all) finds.
+    pub fn sending_slot(&self, records: &[CallRecord], len: usize) -> Option<usize> {
         let r = records.len().checked_sub(1)?;
         let record = &records[r];
         if r < self.from
@@ -73,9 +79,10 @@ impl LiveCalls {
             return None;
         }
         self.live
-            .get_mut(r)?
-            .as_mut()
+            .get(r)?
+            .as_ref()
             .filter(|call| call.sent_to == len)
+            .map(|_| r)
     }
 
     /// The index of the first call announced, if any.

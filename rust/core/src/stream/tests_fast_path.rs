@@ -50,6 +50,8 @@ fn long_calls() -> Vec<String> {
         format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
         format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
         format!("[TOOL_CALLS]write[ARGS]{args}"),
+        // Two calls in one region, each with long argument strings.
+        format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
         format!("<|python_tag|>{{\"name\": \"write\", \"parameters\": {args}}}"),
         format!("{{\"name\": \"write\", \"arguments\": {args}}}"),
         // Unterminated: the call is announced, then invalid at the end.
@@ -76,6 +78,12 @@ fn fast_path_events_equal_the_full_path() {
     for text in long_calls().into_iter().chain(long_tagged_values()) {
         assert_same_events(&text, StreamOptions::default());
     }
+    // Two calls in a Mistral list region.
+    let args = format!(r#"{{"s": "{}"}}"#, LONG.repeat(4));
+    let text = format!(
+        r#"[TOOL_CALLS][{{"name": "a", "arguments": {args}}}, {{"name": "b", "arguments": {args}}}]"#
+    );
+    assert_same_events(&text, StreamOptions::default());
     // Arguments before the name: sent once the name is known.
     let code = LONG.repeat(4);
     let text =
