@@ -293,7 +293,13 @@ def test_held_back_text_is_never_longer_than_the_longest_marker(parts: list[str]
     for n, char in enumerate(text, 1):
         released += "".join(e.text for e in parser.feed(char))
         assert text.startswith(released)
-        assert n - len(released) <= LONGEST_MARKER
+        held = text[len(released) : n]
+        # The opening line of a ``` block waits for the block's first non-blank text
+        # (docs/streaming.md); what is held after it is at most a marker.
+        if held.lstrip(" \t").startswith("```"):
+            _line, newline, after = held.partition("\n")
+            held = after.lstrip() if newline else ""
+        assert len(held) <= LONGEST_MARKER
     released += "".join(e.text for e in parser.finish())
     assert released == text
 

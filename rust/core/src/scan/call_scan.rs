@@ -193,7 +193,7 @@ impl CallScanner {
                 i += 1;
                 continue;
             }
-            let (end, _) = plain_run(bytes, i, self.quote);
+            let end = string_stop(bytes, i, self.quote);
             match bytes.get(end) {
                 None => break,
                 Some(b'\\') => {
@@ -206,6 +206,11 @@ impl CallScanner {
         self.escaped = escaped;
         self.pos += bytes.len();
         true
+    }
+
+    /// The quote of the string being scanned (`'` only in lenient mode).
+    pub fn quote(&self) -> u8 {
+        self.quote
     }
 
     /// Whether the scan stopped just after a backslash in a string.
@@ -425,6 +430,21 @@ impl CallScanner {
         }
         self.string_role = StringRole::Other;
     }
+}
+
+/// The first byte at or after `i` that ends a plain run of a string opened by `quote` (its
+/// quote, a backslash or a control character), or `bytes.len()`. The few bytes of a small
+/// stream chunk are looked at in place: the vector scan's call and set-up cost more there.
+#[inline]
+fn string_stop(bytes: &[u8], i: usize, quote: u8) -> usize {
+    const SHORT: usize = 16;
+    if bytes.len() - i >= SHORT {
+        return plain_run(bytes, i, quote).0;
+    }
+    bytes[i..]
+        .iter()
+        .position(|&c| c < 0x20 || c == quote || c == b'\\')
+        .map_or(bytes.len(), |n| i + n)
 }
 
 #[cfg(test)]

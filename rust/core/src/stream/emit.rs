@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::calls::{FailureKind, Invalid, Outcome, Protocol};
 use crate::json::{to_compact_json, JsonView, StrictPieces};
 use crate::position::CharOffsets;
-use crate::scan::call_scan::CallRecord;
+use crate::scan::call_scan::{CallRecord, CallScanner};
 
 use super::shared::{Pos, Shared};
 use super::Event;
@@ -26,6 +26,27 @@ pub(super) struct Live {
     pub pieces: StrictPieces,
 }
 
+impl Live {
+    /// Moves past `chunk`, sent whole by a fast path after `scanner` took it inside a string
+    /// from the escape state `was_escaped` (so it holds no closing quote and no control
+    /// character). Pieces standing in the same `"` string only take the scanner's new escape
+    /// state; others (a `'` string in repair mode) read the chunk, which they leave as it is.
+    pub fn took_string_piece(&mut self, chunk: &str, scanner: &CallScanner, was_escaped: bool) {
+        if scanner.quote() == b'"' && self.pieces == StrictPieces::in_string(was_escaped) {
+            self.pieces = StrictPieces::in_string(scanner.escaped());
+        } else {
+            self.read_piece(chunk);
+        }
+        self.sent_to += chunk.len();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_piece(&mut self, chunk: &str) {
+        self.pieces.next(chunk);
+    }
+}
+
 /// Live progress of the calls of one region.
 #[derive(Debug, Default)]
 pub(super) struct LiveCalls {
@@ -42,6 +63,12 @@ impl LiveCalls {
         records: &[CallRecord],
         len: usize,
     ) -> Option<&'a mut Live> {
+        let r = self.sending_slot(records, len)?;
+        self.live[r].as_mut()
+    }
+
+    /// The slot in `live` of the call [`sending_all`](Self::sending_all) finds.
+    pub fn sending_slot(&self, records: &[CallRecord], len: usize) -> Option<usize> {
         let r = records.len().checked_sub(1)?;
         let record = &records[r];
         if r < self.from
@@ -52,9 +79,10 @@ impl LiveCalls {
             return None;
         }
         self.live
-            .get_mut(r)?
-            .as_mut()
+            .get(r)?
+            .as_ref()
             .filter(|call| call.sent_to == len)
+            .map(|_| r)
     }
 
     /// The index of the first call announced, if any.

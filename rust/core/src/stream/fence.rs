@@ -8,7 +8,7 @@
 use std::mem;
 
 use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext, TextPlace};
-use crate::json::{JsonBuilder, JsonView, StrictPieces};
+use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::closing_fence_len;
 use crate::scan::find::find_either;
@@ -82,15 +82,25 @@ impl FenceBody {
         }
         let len = self.body.len();
         let call = self.live.sending_all(&self.scanner.records, len)?;
+        let was_escaped = self.scanner.escaped();
         if !self.scanner.skip_string_piece(len, chunk) {
             return None;
         }
-        call.pieces = StrictPieces::in_string(self.scanner.escaped());
+        call.took_string_piece(chunk, &self.scanner, was_escaped);
         self.body.push_str(chunk);
-        call.sent_to = self.body.len();
         // The fence-line rule's own string tracking sees every byte, as on the full path (no
-        // newline here, so no line can end).
-        self.quotes.line_ends(chunk.as_bytes());
+        // newline here, so no line can end). Where it is in the same `"` string as the scanner,
+        // the piece (no unescaped `"`, no control byte) only moves the escape state, as it moved
+        // the scanner's: no second pass.
+        let same_string = DoubleQuotes {
+            in_string: true,
+            escaped: was_escaped,
+        };
+        if self.quotes == same_string && self.scanner.quote() == b'"' {
+            self.quotes.escaped = self.scanner.escaped();
+        } else {
+            self.quotes.line_ends(chunk.as_bytes());
+        }
         Some(call.index)
     }
 
@@ -331,7 +341,7 @@ impl FenceBody {
 /// The strings of a `~~~tool_call` body as the batch scanner ([`crate::scan::fence`]) sees
 /// them, whatever the repair mode: `"` toggles a string, `\\` in a string escapes the next
 /// byte unless it is a line break (JSON has no such escape). Fed the body one line at a time.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct DoubleQuotes {
     in_string: bool,
     escaped: bool,

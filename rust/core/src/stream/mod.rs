@@ -346,17 +346,21 @@ impl StreamParser {
         self.bytes_fed += chunk.len();
         let (mut cx, text, mode) = self.parts(builder, out);
         // The usual chunk of a long parameter value or of prose is taken as the modes would
-        // take it, without stepping through them.
+        // take it, without stepping through them; text mode reads on from the first byte of
+        // other prose where something may begin.
+        let mut plain = 0;
         let taken = match mode {
             Mode::Region(body) => body.skip_piece(chunk),
-            Mode::Text if text.is_plain(chunk, &cx) => {
-                cx.shared.text_out(chunk, cx.out);
-                true
+            Mode::Text => {
+                plain = text.plain_len(chunk, &cx);
+                plain == chunk.len()
             }
             _ => false,
         };
         if !taken {
-            push(text, mode, chunk, &mut cx)?;
+            push(text, mode, chunk, plain, &mut cx)?;
+        } else if plain > 0 {
+            cx.shared.text_out(chunk, cx.out);
         }
         cx.shared.flush(cx.out);
         Ok(())
@@ -377,7 +381,7 @@ impl StreamParser {
     {
         self.bytes_fed += chunk.len();
         let (mut cx, text, mode) = self.parts(builder, out);
-        push(text, mode, chunk, &mut cx)?;
+        push(text, mode, chunk, 0, &mut cx)?;
         cx.shared.flush(cx.out);
         Ok(())
     }
@@ -489,11 +493,13 @@ impl StreamParser {
     }
 }
 
-/// Routes input to the current mode until it is used up.
+/// Routes input to the current mode until it is used up (text mode knowing its first `plain`
+/// bytes to be text).
 fn push<B>(
     text: &mut Text,
     mode: &mut Mode,
     mut input: &str,
+    mut plain: usize,
     cx: &mut Ctx<'_, B>,
 ) -> Result<(), B::Error>
 where
@@ -502,7 +508,7 @@ where
 {
     while !input.is_empty() {
         let next = match mode {
-            Mode::Text => text.feed(input, cx)?,
+            Mode::Text => text.feed(input, mem::take(&mut plain), cx)?,
             Mode::Fence(body) => body.feed(input, cx)?,
             Mode::Raw(body) => body.feed(input, cx)?,
             Mode::Region(body) => body.feed(input, cx)?,
@@ -511,7 +517,7 @@ where
             Next::Stay(used) => input = &input[used..],
             Next::To(used, next, replay) => {
                 *mode = next;
-                push(text, mode, &replay, cx)?;
+                push(text, mode, &replay, 0, cx)?;
                 input = &input[used..];
             }
         }
@@ -542,7 +548,7 @@ where
             },
         };
         *mode = next;
-        push(text, mode, &rest, cx)?;
+        push(text, mode, &rest, 0, cx)?;
     }
 }
 
@@ -598,7 +604,7 @@ where
         starts: setup.starts,
         bare_formats: setup.bare_formats,
     };
-    push(&mut text_mode, &mut mode, text, &mut cx)?;
+    push(&mut text_mode, &mut mode, text, 0, &mut cx)?;
     finish_modes(&mut text_mode, &mut mode, &mut cx)?;
     cx.shared.flush(cx.out);
     Ok((events, shared.prose.saw_think))

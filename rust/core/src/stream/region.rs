@@ -13,7 +13,7 @@ use std::mem;
 use crate::calls::Outcome;
 use crate::formats::grammar::{Machine, Open, Verdict};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
-use crate::json::{JsonBuilder, JsonView, StrictPieces};
+use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::CallRecord;
 
 use super::emit::{Closing, LiveCalls};
@@ -36,6 +36,10 @@ pub(super) struct RegionBody {
     /// Calls are announced before the region ends (not for held message-start candidates).
     announce: bool,
     in_think: bool,
+    /// The slot in `live` of the call whose argument string the last input continued
+    /// ([`take_argument_piece`](Self::take_argument_piece)), while nothing else has read the
+    /// region since: the next chunk may continue it without the machine's records.
+    continued: Option<usize>,
 }
 
 /// The length of the next piece of `input` for a region holding `held` bytes, on a character
@@ -79,6 +83,7 @@ impl RegionBody {
             live: LiveCalls::default(),
             announce: true,
             in_think: cx.shared.prose.in_think,
+            continued: None,
         })
     }
 
@@ -99,6 +104,7 @@ impl RegionBody {
             live: LiveCalls::default(),
             announce: false,
             in_think: false,
+            continued: None,
         })
     }
 
@@ -109,14 +115,19 @@ impl RegionBody {
             return None;
         }
         let len = self.text.len();
-        let call = self.live.sending_all(self.machine.records(), len)?;
+        let r = match self.continued.take() {
+            Some(r) => r,
+            None => self.live.sending_slot(self.machine.records(), len)?,
+        };
         let json = self.machine.reading_json()?;
+        let was_escaped = json.escaped();
         if !json.skip_string_piece(len, chunk) {
             return None;
         }
-        call.pieces = StrictPieces::in_string(json.escaped());
+        let call = self.live.live[r].as_mut()?;
+        call.took_string_piece(chunk, json, was_escaped);
         self.text.push_str(chunk);
-        call.sent_to = self.text.len();
+        self.continued = Some(r);
         Some(call.index)
     }
 
@@ -124,6 +135,7 @@ impl RegionBody {
     /// cannot start in it, so reading it would change nothing but the text (no call, no
     /// argument bytes, no end).
     pub fn skip_piece(&mut self, chunk: &str) -> bool {
+        self.continued = None;
         // An empty text is a region that began in this chunk, read in the input.
         if self.text.is_empty() || !self.machine.skip_piece(self.text.len(), chunk) {
             return false;
@@ -138,6 +150,7 @@ impl RegionBody {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        self.continued = None;
         // A region that began in this chunk is read in it; one that runs past it is copied
         // into its own buffer, a piece at a time no longer than that buffer (at least 4 KiB),
         // so that one long chunk holding many short regions is not copied once per region.

@@ -50,6 +50,8 @@ fn long_calls() -> Vec<String> {
         format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
         format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
         format!("[TOOL_CALLS]write[ARGS]{args}"),
+        // Two calls in one region, each with long argument strings.
+        format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
         format!("<|python_tag|>{{\"name\": \"write\", \"parameters\": {args}}}"),
         format!("{{\"name\": \"write\", \"arguments\": {args}}}"),
         // Unterminated: the call is announced, then invalid at the end.
@@ -76,6 +78,12 @@ fn fast_path_events_equal_the_full_path() {
     for text in long_calls().into_iter().chain(long_tagged_values()) {
         assert_same_events(&text, StreamOptions::default());
     }
+    // Two calls in a Mistral list region.
+    let args = format!(r#"{{"s": "{}"}}"#, LONG.repeat(4));
+    let text = format!(
+        r#"[TOOL_CALLS][{{"name": "a", "arguments": {args}}}, {{"name": "b", "arguments": {args}}}]"#
+    );
+    assert_same_events(&text, StreamOptions::default());
     // Arguments before the name: sent once the name is known.
     let code = LONG.repeat(4);
     let text =
@@ -117,6 +125,62 @@ fn fast_path_events_equal_the_full_path() {
                 );
             }
         }
+    }
+}
+
+/// `text` cut in two at every character, and cut in chunks of 1 to 6 characters after a first
+/// chunk of every length up to 8: the same events through `feed` as through the modes alone.
+fn assert_same_events_at_every_cut(text: &str, options: StreamOptions) {
+    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
+    for &cut in &starts {
+        let chunks = [&text[..cut], &text[cut..]];
+        assert_eq!(
+            stream(&chunks, options, true),
+            stream(&chunks, options, false),
+            "{text:?} cut at {cut}"
+        );
+    }
+    for &head in starts.iter().take(8) {
+        for size in 1..=6 {
+            let mut chunks = vec![&text[..head]];
+            chunks.extend(chars_split(&text[head..], size));
+            assert_eq!(
+                stream(&chunks, options, true),
+                stream(&chunks, options, false),
+                "{text:?} from {head} in {size}-character chunks"
+            );
+        }
+    }
+}
+
+/// Argument strings whose escapes, quotes, raw line ends (CR, CRLF, LF) and fence-like lines
+/// fall at every chunk boundary, and prose whose line ends are lone CRs or CRLFs before
+/// markers and fences.
+#[test]
+fn fast_paths_agree_at_every_cut_around_escapes_and_line_ends() {
+    let value = r#"a\\ \"q\" \\\"~~~ </tool_call> é\\"#;
+    for eol in ["\r", "\r\n", "\n"] {
+        let texts = [
+            // A raw line end inside the string, then a fence-like line: still the string.
+            format!("Writing.{eol}~~~tool_call{eol}{{\"name\": \"f\", \"arguments\": {{\"s\": \"{value}{eol}~~~{eol}{value}\", \"t\": \"{value}\"}}}}{eol}~~~{eol}Done."),
+            format!("Writing.{eol}<tool_call>{eol}{{\"name\": \"f\", \"arguments\": {{\"s\": \"{value}{eol}{value}\"}}}}{eol}</tool_call>{eol}Done."),
+            format!("Some prose,{eol}more `code <tool_call>` prose{eol}[TOOL_CALLS] and <b> tags{eol}~~~tool_call{eol}{{\"name\": \"f\", \"arguments\": {{}}}}{eol}~~~{eol}  ```{eol}text{eol}```{eol}end"),
+        ];
+        for text in &texts {
+            assert_same_events_at_every_cut(text, StreamOptions::default());
+        }
+    }
+    // Repair mode: single-quoted strings hold `"`, which the fence-line rule counts as a
+    // quote and the JSON scanner does not.
+    let repair = StreamOptions {
+        json: ParseOptions::model_text(true),
+        ..StreamOptions::default()
+    };
+    for text in [
+        "~~~tool_call\n{\"name\": \"f\", \"arguments\": {\"s\": 'say \"hi\" x\n~~~\nafter'}}\n~~~\nend",
+        "~~~tool_call\n{\"name\": \"f\", \"arguments\": {\"s\": 'say \"hi\n~~~\n\\' x', \"t\": 'b\"'}}\n~~~\nend",
+    ] {
+        assert_same_events_at_every_cut(text, repair);
     }
 }
 

@@ -52,8 +52,15 @@ pub(super) struct Text {
 }
 
 impl Text {
-    /// Reads text; returns how much of `input` it used and the mode a marker opened.
-    pub fn feed<B>(&mut self, input: &str, cx: &mut Ctx<'_, B>) -> Result<Next, B::Error>
+    /// Reads text; returns how much of `input` it used and the mode a marker opened. Its first
+    /// `plain` bytes are known to be text ([`plain_len`](Self::plain_len)): the search for
+    /// where something may begin resumes after them.
+    pub fn feed<B>(
+        &mut self,
+        input: &str,
+        plain: usize,
+        cx: &mut Ctx<'_, B>,
+    ) -> Result<Next, B::Error>
     where
         B: JsonBuilder,
         B::Value: JsonView,
@@ -69,6 +76,7 @@ impl Text {
             }
         }
         let mut run_start = i;
+        i += plain;
         while i < bytes.len() {
             let prose = &cx.shared.prose;
             if !(prose.at_line_start || cx.whole_eligible()) {
@@ -240,15 +248,18 @@ impl Text {
         Ok(Next::Stay(input.len()))
     }
 
-    /// Whether all of `input` is text as it stands: no candidate is held, the prose is inside a
-    /// line where no message may start, and nothing may begin in `input` (what
-    /// [`feed`](Self::feed) finds at its first look). The usual chunk of prose.
-    pub fn is_plain<B: JsonBuilder>(&self, input: &str, cx: &Ctx<'_, B>) -> bool {
-        self.candidate.is_none()
-            && !cx.shared.prose.at_line_start
-            && !cx.whole_eligible()
-            && cx.next_stop(input.as_bytes()).is_none()
-            && markers::lead_tail(input.as_bytes(), cx.starts) == 0
+    /// How many leading bytes of `input` are text as they stand (what [`feed`](Self::feed)
+    /// finds at its first look): none while a candidate is held, at a line start or where a
+    /// message may begin; else those before the first byte where something may begin, or
+    /// before a trailing marker lead (`]`) that the next chunk may complete. The usual chunk of
+    /// prose is all of it.
+    pub fn plain_len<B: JsonBuilder>(&self, input: &str, cx: &Ctx<'_, B>) -> usize {
+        if self.candidate.is_some() || cx.shared.prose.at_line_start || cx.whole_eligible() {
+            return 0;
+        }
+        let bytes = input.as_bytes();
+        cx.next_stop(bytes)
+            .unwrap_or_else(|| bytes.len() - markers::lead_tail(bytes, cx.starts))
     }
 
     /// Steps a new candidate through `rest` (the input from its first byte).
