@@ -188,6 +188,29 @@ def test_two_function_blocks_in_one_tool_call_are_two_calls() -> None:
     assert [(c.name, c.arguments) for c in toolwire.extract(text)] == expected
 
 
+@pytest.mark.parametrize(
+    ("value", "city"),
+    [
+        # Unclosed values ending in a misspelt close tag: the model meant to close them.
+        ("Shanghai\n</parameter1>", "Shanghai"),
+        ("Shanghai\n</parameter_function>", "Shanghai"),
+        ("Shanghai\n</parameter", "Shanghai"),
+        ("Shanghai</parameter2>\n", "Shanghai"),
+        # Values closed by their </parameter> are kept as written, whatever they end in.
+        ("x </parameterList>\n</parameter>", "x </parameterList>"),
+        ("<p>1</p>\n</parameters>\n</parameter>", "<p>1</p>\n</parameters>"),
+        # A tag-like tail with a space in it is not a close tag.
+        ("a </parameter b>", "a </parameter b>"),
+    ],
+)
+def test_a_misspelt_parameter_close_tag_ends_the_value(value: str, city: str) -> None:
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\n{value}\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert read(text, "qwen3_coder") == ([("get_weather", {"city": city, "days": 3})], "")
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

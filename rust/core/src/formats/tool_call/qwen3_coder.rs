@@ -4,7 +4,9 @@
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
 //! missing `</function>` or closing wrapper tag at the end of the text. A value whose
 //! `</parameter>` was left out ends before the next `<parameter=` or the `</function>` (so a
-//! value cannot hold those two tags, as in vLLM).
+//! value cannot hold those two tags, as in vLLM); such a value that ends in a misspelt close
+//! tag (`</parameter1>`, `</parameter_x>`, a bare `</parameter`: the model meant to close it)
+//! ends before that tag, as in SGLang. A value closed by its `</parameter>` is kept as written.
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
@@ -106,13 +108,15 @@ where
                 ));
             };
             let raw = &text[value_start..value_end.start];
-            cx.insert_value(&mut arguments, name, key, raw, None)?;
-            // A value whose `</parameter>` was left out ends before the next tag.
-            pos = if value_end.pattern == 0 {
-                value_end.end
+            // A value whose `</parameter>` was left out ends before the next tag, and may end
+            // in a misspelt one.
+            let (raw, next) = if value_end.pattern == 0 {
+                (raw, value_end.end)
             } else {
-                value_end.start
+                (without_drifted_close(raw), value_end.start)
             };
+            cx.insert_value(&mut arguments, name, key, raw, None)?;
+            pos = next;
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;
@@ -145,4 +149,23 @@ where
         arguments,
     )?;
     Ok(after)
+}
+
+/// An unclosed value without the misspelt close tag it ends in, if any: `</parameter` followed
+/// by nothing or by a tag's rest (no space, `<` or `>` before its `>`), then whitespace.
+fn without_drifted_close(raw: &str) -> &str {
+    let unclosed_tag = &PARAMETER_CLOSE[..PARAMETER_CLOSE.len() - 1];
+    let trimmed = raw.trim_end();
+    let Some(at) = trimmed.rfind(unclosed_tag) else {
+        return raw;
+    };
+    let rest = &trimmed[at + unclosed_tag.len()..];
+    let tag_rest = rest.strip_suffix('>').unwrap_or(rest);
+    let drifted = (rest.is_empty() || rest.ends_with('>'))
+        && !tag_rest.contains(|c: char| c.is_whitespace() || c == '<' || c == '>');
+    if drifted {
+        &raw[..at]
+    } else {
+        raw
+    }
 }
