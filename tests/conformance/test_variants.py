@@ -254,6 +254,8 @@ XML_VALUES = [
     ("None", None, None),
     ("null", None, None),
     ("True", "string", "True"),
+    ('"42"', "number", 42),
+    ('"42"', "string", '"42"'),
     ("\n12345678901234567890123456789\n", "integer", 12345678901234567890123456789),
     ("\nParis\n", "string", "Paris"),
     ("\n    return x\n", "string", "    return x"),

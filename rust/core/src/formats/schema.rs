@@ -3,7 +3,9 @@
 //! With a schema type for the parameter: `string` keeps the text as written (`"03106"` stays a
 //! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON
 //! (objects and arrays also as a Python literal, which models often write) and keep it only if
-//! the decoded value has that type. A failed coercion keeps the string; a call is never dropped.
+//! the decoded value has that type; a JSON string whose text decodes to that type is that value
+//! (`"42"` for a number is `42`: the model quoted it). A failed coercion keeps the string; a
+//! call is never dropped.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -290,6 +292,15 @@ where
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
             }
+            if let Some(quoted) = value.as_str().map(str::trim) {
+                // A value the model quoted (`"42"` for a number): its text, when of the type.
+                let integral = !quoted.contains(['.', 'e', 'E']);
+                match parse(quoted, builder, options) {
+                    Ok(value) if types.allows(value.kind(), integral) => return Ok(value),
+                    Err(ParseError::Build(e)) => return Err(e),
+                    _ => {}
+                }
+            }
         }
         Err(ParseError::Build(e)) => return Err(e),
         Err(ParseError::Syntax(_)) => {}
@@ -335,6 +346,10 @@ mod tests {
         assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));
         assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
         assert_eq!(typed("abc", r#"{"type":"integer"}"#), Value::str("abc"));
+        assert_eq!(typed("\"42\"", r#"{"type":"number"}"#), Value::Int(42));
+        assert_eq!(typed(" \"true\" ", r#"{"type":"boolean"}"#), Value::Bool(true));
+        assert_eq!(typed("\"1.5\"", r#"{"type":"integer"}"#), Value::str("\"1.5\""));
+        assert_eq!(typed("\"42\"", r#"{"type":"string"}"#), Value::str("\"42\""));
         assert_eq!(
             typed("{'a': 1}", r#"{"type":"object"}"#),
             Value::object([("a", Value::Int(1))])
