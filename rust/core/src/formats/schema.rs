@@ -347,9 +347,18 @@ mod tests {
         assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
         assert_eq!(typed("abc", r#"{"type":"integer"}"#), Value::str("abc"));
         assert_eq!(typed("\"42\"", r#"{"type":"number"}"#), Value::Int(42));
-        assert_eq!(typed(" \"true\" ", r#"{"type":"boolean"}"#), Value::Bool(true));
-        assert_eq!(typed("\"1.5\"", r#"{"type":"integer"}"#), Value::str("\"1.5\""));
-        assert_eq!(typed("\"42\"", r#"{"type":"string"}"#), Value::str("\"42\""));
+        assert_eq!(
+            typed(" \"true\" ", r#"{"type":"boolean"}"#),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            typed("\"1.5\"", r#"{"type":"integer"}"#),
+            Value::str("\"1.5\"")
+        );
+        assert_eq!(
+            typed("\"42\"", r#"{"type":"string"}"#),
+            Value::str("\"42\"")
+        );
         assert_eq!(
             typed("{'a': 1}", r#"{"type":"object"}"#),
             Value::object([("a", Value::Int(1))])

@@ -481,10 +481,13 @@ fn llama3_json_variants() {
     assert!(auto(not_a_call).is_empty());
     let mid_prose = r#"For example {"name": "f", "parameters": {}} is a call."#;
     assert!(calls(Llama3Json, mid_prose).is_empty());
+    // A whole message that is a call object spelt `"arguments"` is read as raw JSON `whole`
+    // reads it (the tag in its string is no tag), by llama3_json as by "auto".
     let raw_json = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
-    assert!(calls(Llama3Json, raw_json).is_empty());
-    // The whole message is a call object: hermes (among "auto") reads it as raw JSON `whole`.
+    assert_eq!(calls(Llama3Json, raw_json), [r#"f {"s":"<|python_tag|>"}"#]);
     assert_eq!(auto(raw_json), [r#"f {"s":"<|python_tag|>"}"#]);
+    let in_prose = r#"Say {"name": "f", "arguments": {}}"#;
+    assert!(calls(Llama3Json, in_prose).is_empty());
     let broken_after_tag = r#"<|python_tag|>{"name": "f", "parameters": {"a": }"#;
     assert!(calls(Llama3Json, broken_after_tag)[0].starts_with("!llama3_json"));
 }

@@ -8,7 +8,9 @@
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
 //! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
 //! `"parameters"`) is read (never JSON in the middle of prose, as raw JSON decides); a message
-//! that starts with other JSON is left to raw JSON.
+//! that starts with other JSON is left to raw JSON, whose `whole` reader a parse of
+//! llama3_json runs (as hermes's does): a message that is only a call object spelt otherwise
+//! (`"arguments"`), bare or fenced, is a call.
 
 mod decode;
 mod machine;
@@ -71,6 +73,9 @@ impl Grammar for Spec {
     });
 
     const CONTROL: &'static [&'static str] = END_TOKENS;
+    // A message that is nothing but a call object spelt otherwise (`"arguments"`, which Llama 3
+    // models write too) is a call, as raw JSON reads it.
+    const WHOLE_JSON: FormatSet = FormatSet::only(Format::Llama3Json);
     type Machine = machine::LlamaCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
