@@ -4,8 +4,9 @@
 //! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON
 //! (objects and arrays also as a Python literal, which models often write) and keep it only if
 //! the decoded value has that type; a JSON string whose text decodes to that type is that value
-//! (`"42"` for a number is `42`: the model quoted it). A failed coercion keeps the string; a
-//! call is never dropped.
+//! (`"42"` for a number is `42`: the model quoted it), and an object or array written escaped,
+//! as the inside of a JSON string (`[{\"id\": 1}]`), is that object or array. A failed
+//! coercion keeps the string; a call is never dropped.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -321,8 +322,41 @@ where
             Err(LitErr::Build(e)) => return Err(e),
             _ => {}
         }
+        if let Some(value) = escaped_json(builder, trimmed, types, options)? {
+            return Ok(value);
+        }
     }
     string(builder)
+}
+
+/// An object or array the model wrote escaped, as the inside of a JSON string
+/// (`[{\"id\": 1}]`): the JSON its unescaped text is, when of `types`.
+fn escaped_json<B>(
+    builder: &mut B,
+    trimmed: &str,
+    types: Types,
+    options: ParseOptions,
+) -> Result<Option<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if !trimmed.contains(r#"\""#) {
+        return Ok(None);
+    }
+    let unescaped = match parse(&format!("\"{trimmed}\""), builder, options) {
+        Ok(value) => value,
+        Err(ParseError::Build(e)) => return Err(e),
+        Err(ParseError::Syntax(_)) => return Ok(None),
+    };
+    let Some(text) = unescaped.as_str() else {
+        return Ok(None);
+    };
+    match parse(text.trim(), builder, options) {
+        Ok(value) if types.allows(value.kind(), false) => Ok(Some(value)),
+        Err(ParseError::Build(e)) => Err(e),
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -346,6 +380,14 @@ mod tests {
         assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));
         assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
         assert_eq!(typed("abc", r#"{"type":"integer"}"#), Value::str("abc"));
+        assert_eq!(
+            typed(r#"[{\"id\": \"1\"}]"#, r#"{"type":"array"}"#),
+            Value::array(vec![Value::object([("id", Value::str("1"))])])
+        );
+        assert_eq!(
+            typed(r#"[{\"id\": \"1\"}]"#, r#"{"type":"string"}"#),
+            Value::str(r#"[{\"id\": \"1\"}]"#)
+        );
         assert_eq!(typed("\"42\"", r#"{"type":"number"}"#), Value::Int(42));
         assert_eq!(
             typed(" \"true\" ", r#"{"type":"boolean"}"#),
