@@ -211,6 +211,19 @@ def test_a_misspelt_parameter_close_tag_ends_the_value(value: str, city: str) ->
     assert read(text, "qwen3_coder") == ([("get_weather", {"city": city, "days": 3})], "")
 
 
+def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
+    # The model wrote the call token, text that is not JSON, then the token again and a call:
+    # the false start is an invalid call, and the call after it is read.
+    text = (
+        "<|message_model|>weather<|content_invoke_tool_json|>garbage"
+        '<|content_invoke_tool_json|>{"name":"weather","args":{"city":"SF"}}<|end_message|>'
+    )
+    calls, content = read(text, "inkling")
+    assert [c[0] for c in calls] == ["invalid", "weather"]
+    assert calls[1] == ("weather", {"city": "SF"})
+    assert content == ""
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")
