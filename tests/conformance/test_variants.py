@@ -224,6 +224,27 @@ def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
     assert content == ""
 
 
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        (
+            "deepseek_dsml",
+            "Done.\n<\uff5cDSML\uff5ctool_calls>\n<\uff5cDSML\uff5cinvoke name=\"f\">\n"
+            '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>\n'
+            "</\uff5cDSML\uff5cinvoke>\n<\uff5cDSML\uff5cinvoke name=\"submit\"/>\n"
+            "</\uff5cDSML\uff5ctool_calls>",
+        ),
+        (
+            "minimax_m2",
+            'Done.\n<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n'
+            '</invoke>\n<invoke name="submit" />\n</minimax:tool_call>',
+        ),
+    ],
+)
+def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) -> None:
+    assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")
