@@ -245,6 +245,17 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
     assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
 
 
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("pythonic", "[run(cmd='cd src\nmake'), f(a=1)]"),
+        ("lfm2", "<|tool_call_start|>[run(cmd='cd src\nmake'), f(a=1)]<|tool_call_end|>"),
+    ],
+)
+def test_a_raw_newline_in_a_pythonic_string_is_part_of_it(fmt: str, text: str) -> None:
+    assert read(text, fmt) == ([("run", {"cmd": "cd src\nmake"}), ("f", {"a": 1})], "")
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

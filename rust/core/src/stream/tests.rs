@@ -482,12 +482,13 @@ fn generated_texts_match_batch_and_any_chunking() {
         "{\"id\": 5, \"name\": \"h\", \"arguments\": \"{\\\"x\\\": 1}\"}",
         "é😀",
     ];
-    // No raw JSON, not even hermes's whole-message JSON (`Grammar::WHOLE_JSON`).
+    // No raw JSON, not even the whole-message JSON of hermes and llama3_json
+    // (`Grammar::WHOLE_JSON`).
     let tagged_only = StreamOptions {
         raw_json: None,
         formats: FormatSet::ALL
             .iter()
-            .filter(|&f| f != Format::Hermes)
+            .filter(|&f| f != Format::Hermes && f != Format::Llama3Json)
             .fold(FormatSet::NONE, FormatSet::with),
         ..options()
     };
