@@ -256,6 +256,14 @@ def test_a_raw_newline_in_a_pythonic_string_is_part_of_it(fmt: str, text: str) -
     assert read(text, fmt) == ([("run", {"cmd": "cd src\nmake"}), ("f", {"a": 1})], "")
 
 
+def test_gemma4_thought_channel_is_reasoning() -> None:
+    call = '<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>'
+    text = f"<|channel>thought\nI'm\nthinking<channel|>Sure.{call}"
+    calls, content = read(text, "gemma4")
+    assert (calls, content) == ([("get_time", {"city": "Paris"})], "Sure.")
+    assert toolwire.parse_text(text, format="gemma4").reasoning == "\nI'm\nthinking"
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")
