@@ -134,7 +134,10 @@ mod tests {
         assert_eq!(think_spans("[THINK]a</think>b[x]"), vec![0..16]);
         assert_eq!(message_start("[THINK]a[/THINK] {}"), 17);
         // Gemma 4's thought channel.
-        assert_eq!(think_spans("<|channel>thought\nplan<channel|>Hi"), vec![0..32]);
+        assert_eq!(
+            think_spans("<|channel>thought\nplan<channel|>Hi"),
+            vec![0..32]
+        );
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).
