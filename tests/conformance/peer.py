@@ -68,6 +68,19 @@ def deviations() -> dict[str, dict[str, Any]]:
     return table
 
 
+def decided(row: dict[str, Any]) -> bool:
+    """Whether a row of the data (as read from the file) is a case the deviations table lists:
+    for the other suites that read the peer cases, which leave those to this one."""
+    return (row["source"], row["path"], row["test"], row["text"]) in _decided_rows()
+
+
+@cache
+def _decided_rows() -> frozenset[tuple[str, str, str, str]]:
+    return frozenset(
+        (c["source"], c["path"], c["test"], c["text"]) for c in cases() if c["key"] in deviations()
+    )
+
+
 def run(case: dict[str, Any], path: str, **options: Any) -> tuple[list[Any], str | None]:
     """The calls (ToolCall or InvalidToolCall) and content (None for extract) of one path;
     `options` may name other `formats` than the case's."""

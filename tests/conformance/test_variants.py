@@ -241,6 +241,82 @@ def test_a_stray_closing_tool_call_tag_after_a_bare_block_is_markup(text: str, f
     assert read(f"{text} Done.", fmt) == (expected, "Done.")
 
 
+@pytest.mark.parametrize(
+    ("value", "city"),
+    [
+        # Unclosed values ending in a misspelt close tag: the model meant to close them.
+        ("Shanghai\n</parameter1>", "Shanghai"),
+        ("Shanghai\n</parameter_function>", "Shanghai"),
+        ("Shanghai\n</parameter", "Shanghai"),
+        ("Shanghai</parameter2>\n", "Shanghai"),
+        # Values closed by their </parameter> are kept as written, whatever they end in.
+        ("x </parameterList>\n</parameter>", "x </parameterList>"),
+        ("<p>1</p>\n</parameters>\n</parameter>", "<p>1</p>\n</parameters>"),
+        # A tag-like tail with a space in it is not a close tag.
+        ("a </parameter b>", "a </parameter b>"),
+    ],
+)
+def test_a_misspelt_parameter_close_tag_ends_the_value(value: str, city: str) -> None:
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\n{value}\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert read(text, "qwen3_coder") == ([("get_weather", {"city": city, "days": 3})], "")
+
+
+def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
+    # The model wrote the call token, text that is not JSON, then the token again and a call:
+    # the false start is an invalid call, and the call after it is read.
+    text = (
+        "<|message_model|>weather<|content_invoke_tool_json|>garbage"
+        '<|content_invoke_tool_json|>{"name":"weather","args":{"city":"SF"}}<|end_message|>'
+    )
+    calls, content = read(text, "inkling")
+    assert [c[0] for c in calls] == ["invalid", "weather"]
+    assert calls[1] == ("weather", {"city": "SF"})
+    assert content == ""
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        (
+            "deepseek_dsml",
+            "Done.\n<\uff5cDSML\uff5ctool_calls>\n<\uff5cDSML\uff5cinvoke name=\"f\">\n"
+            '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>\n'
+            "</\uff5cDSML\uff5cinvoke>\n<\uff5cDSML\uff5cinvoke name=\"submit\"/>\n"
+            "</\uff5cDSML\uff5ctool_calls>",
+        ),
+        (
+            "minimax_m2",
+            'Done.\n<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n'
+            '</invoke>\n<invoke name="submit" />\n</minimax:tool_call>',
+        ),
+    ],
+)
+def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) -> None:
+    assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("pythonic", "[run(cmd='cd src\nmake'), f(a=1)]"),
+        ("lfm2", "<|tool_call_start|>[run(cmd='cd src\nmake'), f(a=1)]<|tool_call_end|>"),
+    ],
+)
+def test_a_raw_newline_in_a_pythonic_string_is_part_of_it(fmt: str, text: str) -> None:
+    assert read(text, fmt) == ([("run", {"cmd": "cd src\nmake"}), ("f", {"a": 1})], "")
+
+
+def test_gemma4_thought_channel_is_reasoning() -> None:
+    call = '<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>'
+    text = f"<|channel>thought\nI'm\nthinking<channel|>Sure.{call}"
+    calls, content = read(text, "gemma4")
+    assert (calls, content) == ([("get_time", {"city": "Paris"})], "Sure.")
+    assert toolwire.parse_text(text, format="gemma4").reasoning == "\nI'm\nthinking"
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")
@@ -284,6 +360,10 @@ XML_VALUES = [
     ("None", None, None),
     ("null", None, None),
     ("True", "string", "True"),
+    ('"42"', "number", 42),
+    ('"42"', "string", '"42"'),
+    ('[{\\"id\\": \\"1\\"}]', "array", [{"id": "1"}]),
+    ('[{\\"id\\": \\"1\\"}]', "string", '[{\\"id\\": \\"1\\"}]'),
     ("\n12345678901234567890123456789\n", "integer", 12345678901234567890123456789),
     ("\nParis\n", "string", "Paris"),
     ("\n    return x\n", "string", "    return x"),

@@ -225,8 +225,9 @@ impl<'t> Literals<'t> {
         let mut escaped = false;
         self.scratch.clear();
         loop {
-            let Some(i) = memchr::memchr3(quote, b'\\', b'\n', &self.bytes[self.pos..self.end])
-            else {
+            // A raw newline in a one-line string is read as a newline, as the model meant it
+            // (a multi-line shell command), not as the end of the text.
+            let Some(i) = memchr::memchr2(quote, b'\\', &self.bytes[self.pos..self.end]) else {
                 self.pos = open;
                 return Err(self.error("unterminated string"));
             };
@@ -235,16 +236,6 @@ impl<'t> Literals<'t> {
                 self.scratch.push_str(&self.text[self.pos..at]);
             }
             match self.bytes[at] {
-                b'\n' if !triple => {
-                    self.pos = open;
-                    return Err(self.error("unterminated string"));
-                }
-                b'\n' => {
-                    if escaped {
-                        self.scratch.push('\n');
-                    }
-                    self.pos = at + 1;
-                }
                 b'\\' => {
                     if !escaped {
                         escaped = true;
@@ -473,6 +464,8 @@ mod tests {
         assert_eq!(lit("'a\\'b\\n'").unwrap(), Value::str("a'b\n"));
         assert_eq!(lit("\"x\\u00e9\\x41\"").unwrap(), Value::str("xéA"));
         assert_eq!(lit("'''a\n'b'''").unwrap(), Value::str("a\n'b"));
+        assert_eq!(lit("'a\nb'").unwrap(), Value::str("a\nb"));
+        assert_eq!(lit("'a\\'\nb'").unwrap(), Value::str("a'\nb"));
         assert_eq!(lit("'C:\\d'").unwrap(), Value::str("C:\\d"));
         assert_eq!(lit("-12").unwrap(), Value::Int(-12));
         assert_eq!(lit("1_000").unwrap(), Value::Int(1000));

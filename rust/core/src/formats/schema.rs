@@ -3,7 +3,10 @@
 //! With a schema type for the parameter: `string` keeps the text as written (`"03106"` stays a
 //! string); `integer`, `number`, `boolean`, `null`, `object` and `array` decode the text as JSON
 //! (objects and arrays also as a Python literal, which models often write) and keep it only if
-//! the decoded value has that type. A failed coercion keeps the string; a call is never dropped.
+//! the decoded value has that type; a JSON string whose text decodes to that type is that value
+//! (`"42"` for a number is `42`: the model quoted it), and an object or array written escaped,
+//! as the inside of a JSON string (`[{\"id\": 1}]`), is that object or array. A failed
+//! coercion keeps the string; a call is never dropped.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -299,12 +302,11 @@ where
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
             }
-            // An object or array written as a JSON string (a chat template that serialized it
-            // twice, vLLM's qwen3 tests): the string's text, read as the container it holds.
-            let containers = Types(types.0 & (Types::OBJECT | Types::ARRAY));
-            if let Some(inner) = value.as_str().filter(|_| containers.0 != 0) {
+            // A value the model quoted (`"42"` for a number), or an object or array a chat
+            // template serialized twice (vLLM's qwen3 tests): the string's text, typed again.
+            if let Some(inner) = value.as_str() {
                 let inner = inner.to_owned();
-                let again = typed_value(builder, &inner, containers, options)?;
+                let again = typed_value(builder, &inner, types, options)?;
                 if again.kind() != JsonKind::String {
                     return Ok(again);
                 }
@@ -329,8 +331,41 @@ where
             Err(LitErr::Build(e)) => return Err(e),
             _ => {}
         }
+        if let Some(value) = escaped_json(builder, trimmed, types, options)? {
+            return Ok(value);
+        }
     }
     string(builder)
+}
+
+/// An object or array the model wrote escaped, as the inside of a JSON string
+/// (`[{\"id\": 1}]`): the JSON its unescaped text is, when of `types`.
+fn escaped_json<B>(
+    builder: &mut B,
+    trimmed: &str,
+    types: Types,
+    options: ParseOptions,
+) -> Result<Option<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if !trimmed.contains(r#"\""#) {
+        return Ok(None);
+    }
+    let unescaped = match parse(&format!("\"{trimmed}\""), builder, options) {
+        Ok(value) => value,
+        Err(ParseError::Build(e)) => return Err(e),
+        Err(ParseError::Syntax(_)) => return Ok(None),
+    };
+    let Some(text) = unescaped.as_str() else {
+        return Ok(None);
+    };
+    match parse(text.trim(), builder, options) {
+        Ok(value) if types.allows(value.kind(), false) => Ok(Some(value)),
+        Err(ParseError::Build(e)) => Err(e),
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -365,6 +400,27 @@ mod tests {
         assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));
         assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
         assert_eq!(typed("abc", r#"{"type":"integer"}"#), Value::str("abc"));
+        assert_eq!(
+            typed(r#"[{\"id\": \"1\"}]"#, r#"{"type":"array"}"#),
+            Value::array(vec![Value::object([("id", Value::str("1"))])])
+        );
+        assert_eq!(
+            typed(r#"[{\"id\": \"1\"}]"#, r#"{"type":"string"}"#),
+            Value::str(r#"[{\"id\": \"1\"}]"#)
+        );
+        assert_eq!(typed("\"42\"", r#"{"type":"number"}"#), Value::Int(42));
+        assert_eq!(
+            typed(" \"true\" ", r#"{"type":"boolean"}"#),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            typed("\"1.5\"", r#"{"type":"integer"}"#),
+            Value::str("\"1.5\"")
+        );
+        assert_eq!(
+            typed("\"42\"", r#"{"type":"string"}"#),
+            Value::str("\"42\"")
+        );
         assert_eq!(
             typed("{'a': 1}", r#"{"type":"object"}"#),
             Value::object([("a", Value::Int(1))])

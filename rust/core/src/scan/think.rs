@@ -1,31 +1,37 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
-//! Magistral's `[THINK]…[/THINK]` and Seed-OSS's `<seed:think>…</seed:think>`. Either closing tag ends a span either opening tag began.
+//! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
+//! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>` and
+//! Gemma 4's thought channel `<|channel>thought…<channel|>`. Either closing tag ends a span
+//! either opening tag began.
 
 use std::ops::Range;
 
 use super::find::{find_either, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 5] = [
+pub const OPENS: [&str; 6] = [
     "<think>",
     "[THINK]",
     "<seed:think>",
     "<|START_THINKING|>",
     "<|inner_prefix|>",
+    "<|channel>thought",
 ];
-pub const CLOSES: [&str; 5] = [
+pub const CLOSES: [&str; 6] = [
     "</think>",
     "[/THINK]",
     "</seed:think>",
     "<|END_THINKING|>",
     "<|inner_suffix|>",
+    "<channel|>",
 ];
-static CLOSE_NEEDLES: [Needle; 5] = [
+static CLOSE_NEEDLES: [Needle; 6] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
     Needle::new(CLOSES[2]),
     Needle::new(CLOSES[3]),
     Needle::new(CLOSES[4]),
+    Needle::new(CLOSES[5]),
 ];
 
 /// The length of the tag of `tags` that `rest` starts with.
@@ -127,6 +133,11 @@ mod tests {
         assert_eq!(think_spans("plan[/THINK]{}"), vec![0..12]);
         assert_eq!(think_spans("[THINK]a</think>b[x]"), vec![0..16]);
         assert_eq!(message_start("[THINK]a[/THINK] {}"), 17);
+        // Gemma 4's thought channel.
+        assert_eq!(
+            think_spans("<|channel>thought\nplan<channel|>Hi"),
+            vec![0..32]
+        );
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).

@@ -1,14 +1,15 @@
 //! The stream machine of an Inkling message: what its opening says it is, then a call's JSON
 //! (its name announced when read) up to the message's end token.
 
-use super::super::cursor::Seek;
+use super::super::cursor::{Markers, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
-use super::{END, INVOKE, NAME_MAX, TEXT, THINKING};
+use super::{END, INVOKE, MESSAGE, NAME_MAX, TEXT, THINKING};
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::Needle;
 
-static END_NEEDLE: Needle = Needle::new(END);
+/// What ends a broken call's markup: the end token (its own), or the next message or call
+/// token (a new region: the model started over).
+static BROKEN_ENDS: Markers = Markers::new(&[END, MESSAGE, INVOKE]);
 
 enum State {
     /// After `<|message_model|>`: what the message is, from here.
@@ -18,14 +19,15 @@ enum State {
     Json(JsonValue),
     /// After the call object, which ends at `.0`: the end token may follow.
     After(usize, usize),
-    /// A call that is not JSON: its markup runs to the end token.
-    Broken,
+    /// A call that is not JSON: its markup runs to the end token, or to the next message or
+    /// call token, looked for from here.
+    Broken(usize),
 }
 
 pub(crate) struct InklingMessage {
     state: State,
     open: Open,
-    /// The end token (a broken call's markup runs to it).
+    /// The end of a broken call's markup.
     end: Seek,
     records: Vec<CallRecord>,
 }
@@ -42,7 +44,7 @@ impl InklingMessage {
         Self {
             state,
             open,
-            end: Seek::new(&END_NEEDLE),
+            end: Seek::new(&BROKEN_ENDS),
             records: Vec::new(),
         }
     }
@@ -94,7 +96,7 @@ impl Machine for InklingMessage {
                         self.records = std::mem::take(&mut value.scanner.records);
                         self.state = State::After(end, end);
                     }
-                    Scanned::Broken(_) => self.state = State::Broken,
+                    Scanned::Broken(at) => self.state = State::Broken(at),
                 },
                 State::After(end, p) => {
                     let (end, q) = (*end, ws(b, *p));
@@ -107,9 +109,10 @@ impl Machine for InklingMessage {
                         }
                     };
                 }
-                State::Broken => {
-                    return match self.end.find(b, 0) {
-                        Some(token) => Verdict::End(token.end),
+                State::Broken(at) => {
+                    return match self.end.find(b, *at) {
+                        Some(token) if token.pattern == 0 => Verdict::End(token.end),
+                        Some(token) => Verdict::End(token.start),
                         None => Verdict::More,
                     };
                 }

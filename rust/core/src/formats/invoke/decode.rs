@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::schema::Types;
-use super::{attribute, tag_rest, Tags};
+use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
 
 pub(crate) fn parse_region<B>(
@@ -103,6 +103,13 @@ where
         return Ok(fail(cx, at, failure));
     };
     let name = &*name;
+    if is_self_closing(&text[attrs_at..body - 1]) {
+        // `<invoke name="f"/>`: a call without arguments (DeepSeek V4 writes them so).
+        let arguments = cx.builder.new_object()?;
+        let arguments = cx.builder.finish_object(arguments)?;
+        cx.call(tags.format, at..body, name.to_owned(), None, arguments)?;
+        return Ok(body);
+    }
     let mut pos = skip_ws(text, body, end);
     // A JSON object for a body.
     if text[pos..end].starts_with('{') {

@@ -3,7 +3,7 @@
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
-use super::Tags;
+use super::{is_self_closing, Tags};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_byte;
 
@@ -125,7 +125,12 @@ impl Machine for InvokeBlock {
                         Some(name) if !name.is_empty() => {
                             let item = self.invokes - 1;
                             self.records.push(named(&name, None, true, item));
-                            self.state = State::Body(gt + 1);
+                            if is_self_closing(&buf[attrs..gt]) {
+                                close_last(&mut self.records);
+                                self.state = State::Between(gt + 1);
+                            } else {
+                                self.state = State::Body(gt + 1);
+                            }
                         }
                         _ => self.state = State::SeekInvokeEnd(attrs),
                     }

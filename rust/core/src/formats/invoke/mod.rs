@@ -3,8 +3,9 @@
 //! raw text typed by the tool schema, as in qwen3_coder; a parameter written `string="true"`
 //! keeps its text (unless the schema allows no string there), `string="false"` is decoded as JSON (DSML). The attributes' names are the
 //! shape's ([`Attrs`]: Kimi K3 writes `tool=`, `key=` and `type="string"`). An invoke whose body is a JSON
-//! object instead of parameters is read too (DSML models write both). A missing final closing
-//! tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
+//! object instead of parameters is read too (DSML models write both), and a self-closing invoke
+//! (`<invoke name="f"/>`, DeepSeek V4's call without arguments) is a call with no arguments. A
+//! missing final closing tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
 //! and the machine here do the rest.
 
 pub(crate) mod decode;
@@ -215,6 +216,11 @@ pub(crate) fn tag_rest(text: &str, at: usize, end: usize) -> Option<(&str, usize
     let bytes = &text.as_bytes()[at..end];
     let gt = find_byte(b'>', bytes)?;
     Some((&text[at..at + gt], at + gt + 1))
+}
+
+/// Whether a tag whose attributes are `attributes` closes itself (`<invoke name="f"/>`).
+pub(crate) fn is_self_closing(attributes: &str) -> bool {
+    attributes.trim_end().ends_with('/')
 }
 
 /// The value of `key="…"` (or `'…'`) among a tag's attributes.

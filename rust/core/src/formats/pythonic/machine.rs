@@ -5,7 +5,6 @@ use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{close_last, named, starts, ws};
 use super::starts_call_list;
 use crate::scan::call_scan::CallRecord;
-use crate::scan::find::find_any3;
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -145,7 +144,7 @@ impl PythonicCall {
                     self.pos += 1;
                     continue;
                 }
-                let Some(found) = find_any3(quote, b'\\', b'\n', &b[i..]) else {
+                let Some(found) = memchr::memchr2(quote, b'\\', &b[i..]) else {
                     self.pos = b.len();
                     break;
                 };

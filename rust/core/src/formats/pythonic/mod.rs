@@ -1,7 +1,8 @@
 //! `pythonic` (Llama 4, Olmo 3, LFM2): `[f(a=1), g(b='x', c=True, d=None, e=[1, {'k': 2}])]`,
 //! optionally inside `<|python_start|>…<|python_end|>`. Arguments are Python literals read by
 //! `literal` (never evaluated); a call with anything else (a name, an expression, a positional
-//! argument) is an error for that call, and the other calls are still read.
+//! argument) is an error for that call, and the other calls are still read. A raw newline in a
+//! quoted string is part of the string (models write multi-line shell commands so).
 //!
 //! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
 

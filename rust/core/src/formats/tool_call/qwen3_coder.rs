@@ -4,7 +4,9 @@
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
 //! missing `</function>` or closing wrapper tag at the end of the text. A value may hold the
 //! markup itself as text, and a value whose `</parameter>` was left out ends before the next
-//! `<parameter=` or the `</function>` (see `value`).
+//! `<parameter=` or the `</function>` (see `value`); such a value that ends in a misspelt close
+//! tag (`</parameter1>`, `</parameter_x>`, a bare `</parameter`: the model meant to close it)
+//! ends before that tag, as in SGLang. A value closed by its `</parameter>` is kept as written.
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
@@ -108,7 +110,13 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
-            cx.insert_value(&mut arguments, name, key, &text[value], None)?;
+            let closed = text[value.end..resume].starts_with(PARAMETER_CLOSE);
+            // A value whose `</parameter>` was left out may end in a misspelt one.
+            let raw = match closed {
+                true => &text[value],
+                false => without_drifted_close(&text[value]),
+            };
+            cx.insert_value(&mut arguments, name, key, raw, None)?;
             pos = resume;
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
@@ -142,4 +150,28 @@ where
         arguments,
     )?;
     Ok(after)
+}
+
+/// An unclosed value without the misspelt close tag it ends in, if any: `</parameter` followed
+/// by nothing or by a tag's rest (no space, `<` or `>` before its `>`), then whitespace. The
+/// line break that put the tag on a line of its own goes too, as for any left-open value.
+fn without_drifted_close(raw: &str) -> &str {
+    let unclosed_tag = &PARAMETER_CLOSE[..PARAMETER_CLOSE.len() - 1];
+    let trimmed = raw.trim_end();
+    let Some(at) = trimmed.rfind(unclosed_tag) else {
+        return raw;
+    };
+    let rest = &trimmed[at + unclosed_tag.len()..];
+    let tag_rest = rest.strip_suffix('>').unwrap_or(rest);
+    let drifted = (rest.is_empty() || rest.ends_with('>'))
+        && !tag_rest.contains(|c: char| c.is_whitespace() || c == '<' || c == '>');
+    if drifted {
+        let value = &raw[..at];
+        value
+            .strip_suffix("\r\n")
+            .or_else(|| value.strip_suffix('\n'))
+            .unwrap_or(value)
+    } else {
+        raw
+    }
 }
