@@ -330,6 +330,9 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
         ("hermes", '<tool_call>{"name": "f", "arguments": {}}</tool_call><|im_end|>', ""),
         ("hermes", "Hello.<|im_end|>", "Hello."),
         ("qwen3_coder", "Hi<|endoftext|>", "Hi"),
+        # Ling 3 (read as glm45) ends its turn with `<|role_end|>`.
+        ("glm45", "<tool_call>f\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><|role_end|>", ""),
+        ("glm45", "Hello.<|role_end|>", "Hello."),
         ("kimi_k2", "Hi<|im_end|>", "Hi"),
         ("llama3_json", '<|python_tag|>{"name": "f", "parameters": {}}<|eom_id|>', ""),
         ("llama3_json", "Hello.<|eot_id|>", "Hello."),
