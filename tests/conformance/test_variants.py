@@ -282,9 +282,9 @@ def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
     [
         (
             "deepseek_dsml",
-            "Done.\n<\uff5cDSML\uff5ctool_calls>\n<\uff5cDSML\uff5cinvoke name=\"f\">\n"
+            'Done.\n<\uff5cDSML\uff5ctool_calls>\n<\uff5cDSML\uff5cinvoke name="f">\n'
             '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>\n'
-            "</\uff5cDSML\uff5cinvoke>\n<\uff5cDSML\uff5cinvoke name=\"submit\"/>\n"
+            '</\uff5cDSML\uff5cinvoke>\n<\uff5cDSML\uff5cinvoke name="submit"/>\n'
             "</\uff5cDSML\uff5ctool_calls>",
         ),
         (
@@ -317,6 +317,17 @@ def test_gemma4_thought_channel_is_reasoning() -> None:
     assert toolwire.parse_text(text, format="gemma4").reasoning == "\nI'm\nthinking"
 
 
+def test_solar_open2_think_span_is_reasoning() -> None:
+    call = (
+        "<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>\n"
+        "<|tool_call:end|>"
+    )
+    text = f"<|think:start|>I should use a tool<|think:end|>Sure.{call}"
+    calls, content = read(text, "solar_open2")
+    assert (calls, content) == ([("f", {"a": 1})], "Sure.")
+    assert toolwire.parse_text(text, format="solar_open2").reasoning == "I should use a tool"
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")
@@ -331,7 +342,11 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
         ("hermes", "Hello.<|im_end|>", "Hello."),
         ("qwen3_coder", "Hi<|endoftext|>", "Hi"),
         # Ling 3 (read as glm45) ends its turn with `<|role_end|>`.
-        ("glm45", "<tool_call>f\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><|role_end|>", ""),
+        (
+            "glm45",
+            "<tool_call>f\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><|role_end|>",
+            "",
+        ),
         ("glm45", "Hello.<|role_end|>", "Hello."),
         ("kimi_k2", "Hi<|im_end|>", "Hi"),
         ("llama3_json", '<|python_tag|>{"name": "f", "parameters": {}}<|eom_id|>', ""),

@@ -1,7 +1,8 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
-//! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>` and
-//! Gemma 4's thought channel `<|channel>thought…<channel|>`. Either closing tag ends a span
+//! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
+//! Gemma 4's thought channel `<|channel>thought…<channel|>` and Solar Open 2's
+//! `<|think:start|>…<|think:end|>`. Either closing tag ends a span
 //! either opening tag began.
 
 use std::ops::Range;
@@ -9,29 +10,32 @@ use std::ops::Range;
 use super::find::{find_either, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 6] = [
+pub const OPENS: [&str; 7] = [
     "<think>",
     "[THINK]",
     "<seed:think>",
     "<|START_THINKING|>",
     "<|inner_prefix|>",
     "<|channel>thought",
+    "<|think:start|>",
 ];
-pub const CLOSES: [&str; 6] = [
+pub const CLOSES: [&str; 7] = [
     "</think>",
     "[/THINK]",
     "</seed:think>",
     "<|END_THINKING|>",
     "<|inner_suffix|>",
     "<channel|>",
+    "<|think:end|>",
 ];
-static CLOSE_NEEDLES: [Needle; 6] = [
+static CLOSE_NEEDLES: [Needle; 7] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
     Needle::new(CLOSES[2]),
     Needle::new(CLOSES[3]),
     Needle::new(CLOSES[4]),
     Needle::new(CLOSES[5]),
+    Needle::new(CLOSES[6]),
 ];
 
 /// The length of the tag of `tags` that `rest` starts with.
@@ -138,6 +142,9 @@ mod tests {
             think_spans("<|channel>thought\nplan<channel|>Hi"),
             vec![0..32]
         );
+        // Solar Open 2's, whose template writes the opening tag in the prompt.
+        assert_eq!(think_spans("<|think:start|>a<|think:end|>b"), vec![0..29]);
+        assert_eq!(think_spans("a<|think:end|>b"), vec![0..14]);
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).
