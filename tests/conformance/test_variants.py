@@ -328,6 +328,23 @@ def test_solar_open2_think_span_is_reasoning() -> None:
     assert toolwire.parse_text(text, format="solar_open2").reasoning == "I should use a tool"
 
 
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("<|message_model|>weather<|content_invoke_tool_text|>SF<|end_message|>", "SF"),
+        ("<|message_model|><|content_invoke_tool_text|>lookup<|end_message|>", "lookup"),
+        ("<|content_invoke_tool_text|>search the web<|end_message|>", "search the web"),
+        ("<|message_model|>weather<|content_tool_error|>bad<|end_message|>", "bad"),
+    ],
+)
+def test_an_inkling_raw_text_invocation_is_content(text: str, content: str) -> None:
+    # No JSON call, so nothing runs (vLLM's Inkling parser reads the block as text); the
+    # tokens and the echoed name are markup.
+    call = '<|message_model|>f<|content_invoke_tool_json|>{"name": "f", "args": {}}<|end_message|>'
+    assert read(text, "inkling") == ([], content)
+    assert read(text + call, "inkling") == ([("f", {})], content)
+
+
 def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     text = '<tool>{"name": "get_weather", "arguments": {}}</tool>'
     calls, content = read(text, "mistral")

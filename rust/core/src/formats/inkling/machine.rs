@@ -4,7 +4,7 @@
 use super::super::cursor::{Markers, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
-use super::{END, INVOKE, MESSAGE, NAME_MAX, TEXT, THINKING};
+use super::{END, INVOKE, MESSAGE, NAME_MAX, RAW_BLOCKS, TEXT, THINKING};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 /// What ends a broken call's markup: the end token (its own), or the next message or call
@@ -84,6 +84,20 @@ impl Machine for InklingMessage {
                         }
                         return Verdict::More;
                     };
+                    if rest[lt] == b'<' {
+                        // A raw-text invocation or a tool error: the name is markup, the
+                        // block's text content.
+                        for token in RAW_BLOCKS {
+                            match starts(b, at + lt, token) {
+                                Some(true) => {
+                                    let end = at + lt + token.len();
+                                    return Verdict::Prose { end, reasoning: false };
+                                }
+                                None => return Verdict::More,
+                                Some(false) => {}
+                            }
+                        }
+                    }
                     match starts(b, at + lt, INVOKE) {
                         Some(true) if rest[lt] == b'<' => self.json(at + lt + INVOKE.len()),
                         None => return Verdict::More,

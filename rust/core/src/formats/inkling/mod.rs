@@ -4,7 +4,9 @@
 //! `<|message_model|><|content_text|>…` a reply (content), `<|content_thinking|>…` reasoning.
 //! The JSON call is read as hermes reads one (`"args"`, `"arguments"` or `"parameters"`); a call
 //! token without `<|message_model|>` before it is read too (text detokenized without the other
-//! special tokens). A message after `<|message_model|>` that is neither is content.
+//! special tokens). A raw-text invocation or a tool error
+//! (`<|message_model|>f<|content_invoke_tool_text|>…`) is content, its echoed name markup. A
+//! message after `<|message_model|>` that is none of these is content.
 
 mod machine;
 
@@ -21,6 +23,10 @@ const THINKING: &str = "<|content_thinking|>";
 const INVOKE: &str = "<|content_invoke_tool_json|>";
 const TEXT: &str = "<|content_text|>";
 const END: &str = "<|end_message|>";
+/// The tokens of a raw-text tool invocation and of a tool error: their blocks carry no JSON
+/// call, so their text is content (as vLLM's Inkling parser reads them), never a call run on
+/// free text.
+const RAW_BLOCKS: [&str; 2] = ["<|content_invoke_tool_text|>", "<|content_tool_error|>"];
 /// The longest tool name echoed before the call token (a longer run is a reply).
 const NAME_MAX: usize = 128;
 
@@ -38,8 +44,13 @@ impl Grammar for Spec {
     /// A message ends at its end token, or where the next one begins.
     const PROSE_ENDS: &'static [Start] =
         &[token(END), token(MESSAGE), token(THINKING), token(INVOKE)];
-    /// The reply's own token, and the end of the turn.
-    const CONTROL: &'static [&'static str] = &[TEXT, "<|content_model_end_sampling|>"];
+    /// The reply's own token, the end of the turn, and the raw blocks' tokens ([`RAW_BLOCKS`]).
+    const CONTROL: &'static [&'static str] = &[
+        TEXT,
+        "<|content_model_end_sampling|>",
+        RAW_BLOCKS[0],
+        RAW_BLOCKS[1],
+    ];
 
     type Machine = machine::InklingMessage;
 
