@@ -32,6 +32,8 @@ FORMATS = (
     "hy_v3",
     "hy_v4",
     "kimi_k3",
+    "minimax_m3",
+    "solar_open2",
 )
 
 
@@ -180,6 +182,60 @@ def kimi_k3(text: str, tools: Tools) -> Calls:
     return calls
 
 
+_M3 = re.escape("]<]minimax[>[")
+_M3_INVOKE = re.compile(rf'{_M3}<invoke name="([^"]+)">(.*?){_M3}</invoke>', re.S)
+_M3_TAG = re.compile(rf"{_M3}<(/?)([^>\s/]+)>")
+
+
+def _m3_value(node: dict[str, Any], declared: Any) -> Any:
+    """An element: text (typed by `declared`), a list of `<item>`s, or an object of elements."""
+    children = node["children"]
+    if not children:
+        return _typed(node["text"], declared)
+    if all(child["name"] == "item" for child in children):
+        return [_m3_value(child, None) for child in children]
+    return {child["name"]: _m3_value(child, None) for child in children}
+
+
+def minimax_m3(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for name, body in _M3_INVOKE.findall(text):
+        stack: list[dict[str, Any]] = [{"name": "", "children": [], "text": ""}]
+        at = 0
+        for tag in _M3_TAG.finditer(body):
+            stack[-1]["text"] += body[at : tag.start()]
+            if tag.group(1):
+                element = stack.pop()
+                stack[-1]["children"].append(element)
+            else:
+                stack.append({"name": tag.group(2), "children": [], "text": ""})
+            at = tag.end()
+        types = props.get(name, {})
+        args = {
+            child["name"]: _m3_value(child, types.get(child["name"], {}).get("type"))
+            for child in stack[0]["children"]
+        }
+        calls.append((name, args))
+    return calls
+
+
+_SOLAR_CALL = re.compile(r"<\|tool_call:start\|>([^\n]*)\n(.*?)<\|tool_call:end\|>", re.S)
+_SOLAR_ARG = re.compile(
+    r"<\|tool_arg:start\|>(.*?)<\|tool_arg:value\|>(.*?)<\|tool_arg:end\|>", re.S
+)
+
+
+def solar_open2(text: str, tools: Tools) -> Calls:
+    props = _properties(tools)
+    calls: Calls = []
+    for name, body in _SOLAR_CALL.findall(text):
+        types = props.get(name, {})
+        args = {k: _typed(v, types.get(k, {}).get("type")) for k, v in _SOLAR_ARG.findall(body)}
+        calls.append((name, args))
+    return calls
+
+
 DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
@@ -191,6 +247,8 @@ DETECTORS: dict[str, Callable[[str, Tools], Calls]] = {
     "hy_v3": _hy_detector(suffixed=False),
     "hy_v4": _hy_detector(suffixed=True),
     "kimi_k3": kimi_k3,
+    "minimax_m3": minimax_m3,
+    "solar_open2": solar_open2,
 }
 
 
