@@ -585,3 +585,30 @@ def test_a_string_value_loses_the_layout_only(raw: str, value: str) -> None:
     text = f"<tool_call>\n<function=f>\n<parameter=s>{raw}</parameter>\n</function>\n</tool_call>"
     tools = [{"name": "f", "parameters": {"properties": {"s": {"type": "string"}}}}]
     assert read(text, "qwen3_coder", tools=tools) == ([("f", {"s": value})], "")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "wrapper"),
+    [("dots", "dots_function_call"), ("minimax_m2", "minimax:tool_call")],
+)
+def test_an_invoke_wrapper_holding_a_json_call_and_a_stray_close(fmt: str, wrapper: str) -> None:
+    open_, close = f"<{wrapper}>", f"</{wrapper}>"
+    invoke = '<invoke name="search"><parameter name="query">chairs</parameter></invoke>'
+    # dots writes a JSON call object (or list) in the wrapper as well as invokes (vLLM's tests).
+    text = (
+        f"ok{open_}{invoke}{close}{open_}"
+        '{"name": "search", "arguments": {"query": "tables"}}'
+        f'{close}{open_}[{{"name": "open", "arguments": {{"id": 7}}}}]{close}'
+    )
+    calls, content = read(text, fmt)
+    assert calls == [
+        ("search", {"query": "chairs"}),
+        ("search", {"query": "tables"}),
+        ("open", {"id": 7}),
+    ]
+    assert content == "ok"
+    # JSON that is not a call is still a broken block, not prose.
+    calls, content = read(f'{open_}{{"query": "x"}}{close}', fmt)
+    assert [c[0] for c in calls] == ["invalid"] and content == ""
+    # The wrapper's closing token standing alone is a control token, never content.
+    assert read(f"some text {close}", fmt) == ([], "some text")

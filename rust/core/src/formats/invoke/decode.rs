@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::super::cursor::TextSeek;
-use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
 use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
@@ -51,6 +51,10 @@ where
                 break p + close.len();
             } else if rest.is_empty() {
                 break end;
+            } else if let Some((calls, json_end)) = json_calls(cx, rest, p, end)? {
+                // A JSON call object (or list) in place of invokes: dots writes both.
+                cx.push_read(tags.format, p..json_end, calls)?;
+                p = json_end;
             } else if let Some(token) = tags.between.iter().find(|t| rest.starts_with(**t)) {
                 let after = p + token.len();
                 p = tags
@@ -73,6 +77,25 @@ where
         };
         Ok(block_end)
     })
+}
+
+/// The calls of a JSON call object or list at `p` (`rest` is the text from there), and
+/// where the JSON ends; `None` for anything else, which the caller reports.
+fn json_calls<B>(
+    cx: &mut Cx<'_, '_, B>,
+    rest: &str,
+    p: usize,
+    end: usize,
+) -> Result<Option<ReadCallsAndEnd<B::Value>>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    if rest.starts_with(['{', '[']) {
+        cx.read_calls(p, end)
+    } else {
+        Ok(None)
+    }
 }
 
 /// One invoke at `at`; returns where its markup ends.

@@ -4,8 +4,10 @@
 //! keeps its text (unless the schema allows no string there), `string="false"` is decoded as JSON (DSML). The attributes' names are the
 //! shape's ([`Attrs`]: Kimi K3 writes `tool=`, `key=` and `type="string"`). An invoke whose body is a JSON
 //! object instead of parameters is read too (DSML models write both), and a self-closing invoke
-//! (`<invoke name="f"/>`, DeepSeek V4's call without arguments) is a call with no arguments. A
-//! missing final closing tag is accepted at the end of the text. A group of this shape gives its [`Tags`]; the decoder
+//! (`<invoke name="f"/>`, DeepSeek V4's call without arguments) is a call with no arguments; a
+//! JSON call object (`{"name": …, "arguments": …}`) or list of them in place of the invokes is
+//! read as those calls (dots writes both). A missing final closing tag is accepted at the end
+//! of the text. A group of this shape gives its [`Tags`]; the decoder
 //! and the machine here do the rest.
 
 pub(crate) mod decode;
@@ -165,7 +167,13 @@ macro_rules! xml_spec {
                 attrs: $crate::formats::invoke::XML_ATTRS,
             }
         };
-        $crate::formats::invoke::spec!(TAGS, [concat!("<", $wrapper, ">")], $format);
+        // A stray closing wrapper (the model's special token) is never content.
+        $crate::formats::invoke::spec!(
+            TAGS,
+            [concat!("<", $wrapper, ">")],
+            $format,
+            control: &[concat!("</", $wrapper, ">")]
+        );
     };
 }
 pub(crate) use xml_spec;
