@@ -88,7 +88,18 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         };
         n += 1;
     }
+    // Then the tokens of channel-named opening tags: stray control tokens outside a span.
     let mut n = 2 * think::OPENS.len();
+    let mut t = 0;
+    while t < think::OPEN_TOKENS.len() {
+        table[n] = Entry {
+            text: think::OPEN_TOKENS[t],
+            role: Role::Control,
+            ..BLANK
+        };
+        n += 1;
+        t += 1;
+    }
     let mut g = 0;
     while g < Group::ALL.len() {
         let group = Group::ALL[g];
@@ -358,6 +369,14 @@ pub(crate) fn prose_stop(group: Group) -> Option<u8> {
 /// The think tags' entries (`think::OPENS` at even entries, their closing tags after each).
 pub(crate) const THINK_OPEN: Mask = think_entries(0);
 pub(crate) const THINK_CLOSE: Mask = think_entries(1);
+/// What text mode looks for outside a think span beside the opening tags: the closing tags and
+/// the opening tags' bare tokens (`think::OPEN_TOKENS`, after the tags), stray tokens there.
+pub(crate) const THINK_STRAY: Mask = THINK_CLOSE | open_tokens();
+
+const fn open_tokens() -> Mask {
+    let first = 2 * think::OPENS.len();
+    ((1 << think::OPEN_TOKENS.len()) - 1) << first
+}
 
 const fn think_entries(parity: usize) -> Mask {
     let mut mask = 0;
@@ -508,10 +527,57 @@ pub(crate) enum Match {
 
 /// The marker of `mask` that starts `rest`. The byte tables leave only the markers whose first
 /// three bytes fit (most `<` and `[` of a text begin none), and those are compared whole. No
-/// marker is a prefix of another, so at most one is found.
+/// marker is a prefix of another but a think tag's token (`<|channel>` of `<|channel>thought`):
+/// where both may match, the longer wins, and `rest` ending inside it is `Partial`.
 pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
+    let mut candidates = candidates(rest, mask);
+    let mut found = None;
+    let mut partial = false;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        let text = TABLE[i].text.as_bytes();
+        if rest.starts_with(text) {
+            found = longer(found, i);
+        } else {
+            partial |= text.starts_with(rest);
+        }
+        candidates &= candidates - 1;
+    }
+    match (partial, found) {
+        (true, _) => Match::Partial,
+        (false, Some(i)) => Match::Found(i),
+        (false, None) => Match::None,
+    }
+}
+
+/// The marker of `mask` that starts `rest` where no more bytes will come (the end of the
+/// text): the longest complete one.
+pub(crate) fn match_at_end(rest: &[u8], mask: Mask) -> Option<usize> {
+    let mut candidates = candidates(rest, mask);
+    let mut found = None;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        if rest.starts_with(TABLE[i].text.as_bytes()) {
+            found = longer(found, i);
+        }
+        candidates &= candidates - 1;
+    }
+    found
+}
+
+/// `TABLE[i]`, or the entry found before when that one is longer.
+fn longer(found: Option<usize>, i: usize) -> Option<usize> {
+    match found {
+        Some(f) if TABLE[f].text.len() > TABLE[i].text.len() => Some(f),
+        _ => Some(i),
+    }
+}
+
+/// The entries of `mask` whose first bytes (up to three) `rest` begins with.
+#[inline]
+fn candidates(rest: &[u8], mask: Mask) -> Mask {
     let Some(&first) = rest.first() else {
-        return Match::None;
+        return 0;
     };
     let mut candidates = BY_FIRST[first as usize] & mask;
     if let Some(&second) = rest.get(1) {
@@ -520,21 +586,7 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
     if let Some(&third) = rest.get(2) {
         candidates &= BY_THIRD[third as usize];
     }
-    let mut partial = false;
-    while candidates != 0 {
-        let i = candidates.trailing_zeros() as usize;
-        let text = TABLE[i].text.as_bytes();
-        if rest.starts_with(text) {
-            return Match::Found(i);
-        }
-        partial |= text.starts_with(rest);
-        candidates &= candidates - 1;
-    }
-    if partial {
-        Match::Partial
-    } else {
-        Match::None
-    }
+    candidates
 }
 
 /// The longest marker, in bytes: the most text mode ever holds back.
@@ -607,8 +659,11 @@ mod tests {
                 a.text
             );
             for (j, b) in TABLE.iter().enumerate() {
+                // The one exception: a think tag's token (`<|channel>` of `<|channel>thought`).
+                let token_of_tag = THINK_STRAY & !THINK_CLOSE & 1 << i != 0
+                    && THINK_OPEN & 1 << j != 0;
                 assert!(
-                    i == j || !b.text.starts_with(a.text),
+                    i == j || !b.text.starts_with(a.text) || token_of_tag,
                     "{} prefixes {}",
                     a.text,
                     b.text
@@ -630,6 +685,20 @@ mod tests {
             assert_eq!(match_at(cut.as_bytes(), all), Match::Partial, "{cut}");
         }
         assert_eq!(match_at(b"<tool_cake>", all), Match::None);
+        // A think tag's token, and the tag it begins: the longer wins; cut short, more may come.
+        let at = |text: &str| match match_at(text.as_bytes(), THINK_OPEN | THINK_STRAY) {
+            Match::Found(i) => Some(TABLE[i].text),
+            Match::Partial => Some("partial"),
+            Match::None => None,
+        };
+        assert_eq!(at("<|channel>thought\n"), Some("<|channel>thought"));
+        assert_eq!(at("<|channel><|channel>"), Some("<|channel>"));
+        assert_eq!(at("<|channel>x"), Some("<|channel>"));
+        assert_eq!(at("<|channel>tho"), Some("partial"));
+        assert_eq!(at("<channel|>"), Some("<channel|>"));
+        let end = |text: &str| match_at_end(text.as_bytes(), THINK_STRAY).map(|i| TABLE[i].text);
+        assert_eq!(end("<|channel>tho"), Some("<|channel>"));
+        assert_eq!(end("<|chan"), None);
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
         assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
     }

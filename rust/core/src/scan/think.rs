@@ -4,6 +4,11 @@
 //! Gemma 4's thought channel `<|channel>thought…<channel|>` and Solar Open 2's
 //! `<|think:start|>…<|think:end|>`. Either closing tag ends a span
 //! either opening tag began.
+//!
+//! Outside a span, a closing tag is a stray control token (Gemma 4 may end its answer with one),
+//! and so is the token of an opening tag written without its channel name (`<|channel>` not
+//! followed by `thought`): neither is content. The readers drop them; [`think_spans`] gives
+//! each a span of its own, holding no reasoning.
 
 use std::ops::Range;
 
@@ -28,6 +33,10 @@ pub const CLOSES: [&str; 7] = [
     "<channel|>",
     "<|think:end|>",
 ];
+/// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
+/// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
+/// token until the bytes after it tell the tag apart, so chunk splits change nothing).
+pub const OPEN_TOKENS: [&str; 1] = ["<|channel>"];
 static CLOSE_NEEDLES: [Needle; 7] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
@@ -47,8 +56,9 @@ fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
 /// a `</think>` with no opening tag before it closes a span that began at the start of the
-/// text (chat templates often put the opening tag in the prompt); later unopened `</think>`
-/// tags, and `<think>` inside a span, are prose.
+/// text (chat templates often put the opening tag in the prompt); a later unopened `</think>`,
+/// or a stray opening token ([`OPEN_TOKENS`]), is a span of its own (a control token, no
+/// text); `<think>` inside a span is reasoning.
 pub fn think_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
@@ -67,10 +77,14 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
                 leading_close_allowed = false;
             }
             (None, None, Some(len)) => {
-                if leading_close_allowed {
-                    spans.push(0..at + len);
-                }
+                spans.push(if leading_close_allowed { 0 } else { at }..at + len);
                 leading_close_allowed = false;
+            }
+            (None, None, None) => {
+                if let Some(len) = tag_at(rest, &OPEN_TOKENS) {
+                    spans.push(at..at + len);
+                    leading_close_allowed = false;
+                }
             }
             (Some(start), _, Some(len)) => {
                 spans.push(start..at + len);
@@ -95,7 +109,8 @@ pub(crate) fn message_start(text: &str) -> usize {
                 .iter()
                 .any(|close| close.find(bytes).is_some())
     };
-    if OPENS.iter().any(|open| text[trimmed..].starts_with(open)) || has_tag() {
+    let opens_at = |tags: &[&str]| tags.iter().any(|tag| text[trimmed..].starts_with(tag));
+    if opens_at(&OPENS) || opens_at(&OPEN_TOKENS) || has_tag() {
         start_after(text, &think_spans(text))
     } else {
         trimmed
@@ -131,6 +146,10 @@ mod tests {
         assert!(think_spans("none").is_empty());
         let text = "a</think>b<think>c</think>d<think>e";
         assert_eq!(think_spans(text), vec![0..9, 10..26, 27..35]);
+        // Stray closing tags after the first tag are control tokens: spans of their own.
+        let text = "<think>a</think>b</think>c";
+        assert_eq!(think_spans(text), vec![0..16, 17..25]);
+        assert_eq!(message_start("<think>a</think> </think> {}"), 26);
         assert!(think_spans("<b>no tags</b>").is_empty());
         // Magistral's tags, and either closing tag for either opening tag.
         assert_eq!(think_spans("[THINK]a[/THINK]b"), vec![0..16]);
@@ -142,6 +161,11 @@ mod tests {
             think_spans("<|channel>thought\nplan<channel|>Hi"),
             vec![0..32]
         );
+        // Its channel token alone, and its closing token after the answer, are stray tokens.
+        let text = "<|channel><|channel>thought\n<channel|>Hi<channel|>";
+        assert_eq!(think_spans(text), vec![0..10, 10..38, 40..50]);
+        assert_eq!(message_start("<|channel> {}"), 11);
+        assert_eq!(message_start("<|channel>thought {}"), 20);
         // Solar Open 2's, whose template writes the opening tag in the prompt.
         assert_eq!(think_spans("<|think:start|>a<|think:end|>b"), vec![0..29]);
         assert_eq!(think_spans("a<|think:end|>b"), vec![0..14]);
@@ -153,22 +177,24 @@ mod tests {
         const CLOSE: &str = CLOSES[0];
         let find = |tag: &str, from: usize| text[from..].find(tag).map(|i| from + i);
         let mut spans = Vec::new();
-        let mut next_open = find(OPEN, 0);
-        if let Some(close) = find(CLOSE, 0) {
-            if next_open.is_none_or(|open| close < open) {
-                spans.push(0..close + CLOSE.len());
-            }
-        }
-        while let Some(start) = next_open {
-            match find(CLOSE, start + OPEN.len()) {
-                Some(close) => {
-                    let end = close + CLOSE.len();
-                    spans.push(start..end);
-                    next_open = find(OPEN, end);
+        let mut pos = 0;
+        loop {
+            let next_open = find(OPEN, pos);
+            match find(CLOSE, pos) {
+                // An unopened close: from the text's start when it is the first tag, else alone.
+                Some(close) if next_open.is_none_or(|open| close < open) => {
+                    let start = if pos == 0 { 0 } else { close };
+                    pos = close + CLOSE.len();
+                    spans.push(start..pos);
                 }
-                None => {
-                    spans.push(start..text.len());
-                    break;
+                _ => {
+                    let Some(start) = next_open else { break };
+                    let Some(close) = find(CLOSE, start + OPEN.len()) else {
+                        spans.push(start..text.len());
+                        break;
+                    };
+                    pos = close + CLOSE.len();
+                    spans.push(start..pos);
                 }
             }
         }

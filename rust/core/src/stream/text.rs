@@ -290,9 +290,12 @@ impl Text {
                 }
                 self.pending.push_str(&input[..take]);
                 match match_at(self.pending.as_bytes(), mask) {
-                    Match::Found(entry) => {
-                        (Resolved::Marker(entry), TABLE[entry].text.len() - earlier)
-                    }
+                    // A think tag's token held for the tag it might begin may have ended in
+                    // the earlier bytes (`<|channel>` + `x`): none of the input is used.
+                    Match::Found(entry) => (
+                        Resolved::Marker(entry),
+                        TABLE[entry].text.len().saturating_sub(earlier),
+                    ),
                     Match::Partial => {
                         self.candidate = Some(candidate);
                         return Continued::Held;
@@ -338,8 +341,15 @@ impl Text {
             &joined
         };
         let failed = matches!(resolved, Resolved::Fail);
-        if let Some(mode) = self.resolve(resolved, held, false, cx) {
+        let decided = match resolved {
+            Resolved::Marker(entry) => TABLE[entry].text.len(),
+            _ => held.len(),
+        };
+        if let Some(mode) = self.resolve(resolved, &held[..decided], false, cx) {
             return Continued::Opened(used, mode);
+        }
+        if decided < held.len() {
+            return Continued::Replay(used, held[decided..].to_owned());
         }
         if !failed {
             return Continued::Decided(used);
@@ -388,18 +398,34 @@ impl Text {
             Resolved::Marker(entry) => {
                 shared.flush(cx.out);
                 match TABLE[entry].role {
-                    Role::ThinkOpen | Role::ThinkClose => {
+                    Role::ThinkOpen => {
                         shared.pos = shared.pos.after(held);
-                        shared.prose.in_think = !shared.prose.in_think;
+                        shared.prose.in_think = true;
                         shared.prose.saw_think = true;
-                        if shared.prose.in_think {
-                            shared.begin_reasoning(cx.out);
-                        }
+                        shared.begin_reasoning(cx.out);
+                        None
+                    }
+                    Role::ThinkClose if shared.prose.in_think => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.in_think = false;
+                        None
+                    }
+                    // An unopened closing tag after content, before any think span: the span
+                    // began in the prompt, and its text was sent as content; the tag stays, to
+                    // show where the answer begins. Any other is a stray token, dropped.
+                    Role::ThinkClose if shared.prose.message_started && !shared.prose.saw_think => {
+                        shared.text_out(held, cx.out);
                         None
                     }
                     Role::ProseEnd(_) => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.message = None;
+                        None
+                    }
+                    // A closing tag before any text ends the (empty) span the prompt began.
+                    Role::ThinkClose => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.saw_think = true;
                         None
                     }
                     Role::Control => {
@@ -440,6 +466,11 @@ impl Text {
         let candidate = self.candidate.take()?;
         let held = mem::take(&mut self.pending);
         let resolved = match candidate {
+            // A think tag's token that the tag it may begin was waited for (`<|channel>`).
+            Candidate::Marker(mask) => match markers::match_at_end(held.as_bytes(), mask) {
+                Some(entry) => Resolved::Marker(entry),
+                None => Resolved::Fail,
+            },
             Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
             Candidate::Code(code) => match code.at_end() {
                 CodeAction::Toggle => Resolved::Plain { toggle_code: true },
@@ -450,9 +481,13 @@ impl Text {
         };
         let used = match resolved {
             Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
+            Resolved::Marker(entry) => TABLE[entry].text.len(),
             _ => held.len(),
         };
-        let opened = self.resolve(resolved, &held, false, cx);
+        let opened = match resolved {
+            Resolved::Marker(_) => self.resolve(resolved, &held[..used], false, cx),
+            _ => self.resolve(resolved, &held, false, cx),
+        };
         Some((held[used..].to_owned(), opened))
     }
 }
@@ -507,15 +542,15 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             && !prose.in_code
     }
 
-    /// The markers a candidate starting here may complete to: the think tag, and the start
-    /// markers of the enabled formats (not in a code span; in think spans only with
-    /// `calls_in_reasoning`).
+    /// The markers a candidate starting here may complete to: the think tags (and stray think
+    /// tokens outside a span), and the start markers of the enabled formats (not in a code
+    /// span; in think spans only with `calls_in_reasoning`).
     fn marker_mask(&mut self) -> Mask {
         let prose = &mut self.shared.prose;
         let mut mask = if prose.in_think {
             markers::THINK_CLOSE
         } else {
-            markers::THINK_OPEN
+            markers::THINK_OPEN | markers::THINK_STRAY
         };
         if self.starts == 0
             || (prose.in_think && !self.options.calls_in_reasoning)
