@@ -89,3 +89,50 @@ def test_calls_after_stray_tokens_are_read_on_every_path(text: str) -> None:
             ("f", {"a": 1})
         ], text
     assert toolwire.parse_text(text).content.strip() == ""
+
+
+# HY v4 writes its think tags with the checkpoint's suffix (vLLM's HY v4 reasoning parser reads
+# it from the vocabulary, `<think:6124c78e>`); its template writes the opening tag in the prompt.
+HY_CALL = (
+    "<tool_calls:6124c78e><tool_call:6124c78e>f<arg_key:6124c78e>a</arg_key:6124c78e>"
+    "<arg_value:6124c78e>1</arg_value:6124c78e></tool_call:6124c78e></tool_calls:6124c78e>"
+)
+
+
+@pytest.mark.parametrize("suffix", ["6124c78e", "x", "a" * 64])
+def test_suffixed_think_tags_are_reasoning(suffix: str) -> None:
+    text = f"<think:{suffix}>Plan.</think:{suffix}>Hi.{HY_CALL}"
+    assert read(text) == ("Hi.", "Plan.")
+    for calls in every_path(text):
+        assert [(c.name, c.arguments) for c in calls] == [("f", {"a": 1})]
+    # Either closing tag ends a span either opening tag began; a stray one is dropped.
+    assert read(f"<think>a</think:{suffix}>b</think:{suffix}>") == ("b", "a")
+    # Opened in the prompt: the tag stays in the content, as `</think>` does.
+    assert read(f"Plan.</think:{suffix}>Hi.") == (f"Plan.</think:{suffix}>Hi.", None)
+
+
+def test_calls_in_a_suffixed_think_span_follow_calls_in_reasoning() -> None:
+    text = f"<think:ab>{HY_CALL}</think:ab>Done."
+    assert [c.name for c in toolwire.extract(text)] == ["f"]
+    parsed = toolwire.parse_text(text, calls_in_reasoning=False)
+    assert (parsed.calls, parsed.reasoning, parsed.content) == ([], HY_CALL, "Done.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<think:> a",
+        "<think: x> a",
+        "<think:a b> a",
+        "<think:" + "a" * 65 + "> a",
+        "a <think:abc",
+        "a </think:abc",
+        "x <think:ab<think:cd> y",
+    ],
+)
+def test_a_think_tag_without_a_whole_suffix_is_text(text: str) -> None:
+    content, reasoning = read(text)
+    if "<think:cd>" in text:
+        assert (content, reasoning) == ("x <think:ab", " y")
+    else:
+        assert (content, reasoning) == (text, None)

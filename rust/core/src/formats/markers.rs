@@ -3,6 +3,7 @@
 //! format's markers are written once, in its folder.
 
 use crate::protocol::{Format, FormatSet, Group};
+pub(crate) use crate::scan::find::same;
 use crate::scan::think;
 
 /// A set of table entries (bit `i`: `TABLE[i]`).
@@ -32,22 +33,6 @@ pub(crate) struct Entry {
     pub formats: FormatSet,
     /// A start marker that also ends a prose message of its group (harmony's `<|start|>`).
     pub ends_prose: bool,
-}
-
-/// `a == b`, in a `const` context.
-pub(crate) const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether `text` is one of `group`'s start markers.
@@ -528,18 +513,18 @@ pub(crate) enum Match {
 /// The marker of `mask` that starts `rest`. The byte tables leave only the markers whose first
 /// three bytes fit (most `<` and `[` of a text begin none), and those are compared whole. No
 /// marker is a prefix of another but a think tag's token (`<|channel>` of `<|channel>thought`):
-/// where both may match, the longer wins, and `rest` ending inside it is `Partial`.
+/// where both may match, the longer wins, and `rest` ending inside it is `Partial`. A think tag
+/// that takes a suffix (`<think:`) is found with it ([`found_len`]).
 pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
     let mut candidates = candidates(rest, mask);
     let mut found = None;
     let mut partial = false;
     while candidates != 0 {
         let i = candidates.trailing_zeros() as usize;
-        let text = TABLE[i].text.as_bytes();
-        if rest.starts_with(text) {
-            found = longer(found, i);
-        } else {
-            partial |= text.starts_with(rest);
+        match len_at(rest, i) {
+            Ok(Some(_)) => found = longer(found, i),
+            Ok(None) => partial = true,
+            Err(()) => partial |= TABLE[i].text.as_bytes().starts_with(rest),
         }
         candidates &= candidates - 1;
     }
@@ -557,13 +542,48 @@ pub(crate) fn match_at_end(rest: &[u8], mask: Mask) -> Option<usize> {
     let mut found = None;
     while candidates != 0 {
         let i = candidates.trailing_zeros() as usize;
-        if rest.starts_with(TABLE[i].text.as_bytes()) {
+        if let Ok(Some(_)) = len_at(rest, i) {
             found = longer(found, i);
         }
         candidates &= candidates - 1;
     }
     found
 }
+
+/// The length of `TABLE[entry]` found at the start of `rest`, its suffix included.
+pub(crate) fn found_len(rest: &[u8], entry: usize) -> usize {
+    match len_at(rest, entry) {
+        Ok(Some(len)) => len,
+        _ => unreachable!("the marker was found here"),
+    }
+}
+
+/// The length of `TABLE[i]` at the start of `rest` ([`think::tag_len`]).
+#[inline]
+fn len_at(rest: &[u8], i: usize) -> Result<Option<usize>, ()> {
+    let text = TABLE[i].text;
+    if SUFFIXED & 1 << i != 0 {
+        think::tag_len(rest, text)
+    } else if rest.starts_with(text.as_bytes()) {
+        Ok(Some(text.len()))
+    } else {
+        Err(())
+    }
+}
+
+/// The think tags that take a suffix (`<think:`).
+const SUFFIXED: Mask = {
+    let table = build();
+    let mut mask = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if think::takes_suffix(table[i].text) {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+};
 
 /// `TABLE[i]`, or the entry found before when that one is longer.
 fn longer(found: Option<usize>, i: usize) -> Option<usize> {
@@ -597,8 +617,12 @@ const fn longest() -> usize {
     let mut longest = 0;
     let mut i = 0;
     while i < COUNT {
-        if table[i].text.len() > longest {
-            longest = table[i].text.len();
+        let mut len = table[i].text.len();
+        if think::takes_suffix(table[i].text) {
+            len += think::SUFFIX_MAX + 1;
+        }
+        if len > longest {
+            longest = len;
         }
         i += 1;
     }
@@ -660,8 +684,8 @@ mod tests {
             );
             for (j, b) in TABLE.iter().enumerate() {
                 // The one exception: a think tag's token (`<|channel>` of `<|channel>thought`).
-                let token_of_tag = THINK_STRAY & !THINK_CLOSE & 1 << i != 0
-                    && THINK_OPEN & 1 << j != 0;
+                let token_of_tag =
+                    THINK_STRAY & !THINK_CLOSE & 1 << i != 0 && THINK_OPEN & 1 << j != 0;
                 assert!(
                     i == j || !b.text.starts_with(a.text) || token_of_tag,
                     "{} prefixes {}",
@@ -680,7 +704,15 @@ mod tests {
             _ => None,
         };
         for entry in &TABLE {
-            assert_eq!(found(&format!("{}xyz", entry.text)), Some(entry.text));
+            let suffix = if think::takes_suffix(entry.text) {
+                "ab>"
+            } else {
+                ""
+            };
+            assert_eq!(
+                found(&format!("{}{suffix}xyz", entry.text)),
+                Some(entry.text)
+            );
             let cut = &entry.text[..entry.text.len() - 1];
             assert_eq!(match_at(cut.as_bytes(), all), Match::Partial, "{cut}");
         }
@@ -696,6 +728,15 @@ mod tests {
         assert_eq!(at("<|channel>x"), Some("<|channel>"));
         assert_eq!(at("<|channel>tho"), Some("partial"));
         assert_eq!(at("<channel|>"), Some("<channel|>"));
+        // A suffixed tag is whole at its `>`; a bad suffix is no tag.
+        assert_eq!(at("<think:6124c78e>a"), Some("<think:"));
+        assert_eq!(at("</think:6124c78e"), Some("partial"));
+        assert_eq!(at("<think:6124 "), None);
+        assert_eq!(at("<think:>"), None);
+        let long = format!("<think:{}>", "a".repeat(think::SUFFIX_MAX + 1));
+        assert_eq!(at(&long), None);
+        assert_eq!(found_len(b"</think:ab>x", 3), "</think:ab>".len());
+        assert_eq!(TABLE[3].text, "</think:");
         let end = |text: &str| match_at_end(text.as_bytes(), THINK_STRAY).map(|i| TABLE[i].text);
         assert_eq!(end("<|channel>tho"), Some("<|channel>"));
         assert_eq!(end("<|chan"), None);

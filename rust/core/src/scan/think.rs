@@ -1,9 +1,10 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
-//! Gemma 4's thought channel `<|channel>thought…<channel|>` and Solar Open 2's
-//! `<|think:start|>…<|think:end|>`. Either closing tag ends a span
-//! either opening tag began.
+//! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
+//! `<|think:start|>…<|think:end|>` and HY v4's `<think:6124c78e>…</think:6124c78e>` (a tag that
+//! ends with `:` takes the checkpoint's suffix, see [`suffix_len`]). Either closing tag ends a
+//! span either opening tag began.
 //!
 //! Outside a span, a closing tag is a stray control token (Gemma 4 may end its answer with one),
 //! and so is the token of an opening tag written without its channel name (`<|channel>` not
@@ -12,11 +13,12 @@
 
 use std::ops::Range;
 
-use super::find::{find_either, Needle};
+use super::find::{find_either, same, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 7] = [
+pub const OPENS: [&str; 8] = [
     "<think>",
+    "<think:",
     "[THINK]",
     "<seed:think>",
     "<|START_THINKING|>",
@@ -24,8 +26,9 @@ pub const OPENS: [&str; 7] = [
     "<|channel>thought",
     "<|think:start|>",
 ];
-pub const CLOSES: [&str; 7] = [
+pub const CLOSES: [&str; 8] = [
     "</think>",
+    "</think:",
     "[/THINK]",
     "</seed:think>",
     "<|END_THINKING|>",
@@ -37,7 +40,7 @@ pub const CLOSES: [&str; 7] = [
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
 /// token until the bytes after it tell the tag apart, so chunk splits change nothing).
 pub const OPEN_TOKENS: [&str; 1] = ["<|channel>"];
-static CLOSE_NEEDLES: [Needle; 7] = [
+static CLOSE_NEEDLES: [Needle; 8] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
     Needle::new(CLOSES[2]),
@@ -45,13 +48,60 @@ static CLOSE_NEEDLES: [Needle; 7] = [
     Needle::new(CLOSES[4]),
     Needle::new(CLOSES[5]),
     Needle::new(CLOSES[6]),
+    Needle::new(CLOSES[7]),
 ];
 
-/// The length of the tag of `tags` that `rest` starts with.
+/// The most bytes a suffix may have (HY v4's checkpoints write 8 hex digits or a word).
+pub const SUFFIX_MAX: usize = 64;
+
+/// Whether `tag` is a think tag that takes a suffix (one that ends with `:`): `<think:` is
+/// whole only as `<think:` + suffix + `>`.
+pub const fn takes_suffix(tag: &str) -> bool {
+    let b = tag.as_bytes();
+    if b.is_empty() || b[b.len() - 1] != b':' {
+        return false;
+    }
+    let mut i = 0;
+    while i < OPENS.len() {
+        if same(OPENS[i], tag) || same(CLOSES[i], tag) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The length of the suffix that `rest` starts with, up to its closing `>`: 1 to
+/// [`SUFFIX_MAX`] bytes, none of them `>`, `<` or blank. `Ok(None)` while more bytes may
+/// tell; `Err(())` when what `rest` holds is no suffix.
+pub(crate) fn suffix_len(rest: &[u8]) -> Result<Option<usize>, ()> {
+    let len = rest
+        .iter()
+        .take(SUFFIX_MAX + 1)
+        .position(|&c| c == b'>' || c == b'<' || c.is_ascii_whitespace());
+    match len {
+        None if rest.len() <= SUFFIX_MAX => Ok(None),
+        Some(len) if len > 0 && rest[len] == b'>' => Ok(Some(len)),
+        _ => Err(()),
+    }
+}
+
+/// The length of `tag` at the start of `rest`, its suffix and `>` included: `Ok(None)` while
+/// more bytes may complete it, `Err(())` when `rest` does not hold it.
+pub(crate) fn tag_len(rest: &[u8], tag: &str) -> Result<Option<usize>, ()> {
+    if !rest.starts_with(tag.as_bytes()) {
+        return Err(());
+    }
+    if !takes_suffix(tag) {
+        return Ok(Some(tag.len()));
+    }
+    Ok(suffix_len(&rest[tag.len()..])?.map(|len| tag.len() + len + 1))
+}
+
+/// The length of the tag of `tags` that `rest` starts with (in a whole text).
 fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
     tags.iter()
-        .find(|tag| rest.starts_with(tag.as_bytes()))
-        .map(|tag| tag.len())
+        .find_map(|tag| tag_len(rest, tag).ok().flatten())
 }
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
@@ -169,6 +219,12 @@ mod tests {
         // Solar Open 2's, whose template writes the opening tag in the prompt.
         assert_eq!(think_spans("<|think:start|>a<|think:end|>b"), vec![0..29]);
         assert_eq!(think_spans("a<|think:end|>b"), vec![0..14]);
+        // HY v4's, with the checkpoint's suffix; without a whole suffix, a tag is prose.
+        let text = "<think:6124c78e>a</think:6124c78e>b";
+        assert_eq!(think_spans(text), vec![0..34]);
+        assert_eq!(think_spans("a</think:x1>b</think:x1>"), vec![0..12, 13..24]);
+        assert!(think_spans("<think:> <think: x> <think:a").is_empty());
+        assert_eq!(message_start("<think:ab>plan</think:ab> {}"), 26);
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).

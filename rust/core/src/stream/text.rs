@@ -171,7 +171,7 @@ impl Text {
                     i = at;
                     match found {
                         Match::Found(entry) => {
-                            let held = &input[i..i + TABLE[entry].text.len()];
+                            let held = &input[i..i + markers::found_len(&bytes[i..], entry)];
                             if let Some(mode) =
                                 self.resolve(Resolved::Marker(entry), held, true, cx)
                             {
@@ -294,7 +294,7 @@ impl Text {
                     // the earlier bytes (`<|channel>` + `x`): none of the input is used.
                     Match::Found(entry) => (
                         Resolved::Marker(entry),
-                        TABLE[entry].text.len().saturating_sub(earlier),
+                        markers::found_len(self.pending.as_bytes(), entry).saturating_sub(earlier),
                     ),
                     Match::Partial => {
                         self.candidate = Some(candidate);
@@ -342,7 +342,7 @@ impl Text {
         };
         let failed = matches!(resolved, Resolved::Fail);
         let decided = match resolved {
-            Resolved::Marker(entry) => TABLE[entry].text.len(),
+            Resolved::Marker(entry) => markers::found_len(held.as_bytes(), entry),
             _ => held.len(),
         };
         if let Some(mode) = self.resolve(resolved, &held[..decided], false, cx) {
@@ -481,7 +481,7 @@ impl Text {
         };
         let used = match resolved {
             Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
-            Resolved::Marker(entry) => TABLE[entry].text.len(),
+            Resolved::Marker(entry) => markers::found_len(held.as_bytes(), entry),
             _ => held.len(),
         };
         let opened = match resolved {
