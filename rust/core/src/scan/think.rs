@@ -40,9 +40,10 @@ pub const CLOSES: [&str; 8] = [
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
 /// token until the bytes after it tell the tag apart, so chunk splits change nothing).
 pub const OPEN_TOKENS: [&str; 1] = ["<|channel>"];
-static CLOSE_NEEDLES: [Needle; 8] = [
-    Needle::new(CLOSES[0]),
-    Needle::new(CLOSES[1]),
+/// One search per closing tag, for the texts that may hold one: `</think>` and `</think:` share
+/// theirs (`</think`), so the suffixed tag costs prose with a `<` no extra pass.
+static CLOSE_NEEDLES: [Needle; 7] = [
+    Needle::new("</think"),
     Needle::new(CLOSES[2]),
     Needle::new(CLOSES[3]),
     Needle::new(CLOSES[4]),
@@ -187,6 +188,14 @@ fn trim_start(text: &str, pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_closing_tag_has_its_search() {
+        for close in CLOSES {
+            let searched = CLOSE_NEEDLES.iter().filter(|n| close.starts_with(n.text));
+            assert_eq!(searched.count(), 1, "{close}");
+        }
+    }
 
     #[test]
     fn spans() {
