@@ -13,7 +13,7 @@
 
 use std::ops::Range;
 
-use super::find::{find_either, same, Needle};
+use super::find::{find_either, same};
 
 /// The opening tags, and the closing tags in the same order.
 pub const OPENS: [&str; 8] = [
@@ -40,17 +40,6 @@ pub const CLOSES: [&str; 8] = [
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
 /// token until the bytes after it tell the tag apart, so chunk splits change nothing).
 pub const OPEN_TOKENS: [&str; 1] = ["<|channel>"];
-/// One search per closing tag, for the texts that may hold one: `</think>` and `</think:` share
-/// theirs (`</think`), so the suffixed tag costs prose with a `<` no extra pass.
-static CLOSE_NEEDLES: [Needle; 7] = [
-    Needle::new("</think"),
-    Needle::new(CLOSES[2]),
-    Needle::new(CLOSES[3]),
-    Needle::new(CLOSES[4]),
-    Needle::new(CLOSES[5]),
-    Needle::new(CLOSES[6]),
-    Needle::new(CLOSES[7]),
-];
 
 /// The most bytes a suffix may have (HY v4's checkpoints write 8 hex digits or a word).
 pub const SUFFIX_MAX: usize = 64;
@@ -99,10 +88,51 @@ pub(crate) fn tag_len(rest: &[u8], tag: &str) -> Result<Option<usize>, ()> {
     Ok(suffix_len(&rest[tag.len()..])?.map(|len| tag.len() + len + 1))
 }
 
-/// The length of the tag of `tags` that `rest` starts with (in a whole text).
-fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
-    tags.iter()
-        .find_map(|tag| tag_len(rest, tag).ok().flatten())
+/// A think tag found at a `<` or `[`, with its length.
+#[derive(Clone, Copy)]
+enum Tag {
+    Open,
+    Close(usize),
+}
+
+/// Per byte, the tags (bit `i` for `OPENS[i]`, bit `8 + i` for `CLOSES[i]`) whose second,
+/// then third, byte it is: most `<` and `[` in prose are passed over on two lookups, and the
+/// rare candidate is compared whole.
+static BY_SECOND_BYTE: [u16; 256] = tags_by_byte(1);
+static BY_THIRD_BYTE: [u16; 256] = tags_by_byte(2);
+
+const fn tags_by_byte(index: usize) -> [u16; 256] {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < OPENS.len() {
+        table[OPENS[i].as_bytes()[index] as usize] |= 1 << i;
+        table[CLOSES[i].as_bytes()[index] as usize] |= 1 << (OPENS.len() + i);
+        i += 1;
+    }
+    table
+}
+
+/// The think tag `rest` (which starts at a `<` or `[`) starts with.
+#[inline(always)]
+fn tag_at(rest: &[u8]) -> Option<Tag> {
+    let [_, second, third, ..] = *rest else {
+        return None;
+    };
+    let mut candidates = BY_SECOND_BYTE[second as usize] & BY_THIRD_BYTE[third as usize];
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        match OPENS.get(i) {
+            Some(open) if matches!(tag_len(rest, open), Ok(Some(_))) => return Some(Tag::Open),
+            Some(_) => {}
+            None => {
+                if let Ok(Some(len)) = tag_len(rest, CLOSES[i - OPENS.len()]) {
+                    return Some(Tag::Close(len));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
@@ -122,22 +152,22 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
         let at = pos + i;
         let rest = &bytes[at..];
         pos = at + 1;
-        match (open, tag_at(rest, &OPENS), tag_at(rest, &CLOSES)) {
-            (None, Some(_), _) => {
+        match (open, tag_at(rest)) {
+            (None, Some(Tag::Open)) => {
                 open = Some(at);
                 leading_close_allowed = false;
             }
-            (None, None, Some(len)) => {
+            (None, Some(Tag::Close(len))) => {
                 spans.push(if leading_close_allowed { 0 } else { at }..at + len);
                 leading_close_allowed = false;
             }
-            (None, None, None) => {
-                if let Some(len) = tag_at(rest, &OPEN_TOKENS) {
-                    spans.push(at..at + len);
+            (None, None) => {
+                if let Some(token) = OPEN_TOKENS.iter().find(|t| rest.starts_with(t.as_bytes())) {
+                    spans.push(at..at + token.len());
                     leading_close_allowed = false;
                 }
             }
-            (Some(start), _, Some(len)) => {
+            (Some(start), Some(Tag::Close(len))) => {
                 spans.push(start..at + len);
                 open = None;
             }
@@ -152,20 +182,40 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
 
 /// Where the message proper starts: past leading whitespace and think spans.
 pub(crate) fn message_start(text: &str) -> usize {
+    message_start_given(text, first_tag_closes(text.as_bytes()))
+}
+
+/// [`message_start`] for a text whose first think tag is known, from a pass over its `<` and
+/// `[` bytes that the caller makes anyway ([`closes_span`] at each).
+pub(crate) fn message_start_given(text: &str, first_tag_closes: bool) -> usize {
     let trimmed = trim_start(text, 0);
-    let bytes = text.as_bytes();
-    let has_tag = || {
-        find_either(b'<', b'[', bytes).is_some()
-            && CLOSE_NEEDLES
-                .iter()
-                .any(|close| close.find(bytes).is_some())
-    };
     let opens_at = |tags: &[&str]| tags.iter().any(|tag| text[trimmed..].starts_with(tag));
-    if opens_at(&OPENS) || opens_at(&OPEN_TOKENS) || has_tag() {
+    let opens_with_span = opens_at(&OPENS) || opens_at(&OPEN_TOKENS);
+    if opens_with_span || first_tag_closes {
         start_after(text, &think_spans(text))
     } else {
         trimmed
     }
+}
+
+/// Whether `rest` (which starts at a `<` or `[`) starts with a closing think tag (`Some(true)`),
+/// an opening one (`Some(false)`), or neither.
+#[inline(always)]
+pub(crate) fn closes_span(rest: &[u8]) -> Option<bool> {
+    tag_at(rest).map(|tag| matches!(tag, Tag::Close(_)))
+}
+
+/// Whether the first think tag of `bytes` is a closing one (a span opened in the prompt). One
+/// pass that stops at the first tag.
+fn first_tag_closes(bytes: &[u8]) -> bool {
+    let mut pos = 0;
+    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
+        if let Some(closes) = closes_span(&bytes[pos + i..]) {
+            return closes;
+        }
+        pos += i + 1;
+    }
+    false
 }
 
 /// [`message_start`] for a text whose think spans are known.
@@ -188,14 +238,6 @@ fn trim_start(text: &str, pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_closing_tag_has_its_search() {
-        for close in CLOSES {
-            let searched = CLOSE_NEEDLES.iter().filter(|n| close.starts_with(n.text));
-            assert_eq!(searched.count(), 1, "{close}");
-        }
-    }
 
     #[test]
     fn spans() {
