@@ -64,6 +64,7 @@ pub const fn takes_suffix(tag: &str) -> bool {
 /// The length of the suffix that `rest` starts with, up to its closing `>`: 1 to
 /// [`SUFFIX_MAX`] bytes, none of them `>`, `<` or blank. `Ok(None)` while more bytes may
 /// tell; `Err(())` when what `rest` holds is no suffix.
+#[inline(never)]
 pub(crate) fn suffix_len(rest: &[u8]) -> Result<Option<usize>, ()> {
     let len = rest
         .iter()
@@ -78,6 +79,7 @@ pub(crate) fn suffix_len(rest: &[u8]) -> Result<Option<usize>, ()> {
 
 /// The length of `tag` at the start of `rest`, its suffix and `>` included: `Ok(None)` while
 /// more bytes may complete it, `Err(())` when `rest` does not hold it.
+#[inline(always)]
 pub(crate) fn tag_len(rest: &[u8], tag: &str) -> Result<Option<usize>, ()> {
     if !rest.starts_with(tag.as_bytes()) {
         return Err(());
