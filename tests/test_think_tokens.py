@@ -42,7 +42,8 @@ def read(text: str) -> tuple[str, str | None]:
     [
         # llama.cpp's Gemma 4 edge cases (tests/test-chat.cpp).
         "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<channel|>",
-        "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<|channel>thought\n<channel|><channel|>",
+        "<|channel>thought\n<channel|>Hello, world!\nWhat's up?"
+        "<|channel>thought\n<channel|><channel|>",
         "<|channel><|channel>thought\n<channel|>Hello, world!\nWhat's up?",
         # A closing tag of another vendor, stray after a span, and one at the very start.
         "<think>plan</think>Hello, world!\nWhat's up?</think>",
