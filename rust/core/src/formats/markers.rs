@@ -356,7 +356,8 @@ pub(crate) const THINK_OPEN: Mask = think_entries(0);
 pub(crate) const THINK_CLOSE: Mask = think_entries(1);
 /// What text mode looks for outside a think span beside the opening tags: the closing tags and
 /// the opening tags' bare tokens (`think::OPEN_TOKENS`, after the tags), stray tokens there.
-pub(crate) const THINK_STRAY: Mask = THINK_CLOSE | open_tokens();
+pub(crate) const THINK_STRAY: Mask = THINK_CLOSE | THINK_TOKENS;
+const THINK_TOKENS: Mask = open_tokens();
 
 const fn open_tokens() -> Mask {
     let first = 2 * think::OPENS.len();
@@ -522,6 +523,8 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
     while candidates != 0 {
         let i = candidates.trailing_zeros() as usize;
         match len_at(rest, i) {
+            // Only a think tag's token may be the prefix of another marker.
+            Ok(Some(_)) if THINK_TOKENS & 1 << i == 0 => return Match::Found(i),
             Ok(Some(_)) => found = longer(found, i),
             Ok(None) => partial = true,
             Err(()) => partial |= TABLE[i].text.as_bytes().starts_with(rest),
@@ -559,7 +562,7 @@ pub(crate) fn found_len(rest: &[u8], entry: usize) -> usize {
 }
 
 /// The length of `TABLE[i]` at the start of `rest` ([`think::tag_len`]).
-#[inline]
+#[inline(always)]
 fn len_at(rest: &[u8], i: usize) -> Result<Option<usize>, ()> {
     let text = TABLE[i].text;
     if SUFFIXED & 1 << i != 0 {
@@ -594,7 +597,7 @@ fn longer(found: Option<usize>, i: usize) -> Option<usize> {
 }
 
 /// The entries of `mask` whose first bytes (up to three) `rest` begins with.
-#[inline]
+#[inline(always)]
 fn candidates(rest: &[u8], mask: Mask) -> Mask {
     let Some(&first) = rest.first() else {
         return 0;
@@ -691,8 +694,7 @@ mod tests {
             );
             for (j, b) in TABLE.iter().enumerate() {
                 // The one exception: a think tag's token (`<|channel>` of `<|channel>thought`).
-                let token_of_tag =
-                    THINK_STRAY & !THINK_CLOSE & 1 << i != 0 && THINK_OPEN & 1 << j != 0;
+                let token_of_tag = THINK_TOKENS & 1 << i != 0 && THINK_OPEN & 1 << j != 0;
                 assert!(
                     i == j || !b.text.starts_with(a.text) || token_of_tag,
                     "{} prefixes {}",
