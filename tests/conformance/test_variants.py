@@ -550,6 +550,24 @@ def test_a_value_whose_close_was_left_out_still_ends_at_the_next_parameter() -> 
     assert read(text, "qwen3_coder") == ([("f", {"a": 1, "b": 2})], "Done.")
 
 
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        # Step-3.5 (SGLang's step3p5 tests): the value's and the function's close left out.
+        ("<tool_call><function=bash><parameter=command>pwd</tool_call> Done.", {"command": "pwd"}),
+        ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</tool_call>\nDone.", {"a": 1}),
+        # Only the function's close left out, and a block without its opening wrapper.
+        ("<tool_call><function=f><parameter=a>x</parameter></tool_call>Done.", {"a": "x"}),
+        ("<function=f><parameter=a>x</tool_call>Done.", {"a": "x"}),
+    ],
+)
+def test_a_closing_tool_call_tag_closes_what_was_left_open(
+    text: str, arguments: dict[str, Any]
+) -> None:
+    name = "bash" if "bash" in text else "f"
+    assert read(text, "qwen3_coder") == ([(name, arguments)], "Done.")
+
+
 def test_a_container_serialized_twice_is_read_by_the_schema() -> None:
     text = (
         "<tool_call>\n<function=f>\n<parameter=data>\n\"{'k': 'v'}\"\n</parameter>\n"
