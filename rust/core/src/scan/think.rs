@@ -1,8 +1,9 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
-//! Gemma 4's thought channel `<|channel>thought…<channel|>` and Solar Open 2's
-//! `<|think:start|>…<|think:end|>`. Either closing tag ends a span
+//! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
+//! `<|think:start|>…<|think:end|>` and MiniMax-M3's `<mm:think>…</mm:think>`. Either closing
+//! tag ends a span
 //! either opening tag began.
 
 use std::ops::Range;
@@ -10,7 +11,7 @@ use std::ops::Range;
 use super::find::{find_either, Needle};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 7] = [
+pub const OPENS: [&str; 8] = [
     "<think>",
     "[THINK]",
     "<seed:think>",
@@ -18,8 +19,9 @@ pub const OPENS: [&str; 7] = [
     "<|inner_prefix|>",
     "<|channel>thought",
     "<|think:start|>",
+    "<mm:think>",
 ];
-pub const CLOSES: [&str; 7] = [
+pub const CLOSES: [&str; 8] = [
     "</think>",
     "[/THINK]",
     "</seed:think>",
@@ -27,8 +29,9 @@ pub const CLOSES: [&str; 7] = [
     "<|inner_suffix|>",
     "<channel|>",
     "<|think:end|>",
+    "</mm:think>",
 ];
-static CLOSE_NEEDLES: [Needle; 7] = [
+static CLOSE_NEEDLES: [Needle; 8] = [
     Needle::new(CLOSES[0]),
     Needle::new(CLOSES[1]),
     Needle::new(CLOSES[2]),
@@ -36,6 +39,7 @@ static CLOSE_NEEDLES: [Needle; 7] = [
     Needle::new(CLOSES[4]),
     Needle::new(CLOSES[5]),
     Needle::new(CLOSES[6]),
+    Needle::new(CLOSES[7]),
 ];
 
 /// The length of the tag of `tags` that `rest` starts with.
@@ -145,6 +149,9 @@ mod tests {
         // Solar Open 2's, whose template writes the opening tag in the prompt.
         assert_eq!(think_spans("<|think:start|>a<|think:end|>b"), vec![0..29]);
         assert_eq!(think_spans("a<|think:end|>b"), vec![0..14]);
+        // MiniMax-M3's; a turn without reasoning starts with the closing tag alone.
+        assert_eq!(think_spans("<mm:think>a</mm:think>b"), vec![0..22]);
+        assert_eq!(think_spans("</mm:think>b"), vec![0..11]);
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).
