@@ -349,6 +349,16 @@ def test_a_closing_think_tag_before_any_text_is_not_content(close: str) -> None:
     assert read(f"Hi{close}Hello.", "minimax_m3") == ([], f"Hi{close}Hello.".strip())
 
 
+def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:
+    # llama.cpp's gpt-oss case: a stray `<|channel|>commentary to=assistant` before the header.
+    text = (
+        "<|channel|>commentary to=assistant<|channel|>analysis<|message|>I'm\nthinking<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>Hello."
+    )
+    assert read(text, "harmony") == ([], "Hello.")
+    assert toolwire.parse_text(text, format="harmony").reasoning == "I'm\nthinking"
+
+
 @pytest.mark.parametrize("space", [" ", "\n"])
 def test_command_r_action_on_its_own_line(space: str) -> None:
     text = f'Action:{space}```json\n[{{"tool_name": "f", "parameters": {{"a": 1}}}}]\n```'
