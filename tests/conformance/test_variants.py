@@ -349,6 +349,13 @@ def test_a_closing_think_tag_before_any_text_is_not_content(close: str) -> None:
     assert read(f"Hi{close}Hello.", "minimax_m3") == ([], f"Hi{close}Hello.".strip())
 
 
+def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
+    # llama.cpp's MiniCPM5 case: the value's `</param>` comes after the CDATA section.
+    markup = '<a href="/x">hi</a> </param>'
+    text = f'<function name="html"><param name="markup"><![CDATA[{markup}]]></param></function>'
+    assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
+
+
 def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:
     # llama.cpp's gpt-oss case: a stray `<|channel|>commentary to=assistant` before the header.
     text = (
