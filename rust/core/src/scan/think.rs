@@ -2,9 +2,9 @@
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
 //! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
-//! `<|think:start|>…<|think:end|>` and HY v4's `<think:6124c78e>…</think:6124c78e>` (a tag that
-//! ends with `:` takes the checkpoint's suffix, see [`suffix_len`]). Either closing tag ends a
-//! span either opening tag began.
+//! `<|think:start|>…<|think:end|>`, MiniMax-M3's `<mm:think>…</mm:think>` and HY v4's
+//! `<think:6124c78e>…</think:6124c78e>` (a tag that ends with `:` takes the checkpoint's suffix,
+//! see [`suffix_len`]). Either closing tag ends a span either opening tag began.
 //!
 //! Outside a span, a closing tag is a stray control token (Gemma 4 may end its answer with one),
 //! and so is the token of an opening tag written without its channel name (`<|channel>` not
@@ -16,7 +16,7 @@ use std::ops::Range;
 use super::find::{find_either, same};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 8] = [
+pub const OPENS: [&str; 9] = [
     "<think>",
     "<think:",
     "[THINK]",
@@ -25,8 +25,9 @@ pub const OPENS: [&str; 8] = [
     "<|inner_prefix|>",
     "<|channel>thought",
     "<|think:start|>",
+    "<mm:think>",
 ];
-pub const CLOSES: [&str; 8] = [
+pub const CLOSES: [&str; 9] = [
     "</think>",
     "</think:",
     "[/THINK]",
@@ -35,6 +36,7 @@ pub const CLOSES: [&str; 8] = [
     "<|inner_suffix|>",
     "<channel|>",
     "<|think:end|>",
+    "</mm:think>",
 ];
 /// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
@@ -97,13 +99,15 @@ enum Tag {
     Close(usize),
 }
 
-/// Per byte, the tags (bit `i` for `OPENS[i]`, bit `8 + i` for `CLOSES[i]`) whose second,
+/// Per byte, the tags (bit `i` for `OPENS[i]`, `OPENS.len() + i` for `CLOSES[i]`) whose second,
 /// then third, byte it is: most `<` and `[` in prose are passed over on two lookups, and the
 /// rare candidate is compared whole.
-static BY_SECOND_BYTE: [u16; 256] = tags_by_byte(1);
-static BY_THIRD_BYTE: [u16; 256] = tags_by_byte(2);
+static BY_SECOND_BYTE: [u32; 256] = tags_by_byte(1);
+static BY_THIRD_BYTE: [u32; 256] = tags_by_byte(2);
+// Every tag has its bit.
+const _: () = assert!(OPENS.len() + CLOSES.len() <= u32::BITS as usize);
 
-const fn tags_by_byte(index: usize) -> [u16; 256] {
+const fn tags_by_byte(index: usize) -> [u32; 256] {
     let mut table = [0; 256];
     let mut i = 0;
     while i < OPENS.len() {
@@ -278,6 +282,9 @@ mod tests {
         assert_eq!(think_spans("a</think:x1>b</think:x1>"), vec![0..12, 13..24]);
         assert!(think_spans("<think:> <think: x> <think:a").is_empty());
         assert_eq!(message_start("<think:ab>plan</think:ab> {}"), 26);
+        // MiniMax-M3's; a turn without reasoning starts with the closing tag alone.
+        assert_eq!(think_spans("<mm:think>a</mm:think>b"), vec![0..22]);
+        assert_eq!(think_spans("</mm:think>b"), vec![0..11]);
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).

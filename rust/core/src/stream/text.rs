@@ -422,7 +422,9 @@ impl Text {
                         shared.prose.message = None;
                         None
                     }
-                    // A closing tag before any text ends the (empty) span the prompt began.
+                    // Before any text, a closing tag ends the span the prompt began, empty
+                    // (MiniMax-M3 starts a turn without reasoning so); after a span, it is a
+                    // stray token. Dropped either way.
                     Role::ThinkClose => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.saw_think = true;
