@@ -51,6 +51,7 @@ macro_rules! for_each_group {
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
+                MuseGlimmer "muse_glimmer" [],
             ]
             seed_oss SeedOss [
                 SeedOss "seed_oss" [],
@@ -69,9 +70,6 @@ macro_rules! for_each_group {
             ]
             dots Dots [
                 Dots "dots" [],
-            ]
-            muse_glimmer MuseGlimmer [
-                MuseGlimmer "muse_glimmer" [],
             ]
             step3 Step3 [
                 Step3 "step3" [],

@@ -110,13 +110,29 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         let mut e = 0;
         while e < ends.len() {
             if !is_start_of(group, ends[e].text) {
-                table[n] = Entry {
+                let mut k = 0;
+                while k < n && !same(table[k].text, ends[e].text) {
+                    k += 1;
+                }
+                // Another group's control token (Llama 4's `<|eot|>`) ends this group's
+                // messages too: one entry, dropped for them all.
+                let formats = match k < n {
+                    true => table[k].formats.union(ends[e].formats),
+                    false => ends[e].formats,
+                };
+                assert!(
+                    k == n || matches!(table[k].role, Role::Control),
+                    "a prose end is another marker"
+                );
+                table[k] = Entry {
                     text: ends[e].text,
                     role: Role::ProseEnd(group),
-                    formats: ends[e].formats,
+                    formats,
                     ends_prose: true,
                 };
-                n += 1;
+                if k == n {
+                    n += 1;
+                }
             }
             e += 1;
         }
@@ -137,7 +153,7 @@ const fn build_all() -> ([Entry; ROOM], usize) {
                 n += 1;
             } else {
                 assert!(
-                    matches!(table[k].role, Role::Control),
+                    matches!(table[k].role, Role::Control | Role::ProseEnd(_)),
                     "a control token is another marker"
                 );
                 table[k].formats = table[k].formats.union(group.formats());
@@ -465,7 +481,9 @@ const fn by_format() -> [FormatEntries; Format::ALL.len()] {
     by_format
 }
 
-/// Inside a prose message of `group`: its ends are markup, its other starts are not.
+/// Inside a prose message of `group`: its ends are markup, its other starts are not, nor the
+/// closing tags of those starts among its control tokens (an ATEM block quoted in a Muse
+/// Glimmer answer is text, its `</atem:function_calls>` too).
 pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
     let prose = &IN_PROSE[group as usize];
     mask & !prose.not_markup | prose.markup
@@ -473,7 +491,7 @@ pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
 
 /// What a prose message of a group changes in the markers looked for.
 struct InProse {
-    /// Its start markers that do not end a prose message.
+    /// Its start markers that do not end a prose message, and their closing tags.
     not_markup: Mask,
     /// Its prose ends.
     markup: Mask,
@@ -494,12 +512,53 @@ static IN_PROSE: [InProse; Group::ALL.len()] = {
                 in_prose[group as usize].not_markup |= 1 << i;
             }
             Role::ProseEnd(group) => in_prose[group as usize].markup |= 1 << i,
+            Role::Control => {
+                let mut g = 0;
+                while g < Group::ALL.len() {
+                    if closes_start_of(Group::ALL[g], table[i].text) {
+                        in_prose[g].not_markup |= 1 << i;
+                    }
+                    g += 1;
+                }
+            }
             _ => {}
         }
         i += 1;
     }
     in_prose
 };
+
+/// Whether `token` is `</X>` where `<X>` is one of `group`'s start markers that does not end
+/// its prose messages.
+const fn closes_start_of(group: Group, token: &str) -> bool {
+    let token = token.as_bytes();
+    if token.len() < 3 || token[0] != b'<' || token[1] != b'/' {
+        return false;
+    }
+    let starts = group.starts();
+    let ends = group.prose_ends();
+    let mut s = 0;
+    while s < starts.len() {
+        let start = starts[s].text.as_bytes();
+        let mut ends_prose = false;
+        let mut e = 0;
+        while e < ends.len() {
+            ends_prose |= same(ends[e].text, starts[s].text);
+            e += 1;
+        }
+        if !ends_prose && start.len() + 1 == token.len() && start[0] == b'<' {
+            let mut k = 1;
+            while k < start.len() && start[k] == token[k + 1] {
+                k += 1;
+            }
+            if k == start.len() {
+                return true;
+            }
+        }
+        s += 1;
+    }
+    false
+}
 
 /// What [`match_at`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

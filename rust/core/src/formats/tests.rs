@@ -396,7 +396,7 @@ fn invoke_shapes_in_other_tags() {
     let atem = "to=functions.f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke></atem:function_calls><|eom|>";
     let p = parsed(Format::MuseGlimmer, atem);
     assert_eq!(shown(&p.outcomes), [F_A1]);
-    assert_eq!(p.content, "to=functions.f<|message|><|eom|>");
+    assert_eq!(p.content, "");
     let step3 = "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone.";
     let p = parsed(Format::Step3, step3);
     assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
@@ -630,6 +630,77 @@ fn harmony_variants() {
             .content
             .starts_with(&prose[..prose.find('<').unwrap_or(prose.len())]));
     }
+}
+
+// --- muse glimmer: harmony's framing around ATEM blocks -----------------------------------
+
+const ATEM_F: &str = "<atem:function_calls>\n<atem:invoke name=\"f\">\n<atem:parameter name=\"a\">1</atem:parameter>\n</atem:invoke>\n</atem:function_calls>";
+
+#[test]
+fn muse_glimmer_messages() {
+    use Format::MuseGlimmer;
+    // The prompt ended with `<|start|>assistant`: the completion starts at the recipient.
+    let answer = " to=user<|message|>Hello, world!\nWhat's up?<|eot|>";
+    let p = parsed(MuseGlimmer, answer);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "Hello, world!\nWhat's up?");
+    let call = format!(" to=f<|message|>{ATEM_F}");
+    let p = parsed(MuseGlimmer, &call);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "")
+    );
+    // Reasoning, an answer, then a call: the names are the invokes', not the recipient's.
+    let turn = format!(
+        " to=self<|message|>Use f.<|eom|><|start|>assistant to=user<|message|>Sure.<|eom|>\
+         <|start|>assistant to=weather.get<|message|>\n{ATEM_F}<|eom|>"
+    );
+    let p = parsed(MuseGlimmer, &turn);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(
+        (p.content.as_str(), p.reasoning.as_deref()),
+        ("Sure.", Some("Use f."))
+    );
+    // A block quoted in an answer or in reasoning is text, its closing tag too.
+    for (quoted, is_reasoning) in [
+        (
+            format!(" to=user<|message|>Like this: {ATEM_F}<|eot|>"),
+            false,
+        ),
+        (
+            format!(" to=self<|message|>Maybe {ATEM_F} here<|eom|>"),
+            true,
+        ),
+    ] {
+        let p = parsed(MuseGlimmer, &quoted);
+        assert!(p.outcomes.is_empty(), "{quoted}");
+        let text = if is_reasoning {
+            p.reasoning.unwrap_or_default()
+        } else {
+            p.content
+        };
+        assert!(text.contains(ATEM_F), "{quoted}: {text}");
+        assert_eq!(auto(&quoted), Vec::<String>::new());
+    }
+    // A block with no framing is read as before; a body addressed to a tool that is no block
+    // is read as JSON arguments (an invalid call when it is not).
+    let p = parsed(MuseGlimmer, &format!("Sure. {ATEM_F} Done."));
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "Sure.  Done.")
+    );
+    assert_eq!(
+        calls(MuseGlimmer, " to=f<|message|>{\"a\": 1}<|eom|>"),
+        [F_A1]
+    );
+    assert!(calls(MuseGlimmer, " to=f<|message|>oops<|eom|>")[0].starts_with("!muse_glimmer"));
+    assert_eq!(auto(&turn), [F_A1]);
+    assert_eq!(auto(&call), [F_A1]);
+    // Harmony alone reads no Muse Glimmer header; Muse Glimmer alone no harmony channel.
+    assert_eq!(parsed(Format::Harmony, answer).content, answer.trim());
+    let harmony =
+        " to=functions.f<|channel|>commentary <|constrain|>json<|message|>{\"a\": 1}<|call|>";
+    assert!(calls(MuseGlimmer, harmony).is_empty());
 }
 
 // --- granite's answer wrapper, a hermes wrapper too --------------------------------------

@@ -1,10 +1,14 @@
-//! Decoding harmony messages: calls, reasoning and content.
+//! Decoding harmony and Muse Glimmer messages: calls, reasoning and content.
 
 use std::ops::Range;
 
 use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{classify, Message, CHANNEL, MESSAGE, MESSAGE_NEEDLE, RECIPIENT, START, TERMINATORS};
+use super::super::invoke;
+use super::{
+    classify, is_block, Message, ATEM, CHANNEL, MESSAGE, MESSAGE_NEEDLE, RECIPIENT, START,
+    TERMINATORS,
+};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
@@ -38,6 +42,15 @@ where
         let header = &text[header_start..message];
         let kind = classify(header, after_start);
         let body = message + MESSAGE.len();
+        if let Message::Call(_) = kind {
+            let q = skip_ws(text, body, end);
+            if is_block(&text.as_bytes()[..end], q, cx.allowed) == Some(true) {
+                // A Muse Glimmer call: the invokes of its ATEM block, which ends the region.
+                invoke::decode::parse_region(cx, q..end, &ATEM)?;
+                pos = end;
+                break;
+            }
+        }
         let (body_end, markup_end) = match TERMINATORS.find(text, body, end) {
             Some(t) if t.pattern == 3 => (t.start, t.start),
             Some(t) => (t.start, t.end),
@@ -57,7 +70,8 @@ where
     Ok(())
 }
 
-/// A call whose arguments are the whole body `body..body_end`.
+/// A call whose arguments are the whole body `body..body_end`: JSON arguments are harmony's,
+/// Muse Glimmer's only where harmony is not read.
 fn call<B>(
     cx: &mut Cx<'_, '_, B>,
     markup: Range<usize>,
@@ -69,27 +83,31 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    let format = match cx.allowed.contains(Format::Harmony) {
+        true => Format::Harmony,
+        false => Format::MuseGlimmer,
+    };
     if name.is_empty() {
         let failure = Failure::parse("missing tool name", markup.start, None);
-        cx.fail(Format::Harmony, markup, failure);
+        cx.fail(format, markup, failure);
         return Ok(());
     }
     if skip_ws(cx.text, body, body_end) == body_end {
         let arguments = cx.builder.empty_object()?;
-        return cx.call(Format::Harmony, markup, name, None, arguments);
+        return cx.call(format, markup, name, None, arguments);
     }
     match cx.json_at(body, body_end)? {
         Ok((arguments, json_end)) if skip_ws(cx.text, json_end, body_end) == body_end => {
-            cx.call(Format::Harmony, markup, name, None, arguments)
+            cx.call(format, markup, name, None, arguments)
         }
         Ok((_, json_end)) => {
             let failure =
                 Failure::parse("extra text after the JSON arguments", json_end, Some(name));
-            cx.fail(Format::Harmony, markup, failure);
+            cx.fail(format, markup, failure);
             Ok(())
         }
         Err(error) => {
-            cx.fail(Format::Harmony, markup, Failure::json(error, Some(name)));
+            cx.fail(format, markup, Failure::json(error, Some(name)));
             Ok(())
         }
     }

@@ -1,12 +1,25 @@
-//! `harmony` (gpt-oss): messages `<|start|>ROLE<|channel|>CHANNEL<|message|>BODY` ended by
-//! `<|end|>`, `<|call|>`, `<|return|>` or the next `<|start|>`. A message with a recipient
-//! (`to=functions.f`, in the role header or after the channel) is a call whose body is the JSON
-//! arguments, on any channel, with or without `<|constrain|>json`; the name drops `functions.`.
-//! Other `analysis` messages go to `reasoning`, the rest to `content`. A text that starts in
-//! the middle of a header, the `<|start|>assistant` being in the prompt, works too: at the
-//! channel (`<|channel|>…`), or, at the very start of the message only, at the recipient
-//! (` to=functions.f<|channel|>commentary …`: `to=`, a word and `<|channel|>`; text that begins
-//! with `to=` and goes on otherwise is prose).
+//! Messages with a recipient header: `harmony` (gpt-oss) and `muse_glimmer`, which frame every
+//! message alike.
+//!
+//! * `harmony`: messages `<|start|>ROLE<|channel|>CHANNEL<|message|>BODY` ended by `<|end|>`,
+//!   `<|call|>`, `<|return|>` or the next `<|start|>`. A message with a recipient
+//!   (`to=functions.f`, in the role header or after the channel) is a call whose body is the
+//!   JSON arguments, on any channel, with or without `<|constrain|>json`; the name drops
+//!   `functions.`. Other `analysis` messages go to `reasoning`, the rest to `content`.
+//! * `muse_glimmer`: messages `<|start|>assistant to=RECIPIENT<|message|>BODY` ended by
+//!   `<|eom|>` (more follow), `<|eot|>` (end of turn) or the next `<|start|>`. `to=self` is
+//!   reasoning, `to=user` (or no recipient) content, and a message to any other recipient is a
+//!   call whose body is an ATEM block (`<atem:function_calls><atem:invoke name="f">
+//!   <atem:parameter name="a">1</atem:parameter></atem:invoke></atem:function_calls>`, several
+//!   invokes per block, values typed by the tool schema as in qwen3_coder; the names are the
+//!   invokes'). An ATEM block with no framing around it is read as calls too; one quoted in a
+//!   `to=user` or `to=self` message is text.
+//!
+//! A text that starts in the middle of a header, the `<|start|>assistant` being in the prompt,
+//! works too: at the channel (`<|channel|>…`, harmony), or, at the very start of the message
+//! only, at the recipient (` to=functions.f<|channel|>commentary …` in harmony,
+//! ` to=user<|message|>` in Muse Glimmer: `to=`, a word and `<|channel|>` or `<|message|>`;
+//! text that begins with `to=` and goes on otherwise is prose).
 
 mod decode;
 mod machine;
@@ -16,6 +29,7 @@ use std::ops::Range;
 use super::cursor::{find_short, Markers};
 use super::cx::Cx;
 use super::grammar::{Grammar, Open, Start};
+use super::invoke::{self, Tags};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
@@ -25,52 +39,63 @@ const CHANNEL: &str = "<|channel|>";
 const MESSAGE: &str = "<|message|>";
 /// A role header's recipient, where a completion starts inside the header.
 const RECIPIENT: &str = "to=";
-/// How far after `to=` the `<|channel|>` of a role header is looked for.
+/// How far after `to=` the `<|channel|>` (or `<|message|>`) of a role header is looked for.
 const MAX_HEADER: usize = 256;
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
+/// Muse Glimmer's call block.
+const ATEM_OPEN: &str = "<atem:function_calls>";
+static ATEM: Tags = invoke::xml_tags!(
+    Format::MuseGlimmer,
+    "atem:function_calls",
+    "atem:invoke",
+    "atem:parameter"
+);
+
+const BOTH: FormatSet = FormatSet::of(&[Format::Harmony, Format::MuseGlimmer]);
+const HARMONY: FormatSet = FormatSet::only(Format::Harmony);
+const MUSE: FormatSet = FormatSet::only(Format::MuseGlimmer);
+
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
-const ENDS: [&str; 4] = ["<|end|>", "<|call|>", "<|return|>", START];
+const ENDS: [&str; 6] = [
+    "<|end|>", "<|call|>", "<|return|>", "<|eom|>", "<|eot|>", START,
+];
 static TERMINATORS: Markers = Markers::new(&ENDS);
+
+const fn start(text: &'static str, formats: FormatSet) -> Start {
+    Start { text, formats }
+}
 
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &[
-        Start {
-            text: START,
-            formats: FormatSet::only(Format::Harmony),
-        },
-        Start {
-            text: CHANNEL,
-            formats: FormatSet::only(Format::Harmony),
-        },
+        start(START, BOTH),
+        start(CHANNEL, HARMONY),
         // Anchored (`markers::is_anchored`): looked for at the start of a message only.
-        Start {
-            text: RECIPIENT,
-            formats: FormatSet::only(Format::Harmony),
-        },
+        start(RECIPIENT, BOTH),
+        // An ATEM block with no framing around it.
+        start(ATEM_OPEN, MUSE),
     ];
-    const PROSE_ENDS: &'static [Start] = &{
-        let mut ends = [Start {
-            text: START,
-            formats: FormatSet::only(Format::Harmony),
-        }; ENDS.len()];
-        let mut i = 0;
-        while i < ENDS.len() {
-            ends[i].text = ENDS[i];
-            i += 1;
-        }
-        ends
-    };
+    const PROSE_ENDS: &'static [Start] = &[
+        start(ENDS[0], HARMONY),
+        start(ENDS[1], HARMONY),
+        start(ENDS[2], HARMONY),
+        start(ENDS[3], MUSE),
+        start(ENDS[4], MUSE),
+        start(ENDS[5], BOTH),
+    ];
+    // A stray closing block (the model's special token) is never content.
+    const CONTROL: &'static [&'static str] = &["</atem:function_calls>"];
 
     type Machine = machine::HarmonyMessage;
 
-    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
         match start {
             // The recipient is the header's own text.
-            Some(2) => machine::HarmonyMessage::at_recipient(),
-            _ => machine::HarmonyMessage::new(start == Some(0), at),
+            Some(2) => machine::HarmonyMessage::at_recipient(open),
+            Some(3) => machine::HarmonyMessage::block(at, open),
+            _ => machine::HarmonyMessage::new(start == Some(0), at, open),
         }
     }
 
@@ -79,15 +104,18 @@ impl Grammar for Spec {
         B: JsonBuilder,
         B::Value: JsonView,
     {
+        if cx.text[range.start..].starts_with(ATEM_OPEN) {
+            return invoke::decode::parse_region(cx, range, &ATEM);
+        }
         decode::parse_region(cx, range)
     }
 }
 
 /// Whether a message that starts with `to=` (`text`, from it) is a role header: `to=`, a word,
-/// blank space and `<|channel|>`, within [`MAX_HEADER`] bytes; `None` until the text shows it.
-/// (Other models write `to=functions.f<|message|>` with markup of their own after it: not
-/// harmony.)
-fn recipient_header(text: &str) -> Option<bool> {
+/// blank space and `<|channel|>` (harmony) or `<|message|>` (Muse Glimmer), among `formats`,
+/// within [`MAX_HEADER`] bytes; `None` until the text shows it. (Other models write
+/// `to=functions.f<|message|>` with markup of their own after it: not harmony.)
+fn recipient_header(text: &str, formats: FormatSet) -> Option<bool> {
     let rest = text.get(RECIPIENT.len()..)?;
     // Held back no further than a tool's name and a marker: a longer start is prose.
     let cut = (rest.len() > MAX_HEADER)
@@ -95,17 +123,34 @@ fn recipient_header(text: &str) -> Option<bool> {
         .flatten();
     let head = &rest[..cut.unwrap_or(rest.len())];
     let after = head[word_len(head)..].trim_start_matches([' ', '\t']).as_bytes();
-    let n = after.len().min(CHANNEL.len());
-    if after[..n] != CHANNEL.as_bytes()[..n] {
-        return Some(false);
+    let mut undecided = false;
+    for (marker, format) in [(CHANNEL, Format::Harmony), (MESSAGE, Format::MuseGlimmer)] {
+        if !formats.contains(format) {
+            continue;
+        }
+        let n = after.len().min(marker.len());
+        if after[..n] == marker.as_bytes()[..n] {
+            if n == marker.len() {
+                return Some(true);
+            }
+            undecided = true;
+        }
     }
-    if n == CHANNEL.len() {
-        Some(true)
+    if undecided && cut.is_none() {
+        None
     } else {
-        cut.map(|_| false)
+        Some(false)
     }
 }
 
+/// Whether a call message's body, from `at`, is an ATEM block (Muse Glimmer, among `formats`):
+/// `None` while the text so far does not tell.
+fn is_block(body: &[u8], at: usize, formats: FormatSet) -> Option<bool> {
+    if !formats.contains(Format::MuseGlimmer) {
+        return Some(false);
+    }
+    super::machine::starts(body, at, ATEM_OPEN)
+}
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
     let at = find_short(header, "to=")?;
@@ -151,6 +196,8 @@ fn classify(header: &str, after_start: bool) -> Message {
     let channel = channel.trim_start();
     let channel_name = &channel[..word_len(channel)];
     match recipient(role).or_else(|| recipient(channel)) {
+        // Muse Glimmer's reasoning.
+        Some("self") => Message::Analysis,
         Some(to) if !matches!(to, "assistant" | "user" | "system" | "developer") => {
             Message::Call(to.strip_prefix("functions.").unwrap_or(to).to_owned())
         }

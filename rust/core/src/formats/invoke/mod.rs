@@ -141,32 +141,40 @@ macro_rules! spec {
 }
 pub(crate) use spec;
 
-/// The `Spec` of a group with one XML wrapper, from the names of its three tags:
-/// `invoke::xml_spec!(Format::F, "wrapper", "invoke", "parameter");` reads
+/// The [`Tags`] of one XML wrapper, from the names of its three tags:
+/// `invoke::xml_tags!(Format::F, "wrapper", "invoke", "parameter")` reads
 /// `<wrapper><invoke name="f"><parameter name="a">1</parameter></invoke></wrapper>`.
+macro_rules! xml_tags {
+    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {{
+        use $crate::formats::cursor::Markers;
+        use $crate::scan::find::Needle;
+        static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
+        $crate::formats::invoke::Tags {
+            format: $format,
+            closes: &CLOSES,
+            open_markers: Markers::new(&[concat!("<", $wrapper, ">")]),
+            recover: &[Markers::new(&[
+                concat!("</", $invoke, ">"),
+                concat!("</", $wrapper, ">"),
+            ])],
+            invoke: concat!("<", $invoke),
+            invoke_close: Needle::new(concat!("</", $invoke, ">")),
+            parameter: concat!("<", $parameter),
+            parameter_close: Needle::new(concat!("</", $parameter, ">")),
+            between: &[],
+            between_name: None,
+            attrs: $crate::formats::invoke::XML_ATTRS,
+        }
+    }};
+}
+pub(crate) use xml_tags;
+
+/// The `Spec` of a group with one XML wrapper ([`xml_tags`]):
+/// `invoke::xml_spec!(Format::F, "wrapper", "invoke", "parameter");`.
 macro_rules! xml_spec {
     ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {
-        static TAGS: $crate::formats::invoke::Tags = {
-            use $crate::formats::cursor::Markers;
-            use $crate::scan::find::Needle;
-            static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
-            $crate::formats::invoke::Tags {
-                format: $format,
-                closes: &CLOSES,
-                open_markers: Markers::new(&[concat!("<", $wrapper, ">")]),
-                recover: &[Markers::new(&[
-                    concat!("</", $invoke, ">"),
-                    concat!("</", $wrapper, ">"),
-                ])],
-                invoke: concat!("<", $invoke),
-                invoke_close: Needle::new(concat!("</", $invoke, ">")),
-                parameter: concat!("<", $parameter),
-                parameter_close: Needle::new(concat!("</", $parameter, ">")),
-                between: &[],
-                between_name: None,
-                attrs: $crate::formats::invoke::XML_ATTRS,
-            }
-        };
+        static TAGS: $crate::formats::invoke::Tags =
+            $crate::formats::invoke::xml_tags!($format, $wrapper, $invoke, $parameter);
         // A stray closing wrapper (the model's special token) is never content.
         $crate::formats::invoke::spec!(
             TAGS,
