@@ -275,6 +275,9 @@ fn variants_match_the_one_shot_parsers() {
         (Longcat, "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</longcat_tool_call><longcat_tool_call><function=g></function></longcat_tool_call>"),
         (Dots, "<dots_function_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n<invoke name=\"g\"></invoke>\n</dots_function_call>"),
         (MuseGlimmer, "to=functions.f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">x y</atem:parameter></atem:invoke></atem:function_calls><|eom|>"),
+        (MuseGlimmer, " to=self<|message|>Maybe <atem:function_calls><atem:invoke name=\"f\"></atem:invoke></atem:function_calls> here<|eom|><|start|>assistant to=user<|message|>Hi <atem:function_calls>x</atem:function_calls><|eom|><|start|>assistant to=f<|message|>\n<atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke><atem:invoke name=\"g\"></atem:invoke></atem:function_calls><|eom|><|start|>assistant to=g<|message|>{\"b\": 2}<|eot|>"),
+        (MuseGlimmer, " to=f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1"),
+        (MuseGlimmer, "Sure. <atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke></atem:function_calls> done"),
         (Step3, "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">1</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone."),
         (Step3, "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1"),
     ];
