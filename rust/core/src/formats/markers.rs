@@ -48,6 +48,19 @@ const fn is_start_of(group: Group, text: &str) -> bool {
     false
 }
 
+/// Whether `text` is one of `group`'s prose ends.
+const fn is_prose_end_of(group: Group, text: &str) -> bool {
+    let ends = group.prose_ends();
+    let mut e = 0;
+    while e < ends.len() {
+        if same(ends[e].text, text) {
+            return true;
+        }
+        e += 1;
+    }
+    false
+}
+
 /// More entries than the table will ever hold (the [`Mask`] bits).
 const ROOM: usize = Mask::BITS as usize;
 
@@ -92,17 +105,11 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         let ends = group.prose_ends();
         let mut i = 0;
         while i < starts.len() {
-            let mut ends_prose = false;
-            let mut e = 0;
-            while e < ends.len() {
-                ends_prose |= same(ends[e].text, starts[i].text);
-                e += 1;
-            }
             table[n] = Entry {
                 text: starts[i].text,
                 role: Role::Start { group, index: i },
                 formats: starts[i].formats,
-                ends_prose,
+                ends_prose: is_prose_end_of(group, starts[i].text),
             };
             n += 1;
             i += 1;
@@ -536,16 +543,10 @@ const fn closes_start_of(group: Group, token: &str) -> bool {
         return false;
     }
     let starts = group.starts();
-    let ends = group.prose_ends();
     let mut s = 0;
     while s < starts.len() {
         let start = starts[s].text.as_bytes();
-        let mut ends_prose = false;
-        let mut e = 0;
-        while e < ends.len() {
-            ends_prose |= same(ends[e].text, starts[s].text);
-            e += 1;
-        }
+        let ends_prose = is_prose_end_of(group, starts[s].text);
         if !ends_prose && start.len() + 1 == token.len() && start[0] == b'<' {
             let mut k = 1;
             while k < start.len() && start[k] == token[k + 1] {
