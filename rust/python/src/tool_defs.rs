@@ -5,7 +5,10 @@ use std::sync::{Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use toolwire_core::formats::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
+use toolwire_core::formats::{
+    has_property, property_types, tool_definition, tool_names, tool_properties, ParamTypes,
+    ToolSchemas, Types,
+};
 
 use crate::view::{PyJson, ScannedJson};
 
@@ -79,5 +82,15 @@ impl ParamTypes for ToolDefs {
             };
             properties.map_or(Types::default(), |p| property_types(&p, parameter))
         })
+    }
+
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+        Python::attach(|py| {
+            tool_definition(self.views(py), tool).map(|d| has_property(&d, parameter))
+        })
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        Python::attach(|py| tool_names(self.views(py)))
     }
 }
