@@ -272,3 +272,29 @@ fn closers_at_end(json: &[u8]) -> Option<String> {
     }
     Some(open.iter().rev().map(|&b| if b == b'[' { ']' } else { '}' }).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::closers_at_end;
+
+    #[test]
+    fn a_list_cut_after_a_complete_object_is_closed() {
+        let closers = |json: &str| closers_at_end(json.as_bytes());
+        assert_eq!(closers(r#"[{"f": {"a": 1}"#).as_deref(), Some("}]"));
+        assert_eq!(closers(r#"[{"f": {"a": "}"}} "#).as_deref(), Some("]"));
+        assert_eq!(closers(r#"{"f": {"a": [1]}"#).as_deref(), Some("}"));
+        assert_eq!(closers(r#"[{"f": {"a": "x\"}"}"#).as_deref(), Some("}]"));
+        // Cut inside a value, after a comma, or deeper than the list and one call object.
+        for json in [
+            r#"[{"f": {"a": 1"#,
+            r#"[{"f": {"a": "}"#,
+            r#"[{"f": {}},"#,
+            r#"[{"f": {"a": [1]"#,
+            r#"{"f": {"a": [1]"#,
+            r#"[{"f": {}}]"#,
+            "[",
+        ] {
+            assert_eq!(closers(json), None, "{json}");
+        }
+    }
+}
