@@ -742,3 +742,23 @@ def test_a_call_list_cut_after_a_call_at_the_end_of_the_text_is_read(
 def test_a_call_list_cut_inside_a_value_stays_an_invalid_call(text: str) -> None:
     calls, _ = read(text, "apertus")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "pythonic"])
+def test_pythonic_sets_and_plain_f_strings_are_read(fmt: str) -> None:
+    # SGLang's LFM2 tests: a set argument is a list (in the order written: JSON has no set),
+    # an f-string with nothing to format is a plain string.
+    def call(arguments: str) -> str:
+        calls = f"[search({arguments})]"
+        return f"<|tool_call_start|>{calls}<|tool_call_end|>" if fmt == "lfm2" else calls
+
+    assert read(call("query={'b', 'a'}, tags={1, 2,}"), fmt)[0] == [
+        ("search", {"query": ["b", "a"], "tags": [1, 2]})
+    ]
+    assert read(call("query=f'hello', q2=u\"x\""), fmt)[0] == [
+        ("search", {"query": "hello", "q2": "x"})
+    ]
+    # A placeholder is an expression, and a leading zero no Python number: never guessed.
+    for arguments in ["query=f'{name}'", "day=07"]:
+        calls, _ = read(call(arguments), fmt)
+        assert [c[0] for c in calls] == ["invalid"], arguments
