@@ -48,7 +48,7 @@ pub use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use cx::Cx;
 use grammar::{Bare, Grammar, Machine, Open, Start, Verdict};
 pub use schema::{
-    has_property, property_types, tool_definition, tool_names, tool_properties, ParamTypes,
+    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
     ToolSchemas, Types,
 };
 

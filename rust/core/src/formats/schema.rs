@@ -139,7 +139,7 @@ fn definition<V: JsonView>(tool: &V) -> V {
 }
 
 /// The `properties` of a definition's parameter schema, under any key `Tool.from_dict` reads.
-fn properties<V: JsonView>(definition: &V) -> Option<V> {
+pub fn definition_properties<V: JsonView>(definition: &V) -> Option<V> {
     ["parameters", "input_schema", "schema"]
         .into_iter()
         .find_map(|key| definition.get(key))
@@ -165,7 +165,7 @@ impl ToolSchemas {
                 continue;
             };
             let mut params = HashMap::new();
-            if let Some(properties) = properties(&tool) {
+            if let Some(properties) = definition_properties(&tool) {
                 for (key, property) in properties.entries() {
                     params.insert(key, Types::of_schema(&property, 0));
                 }
@@ -196,23 +196,14 @@ impl ParamTypes for ToolSchemas {
     }
 }
 
-/// The types of `tool`'s `parameter` read on demand from tool definitions in any shape
-/// [`ToolSchemas::from_tools`] reads, with the same result: only the called tool's called
-/// parameter is read, so a parse costs the same however many tools and properties are passed
-/// (a binding implements [`ParamTypes`] with it, reading the user's definitions as they are).
-/// The last definition of a name wins; a property key is matched by `get`, else as its text
-/// (`entries`).
+/// Tool definitions read on demand, in any shape [`ToolSchemas::from_tools`] reads and with the
+/// same results: only the called tool is looked up and only its called parameters are read, so
+/// a parse costs the same however many tools and properties are passed (a binding implements
+/// [`ParamTypes`] with these, reading the user's definitions as they are). The last definition
+/// of a name wins; a property key is matched by `get`, else as its text (`entries`).
 ///
-/// This half: the `properties` of the last definition named `tool` (a caller reading several
+/// This one: the last definition named `tool` (its function object; a caller reading several
 /// parameters of one call looks the tool up once).
-pub fn tool_properties<V: JsonView>(
-    tools: impl DoubleEndedIterator<Item = V>,
-    tool: &str,
-) -> Option<V> {
-    properties(&tool_definition(tools, tool)?)
-}
-
-/// The last definition named `tool` (its function object), read as [`tool_properties`] reads it.
 pub fn tool_definition<V: JsonView>(
     tools: impl DoubleEndedIterator<Item = V>,
     tool: &str,
@@ -225,13 +216,13 @@ pub fn tool_definition<V: JsonView>(
 
 /// Whether a tool definition ([`tool_definition`]) lists `parameter` among its `properties`.
 pub fn has_property<V: JsonView>(definition: &V, parameter: &str) -> bool {
-    properties(definition).is_some_and(|properties| {
+    definition_properties(definition).is_some_and(|properties| {
         properties.get(parameter).is_some()
             || properties.entries().iter().any(|(key, _)| key == parameter)
     })
 }
 
-/// The names of tool definitions in any shape [`ToolSchemas::from_tools`] reads, each once.
+/// The names of tool definitions ([`tool_definition`]), each once.
 pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for tool in tools {
@@ -245,7 +236,7 @@ pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
     names
 }
 
-/// The types of `parameter` in a tool's `properties` (the second half of [`tool_properties`]).
+/// The types of `parameter` in a tool's `properties` ([`definition_properties`]).
 pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
     properties
         .get(parameter)
@@ -582,7 +573,8 @@ mod tests {
 
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
-            tool_properties(self.0.iter().cloned(), tool)
+            tool_definition(self.0.iter().cloned(), tool)
+                .and_then(|d| definition_properties(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
         }
 

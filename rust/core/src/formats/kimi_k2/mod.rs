@@ -4,7 +4,7 @@
 //! (`<|tool_call_section_begin|>`…`<|tool_call_section_end|>`, as some Kimi outputs have
 //! them). The model's id (`functions.f:0`) is kept; the name is the id without `functions.`
 //! and `:IDX`. An id that is only the index (`0`) names the tool `tools=` leaves no doubt
-//! about, if any (see `bare_index`).
+//! about, if any (see `tool_of_bare_index`).
 
 use std::ops::Range;
 
@@ -84,10 +84,13 @@ where
     B::Value: JsonView,
 {
     let id = cx.text[header.clone()].trim();
-    let name = name_of_id(id).to_owned();
-    if name.is_empty() {
-        return bare_index(cx, id, header.start, body, end);
-    }
+    let name = match name_of_id(id) {
+        "" => match tool_of_bare_index(cx, id, header.start, body, end)? {
+            Ok(name) => name,
+            Err(failed) => return Ok(failed),
+        },
+        name => name.to_owned(),
+    };
     let id = id.to_owned();
     Ok(match cx.json_at(body, end)? {
         Ok((arguments, json_end)) => Body::Call {
@@ -101,30 +104,29 @@ where
     })
 }
 
-/// A call whose id is only its index (`0`): the tool is the one `tools=` leaves no doubt about
+/// The tool of a call whose id is only its index (`0`): the one `tools=` leaves no doubt about
 /// ([`only_fitting_tool`]: the only tool offered, or the only one whose schema lists every
 /// argument key, as vLLM infers it). Without `tools=`, or when no single tool fits, the call
 /// fails saying its id names no tool: it is never a call to a tool named `0`.
-fn bare_index<B>(
+fn tool_of_bare_index<B>(
     cx: &mut Cx<'_, '_, B>,
     id: &str,
     at: usize,
     body: usize,
     end: usize,
-) -> Result<Body<B::Value>, B::Error>
+) -> Result<Result<String, Body<B::Value>>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
     let nameless = |why: &str| {
         let detail = format!("missing tool name (the call id {id:?} names none{why})");
-        Body::Fail(Format::KimiK2, Failure::parse(detail, at, None))
+        Err(Body::Fail(Format::KimiK2, Failure::parse(detail, at, None)))
     };
     let Some(tools) = cx.options.tools else {
         return Ok(nameless(""));
     };
-    let read = cx.json_at(body, end)?;
-    let keys = match &read {
+    let keys = match cx.json_at(body, end)? {
         Ok((arguments, _)) if arguments.kind() == JsonKind::Object => Some(
             arguments
                 .entries()
@@ -134,17 +136,8 @@ where
         ),
         _ => None,
     };
-    let Some(name) = only_fitting_tool(tools, keys.as_deref()) else {
-        return Ok(nameless(", and no single tool offered fits its arguments"));
-    };
-    Ok(match read {
-        Ok((arguments, json_end)) => Body::Call {
-            format: Format::KimiK2,
-            name,
-            id: Some(id.to_owned()),
-            arguments,
-            end: json_end,
-        },
-        Err(error) => Body::Fail(Format::KimiK2, Failure::json(error, Some(name))),
+    Ok(match only_fitting_tool(tools, keys.as_deref()) {
+        Some(name) => Ok(name),
+        None => nameless(", and no single tool offered fits its arguments"),
     })
 }
