@@ -9,6 +9,12 @@
 //! model left the value's `</parameter>` out: the value ends before the next `<parameter=` or
 //! the `</function>` (`tags::VALUE_ENDS`). The search looks at most [`LOOK`] tags ahead, so a
 //! flood of unclosed tags stays linear.
+//!
+//! With `tools=`, the decoder also asks the schema ([`ValueScan::end_in_call`]): a
+//! `</parameter>` followed by `<parameter=NAME>` for a NAME the called tool does not have is
+//! text too. The stream machine reads without the schema: it only finds where the call's
+//! markup ends (its `</function>` and wrapper), which a value's inner tags do not move, and
+//! the region is then decoded with the schema on every path.
 
 use std::ops::Range;
 
