@@ -6,8 +6,8 @@ use std::sync::{Mutex, PoisonError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use toolwire_core::formats::{
-    definition_properties, has_property, property_types, tool_definition, tool_names,
-    ParamTypes, ToolSchemas, Types,
+    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    ToolSchemas, Types,
 };
 
 use crate::view::{PyJson, ScannedJson};
