@@ -3,10 +3,12 @@
 //! `formats::whole_json_mode`); the first tier that finds a call or an error wins.
 
 use crate::calls::Outcome;
-use crate::formats::{sniff, whole_json_mode, FormatSet, ParamTypes};
+use crate::formats::sniff::{self, Sniffed};
+use crate::formats::{whole_json_mode, FormatSet, ParamTypes};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::parse_raw_json_anywhere;
 use crate::scan::fence::LEADING_BOM;
+use crate::scan::find::Needle;
 use crate::scan::think::message_start;
 use crate::stream::{read_calls, StreamOptions};
 
@@ -46,25 +48,29 @@ where
         }
     }
     let raw_json = whole_json_mode(options.raw_json, options.formats);
-    if sniff::may_hold_calls(text, options.formats) {
-        // Raw JSON is read here too (the engine treats `Anywhere` as `Fenced`), so a marker
-        // inside a JSON string of a ```` ```json ```` fence is the string's text, as the
-        // stream and `parse_text` read it, not a call.
-        let formats_tier = StreamOptions {
-            text_tagged: false,
-            raw_json,
-            formats: options.formats,
-            calls_in_reasoning: true,
-            json: options.json,
-            json_answers: false,
-        };
-        let outcomes = read_calls(builder, text, formats_tier, options.tools)?;
-        if !outcomes.is_empty() {
-            return Ok(outcomes);
+    let message_start = match sniff::sniff_calls(text, options.formats) {
+        Sniffed::MayHoldCalls => {
+            // Raw JSON is read here too (the engine treats `Anywhere` as `Fenced`), so a marker
+            // inside a JSON string of a ```` ```json ```` fence is the string's text, as the
+            // stream and `parse_text` read it, not a call.
+            let formats_tier = StreamOptions {
+                text_tagged: false,
+                raw_json,
+                formats: options.formats,
+                calls_in_reasoning: true,
+                json: options.json,
+                json_answers: false,
+            };
+            let outcomes = read_calls(builder, text, formats_tier, options.tools)?;
+            if !outcomes.is_empty() {
+                return Ok(outcomes);
+            }
+            message_start(text)
         }
-    }
+        Sniffed::NoCalls { message_start } => message_start,
+    };
     match raw_json {
-        Some(mode) => parse_raw_json(builder, text, mode, options.json),
+        Some(mode) => raw_json_from(builder, text, message_start, mode, options.json),
         None => Ok(Vec::new()),
     }
 }
@@ -81,10 +87,28 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    match mode {
+        RawJsonMode::Anywhere => parse_raw_json_anywhere(builder, text, json),
+        _ => raw_json_from(builder, text, message_start(text), mode, json),
+    }
+}
+
+/// [`parse_raw_json`] for a text whose message starts at `message_start`.
+fn raw_json_from<B>(
+    builder: &mut B,
+    text: &str,
+    message_start: usize,
+    mode: RawJsonMode,
+    json: ParseOptions,
+) -> Result<Outcomes<B>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
     if mode == RawJsonMode::Anywhere {
         return parse_raw_json_anywhere(builder, text, json);
     }
-    if !may_hold_raw_json(text, mode) {
+    if !may_hold_raw_json(text, message_start, mode) {
         return Ok(Vec::new());
     }
     let raw_only = StreamOptions {
@@ -101,9 +125,12 @@ where
 /// Whether raw JSON may hold a call of `text`: the message starts with JSON or a code fence
 /// (past whitespace and think spans), or (`fenced`) a code fence occurs anywhere. A superset of
 /// what the engine reads.
-fn may_hold_raw_json(text: &str, mode: RawJsonMode) -> bool {
-    let message = text[message_start(text)..].trim_start_matches(LEADING_BOM);
-    message.starts_with(['{', '[', '`']) || (mode != RawJsonMode::Whole && text.contains("```"))
+fn may_hold_raw_json(text: &str, message_start: usize, mode: RawJsonMode) -> bool {
+    // A vector search: `str::contains` compares byte by byte, 4x the cost of the whole sniff.
+    static BACKTICKS: Needle = Needle::new("```");
+    let message = text[message_start..].trim_start_matches(LEADING_BOM);
+    message.starts_with(['{', '[', '`'])
+        || (mode != RawJsonMode::Whole && BACKTICKS.find(text.as_bytes()).is_some())
 }
 
 #[cfg(test)]

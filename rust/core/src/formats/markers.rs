@@ -537,6 +537,13 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
     }
 }
 
+/// Whether a marker of `mask` may start `rest` (at least two bytes long), by its first two
+/// bytes: the check a scan makes in line, before [`match_at`], at each `<` and `[` of prose.
+#[inline(always)]
+pub(crate) fn may_start(rest: &[u8], mask: Mask) -> bool {
+    BY_FIRST[rest[0] as usize] & BY_SECOND[rest[1] as usize] & mask != 0
+}
+
 /// The longest marker, in bytes: the most text mode ever holds back.
 pub(crate) const LONGEST: usize = longest();
 

@@ -6,11 +6,12 @@
 use std::ops::Range;
 
 use super::markers::{
-    lead_start, match_at, match_from, starts_of, Mask, Match, Role, ANCHORED, LINE_ANCHORED, TABLE,
+    lead_start, match_at, match_from, may_start, starts_of, Mask, Match, Role, ANCHORED,
+    LINE_ANCHORED, TABLE,
 };
 use super::{bare_group, implied_group, FormatSet, Group};
 use crate::scan::find::{find_any3, find_either};
-use crate::scan::think::{message_start, start_after};
+use crate::scan::think::{closes_span, message_start, message_start_given, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
 /// occurrence.
@@ -69,33 +70,54 @@ pub fn sniff(
     found.into_iter().map(|(_, group)| group)
 }
 
+/// What [`sniff_calls`] found in a text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Sniffed {
+    /// The text may hold a call of the allowed formats.
+    MayHoldCalls,
+    /// It holds none; its message proper starts here (past whitespace and think spans).
+    NoCalls { message_start: usize },
+}
+
 /// Whether `text` may hold a call of `allowed`: a start marker of one of them occurs, or the
 /// message starts with the byte of a markerless form. A superset of what the stream engine
 /// reads (it also weighs code spans and think spans), so that `extract` runs the engine only on
-/// texts where it may find something: marker-free prose costs one `memchr` pass.
-pub fn may_hold_calls(text: &str, allowed: FormatSet) -> bool {
+/// texts where it may find something: marker-free prose costs one `memchr` pass, which also
+/// finds the first think tag (so where the message starts).
+pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
     if allowed.is_empty() {
-        return false;
+        let message_start = message_start(text);
+        return Sniffed::NoCalls { message_start };
     }
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
+    let mut first_tag_closes = None;
     let mut pos = 0;
     while let Some(at) = next_marker_byte(bytes, pos, starts) {
         let from = lead_start(bytes, at, 0);
-        if matches!(match_from(bytes, from, at, starts), (_, Match::Found(_))) {
-            return true;
+        let may_match = from < at || bytes.len() - at < 2 || may_start(&bytes[at..], starts);
+        if may_match && matches!(match_from(bytes, from, at, starts), (_, Match::Found(_))) {
+            return Sniffed::MayHoldCalls;
+        }
+        if first_tag_closes.is_none() {
+            first_tag_closes = closes_span(&bytes[at..]);
         }
         pos = at + 1;
     }
-    // The message start (past think spans) is looked for only in a text without markers.
-    let start = message_start(text);
+    let start = message_start_given(text, first_tag_closes == Some(true));
     let bare = |&first: &u8| bare_group(first, allowed).is_some();
-    bytes.get(start).is_some_and(bare)
+    let may_hold_calls = bytes.get(start).is_some_and(bare)
         || implied_message(&text[start..], allowed).is_some()
         || matches!(
             match_at(&bytes[start..], starts & ANCHORED),
             Match::Found(_)
-        )
+        );
+    match may_hold_calls {
+        true => Sniffed::MayHoldCalls,
+        false => Sniffed::NoCalls {
+            message_start: start,
+        },
+    }
 }
 
 /// The group whose message `rest` begins as without its first start marker
@@ -210,6 +232,40 @@ mod tests {
         assert_eq!(sniffed(object, FormatSet::ALL), vec![Group::Llama3Json]);
     }
 
+    /// The one pass notes the first think tag on its way; the message starts where a pass of
+    /// its own would say.
+    #[test]
+    fn message_start_from_the_sniffing_pass() {
+        for text in [
+            "plain prose [x] and <b>",
+            "  plan</think>\n\n{\"a\": 1}",
+            "plan[/THINK] <b>x</b>",
+            "Hi <think>a</think> [link](x)",
+            "<think>a</think>\n  later </think> text",
+            "<b>x</b> then plan<|think:end|>",
+            "<|channel>thought\nplan<channel|>Answer.",
+            "<b><br>[a]</think>",
+        ] {
+            let start = message_start(text);
+            let sniffed = sniff_calls(text, FormatSet::ALL);
+            let expected = Sniffed::NoCalls {
+                message_start: start,
+            };
+            assert!(
+                sniffed == expected || sniffed == Sniffed::MayHoldCalls,
+                "{text:?}"
+            );
+            if let Sniffed::NoCalls { message_start } = sniff_calls(text, FormatSet::NONE) {
+                assert_eq!(message_start, start, "{text:?}");
+            }
+        }
+        let closed = sniff_calls("plan</think> <b>Done.</b>", FormatSet::ALL);
+        let message_start = "plan</think> ".len();
+        assert_eq!(closed, Sniffed::NoCalls { message_start });
+        let opened_later = sniff_calls(" Hi <think>a</think> b", FormatSet::ALL);
+        assert_eq!(opened_later, Sniffed::NoCalls { message_start: 1 });
+    }
+
     #[test]
     fn line_start_and_implied_markers() {
         let functionary = vec![Group::Functionary];
@@ -221,17 +277,25 @@ mod tests {
             "all\nHi.>>>f\n{}",
         ] {
             assert_eq!(sniffed(text, FormatSet::ALL), functionary, "{text:?}");
-            assert!(may_hold_calls(text, FormatSet::ALL), "{text:?}");
+            assert_eq!(
+                sniff_calls(text, FormatSet::ALL),
+                Sniffed::MayHoldCalls,
+                "{text:?}"
+            );
         }
         for text in ["a >>>f\n{}", "x\n>> y", "Hello world", "all", "f\nx"] {
             assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");
-            assert!(!may_hold_calls(text, FormatSet::ALL), "{text:?}");
+            assert_ne!(
+                sniff_calls(text, FormatSet::ALL),
+                Sniffed::MayHoldCalls,
+                "{text:?}"
+            );
         }
         // Without the format, `>` is no stop.
         let others = Format::ALL
             .iter()
             .filter(|&&f| f != Format::FunctionaryV32)
             .fold(FormatSet::NONE, |set, &f| set.with(f));
-        assert!(!may_hold_calls(">>>f\n{}", others));
+        assert_ne!(sniff_calls(">>>f\n{}", others), Sniffed::MayHoldCalls);
     }
 }

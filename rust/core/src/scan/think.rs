@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::find::{find_either, Needle};
+use super::find::find_either;
 
 /// The opening tags, and the closing tags in the same order.
 pub const OPENS: [&str; 7] = [
@@ -28,21 +28,52 @@ pub const CLOSES: [&str; 7] = [
     "<channel|>",
     "<|think:end|>",
 ];
-static CLOSE_NEEDLES: [Needle; 7] = [
-    Needle::new(CLOSES[0]),
-    Needle::new(CLOSES[1]),
-    Needle::new(CLOSES[2]),
-    Needle::new(CLOSES[3]),
-    Needle::new(CLOSES[4]),
-    Needle::new(CLOSES[5]),
-    Needle::new(CLOSES[6]),
-];
+/// A think tag found at a `<` or `[`, with its length.
+#[derive(Clone, Copy)]
+enum Tag {
+    Open,
+    Close(usize),
+}
 
-/// The length of the tag of `tags` that `rest` starts with.
-fn tag_at(rest: &[u8], tags: &[&str]) -> Option<usize> {
-    tags.iter()
-        .find(|tag| rest.starts_with(tag.as_bytes()))
-        .map(|tag| tag.len())
+/// Per byte, the tags (bit `i` for `OPENS[i]`, bit `7 + i` for `CLOSES[i]`) whose second,
+/// then third, byte it is: most `<` and `[` in prose are passed over on two lookups, and the
+/// rare candidate is compared whole.
+static BY_SECOND_BYTE: [u16; 256] = tags_by_byte(1);
+static BY_THIRD_BYTE: [u16; 256] = tags_by_byte(2);
+
+const fn tags_by_byte(index: usize) -> [u16; 256] {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < OPENS.len() {
+        table[OPENS[i].as_bytes()[index] as usize] |= 1 << i;
+        table[CLOSES[i].as_bytes()[index] as usize] |= 1 << (OPENS.len() + i);
+        i += 1;
+    }
+    table
+}
+
+/// The think tag `rest` (which starts at a `<` or `[`) starts with.
+#[inline(always)]
+fn tag_at(rest: &[u8]) -> Option<Tag> {
+    let [_, second, third, ..] = *rest else {
+        return None;
+    };
+    let mut candidates = BY_SECOND_BYTE[second as usize] & BY_THIRD_BYTE[third as usize];
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        match OPENS.get(i) {
+            Some(open) if rest.starts_with(open.as_bytes()) => return Some(Tag::Open),
+            Some(_) => {}
+            None => {
+                let close = CLOSES[i - OPENS.len()];
+                if rest.starts_with(close.as_bytes()) {
+                    return Some(Tag::Close(close.len()));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The think spans of `text`, tags included. An unclosed `<think>` runs to the end of the text;
@@ -61,18 +92,18 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
         let at = pos + i;
         let rest = &bytes[at..];
         pos = at + 1;
-        match (open, tag_at(rest, &OPENS), tag_at(rest, &CLOSES)) {
-            (None, Some(_), _) => {
+        match (open, tag_at(rest)) {
+            (None, Some(Tag::Open)) => {
                 open = Some(at);
                 leading_close_allowed = false;
             }
-            (None, None, Some(len)) => {
+            (None, Some(Tag::Close(len))) => {
                 if leading_close_allowed {
                     spans.push(0..at + len);
                 }
                 leading_close_allowed = false;
             }
-            (Some(start), _, Some(len)) => {
+            (Some(start), Some(Tag::Close(len))) => {
                 spans.push(start..at + len);
                 open = None;
             }
@@ -87,19 +118,39 @@ pub fn think_spans(text: &str) -> Vec<Range<usize>> {
 
 /// Where the message proper starts: past leading whitespace and think spans.
 pub(crate) fn message_start(text: &str) -> usize {
+    message_start_given(text, first_tag_closes(text.as_bytes()))
+}
+
+/// [`message_start`] for a text whose first think tag is known, from a pass over its `<` and
+/// `[` bytes that the caller makes anyway ([`closes_span`] at each).
+pub(crate) fn message_start_given(text: &str, first_tag_closes: bool) -> usize {
     let trimmed = trim_start(text, 0);
-    let bytes = text.as_bytes();
-    let has_tag = || {
-        find_either(b'<', b'[', bytes).is_some()
-            && CLOSE_NEEDLES
-                .iter()
-                .any(|close| close.find(bytes).is_some())
-    };
-    if OPENS.iter().any(|open| text[trimmed..].starts_with(open)) || has_tag() {
+    let opens_with_span = OPENS.iter().any(|open| text[trimmed..].starts_with(open));
+    if opens_with_span || first_tag_closes {
         start_after(text, &think_spans(text))
     } else {
         trimmed
     }
+}
+
+/// Whether `rest` (which starts at a `<` or `[`) starts with a closing think tag (`Some(true)`),
+/// an opening one (`Some(false)`), or neither.
+#[inline(always)]
+pub(crate) fn closes_span(rest: &[u8]) -> Option<bool> {
+    tag_at(rest).map(|tag| matches!(tag, Tag::Close(_)))
+}
+
+/// Whether the first think tag of `bytes` is a closing one (a span opened in the prompt). One
+/// pass that stops at the first tag.
+fn first_tag_closes(bytes: &[u8]) -> bool {
+    let mut pos = 0;
+    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
+        if let Some(closes) = closes_span(&bytes[pos + i..]) {
+            return closes;
+        }
+        pos += i + 1;
+    }
+    false
 }
 
 /// [`message_start`] for a text whose think spans are known.
