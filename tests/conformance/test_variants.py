@@ -328,6 +328,73 @@ def test_solar_open2_think_span_is_reasoning() -> None:
     assert toolwire.parse_text(text, format="solar_open2").reasoning == "I should use a tool"
 
 
+def test_minimax_m3_think_span_is_reasoning() -> None:
+    ns = "]<]minimax[>["
+    call = (
+        f'{ns}<tool_call>\n{ns}<invoke name="f">{ns}<a>1{ns}</a>{ns}</invoke>\n{ns}</tool_call>'
+    )
+    text = f"<mm:think>I should use a tool</mm:think>Sure.{call}"
+    calls, content = read(text, "minimax_m3")
+    assert (calls, content) == ([("f", {"a": 1})], "Sure.")
+    assert toolwire.parse_text(text, format="minimax_m3").reasoning == "I should use a tool"
+
+
+@pytest.mark.parametrize("close", ["</mm:think>", "</think>", "\n</think>\n\n"])
+def test_a_closing_think_tag_before_any_text_is_not_content(close: str) -> None:
+    # MiniMax-M3 starts a turn without reasoning with a bare </mm:think>; other templates open
+    # the span in the prompt. Once text has come, an unopened closing tag is prose.
+    parsed = toolwire.parse_text(f"{close}Hello.", format="minimax_m3")
+    assert (parsed.content.strip(), parsed.reasoning) == ("Hello.", "")
+    assert read(f"{close}Hello.", "minimax_m3") == ([], "Hello.")
+    assert read(f"Hi{close}Hello.", "minimax_m3") == ([], f"Hi{close}Hello.".strip())
+
+
+def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
+    # llama.cpp's MiniCPM5 case: the value's `</param>` comes after the CDATA section.
+    markup = '<a href="/x">hi</a> </param>'
+    text = f'<function name="html"><param name="markup"><![CDATA[{markup}]]></param></function>'
+    assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
+
+
+def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:
+    # llama.cpp's gpt-oss case: a stray `<|channel|>commentary to=assistant` before the header.
+    text = (
+        "<|channel|>commentary to=assistant<|channel|>analysis<|message|>I'm\nthinking<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>Hello."
+    )
+    assert read(text, "harmony") == ([], "Hello.")
+    assert toolwire.parse_text(text, format="harmony").reasoning == "I'm\nthinking"
+
+
+@pytest.mark.parametrize("space", [" ", "\n"])
+def test_command_r_action_on_its_own_line(space: str) -> None:
+    text = f'Action:{space}```json\n[{{"tool_name": "f", "parameters": {{"a": 1}}}}]\n```'
+    assert read(text, "command_r") == ([("f", {"a": 1})], "")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "begin", "sep", "end"),
+    [
+        ("kimi_k2", "<|tool_call_begin|>functions.{}:0", "<|tool_call_argument_begin|>", ""),
+        (
+            "deepseek_v31",
+            "<\uff5ctool\u2581call\u2581begin\uff5c>{}",
+            "<\uff5ctool\u2581sep\uff5c>",
+            "<\uff5ctool\u2581calls\u2581end\uff5c>",
+        ),
+    ],
+)
+def test_a_call_whose_end_token_was_left_out_ends_where_the_next_begins(
+    fmt: str, begin: str, sep: str, end: str
+) -> None:
+    # llama.cpp's Kimi-K2-Thinking case: calls written inside reasoning, no end tokens.
+    first = begin.format("f") + sep + '{"a": 1}'
+    second = begin.format("g") + sep + '{"b": 2}'
+    start = "<\uff5ctool\u2581calls\u2581begin\uff5c>" if end else ""
+    calls, _ = read(start + first + second + end, fmt)
+    assert calls == [("f", {"a": 1}), ("g", {"b": 2})]
+
+
 @pytest.mark.parametrize(
     ("text", "content"),
     [
@@ -373,6 +440,7 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
         ("deepseek_v3", "Hello.<\uff5cend\u2581of\u2581sentence\uff5c>", "Hello."),
         ("harmony", "<|channel|>final<|message|>Hi.<|return|>", "Hi."),
         ("harmony", "Hi.<|end|>", "Hi."),
+        ("command_r", "<|CHATBOT_TOKEN|>Hello.<|END_OF_TURN_TOKEN|>", "Hello."),
     ],
 )
 def test_control_tokens_never_reach_content(fmt: str, text: str, content: str) -> None:
@@ -548,6 +616,24 @@ def test_a_value_whose_close_was_left_out_still_ends_at_the_next_parameter() -> 
         "</function>\n</tool_call> Done."
     )
     assert read(text, "qwen3_coder") == ([("f", {"a": 1, "b": 2})], "Done.")
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        # Step-3.5 (SGLang's step3p5 tests): the value's and the function's close left out.
+        ("<tool_call><function=bash><parameter=command>pwd</tool_call> Done.", {"command": "pwd"}),
+        ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</tool_call>\nDone.", {"a": 1}),
+        # Only the function's close left out, and a block without its opening wrapper.
+        ("<tool_call><function=f><parameter=a>x</parameter></tool_call>Done.", {"a": "x"}),
+        ("<function=f><parameter=a>x</tool_call>Done.", {"a": "x"}),
+    ],
+)
+def test_a_closing_tool_call_tag_closes_what_was_left_open(
+    text: str, arguments: dict[str, Any]
+) -> None:
+    name = "bash" if "bash" in text else "f"
+    assert read(text, "qwen3_coder") == ([(name, arguments)], "Done.")
 
 
 def test_a_container_serialized_twice_is_read_by_the_schema() -> None:

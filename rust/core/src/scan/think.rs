@@ -1,16 +1,16 @@
 //! Think spans (reasoning that models write before answering): `<think>…</think>`, and
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
-//! Gemma 4's thought channel `<|channel>thought…<channel|>` and Solar Open 2's
-//! `<|think:start|>…<|think:end|>`. Either closing tag ends a span
-//! either opening tag began.
+//! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
+//! `<|think:start|>…<|think:end|>` and MiniMax-M3's `<mm:think>…</mm:think>`. Either closing
+//! tag ends a span either opening tag began.
 
 use std::ops::Range;
 
 use super::find::find_either;
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 7] = [
+pub const OPENS: [&str; 8] = [
     "<think>",
     "[THINK]",
     "<seed:think>",
@@ -18,8 +18,9 @@ pub const OPENS: [&str; 7] = [
     "<|inner_prefix|>",
     "<|channel>thought",
     "<|think:start|>",
+    "<mm:think>",
 ];
-pub const CLOSES: [&str; 7] = [
+pub const CLOSES: [&str; 8] = [
     "</think>",
     "[/THINK]",
     "</seed:think>",
@@ -27,6 +28,7 @@ pub const CLOSES: [&str; 7] = [
     "<|inner_suffix|>",
     "<channel|>",
     "<|think:end|>",
+    "</mm:think>",
 ];
 /// A think tag found at a `<` or `[`, with its length.
 #[derive(Clone, Copy)]
@@ -35,11 +37,13 @@ enum Tag {
     Close(usize),
 }
 
-/// Per byte, the tags (bit `i` for `OPENS[i]`, bit `7 + i` for `CLOSES[i]`) whose second,
+/// Per byte, the tags (bit `i` for `OPENS[i]`, bit `8 + i` for `CLOSES[i]`) whose second,
 /// then third, byte it is: most `<` and `[` in prose are passed over on two lookups, and the
 /// rare candidate is compared whole.
 static BY_SECOND_BYTE: [u16; 256] = tags_by_byte(1);
 static BY_THIRD_BYTE: [u16; 256] = tags_by_byte(2);
+// Every tag has its bit.
+const _: () = assert!(OPENS.len() + CLOSES.len() <= u16::BITS as usize);
 
 const fn tags_by_byte(index: usize) -> [u16; 256] {
     let mut table = [0; 256];
@@ -196,6 +200,9 @@ mod tests {
         // Solar Open 2's, whose template writes the opening tag in the prompt.
         assert_eq!(think_spans("<|think:start|>a<|think:end|>b"), vec![0..29]);
         assert_eq!(think_spans("a<|think:end|>b"), vec![0..14]);
+        // MiniMax-M3's; a turn without reasoning starts with the closing tag alone.
+        assert_eq!(think_spans("<mm:think>a</mm:think>b"), vec![0..22]);
+        assert_eq!(think_spans("</mm:think>b"), vec![0..11]);
     }
 
     /// The rule of [`think_spans`] with one substring search per tag (for `<think>` alone).

@@ -390,7 +390,13 @@ impl Text {
                 match TABLE[entry].role {
                     Role::ThinkOpen | Role::ThinkClose => {
                         shared.pos = shared.pos.after(held);
-                        shared.prose.in_think = !shared.prose.in_think;
+                        // A closing tag before any text closes a span the prompt opened (or an
+                        // empty one: MiniMax-M3 starts a turn without reasoning so).
+                        let opened_before =
+                            TABLE[entry].role == Role::ThinkClose && !shared.prose.in_think;
+                        if !opened_before {
+                            shared.prose.in_think = !shared.prose.in_think;
+                        }
                         shared.prose.saw_think = true;
                         if shared.prose.in_think {
                             shared.begin_reasoning(cx.out);
@@ -507,13 +513,15 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             && !prose.in_code
     }
 
-    /// The markers a candidate starting here may complete to: the think tag, and the start
-    /// markers of the enabled formats (not in a code span; in think spans only with
-    /// `calls_in_reasoning`).
+    /// The markers a candidate starting here may complete to: the think tag (a closing one, too,
+    /// before any text), and the start markers of the enabled formats (not in a code span; in
+    /// think spans only with `calls_in_reasoning`).
     fn marker_mask(&mut self) -> Mask {
         let prose = &mut self.shared.prose;
         let mut mask = if prose.in_think {
             markers::THINK_CLOSE
+        } else if !prose.message_started && !prose.saw_think {
+            markers::THINK_OPEN | markers::THINK_CLOSE
         } else {
             markers::THINK_OPEN
         };

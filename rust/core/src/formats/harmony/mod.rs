@@ -139,15 +139,14 @@ enum Message {
     Other,
 }
 
-/// Reads a header that follows `<|start|>` (`after_start`) or `<|channel|>`.
+/// Reads a header that follows `<|start|>` (`after_start`) or `<|channel|>`. A header that
+/// names its channel twice (`<|channel|>commentary to=assistant<|channel|>analysis`, as gpt-oss
+/// sometimes writes) is on the last one; what comes before it is read as the role.
 fn classify(header: &str, after_start: bool) -> Message {
-    let (role, channel) = if after_start {
-        match find_short(header, CHANNEL) {
-            Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
-            None => (header, ""),
-        }
-    } else {
-        ("", header)
+    let (role, channel) = match header.rfind(CHANNEL) {
+        Some(i) => (&header[..i], &header[i + CHANNEL.len()..]),
+        None if after_start => (header, ""),
+        None => ("", header),
     };
     let channel = channel.trim_start();
     let channel_name = &channel[..word_len(channel)];

@@ -11,8 +11,8 @@ use crate::calls::push_calls_of_value;
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
 use crate::protocol::Format;
 
-/// The start tokens a region's walk looks for: all but Command R's `Action:`, which opens calls
-/// only at the start of a message and so only ever begins the region it opens.
+/// The start tokens a region's walk looks for: all but Command R's `Action:` ones, which open calls
+/// only at the start of a message and so only ever begin the region they open.
 static MARKERS: Markers = Markers::new(START_TEXTS.split_at(COMMAND_R).0);
 
 pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -23,8 +23,8 @@ where
     let text = cx.text;
     let end = range.end;
     let mut from = range.start;
-    let action = START_TEXTS[COMMAND_R];
-    if text[from..end].starts_with(action) {
+    let actions = &START_TEXTS[COMMAND_R..];
+    if let Some(action) = actions.iter().find(|action| text[from..end].starts_with(**action)) {
         let body = skip_ws(text, from + action.len(), end);
         from = one_list(cx, &WRAPS[COMMAND_R], from..body, end)?;
     }

@@ -6,7 +6,8 @@
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and,
 //! only at the start of a message, `functools[…]` (Phi-4-mini, Firefunction v2; its `[` opens
-//! the list) and ``Action: ```json\n[…]\n``` `` (Command R / R+): a marker that does not begin
+//! the list) and ``Action: ```json\n[…]\n``` `` (Command R / R+; `Action:` on a line of its own
+//! too, as R+'s template writes it): a marker that does not begin
 //! with `<` or `[` is not looked for in prose (`markers::is_anchored`).
 //!
 //! The list is JSON, one call object per item, in the shape of its format ([`Shape`]); LFM2
@@ -81,8 +82,10 @@ const OLMO3_START: &str = "<function_calls>";
 /// What a [`Wrap::tagged`] body starts with.
 const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
-/// Command R's tool-use template: `Action:` and a JSON fence of Cohere call objects.
+/// Command R's tool-use template: `Action:` and a JSON fence of Cohere call objects, on the
+/// same line or (Command R+) the next.
 const COMMAND_R_START: &str = "Action: ```json";
+const COMMAND_R_START_LINE: &str = "Action:\n```json";
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
 
@@ -94,12 +97,13 @@ static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
 static OLMO3_END: Needle = Needle::new("</function_calls>");
 static FENCE_END: Needle = Needle::new("```");
 
-/// The index of Command R's `Action:` in [`START_TEXTS`]: the last, as the only one whose first
-/// byte is neither `<` nor `f` (the decoder's marker walk stops at two bytes).
+/// The index of Command R's first `Action:` spelling in [`START_TEXTS`]: its spellings are the
+/// last, as the only ones whose first byte is neither `<` nor `f` (the decoder's marker walk
+/// stops at two bytes).
 pub(crate) const COMMAND_R: usize = 8;
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 9] = [
+pub(crate) const START_TEXTS: [&str; 10] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -109,9 +113,10 @@ pub(crate) const START_TEXTS: [&str; 9] = [
     OLMO3_START,
     FUNCTOOLS_START,
     COMMAND_R_START,
+    COMMAND_R_START_LINE,
 ];
 
-pub(crate) static WRAPS: [Wrap; 9] = [
+pub(crate) static WRAPS: [Wrap; 10] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -124,6 +129,7 @@ pub(crate) static WRAPS: [Wrap; 9] = [
     wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
     wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
     wrap(Format::Phi4Mini, None, Shape::Named),
+    wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
 ];
 
@@ -163,6 +169,7 @@ impl Grammar for Spec {
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
         start(COMMAND_R_START, Format::CommandR),
+        start(COMMAND_R_START_LINE, Format::CommandR),
     ];
     /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba):
     /// no message of this group is prose, so both tags are only control tokens, dropped for
@@ -171,8 +178,14 @@ impl Grammar for Spec {
         start(ANSWER_OPEN, Format::Jamba),
         start(ANSWER_CLOSE, Format::Jamba),
     ];
-    /// Command R7B's and Command A's answer wrapper (their reasoning span is a think tag).
-    const CONTROL: &'static [&'static str] = &["<|START_RESPONSE|>", "<|END_RESPONSE|>"];
+    /// Command R7B's and Command A's answer wrapper (their reasoning span is a think tag), and
+    /// Command R+'s turn tokens around an answer.
+    const CONTROL: &'static [&'static str] = &[
+        "<|START_RESPONSE|>",
+        "<|END_RESPONSE|>",
+        "<|CHATBOT_TOKEN|>",
+        "<|END_OF_TURN_TOKEN|>",
+    ];
 
     type Machine = machine::ListCall;
 

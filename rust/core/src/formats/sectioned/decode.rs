@@ -116,10 +116,13 @@ where
             end: body_end,
         } => {
             let after = skip_ws(text, body_end, end);
-            let markup_end = if text[after..end].starts_with(tokens.call_end.text) {
+            let rest = &text[after..end];
+            let markup_end = if rest.starts_with(tokens.call_end.text) {
                 after + tokens.call_end.text.len()
-            } else if after == end {
-                end
+            } else if after == end || tokens.in_section.iter().any(|t| rest.starts_with(*t)) {
+                // The end of the text, the next call or the section's end: the call's end token
+                // was left out.
+                after
             } else {
                 let markup_end = call_ends.end_of_next(body_end, end);
                 let detail = format!("expected {} after the arguments", tokens.call_end.text);

@@ -235,17 +235,23 @@ impl Machine for SectionCall {
                 }
                 State::AfterArgs(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, t.call_end.text) {
-                        None => {
+                    // The call's end token or, left out, the next call's or the section's end.
+                    let after = match starts(b, q, t.call_end.text) {
+                        Some(true) => Ok(Some(q + t.call_end.text.len())),
+                        Some(false) => starts_any(b, q, t.in_section).map(|next| next.map(|_| q)),
+                        None => Err(()),
+                    };
+                    match after {
+                        Err(()) => {
                             self.state = State::AfterArgs(q);
                             return Verdict::More;
                         }
-                        Some(true) => {
-                            if let Some(verdict) = self.next(q + t.call_end.text.len()) {
+                        Ok(Some(at)) => {
+                            if let Some(verdict) = self.next(at) {
                                 return verdict;
                             }
                         }
-                        Some(false) => self.state = State::SeekEnd(p),
+                        Ok(None) => self.state = State::SeekEnd(p),
                     }
                 }
                 State::SeekEnd(from) => match self.call_end.find(b, from) {

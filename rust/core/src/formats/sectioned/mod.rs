@@ -1,6 +1,7 @@
 //! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
 //! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
-//! accepted too, and a missing final `CALL_END` at the end of the text. A group of this shape
+//! accepted too, and a `CALL_END` left out at the end of the text, before the next
+//! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A group of this shape
 //! gives its [`Tokens`]; the decoder and the machine here do the rest.
 
 pub(crate) mod decode;

@@ -260,7 +260,8 @@ impl Machine for TagCall {
                 }
                 State::QBetween(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE]) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE, close]) {
                         Err(()) => {
                             self.state = State::QBetween(q);
                             return Verdict::More;
@@ -272,8 +273,14 @@ impl Machine for TagCall {
                                 scanned: start,
                             };
                         }
-                        Ok(Some(_)) => {
+                        Ok(Some(1)) => {
                             if let Some(verdict) = self.function_closed(q + FUNCTION_CLOSE.len()) {
+                                return verdict;
+                            }
+                        }
+                        // The wrapper's closing tag with `</function>` left out.
+                        Ok(Some(_)) => {
+                            if let Some(verdict) = self.function_closed(q) {
                                 return verdict;
                             }
                         }

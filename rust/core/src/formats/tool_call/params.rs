@@ -1,7 +1,7 @@
 //! MiniCPM 5's body of hermes's `<function name="f">`: `<param name="a">1</param>` elements
 //! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
-//! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside; a value cut off by
-//! the end of the text fails the call.
+//! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside (which may hold
+//! `</param>`); a value cut off by the end of the text fails the call.
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
@@ -45,15 +45,24 @@ where
             cx.fail(Format::Hermes, open..markup_end, failure);
             return Ok(markup_end);
         };
-        let Some(len) = find_short(&text.as_bytes()[value..close], PARAM_CLOSE.as_bytes()) else {
+        // A CDATA section may hold `</param>` itself: the value's close comes after it.
+        let bytes = text.as_bytes();
+        let first = skip_ws(text, value, close);
+        let from = match text[first..close].strip_prefix(CDATA.0) {
+            Some(inner) => find_short(inner.as_bytes(), CDATA.1.as_bytes())
+                .map_or(value, |i| close - inner.len() + i + CDATA.1.len()),
+            None => value,
+        };
+        let Some(len) = find_short(&bytes[from..close], PARAM_CLOSE.as_bytes()) else {
             let detail = format!("unterminated parameter {key:?}: no {PARAM_CLOSE}");
             cx.fail(Format::Hermes, open..markup_end, Failure::parse(detail, pos, Some(name.into())));
             return Ok(markup_end);
         };
-        let raw = &text[value..value + len];
+        let value_end = from + len;
+        let raw = &text[value..value_end];
         let raw = raw.trim().strip_prefix(CDATA.0).and_then(|r| r.strip_suffix(CDATA.1)).unwrap_or(raw);
         cx.insert_value(&mut arguments, name, key, raw, None)?;
-        pos = skip_ws(text, value + len + PARAM_CLOSE.len(), close);
+        pos = skip_ws(text, value_end + PARAM_CLOSE.len(), close);
     }
     let arguments = cx.builder.finish_object(arguments)?;
     cx.call(Format::Hermes, open..markup_end, name.to_owned(), None, arguments)?;

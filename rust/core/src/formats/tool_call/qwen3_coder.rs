@@ -4,7 +4,8 @@
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
 //! missing `</function>` or closing wrapper tag at the end of the text. A value may hold the
 //! markup itself as text, and a value whose `</parameter>` was left out ends before the next
-//! `<parameter=` or the `</function>` (see `value`); such a value that ends in a misspelt close
+//! `<parameter=`, the `</function>` or the `</tool_call>` (see `value`; a `</tool_call>` also
+//! closes a function whose `</function>` was left out); such a value that ends in a misspelt close
 //! tag (`</parameter1>`, `</parameter_x>`, a bare `</parameter`: the model meant to close it)
 //! ends before that tag, as in SGLang. A value closed by its `</parameter>` is kept as written.
 
@@ -12,7 +13,7 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    after_function, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION, FUNCTION_CLOSE,
+    after_function, tag_name, AfterFunction, Body, Closers, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
     PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
@@ -127,7 +128,8 @@ where
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;
-        } else if rest.is_empty() {
+        } else if rest.is_empty() || rest.starts_with(wrap.map_or(CLOSE, |wrap| wrap.close)) {
+            // The end of the text, or the wrapper's closing tag with `</function>` left out.
             break;
         } else {
             let failure = Failure::parse(

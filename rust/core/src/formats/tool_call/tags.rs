@@ -122,9 +122,10 @@ pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
 pub(crate) const PARAMETER: &str = "<parameter=";
 pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
 /// What ends a parameter value: its `</parameter>`, or, when that was left out, the next
-/// `<parameter=` or the `</function>` (the value ends before them).
+/// `<parameter=`, the `</function>` or the `</tool_call>` (the value ends before them: Step-3.5
+/// closes a call with `</tool_call>` alone, its value and function left open).
 pub(crate) static VALUE_ENDS: Markers =
-    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE]);
+    Markers::new(&[PARAMETER_CLOSE, PARAMETER, FUNCTION_CLOSE, CLOSE]);
 
 /// glm45 (and HY v3, which writes `<tool_sep>` after the name).
 pub(crate) const TOOL_SEP: &str = "<tool_sep>";

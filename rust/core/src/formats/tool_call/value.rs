@@ -6,8 +6,8 @@
 //! first `</parameter>` that is not inside such text, which is the first one that closes no tag
 //! opened in the value and is followed (past whitespace) by another parameter, `</function>`,
 //! `</tool_call>` or the end of the text. When there is none (up to the end of the text), the
-//! model left the value's `</parameter>` out: the value ends before the next `<parameter=` or
-//! the `</function>` (`tags::VALUE_ENDS`). The search looks at most [`LOOK`] tags ahead, so a
+//! model left the value's `</parameter>` out: the value ends before the next `<parameter=`, the
+//! `</function>` or the `</tool_call>` (`tags::VALUE_ENDS`). The search looks at most [`LOOK`] tags ahead, so a
 //! flood of unclosed tags stays linear.
 //!
 //! With `tools=`, the decoder also asks the schema ([`ValueScan::end_in_call`]): a
