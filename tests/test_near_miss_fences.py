@@ -119,6 +119,17 @@ def test_fence_lines_of_cr_only_text() -> None:
     assert agree(text) == [("call", "f", {"a": "x\r~~~\ry"})]
 
 
+@pytest.mark.parametrize("nl", LINE_ENDINGS)
+def test_a_line_end_closes_an_inline_code_span(nl: str) -> None:
+    # An unclosed backtick quotes the rest of its line only: the marker on the next line is read,
+    # whichever line ending the text has.
+    text = f"say `open{nl}<tool_call>{CALL}</tool_call>"
+    assert agree(text) == [("call", "f", {"a": "x y"})]
+    assert toolwire.parse_text(text).content == f"say `open{nl}"
+    # On the same line, it is quoted.
+    assert agree(f"say `open <tool_call>{CALL}</tool_call>") == []
+
+
 def normalised(events: list[Any]) -> list[Any]:
     """A stream's events with the pieces of text and arguments joined (how a chunking splits
     them is free) and the calls without their ids."""
@@ -157,6 +168,7 @@ CHUNKED = [
     "~~~tool_call\r" + CALL[:20],
     "Sure:\r```json\r" + CALL + "\r```\rDone",
     "```json\r\n" + CALL + "\r\n```\r\n",
+    "say `open\r<tool_call>" + CALL + "</tool_call>`\r\n`<tool_call>" + CALL + "</tool_call>",
 ]
 
 

@@ -3,7 +3,7 @@
 //! which works on a complete text and on a stream region's growing buffer alike. Both keep every
 //! parse linear: no byte is searched twice as long as the positions asked for only grow.
 
-use crate::scan::find::{self, find_byte, find_either, Needle};
+use crate::scan::find::{self, find_any3, find_byte, find_either, Needle};
 
 /// A marker found in a text: its span and which pattern of its set it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +197,8 @@ impl<'t> ProseCursor<'t> {
             scanned: start,
             open_run: None,
             json_fence: false,
-            line_start: (start == 0 || text.as_bytes()[start - 1] == b'\n').then_some(start),
+            line_start: (start == 0 || matches!(text.as_bytes()[start - 1], b'\n' | b'\r'))
+                .then_some(start),
         }
     }
 
@@ -220,13 +221,14 @@ impl<'t> ProseCursor<'t> {
         None
     }
 
-    /// Updates the code-span state with the text up to `to`.
+    /// Updates the code-span state with the text up to `to`. A line ends at `\n`, `\r\n` or a
+    /// lone `\r`, as everywhere.
     fn advance(&mut self, to: usize) {
         let bytes = self.text.as_bytes();
         let mut pos = self.scanned;
-        while let Some(i) = find_either(b'`', b'\n', &bytes[pos..to]) {
+        while let Some(i) = find_any3(b'`', b'\n', b'\r', &bytes[pos..to]) {
             pos += i;
-            if bytes[pos] == b'\n' {
+            if bytes[pos] != b'`' {
                 self.open_run = None;
                 pos += 1;
                 self.line_start = Some(pos);
@@ -242,7 +244,7 @@ impl<'t> ProseCursor<'t> {
                     .line_start
                     .is_some_and(|l| bytes[l..run_start].iter().all(|&b| b == b' ' || b == b'\t'));
             if fence_line {
-                let line_end = find_byte(b'\n', &bytes[pos..to]).map_or(to, |i| pos + i);
+                let line_end = find_either(b'\n', b'\r', &bytes[pos..to]).map_or(to, |i| pos + i);
                 let info = self.text[pos..line_end].trim();
                 if self.json_fence {
                     self.json_fence = !info.is_empty();
@@ -365,6 +367,29 @@ mod tests {
         let mut cursor = ProseCursor::new(text, &MARKERS, 0);
         let found = cursor.next(0, text.len()).unwrap();
         assert_eq!(found.start, text.rfind("<x>").unwrap());
+    }
+
+    #[test]
+    fn lines_end_at_a_lone_cr_and_at_crlf() {
+        static MARKERS: Markers = Markers::new(&["<x>"]);
+        for end in ["\r", "\r\n"] {
+            // A fence's info line ends at the line end: the block is JSON, its marker prose.
+            let text = format!("a{end}```json{end}{{\"s\": \"<x>\"}}{end}```{end}```xml{end}<x>");
+            let mut cursor = ProseCursor::new(&text, &MARKERS, 0);
+            let found = cursor.next(0, text.len()).map(|m| m.start);
+            assert_eq!(found, text.rfind("<x>"), "{text:?}");
+            // A line end closes a code span.
+            let text = format!("`open <x>{end}<x>");
+            let mut cursor = ProseCursor::new(&text, &MARKERS, 0);
+            let found = cursor.next(0, text.len()).map(|m| m.start);
+            assert_eq!(found, text.rfind("<x>"), "{text:?}");
+            // A cursor starting after a line end starts a line (a fence may open there).
+            let text = format!("x{end}```json{end}\"<x>\"{end}```{end}<x>");
+            let start = text.find('`').unwrap();
+            let mut cursor = ProseCursor::new(&text, &MARKERS, start);
+            let found = cursor.next(start, text.len()).map(|m| m.start);
+            assert_eq!(found, text.rfind("<x>"), "{text:?}");
+        }
     }
 
     #[test]

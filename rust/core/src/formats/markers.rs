@@ -3,6 +3,7 @@
 //! format's markers are written once, in its folder.
 
 use crate::protocol::{Format, FormatSet, Group};
+pub(crate) use crate::scan::find::same;
 use crate::scan::think;
 
 /// A set of table entries (bit `i`: `TABLE[i]`).
@@ -32,22 +33,6 @@ pub(crate) struct Entry {
     pub formats: FormatSet,
     /// A start marker that also ends a prose message of its group (harmony's `<|start|>`).
     pub ends_prose: bool,
-}
-
-/// `a == b`, in a `const` context.
-pub(crate) const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether `text` is one of `group`'s start markers.
@@ -88,7 +73,18 @@ const fn build_all() -> ([Entry; ROOM], usize) {
         };
         n += 1;
     }
+    // Then the tokens of channel-named opening tags: stray control tokens outside a span.
     let mut n = 2 * think::OPENS.len();
+    let mut t = 0;
+    while t < think::OPEN_TOKENS.len() {
+        table[n] = Entry {
+            text: think::OPEN_TOKENS[t],
+            role: Role::Control,
+            ..BLANK
+        };
+        n += 1;
+        t += 1;
+    }
     let mut g = 0;
     while g < Group::ALL.len() {
         let group = Group::ALL[g];
@@ -358,6 +354,15 @@ pub(crate) fn prose_stop(group: Group) -> Option<u8> {
 /// The think tags' entries (`think::OPENS` at even entries, their closing tags after each).
 pub(crate) const THINK_OPEN: Mask = think_entries(0);
 pub(crate) const THINK_CLOSE: Mask = think_entries(1);
+/// What text mode looks for outside a think span beside the opening tags: the closing tags and
+/// the opening tags' bare tokens (`think::OPEN_TOKENS`, after the tags), stray tokens there.
+pub(crate) const THINK_STRAY: Mask = THINK_CLOSE | THINK_TOKENS;
+const THINK_TOKENS: Mask = open_tokens();
+
+const fn open_tokens() -> Mask {
+    let first = 2 * think::OPENS.len();
+    ((1 << think::OPEN_TOKENS.len()) - 1) << first
+}
 
 const fn think_entries(parity: usize) -> Mask {
     let mut mask = 0;
@@ -508,10 +513,94 @@ pub(crate) enum Match {
 
 /// The marker of `mask` that starts `rest`. The byte tables leave only the markers whose first
 /// three bytes fit (most `<` and `[` of a text begin none), and those are compared whole. No
-/// marker is a prefix of another, so at most one is found.
+/// marker is a prefix of another but a think tag's token (`<|channel>` of `<|channel>thought`):
+/// where both may match, the longer wins, and `rest` ending inside it is `Partial`. A think tag
+/// that takes a suffix (`<think:`) is found with it ([`found_len`]).
 pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
+    let mut candidates = candidates(rest, mask);
+    let mut found = None;
+    let mut partial = false;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        match len_at(rest, i) {
+            // Only a think tag's token may be the prefix of another marker.
+            Ok(Some(_)) if THINK_TOKENS & 1 << i == 0 => return Match::Found(i),
+            Ok(Some(_)) => found = longer(found, i),
+            Ok(None) => partial = true,
+            Err(()) => partial |= TABLE[i].text.as_bytes().starts_with(rest),
+        }
+        candidates &= candidates - 1;
+    }
+    match (partial, found) {
+        (true, _) => Match::Partial,
+        (false, Some(i)) => Match::Found(i),
+        (false, None) => Match::None,
+    }
+}
+
+/// The marker of `mask` that starts `rest` where no more bytes will come (the end of the
+/// text): the longest complete one.
+pub(crate) fn match_at_end(rest: &[u8], mask: Mask) -> Option<usize> {
+    let mut candidates = candidates(rest, mask);
+    let mut found = None;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        if let Ok(Some(_)) = len_at(rest, i) {
+            found = longer(found, i);
+        }
+        candidates &= candidates - 1;
+    }
+    found
+}
+
+/// The length of `TABLE[entry]` found at the start of `rest`, its suffix included.
+pub(crate) fn found_len(rest: &[u8], entry: usize) -> usize {
+    match len_at(rest, entry) {
+        Ok(Some(len)) => len,
+        _ => unreachable!("the marker was found here"),
+    }
+}
+
+/// The length of `TABLE[i]` at the start of `rest` ([`think::tag_len`]).
+#[inline(always)]
+fn len_at(rest: &[u8], i: usize) -> Result<Option<usize>, ()> {
+    let text = TABLE[i].text;
+    if SUFFIXED & 1 << i != 0 {
+        think::tag_len(rest, text)
+    } else if rest.starts_with(text.as_bytes()) {
+        Ok(Some(text.len()))
+    } else {
+        Err(())
+    }
+}
+
+/// The think tags that take a suffix (`<think:`).
+const SUFFIXED: Mask = {
+    let table = build();
+    let mut mask = 0;
+    let mut i = 0;
+    while i < COUNT {
+        if think::takes_suffix(table[i].text) {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+};
+
+/// `TABLE[i]`, or the entry found before when that one is longer.
+fn longer(found: Option<usize>, i: usize) -> Option<usize> {
+    match found {
+        Some(f) if TABLE[f].text.len() > TABLE[i].text.len() => Some(f),
+        _ => Some(i),
+    }
+}
+
+/// The entries of `mask` whose first bytes (up to three) `rest` begins with.
+#[inline(always)]
+fn candidates(rest: &[u8], mask: Mask) -> Mask {
     let Some(&first) = rest.first() else {
-        return Match::None;
+        return 0;
     };
     let mut candidates = BY_FIRST[first as usize] & mask;
     if let Some(&second) = rest.get(1) {
@@ -520,21 +609,7 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
     if let Some(&third) = rest.get(2) {
         candidates &= BY_THIRD[third as usize];
     }
-    let mut partial = false;
-    while candidates != 0 {
-        let i = candidates.trailing_zeros() as usize;
-        let text = TABLE[i].text.as_bytes();
-        if rest.starts_with(text) {
-            return Match::Found(i);
-        }
-        partial |= text.starts_with(rest);
-        candidates &= candidates - 1;
-    }
-    if partial {
-        Match::Partial
-    } else {
-        Match::None
-    }
+    candidates
 }
 
 /// Whether a marker of `mask` may start `rest` (at least two bytes long), by its first two
@@ -552,8 +627,12 @@ const fn longest() -> usize {
     let mut longest = 0;
     let mut i = 0;
     while i < COUNT {
-        if table[i].text.len() > longest {
-            longest = table[i].text.len();
+        let mut len = table[i].text.len();
+        if think::takes_suffix(table[i].text) {
+            len += think::SUFFIX_MAX + 1;
+        }
+        if len > longest {
+            longest = len;
         }
         i += 1;
     }
@@ -614,8 +693,10 @@ mod tests {
                 a.text
             );
             for (j, b) in TABLE.iter().enumerate() {
+                // The one exception: a think tag's token (`<|channel>` of `<|channel>thought`).
+                let token_of_tag = THINK_TOKENS & 1 << i != 0 && THINK_OPEN & 1 << j != 0;
                 assert!(
-                    i == j || !b.text.starts_with(a.text),
+                    i == j || !b.text.starts_with(a.text) || token_of_tag,
                     "{} prefixes {}",
                     a.text,
                     b.text
@@ -632,11 +713,42 @@ mod tests {
             _ => None,
         };
         for entry in &TABLE {
-            assert_eq!(found(&format!("{}xyz", entry.text)), Some(entry.text));
+            let suffix = if think::takes_suffix(entry.text) {
+                "ab>"
+            } else {
+                ""
+            };
+            assert_eq!(
+                found(&format!("{}{suffix}xyz", entry.text)),
+                Some(entry.text)
+            );
             let cut = &entry.text[..entry.text.len() - 1];
             assert_eq!(match_at(cut.as_bytes(), all), Match::Partial, "{cut}");
         }
         assert_eq!(match_at(b"<tool_cake>", all), Match::None);
+        // A think tag's token, and the tag it begins: the longer wins; cut short, more may come.
+        let at = |text: &str| match match_at(text.as_bytes(), THINK_OPEN | THINK_STRAY) {
+            Match::Found(i) => Some(TABLE[i].text),
+            Match::Partial => Some("partial"),
+            Match::None => None,
+        };
+        assert_eq!(at("<|channel>thought\n"), Some("<|channel>thought"));
+        assert_eq!(at("<|channel><|channel>"), Some("<|channel>"));
+        assert_eq!(at("<|channel>x"), Some("<|channel>"));
+        assert_eq!(at("<|channel>tho"), Some("partial"));
+        assert_eq!(at("<channel|>"), Some("<channel|>"));
+        // A suffixed tag is whole at its `>`; a bad suffix is no tag.
+        assert_eq!(at("<think:6124c78e>a"), Some("<think:"));
+        assert_eq!(at("</think:6124c78e"), Some("partial"));
+        assert_eq!(at("<think:6124 "), None);
+        assert_eq!(at("<think:>"), None);
+        let long = format!("<think:{}>", "a".repeat(think::SUFFIX_MAX + 1));
+        assert_eq!(at(&long), None);
+        assert_eq!(found_len(b"</think:ab>x", 3), "</think:ab>".len());
+        assert_eq!(TABLE[3].text, "</think:");
+        let end = |text: &str| match_at_end(text.as_bytes(), THINK_STRAY).map(|i| TABLE[i].text);
+        assert_eq!(end("<|channel>tho"), Some("<|channel>"));
+        assert_eq!(end("<|chan"), None);
         assert_eq!(match_at(b"<tool_call>", THINK_OPEN), Match::None);
         assert!(LONGEST >= "<|tool_calls_section_begin|>".len());
     }

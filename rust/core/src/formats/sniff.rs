@@ -245,6 +245,10 @@ mod tests {
             "<b>x</b> then plan<|think:end|>",
             "<|channel>thought\nplan<channel|>Answer.",
             "<b><br>[a]</think>",
+            "<|channel> {\"a\": 1}",
+            "<think>a</think> </think>\n{\"a\": 1}",
+            "<think:ab>plan</think:ab> <b>x</b>",
+            "plan</think:6124c78e> [x]",
         ] {
             let start = message_start(text);
             let sniffed = sniff_calls(text, FormatSet::ALL);

@@ -17,6 +17,22 @@ const SHORT: usize = 16;
 /// From this length on, a haystack goes to memchr's dispatched (AVX2) searchers.
 const LONG: usize = 512;
 
+/// `a == b`, in a `const` context.
+pub(crate) const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The first `a` in `haystack`.
 #[inline]
 pub(crate) fn find_byte(a: u8, haystack: &[u8]) -> Option<usize> {

@@ -54,7 +54,8 @@
 //!   cannot be used, so the call keeps the id announced at its start.
 //! * Spaces before an opening `~~~tool_call` line are text (they cannot be held: their number
 //!   is unbounded), so an unterminated block's `raw` starts at the first `~`.
-//! * A `</think>` without an opening tag stays text (it cannot reclassify text already sent).
+//! * A `</think>` without an opening tag after content, before any think span, stays text (it
+//!   cannot reclassify text already sent); other unopened closing tags are stray tokens, dropped.
 //! * In `whole` mode a message that starts with a JSON call is a call as soon as the value
 //!   closes; text after it is content.
 //! * Raw-JSON wrapper shapes (`{"tool_calls": [...]}`, `{"function": {...}}`), calls without

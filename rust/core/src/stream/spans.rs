@@ -1,10 +1,10 @@
 //! Inline code spans of released prose: markers inside them are prose (the decoders' rule,
 //! applied without look-ahead).
 
-use crate::scan::find::find_either;
+use crate::scan::find::{find_any3, find_byte};
 
 /// Inline code spans of released prose (the one-shot rule of `formats`): a backtick run opens a
-/// span that a run of the same length closes; a line end closes it.
+/// span that a run of the same length closes; a line end (`\n`, `\r\n`, a lone `\r`) closes it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CodeSpans {
     open: Option<usize>,
@@ -18,12 +18,20 @@ impl CodeSpans {
     pub fn feed(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let mut pos = 0;
-        while let Some(i) = find_either(b'`', b'\n', &bytes[pos..]) {
+        loop {
+            // Outside a span and a run, a line end changes nothing: only a backtick is looked
+            // for (prose without one costs a single-byte search).
+            let next = if self.open.is_none() && self.run == 0 {
+                find_byte(b'`', &bytes[pos..])
+            } else {
+                find_any3(b'`', b'\n', b'\r', &bytes[pos..])
+            };
+            let Some(i) = next else { break };
             let at = pos + i;
             if at > pos {
                 self.end_run();
             }
-            if bytes[at] == b'\n' {
+            if bytes[at] != b'`' {
                 self.end_run();
                 self.open = None;
             } else {
@@ -74,6 +82,10 @@ mod tests {
         spans.feed("``` done ");
         assert!(!spans.inside());
         spans.feed("`open\n");
+        assert!(!spans.inside());
+        spans.feed("`open\r");
+        assert!(!spans.inside());
+        spans.feed("`open\r\n");
         assert!(!spans.inside());
     }
 }

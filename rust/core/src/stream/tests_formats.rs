@@ -10,6 +10,7 @@ use super::tests::{
 use super::*;
 use crate::formats::{Format, ParamTypes, ToolSchemas};
 use crate::json::{parse, to_compact_json, Value, ValueBuilder};
+use crate::scan::think::OPEN_TOKENS;
 
 type Ev = Event<Value>;
 
@@ -424,13 +425,22 @@ fn held_back_text_is_bounded_for_every_marker() {
                 _ => 0,
             })
             .sum();
+        // A think tag cut short may hold its whole token (`<|channel>` of `<|channel>thought`),
+        // a stray token outside a span: dropped, never released.
+        let dropped: usize = OPEN_TOKENS
+            .iter()
+            .map(|token| partial[..fed].matches(token).count() * token.len())
+            .sum();
         assert!(
-            fed - released <= crate::formats::markers::LONGEST,
+            fed - released - dropped <= crate::formats::markers::LONGEST,
             "at {fed}"
         );
     }
     parser.finish(&mut ValueBuilder, &mut events).unwrap();
-    assert_eq!(normalized(events), vec![Event::Text(partial.clone())]);
+    let text = OPEN_TOKENS
+        .iter()
+        .fold(partial.clone(), |text, token| text.replace(token, ""));
+    assert_eq!(normalized(events), vec![Event::Text(text)]);
 }
 
 fn timed(what: &str, text: &str, chunk: usize, options: StreamOptions) -> Vec<Ev> {

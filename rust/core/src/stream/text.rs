@@ -171,7 +171,7 @@ impl Text {
                     i = at;
                     match found {
                         Match::Found(entry) => {
-                            let held = &input[i..i + TABLE[entry].text.len()];
+                            let held = &input[i..i + markers::found_len(&bytes[i..], entry)];
                             if let Some(mode) =
                                 self.resolve(Resolved::Marker(entry), held, true, cx)
                             {
@@ -290,9 +290,12 @@ impl Text {
                 }
                 self.pending.push_str(&input[..take]);
                 match match_at(self.pending.as_bytes(), mask) {
-                    Match::Found(entry) => {
-                        (Resolved::Marker(entry), TABLE[entry].text.len() - earlier)
-                    }
+                    // A think tag's token held for the tag it might begin may have ended in
+                    // the earlier bytes (`<|channel>` + `x`): none of the input is used.
+                    Match::Found(entry) => (
+                        Resolved::Marker(entry),
+                        markers::found_len(self.pending.as_bytes(), entry).saturating_sub(earlier),
+                    ),
                     Match::Partial => {
                         self.candidate = Some(candidate);
                         return Continued::Held;
@@ -338,8 +341,15 @@ impl Text {
             &joined
         };
         let failed = matches!(resolved, Resolved::Fail);
-        if let Some(mode) = self.resolve(resolved, held, false, cx) {
+        let decided = match resolved {
+            Resolved::Marker(entry) => markers::found_len(held.as_bytes(), entry),
+            _ => held.len(),
+        };
+        if let Some(mode) = self.resolve(resolved, &held[..decided], false, cx) {
             return Continued::Opened(used, mode);
+        }
+        if decided < held.len() {
+            return Continued::Replay(used, held[decided..].to_owned());
         }
         if !failed {
             return Continued::Decided(used);
@@ -388,24 +398,36 @@ impl Text {
             Resolved::Marker(entry) => {
                 shared.flush(cx.out);
                 match TABLE[entry].role {
-                    Role::ThinkOpen | Role::ThinkClose => {
+                    Role::ThinkOpen => {
                         shared.pos = shared.pos.after(held);
-                        // A closing tag before any text closes a span the prompt opened (or an
-                        // empty one: MiniMax-M3 starts a turn without reasoning so).
-                        let opened_before =
-                            TABLE[entry].role == Role::ThinkClose && !shared.prose.in_think;
-                        if !opened_before {
-                            shared.prose.in_think = !shared.prose.in_think;
-                        }
+                        shared.prose.in_think = true;
                         shared.prose.saw_think = true;
-                        if shared.prose.in_think {
-                            shared.begin_reasoning(cx.out);
-                        }
+                        shared.begin_reasoning(cx.out);
+                        None
+                    }
+                    Role::ThinkClose if shared.prose.in_think => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.in_think = false;
+                        None
+                    }
+                    // An unopened closing tag after content, before any think span: the span
+                    // began in the prompt, and its text was sent as content; the tag stays, to
+                    // show where the answer begins. Any other is a stray token, dropped.
+                    Role::ThinkClose if shared.prose.message_started && !shared.prose.saw_think => {
+                        shared.text_out(held, cx.out);
                         None
                     }
                     Role::ProseEnd(_) => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.message = None;
+                        None
+                    }
+                    // Before any text, a closing tag ends the span the prompt began, empty
+                    // (MiniMax-M3 starts a turn without reasoning so); after a span, it is a
+                    // stray token. Dropped either way.
+                    Role::ThinkClose => {
+                        shared.pos = shared.pos.after(held);
+                        shared.prose.saw_think = true;
                         None
                     }
                     Role::Control => {
@@ -446,6 +468,11 @@ impl Text {
         let candidate = self.candidate.take()?;
         let held = mem::take(&mut self.pending);
         let resolved = match candidate {
+            // A think tag's token that the tag it may begin was waited for (`<|channel>`).
+            Candidate::Marker(mask) => match markers::match_at_end(held.as_bytes(), mask) {
+                Some(entry) => Resolved::Marker(entry),
+                None => Resolved::Fail,
+            },
             Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
             Candidate::Code(code) => match code.at_end() {
                 CodeAction::Toggle => Resolved::Plain { toggle_code: true },
@@ -456,9 +483,13 @@ impl Text {
         };
         let used = match resolved {
             Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
+            Resolved::Marker(entry) => markers::found_len(held.as_bytes(), entry),
             _ => held.len(),
         };
-        let opened = self.resolve(resolved, &held, false, cx);
+        let opened = match resolved {
+            Resolved::Marker(_) => self.resolve(resolved, &held[..used], false, cx),
+            _ => self.resolve(resolved, &held, false, cx),
+        };
         Some((held[used..].to_owned(), opened))
     }
 }
@@ -513,17 +544,15 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             && !prose.in_code
     }
 
-    /// The markers a candidate starting here may complete to: the think tag (a closing one, too,
-    /// before any text), and the start markers of the enabled formats (not in a code span; in
-    /// think spans only with `calls_in_reasoning`).
+    /// The markers a candidate starting here may complete to: the think tags (and stray think
+    /// tokens outside a span), and the start markers of the enabled formats (not in a code
+    /// span; in think spans only with `calls_in_reasoning`).
     fn marker_mask(&mut self) -> Mask {
         let prose = &mut self.shared.prose;
         let mut mask = if prose.in_think {
             markers::THINK_CLOSE
-        } else if !prose.message_started && !prose.saw_think {
-            markers::THINK_OPEN | markers::THINK_CLOSE
         } else {
-            markers::THINK_OPEN
+            markers::THINK_OPEN | markers::THINK_STRAY
         };
         if self.starts == 0
             || (prose.in_think && !self.options.calls_in_reasoning)

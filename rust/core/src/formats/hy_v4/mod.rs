@@ -16,11 +16,10 @@ use super::grammar::{Grammar, Open, Start};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::find_short;
+use crate::scan::think::suffix_len;
 
 /// The opening tag of a block, up to its suffix.
 const OPEN: &str = "<tool_calls:";
-/// The most bytes a suffix may have (the checkpoints' are 8 hex digits or a word).
-const SUFFIX_MAX: usize = 64;
 
 /// The tags of one checkpoint, each with its suffix.
 pub(crate) struct Tags {
@@ -39,13 +38,9 @@ impl Tags {
     /// `Err(())` when what follows is no suffix (empty, spaced, or too long).
     pub fn read(b: &[u8], at: usize) -> Result<Option<(Tags, usize)>, ()> {
         let rest = &b[at.min(b.len())..];
-        let len = rest
-            .iter()
-            .take(SUFFIX_MAX + 1)
-            .position(|&c| c == b'>' || c == b'<' || c.is_ascii_whitespace());
-        match len {
-            None if rest.len() <= SUFFIX_MAX => Ok(None),
-            Some(len) if len > 0 && rest[len] == b'>' => {
+        match suffix_len(rest)? {
+            None => Ok(None),
+            Some(len) => {
                 let suffix = std::str::from_utf8(&rest[..len]).map_err(|_| ())?;
                 let tag = |name: &str| format!("<{name}:{suffix}>");
                 let tags = Tags {
@@ -59,7 +54,6 @@ impl Tags {
                 };
                 Ok(Some((tags, at + len + 1)))
             }
-            _ => Err(()),
         }
     }
 }
