@@ -149,6 +149,17 @@ def test_prose_is_prose(text: str) -> None:
     assert toolwire.parse_text(text, format=FMT).calls == []
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_every_line_end_ends_a_header_line(eol: str) -> None:
+    # CR-only line ends (old Mac text) start `>>>` lines and end name lines as `\n` does.
+    text = f'Checking.{eol}  >>>f{eol}{{"a": 1}}{eol}>>>all{eol}Done.'
+    for calls, content in three_paths(text, FMT):
+        assert [(c.name, c.arguments) for c in calls] == [("f", {"a": 1})]
+        if content is not None:
+            assert content.split() == ["Checking.", "Done."]
+    assert toolwire.extract(f"Checking.{eol}>>>f{eol}{{}}") != []
+
+
 def test_broken_arguments_fail_alone() -> None:
     text = '>>>f\n{"a": nope}>>>g\n{"b": 2}'
     for calls, _ in three_paths(text, FMT):

@@ -152,7 +152,7 @@ fn begins_line(bytes: &[u8], at: usize) -> bool {
         .rev()
         .take_while(|&&b| b == b' ' || b == b'\t')
         .count();
-    at == indent || bytes[at - indent - 1] == b'\n'
+    at == indent || matches!(bytes[at - indent - 1], b'\n' | b'\r')
 }
 
 /// The table entries that start regions of `group`.

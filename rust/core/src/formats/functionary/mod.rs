@@ -95,17 +95,18 @@ pub(crate) fn header(b: &[u8], at: usize, complete: bool) -> Header {
         .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
         .count();
     let name = at..at + name_len;
-    let mut p = name.end;
-    if p < b.len() && b[p] == b'\r' {
-        p += 1;
-    }
-    if p == b.len() {
-        return more;
-    }
-    if name_len == 0 || name_len > NAME_MAX || b[p] != b'\n' {
+    // The name line ends at `\n`, `\r\n` or a lone `\r`; a `\r` that ends the bytes so far
+    // may be the first of `\r\n`.
+    let body = match (b.get(name.end), b.get(name.end + 1)) {
+        (None, _) => return more,
+        (Some(b'\r'), None) if !complete => return more,
+        (Some(b'\r'), Some(b'\n')) => name.end + 2,
+        (Some(b'\n' | b'\r'), _) => name.end + 1,
+        _ => return Header::Prose,
+    };
+    if name_len == 0 || name_len > NAME_MAX {
         return Header::Prose;
     }
-    let body = p + 1;
     if &b[name.clone()] == ALL.as_bytes() {
         return Header::Content(body);
     }
@@ -127,6 +128,8 @@ mod tests {
         let read = |text: &str, complete| header(text.as_bytes(), 0, complete);
         assert_eq!(read("f\n{\"a\": 1}", false), Header::Call { name: 0..1, args: 2 });
         assert_eq!(read("get_x-y\r\n{}", false), Header::Call { name: 0..7, args: 9 });
+        assert_eq!(read("f\r{}", false), Header::Call { name: 0..1, args: 2 });
+        assert_eq!(read("f\r", false), Header::Undecided);
         assert_eq!(read("all\nHi", false), Header::Content(4));
         assert_eq!(read("python\nprint(1)", false), Header::Code(7));
         // `python` with JSON arguments is an ordinary call.
