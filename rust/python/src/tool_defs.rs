@@ -5,17 +5,20 @@ use std::sync::{Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use toolwire_core::formats::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
+use toolwire_core::formats::{
+    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    ToolSchemas, Types,
+};
 
 use crate::view::{PyJson, ScannedJson};
 
 /// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
-/// for the parameters a qwen3_coder or glm45 call names (see `tool_properties`), so a call passing
+/// for the parameters a qwen3_coder or glm45 call names (see `tool_definition`), so a call passing
 /// many tools pays only for what its text calls.
 #[derive(Debug)]
 pub struct ToolDefs {
     tools: Vec<Py<PyAny>>,
-    /// The last tool looked up and its `properties`: a call's parameters are looked up one
+    /// The last tool looked up and its definition: a call's parameters are looked up one
     /// after another. Lives for one parse only, so a later change to the list is always seen.
     last: Mutex<Option<(String, Option<Py<PyAny>>)>>,
 }
@@ -62,22 +65,42 @@ impl ToolDefs {
     }
 }
 
+impl ToolDefs {
+    /// The definition named `tool` ([`tool_definition`]), kept for the next lookup: a call's
+    /// parameters are looked up one after another.
+    fn definition<'py>(&self, py: Python<'py>, tool: &str) -> Option<ScannedJson<'py>> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*last {
+            Some((name, definition)) if name == tool => definition
+                .as_ref()
+                .map(|d| ScannedJson(PyJson(d.bind(py).clone()))),
+            _ => {
+                let definition = tool_definition(self.views(py), tool);
+                let kept = definition.as_ref().map(|d| d.0 .0.clone().unbind());
+                *last = Some((tool.to_owned(), kept));
+                definition
+            }
+        }
+    }
+}
+
 impl ParamTypes for ToolDefs {
     fn types(&self, tool: &str, parameter: &str) -> Types {
         Python::attach(|py| {
-            let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            let properties = match &*last {
-                Some((name, properties)) if name == tool => properties
-                    .as_ref()
-                    .map(|p| ScannedJson(PyJson(p.bind(py).clone()))),
-                _ => {
-                    let properties = tool_properties(self.views(py), tool);
-                    let kept = properties.as_ref().map(|p| p.0 .0.clone().unbind());
-                    *last = Some((tool.to_owned(), kept));
-                    properties
-                }
-            };
-            properties.map_or(Types::default(), |p| property_types(&p, parameter))
+            self.definition(py, tool)
+                .and_then(|d| definition_properties(&d))
+                .map_or(Types::default(), |p| property_types(&p, parameter))
         })
+    }
+
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+        Python::attach(|py| {
+            self.definition(py, tool)
+                .map(|d| has_property(&d, parameter))
+        })
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        Python::attach(|py| tool_names(self.views(py)))
     }
 }

@@ -107,6 +107,28 @@ impl Types {
 pub trait ParamTypes: std::fmt::Debug + Sync {
     /// The types of a parameter (empty when unknown).
     fn types(&self, tool: &str, parameter: &str) -> Types;
+    /// Whether the schema of `tool` lists `parameter` among its `properties`; `None` when no
+    /// tool of that name is offered.
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool>;
+    /// The names of the tools offered, each once.
+    fn tool_names(&self) -> Vec<String>;
+}
+
+/// The one tool a call that names none is meant for (a Kimi id that is only the call's index):
+/// the only tool offered, else the only one whose schema lists every key of the call's
+/// arguments (`keys`, `None` when they could not be read). `None` when no single tool fits.
+pub(crate) fn only_fitting_tool(tools: &dyn ParamTypes, keys: Option<&[String]>) -> Option<String> {
+    let mut names = tools.tool_names();
+    if names.len() == 1 {
+        return names.pop();
+    }
+    let keys = keys?;
+    let mut fitting = names.into_iter().filter(|name| {
+        keys.iter()
+            .all(|key| tools.has_parameter(name, key) == Some(true))
+    });
+    let first = fitting.next()?;
+    fitting.next().is_none().then_some(first)
 }
 
 /// A tool definition's function object: OpenAI/Ollama wrap it in `function`.
@@ -117,7 +139,7 @@ fn definition<V: JsonView>(tool: &V) -> V {
 }
 
 /// The `properties` of a definition's parameter schema, under any key `Tool.from_dict` reads.
-fn properties<V: JsonView>(definition: &V) -> Option<V> {
+pub fn definition_properties<V: JsonView>(definition: &V) -> Option<V> {
     ["parameters", "input_schema", "schema"]
         .into_iter()
         .find_map(|key| definition.get(key))
@@ -143,7 +165,7 @@ impl ToolSchemas {
                 continue;
             };
             let mut params = HashMap::new();
-            if let Some(properties) = properties(&tool) {
+            if let Some(properties) = definition_properties(&tool) {
                 for (key, property) in properties.entries() {
                     params.insert(key, Types::of_schema(&property, 0));
                 }
@@ -162,29 +184,59 @@ impl ParamTypes for ToolSchemas {
             .copied()
             .unwrap_or_default()
     }
+
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+        self.tools
+            .get(tool)
+            .map(|params| params.contains_key(parameter))
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
+    }
 }
 
-/// The types of `tool`'s `parameter` read on demand from tool definitions in any shape
-/// [`ToolSchemas::from_tools`] reads, with the same result: only the called tool's called
-/// parameter is read, so a parse costs the same however many tools and properties are passed
-/// (a binding implements [`ParamTypes`] with it, reading the user's definitions as they are).
-/// The last definition of a name wins; a property key is matched by `get`, else as its text
-/// (`entries`).
+/// Tool definitions read on demand, in any shape [`ToolSchemas::from_tools`] reads and with the
+/// same results: only the called tool is looked up and only its called parameters are read, so
+/// a parse costs the same however many tools and properties are passed (a binding implements
+/// [`ParamTypes`] with these, reading the user's definitions as they are). The last definition
+/// of a name wins; a property key is matched by `get`, else as its text (`entries`).
 ///
-/// This half: the `properties` of the last definition named `tool` (a caller reading several
+/// This one: the last definition named `tool` (its function object; a caller reading several
 /// parameters of one call looks the tool up once).
-pub fn tool_properties<V: JsonView>(
+pub fn tool_definition<V: JsonView>(
     tools: impl DoubleEndedIterator<Item = V>,
     tool: &str,
 ) -> Option<V> {
-    let definition = tools
+    tools
         .rev()
         .map(|t| definition(&t))
-        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))?;
-    properties(&definition)
+        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))
 }
 
-/// The types of `parameter` in a tool's `properties` (the second half of [`tool_properties`]).
+/// Whether a tool definition ([`tool_definition`]) lists `parameter` among its `properties`.
+pub fn has_property<V: JsonView>(definition: &V, parameter: &str) -> bool {
+    definition_properties(definition).is_some_and(|properties| {
+        properties.get(parameter).is_some()
+            || properties.entries().iter().any(|(key, _)| key == parameter)
+    })
+}
+
+/// The names of tool definitions ([`tool_definition`]), each once.
+pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for tool in tools {
+        let name = definition(&tool)
+            .get("name")
+            .and_then(|n| n.as_str().map(str::to_owned));
+        if let Some(name) = name.filter(|name| !names.contains(name)) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The types of `parameter` in a tool's `properties` ([`definition_properties`]).
 pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
     properties
         .get(parameter)
@@ -521,8 +573,17 @@ mod tests {
 
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
-            tool_properties(self.0.iter().cloned(), tool)
+            tool_definition(self.0.iter().cloned(), tool)
+                .and_then(|d| definition_properties(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
+        }
+
+        fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+            tool_definition(self.0.iter().cloned(), tool).map(|d| has_property(&d, parameter))
+        }
+
+        fn tool_names(&self) -> Vec<String> {
+            tool_names(self.0.iter().cloned())
         }
     }
 
@@ -554,6 +615,24 @@ mod tests {
                 );
             }
         }
+        let mut names = on_demand.tool_names();
+        let mut read = at_once.tool_names();
+        names.sort();
+        read.sort();
+        assert_eq!(names, read);
+        assert_eq!(names, ["f", "g", "h", "p", "q"]);
+        for tool in ["f", "g", "h", "p", "q", "missing"] {
+            for parameter in ["a", "b", "o", "x", "missing"] {
+                assert_eq!(
+                    on_demand.has_parameter(tool, parameter),
+                    at_once.has_parameter(tool, parameter),
+                    "{tool}.{parameter}"
+                );
+            }
+        }
+        assert_eq!(on_demand.has_parameter("f", "b"), Some(false));
+        assert_eq!(on_demand.has_parameter("q", "x"), Some(true));
+        assert_eq!(on_demand.has_parameter("missing", "a"), None);
         // The later "f" wins; a wrapped definition is read through `function`.
         assert_eq!(on_demand.types("f", "a").0, Types::BOOLEAN);
         assert_eq!(on_demand.types("f", "b").0, 0);

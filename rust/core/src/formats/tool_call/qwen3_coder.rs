@@ -101,8 +101,14 @@ where
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
+            // With `tools=`, a tag naming no parameter of the tool is text in the value.
+            let is_parameter = cx.options.tools.map(|tools| {
+                move |key: &str| tools.has_parameter(name, key) != Some(false)
+            });
+            let is_parameter = is_parameter.as_ref().map(|is| is as &dyn Fn(&str) -> bool);
+            let mut scan = ValueScan::new(value_start);
             let ValueEnd::At(value, resume) =
-                ValueScan::new(value_start).end(&text.as_bytes()[..end], true)
+                scan.end_in_call(&text.as_bytes()[..end], true, is_parameter)
             else {
                 let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
                 return Ok(fail(
