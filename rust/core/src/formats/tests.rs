@@ -661,6 +661,14 @@ fn muse_glimmer_messages() {
         (p.content.as_str(), p.reasoning.as_deref()),
         ("Sure.", Some("Use f."))
     );
+    // An answer with no recipient: ` to=user` is optional.
+    let p = parsed(MuseGlimmer, "<|message|>Hello<|eot|>");
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "Hello");
+    assert_eq!(
+        parsed(Format::Harmony, "<|message|>Hello").content,
+        "<|message|>Hello"
+    );
     // A block quoted in an answer or in reasoning is text, its closing tag too.
     for (quoted, is_reasoning) in [
         (

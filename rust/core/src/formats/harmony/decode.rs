@@ -24,9 +24,11 @@ where
     let mut messages = TextSeek::new(text, end, &MESSAGE_NEEDLE);
     let mut cursor = ProseCursor::new(text, &MARKERS, range.start);
     let mut pos = range.start;
-    // A region opened at `to=` (the machine has seen a header there) starts with a header whose
-    // text begins at the recipient, as after `<|start|>`.
-    let mut at_recipient = text[range.start..].starts_with(RECIPIENT).then_some(range.start);
+    // A region opened at `to=` (the machine has seen a header there) or at `<|message|>` starts
+    // with a header whose text begins there, as after `<|start|>`.
+    let opening = &text[range.start..];
+    let at_header = opening.starts_with(RECIPIENT) || opening.starts_with(MESSAGE);
+    let mut at_recipient = at_header.then_some(range.start);
     loop {
         let (start, header_start, after_start) = match at_recipient.take() {
             Some(at) => (at, at, true),

@@ -8,7 +8,7 @@
 //!   `functions.`. Other `analysis` messages go to `reasoning`, the rest to `content`.
 //! * `muse_glimmer`: messages `<|start|>assistant to=RECIPIENT<|message|>BODY` ended by
 //!   `<|eom|>` (more follow), `<|eot|>` (end of turn) or the next `<|start|>`. `to=self` is
-//!   reasoning, `to=user` (or no recipient) content, and a message to any other recipient is a
+//!   reasoning, `to=user` (or no recipient: `<|message|>Hi`) content, and a message to any other recipient is a
 //!   call whose body is an ATEM block (`<atem:function_calls><atem:invoke name="f">
 //!   <atem:parameter name="a">1</atem:parameter></atem:invoke></atem:function_calls>`, several
 //!   invokes per block, values typed by the tool schema as in qwen3_coder; the names are the
@@ -76,6 +76,8 @@ impl Grammar for Spec {
         start(RECIPIENT, BOTH),
         // An ATEM block with no framing around it.
         start(ATEM_OPEN, MUSE),
+        // A Muse Glimmer answer with no recipient (` to=user` is optional).
+        start(MESSAGE, MUSE),
     ];
     const PROSE_ENDS: &'static [Start] = &[
         start(ENDS[0], HARMONY),
@@ -95,6 +97,8 @@ impl Grammar for Spec {
             // The recipient is the header's own text.
             Some(2) => machine::HarmonyMessage::at_recipient(open),
             Some(3) => machine::HarmonyMessage::block(at, open),
+            // A header with nothing before `<|message|>`.
+            Some(4) => machine::HarmonyMessage::new(true, 0, open),
             _ => machine::HarmonyMessage::new(start == Some(0), at, open),
         }
     }
