@@ -5,9 +5,14 @@ use std::sync::{Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use toolwire_core::formats::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
+use toolwire_core::formats::{
+    has_property, property_types, tool_properties, ParamTypes, ToolSchemas, Types,
+};
 
 use crate::view::{PyJson, ScannedJson};
+
+/// What [`tool_properties`] found for a name.
+type Lookup = Option<Option<Py<PyAny>>>;
 
 /// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
 /// for the parameters a qwen3_coder or glm45 call names (see `tool_properties`), so a call passing
@@ -15,9 +20,10 @@ use crate::view::{PyJson, ScannedJson};
 #[derive(Debug)]
 pub struct ToolDefs {
     tools: Vec<Py<PyAny>>,
-    /// The last tool looked up and its `properties`: a call's parameters are looked up one
-    /// after another. Lives for one parse only, so a later change to the list is always seen.
-    last: Mutex<Option<(String, Option<Py<PyAny>>)>>,
+    /// The last tool looked up, and its `properties` when it is offered (`Some(None)`: it
+    /// declares none): a call's parameters are looked up one after another. Lives for one
+    /// parse only, so a later change to the list is always seen.
+    last: Mutex<Option<(String, Lookup)>>,
 }
 
 impl ToolDefs {
@@ -62,22 +68,47 @@ impl ToolDefs {
     }
 }
 
-impl ParamTypes for ToolDefs {
-    fn types(&self, tool: &str, parameter: &str) -> Types {
+impl ToolDefs {
+    /// `f` of what the definitions say of `tool` ([`tool_properties`]), looked up once in a row.
+    fn with_tool<R>(&self, tool: &str, f: impl FnOnce(Option<Option<ScannedJson<'_>>>) -> R) -> R {
         Python::attach(|py| {
             let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            let properties = match &*last {
-                Some((name, properties)) if name == tool => properties
-                    .as_ref()
-                    .map(|p| ScannedJson(PyJson(p.bind(py).clone()))),
-                _ => {
-                    let properties = tool_properties(self.views(py), tool);
-                    let kept = properties.as_ref().map(|p| p.0 .0.clone().unbind());
-                    *last = Some((tool.to_owned(), kept));
+            let found = match &*last {
+                Some((name, found)) if name == tool => found.as_ref().map(|properties| {
                     properties
+                        .as_ref()
+                        .map(|p| ScannedJson(PyJson(p.bind(py).clone())))
+                }),
+                _ => {
+                    let found = tool_properties(self.views(py), tool);
+                    let kept = found
+                        .as_ref()
+                        .map(|properties| properties.as_ref().map(|p| p.0 .0.clone().unbind()));
+                    *last = Some((tool.to_owned(), kept));
+                    found
                 }
             };
-            properties.map_or(Types::default(), |p| property_types(&p, parameter))
+            f(found)
+        })
+    }
+}
+
+impl ParamTypes for ToolDefs {
+    fn types(&self, tool: &str, parameter: &str) -> Types {
+        self.with_tool(tool, |found| {
+            found
+                .flatten()
+                .map_or(Types::default(), |p| property_types(&p, parameter))
+        })
+    }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        self.with_tool(tool, |found| found.is_some())
+    }
+
+    fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
+        self.with_tool(tool, |found| {
+            found.flatten().is_some_and(|p| has_property(&p, parameter))
         })
     }
 }

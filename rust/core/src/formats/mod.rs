@@ -46,7 +46,7 @@ use crate::scan::call_scan::{CallRecord, CallScanner};
 pub use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use cx::Cx;
 use grammar::{Bare, Grammar, Machine, Open, Start, Verdict};
-pub use schema::{property_types, tool_properties, ParamTypes, ToolSchemas, Types};
+pub use schema::{has_property, property_types, tool_properties, ParamTypes, ToolSchemas, Types};
 
 macro_rules! define_groups {
     ($($module:ident $group:ident [$($formats:tt)*])*) => {
@@ -168,6 +168,10 @@ for_each_group!(define_groups);
 impl Machine for AnyMachine {
     fn advance(&mut self, buf: &str) -> Verdict {
         self.get_mut().advance(buf)
+    }
+
+    fn advance_with(&mut self, buf: &str, tools: Option<&dyn ParamTypes>) -> Verdict {
+        self.get_mut().advance_with(buf, tools)
     }
 
     fn records(&self) -> &[CallRecord] {

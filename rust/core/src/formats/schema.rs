@@ -107,6 +107,12 @@ impl Types {
 pub trait ParamTypes: std::fmt::Debug + Sync {
     /// The types of a parameter (empty when unknown).
     fn types(&self, tool: &str, parameter: &str) -> Types;
+
+    /// Whether a tool of this name is offered (a garbled tag is repaired only to such a name).
+    fn has_tool(&self, tool: &str) -> bool;
+
+    /// Whether the offered tool `tool` declares `parameter` among its properties.
+    fn has_parameter(&self, tool: &str, parameter: &str) -> bool;
 }
 
 /// A tool definition's function object: OpenAI/Ollama wrap it in `function`.
@@ -162,6 +168,16 @@ impl ParamTypes for ToolSchemas {
             .copied()
             .unwrap_or_default()
     }
+
+    fn has_tool(&self, tool: &str) -> bool {
+        self.tools.contains_key(tool)
+    }
+
+    fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
+        self.tools
+            .get(tool)
+            .is_some_and(|params| params.contains_key(parameter))
+    }
 }
 
 /// The types of `tool`'s `parameter` read on demand from tool definitions in any shape
@@ -171,29 +187,37 @@ impl ParamTypes for ToolSchemas {
 /// The last definition of a name wins; a property key is matched by `get`, else as its text
 /// (`entries`).
 ///
-/// This half: the `properties` of the last definition named `tool` (a caller reading several
-/// parameters of one call looks the tool up once).
+/// This half: the last definition named `tool` (`None`: no tool has that name) and its
+/// `properties` (`Some(None)`: it declares none); a caller reading several parameters of one
+/// call looks the tool up once.
 pub fn tool_properties<V: JsonView>(
     tools: impl DoubleEndedIterator<Item = V>,
     tool: &str,
-) -> Option<V> {
+) -> Option<Option<V>> {
     let definition = tools
         .rev()
         .map(|t| definition(&t))
         .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))?;
-    properties(&definition)
+    Some(properties(&definition))
+}
+
+/// The schema of `parameter` in a tool's `properties`, matched by `get`, else as its text.
+fn property<V: JsonView>(properties: &V, parameter: &str) -> Option<V> {
+    properties.get(parameter).or_else(|| {
+        let mut entries = properties.entries();
+        let at = entries.iter().rposition(|(key, _)| key == parameter)?;
+        Some(entries.swap_remove(at).1)
+    })
 }
 
 /// The types of `parameter` in a tool's `properties` (the second half of [`tool_properties`]).
 pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
-    properties
-        .get(parameter)
-        .or_else(|| {
-            let mut entries = properties.entries();
-            let at = entries.iter().rposition(|(key, _)| key == parameter)?;
-            Some(entries.swap_remove(at).1)
-        })
-        .map_or(Types::default(), |property| Types::of_schema(&property, 0))
+    property(properties, parameter).map_or(Types::default(), |p| Types::of_schema(&p, 0))
+}
+
+/// Whether a tool's `properties` declare `parameter` (as [`property_types`] finds it).
+pub fn has_property<V: JsonView>(properties: &V, parameter: &str) -> bool {
+    property(properties, parameter).is_some()
 }
 
 /// A string value without the layout around it. The templates write `<tag>\nVALUE\n</tag>`:
@@ -522,7 +546,18 @@ mod tests {
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
             tool_properties(self.0.iter().cloned(), tool)
+                .flatten()
                 .map_or(Types::default(), |p| property_types(&p, parameter))
+        }
+
+        fn has_tool(&self, tool: &str) -> bool {
+            tool_properties(self.0.iter().cloned(), tool).is_some()
+        }
+
+        fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
+            tool_properties(self.0.iter().cloned(), tool)
+                .flatten()
+                .is_some_and(|p| has_property(&p, parameter))
         }
     }
 
@@ -552,12 +587,22 @@ mod tests {
                     at_once.types(tool, parameter),
                     "{tool}.{parameter}"
                 );
+                assert_eq!(
+                    on_demand.has_parameter(tool, parameter),
+                    at_once.has_parameter(tool, parameter),
+                    "{tool}.{parameter}"
+                );
             }
+            assert_eq!(on_demand.has_tool(tool), at_once.has_tool(tool), "{tool}");
         }
         // The later "f" wins; a wrapped definition is read through `function`.
         assert_eq!(on_demand.types("f", "a").0, Types::BOOLEAN);
         assert_eq!(on_demand.types("f", "b").0, 0);
         assert_eq!(on_demand.types("g", "a").0, Types::NUMBER);
         assert_eq!(on_demand.types("h", "o").0, Types::OBJECT);
+        // Offered tools and their declared parameters (a later "f" has no "b").
+        assert!(on_demand.has_tool("p") && on_demand.has_tool("q") && !on_demand.has_tool("5"));
+        assert!(on_demand.has_parameter("f", "a") && !on_demand.has_parameter("f", "b"));
+        assert!(on_demand.has_parameter("q", "x") && !on_demand.has_parameter("p", "a"));
     }
 }
