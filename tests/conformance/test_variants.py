@@ -765,3 +765,153 @@ def test_an_invoke_wrapper_holding_a_json_call_and_a_stray_close(fmt: str, wrapp
     assert [c[0] for c in calls] == ["invalid"] and content == ""
     # The wrapper's closing token standing alone is a control token, never content.
     assert read(f"some text {close}", fmt) == ([], "some text")
+
+
+def _tool(name: str, *properties: str) -> dict[str, Any]:
+    props = {p: {"type": "string"} for p in properties}
+    return {"type": "function", "function": {"name": name, "parameters": {"properties": props}}}
+
+
+def test_a_kimi_bare_index_names_the_one_tool_that_fits() -> None:
+    # vLLM's Kimi-K2 tests: the id is only the call's index, `0`.
+    def bare(arguments: str) -> str:
+        call = f"<|tool_call_begin|>0 <|tool_call_argument_begin|>{arguments}<|tool_call_end|>"
+        return f"Let me check. <|tool_calls_section_begin|>{call}<|tool_calls_section_end|>"
+
+    weather, read_file = _tool("get_weather", "city", "unit"), _tool("read_file", "path")
+    flight = _tool("book_flight", "city")
+    args = '{"city": "Tokyo", "unit": "celsius"}'
+    # The only tool offered, or the only one whose schema lists every argument key.
+    for tools in ([weather], [read_file, weather]):
+        calls, content = read(bare(args), "kimi_k2", tools=tools)
+        assert calls == [("get_weather", {"city": "Tokyo", "unit": "celsius"})]
+        assert content == "Let me check."
+    # The only tool offered, with arguments that are no JSON: a failed call to it.
+    calls, _ = read(bare('{"city": "Tokyo"'), "kimi_k2", tools=[weather])
+    assert [c[:2] for c in calls] == [("invalid", "get_weather")]
+    # No single tool fits (two have `city`; keys of none; arguments that are no JSON), or no
+    # tools=: the id names no tool, and the call is never one to a tool named "0".
+    for arguments, tools in [
+        ('{"city": "Tokyo"}', [weather, flight]),
+        ('{"zip": "1"}', [weather, read_file]),
+        ('{"city": "Tokyo"', [weather, flight]),
+        (args, None),
+    ]:
+        calls, _ = read(bare(arguments), "kimi_k2", tools=tools)
+        assert [c[:2] for c in calls] == [("invalid", None)], (arguments, tools)
+        assert "names none" in calls[0][2]
+
+
+def test_dsml_arguments_wrapped_in_one_parameter_are_unwrapped_by_the_schema() -> None:
+    # vLLM's DeepSeek V3.2 tests: the whole arguments object in `arguments` (as an object) or
+    # `input` (as its JSON text, `string="true"`).
+    bar = "\uff5c"
+
+    def dsml(key: str, string: str, value: str) -> str:
+        param = f'<{bar}DSML{bar}parameter name="{key}" string="{string}">{value}'
+        return (
+            f'<{bar}DSML{bar}function_calls>\n<{bar}DSML{bar}invoke name="get_weather">\n'
+            f"{param}</{bar}DSML{bar}parameter>\n</{bar}DSML{bar}invoke>\n"
+            f"</{bar}DSML{bar}function_calls>"
+        )
+
+    inner = '{"location": "Beijing"}'
+    weather = _tool("get_weather", "location")
+    for key, string in [("arguments", "false"), ("input", "true")]:
+        calls, _ = read(dsml(key, string, inner), "deepseek_dsml", tools=[weather])
+        assert calls == [("get_weather", {"location": "Beijing"})]
+    # Only the schema tells a wrapper from a parameter of that name: without tools=, when the
+    # tool has a parameter `input`, or when a key inside is not the tool's, it stays.
+    text = dsml("input", "false", inner)
+    for tools in (
+        None,
+        [_tool("get_weather", "location", "input")],
+        [_tool("get_weather", "city")],
+    ):
+        calls, _ = read(text, "deepseek_dsml", tools=tools)
+        assert [(name, list(arguments)) for name, arguments in calls] == [
+            ("get_weather", ["input"])
+        ], tools
+    # Text that is no JSON object stays the string it is.
+    calls, _ = read(dsml("input", "true", "Beijing"), "deepseek_dsml", tools=[weather])
+    assert calls == [("get_weather", {"input": "Beijing"})]
+
+
+def test_a_value_holding_a_close_and_a_parameter_the_tool_lacks_is_one_value() -> None:
+    # vLLM's qwen3 tests: `</parameter>` then `<parameter=new_string>` on lines of their own
+    # inside a file's content. write_file has no parameter new_string, so with tools= the lines
+    # are text in the value; without a schema they read as the value's end and a parameter.
+    content = (
+        'T = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""'
+    )
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nt.py\n</parameter>\n"
+        f"<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>\n"
+    )
+    tools = [_tool("write_file", "path", "content")]
+    assert read(text, "qwen3_coder", tools=tools) == (
+        [("write_file", {"path": "t.py", "content": content})],
+        "",
+    )
+    split = {
+        "path": "t.py",
+        "content": 'T = """',
+        "new_string": '#!/usr/bin/env python3\n</parameter>\n"""',
+    }
+    assert read(text, "qwen3_coder")[0] == [("write_file", split)]
+    # A parameter the tool has ends the value, as always.
+    tools = [_tool("write_file", "path", "content", "new_string")]
+    assert read(text, "qwen3_coder", tools=tools)[0] == [("write_file", split)]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "calls"),
+    [
+        ("apertus", '<|tools_prefix|>[{"get_weather": {"location": "London"}', 1),
+        ("apertus", '<|tools_prefix|>[{"get_weather": {"location": "London"}}', 1),
+        ("apertus", '<|tools_prefix|>{"get_weather": {"location": "London"}', 1),
+        ("apertus", '<|tools_prefix|>[{"a": {}}, {"get_weather": {"location": "London"}} ', 2),
+        ("nemotron", '<TOOLCALL>[{"name": "get_weather", "arguments": {"location": "London"}}', 1),
+    ],
+)
+def test_a_call_list_cut_after_a_call_at_the_end_of_the_text_is_read(
+    fmt: str, text: str, calls: int
+) -> None:
+    # vLLM's Apertus tests: max_tokens or a stop sequence cut the list after the arguments.
+    got, _ = read(text, fmt)
+    assert got[calls - 1] == ("get_weather", {"location": "London"}) and len(got) == calls
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|tools_prefix|>[{"get_weather": {"location": "Lon',
+        '<|tools_prefix|>[{"get_weather": {"location": "London"',
+        '<|tools_prefix|>[{"get_weather": {"days": [1, 2]',
+        '<|tools_prefix|>[{"get_weather": {"location": "London"}},',
+        '<|tools_prefix|>[{"get_weather": {"location": "London"}}<|tools_suffix|> more',
+    ],
+)
+def test_a_call_list_cut_inside_a_value_stays_an_invalid_call(text: str) -> None:
+    calls, _ = read(text, "apertus")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "pythonic"])
+def test_pythonic_sets_and_plain_f_strings_are_read(fmt: str) -> None:
+    # SGLang's LFM2 tests: a set argument is a list (in the order written: JSON has no set),
+    # an f-string with nothing to format is a plain string.
+    def call(arguments: str) -> str:
+        calls = f"[search({arguments})]"
+        return f"<|tool_call_start|>{calls}<|tool_call_end|>" if fmt == "lfm2" else calls
+
+    assert read(call("query={'b', 'a'}, tags={1, 2,}"), fmt)[0] == [
+        ("search", {"query": ["b", "a"], "tags": [1, 2]})
+    ]
+    assert read(call("query=f'hello', q2=u\"x\""), fmt)[0] == [
+        ("search", {"query": "hello", "q2": "x"})
+    ]
+    # A placeholder is an expression, and a leading zero no Python number: never guessed.
+    for arguments in ["query=f'{name}'", "day=07"]:
+        calls, _ = read(call(arguments), fmt)
+        assert [c[0] for c in calls] == ["invalid"], arguments

@@ -6,24 +6,21 @@ use std::sync::{Mutex, PoisonError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use toolwire_core::formats::{
-    has_property, property_types, tool_properties, ParamTypes, ToolSchemas, Types,
+    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    ToolSchemas, Types,
 };
 
 use crate::view::{PyJson, ScannedJson};
 
-/// What [`tool_properties`] found for a name.
-type Lookup = Option<Option<Py<PyAny>>>;
-
 /// `tools=` as given: each tool a dict (a `Tool` object as its `to_dict()`), read on demand
-/// for the parameters a qwen3_coder or glm45 call names (see `tool_properties`), so a call passing
+/// for the parameters a qwen3_coder or glm45 call names (see `tool_definition`), so a call passing
 /// many tools pays only for what its text calls.
 #[derive(Debug)]
 pub struct ToolDefs {
     tools: Vec<Py<PyAny>>,
-    /// The last tool looked up, and its `properties` when it is offered (`Some(None)`: it
-    /// declares none): a call's parameters are looked up one after another. Lives for one
-    /// parse only, so a later change to the list is always seen.
-    last: Mutex<Option<(String, Lookup)>>,
+    /// The last tool looked up and its definition: a call's parameters are looked up one
+    /// after another. Lives for one parse only, so a later change to the list is always seen.
+    last: Mutex<Option<(String, Option<Py<PyAny>>)>>,
 }
 
 impl ToolDefs {
@@ -69,46 +66,41 @@ impl ToolDefs {
 }
 
 impl ToolDefs {
-    /// `f` of what the definitions say of `tool` ([`tool_properties`]), looked up once in a row.
-    fn with_tool<R>(&self, tool: &str, f: impl FnOnce(Option<Option<ScannedJson<'_>>>) -> R) -> R {
-        Python::attach(|py| {
-            let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            let found = match &*last {
-                Some((name, found)) if name == tool => found.as_ref().map(|properties| {
-                    properties
-                        .as_ref()
-                        .map(|p| ScannedJson(PyJson(p.bind(py).clone())))
-                }),
-                _ => {
-                    let found = tool_properties(self.views(py), tool);
-                    let kept = found
-                        .as_ref()
-                        .map(|properties| properties.as_ref().map(|p| p.0 .0.clone().unbind()));
-                    *last = Some((tool.to_owned(), kept));
-                    found
-                }
-            };
-            f(found)
-        })
+    /// The definition named `tool` ([`tool_definition`]), kept for the next lookup: a call's
+    /// parameters are looked up one after another.
+    fn definition<'py>(&self, py: Python<'py>, tool: &str) -> Option<ScannedJson<'py>> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*last {
+            Some((name, definition)) if name == tool => definition
+                .as_ref()
+                .map(|d| ScannedJson(PyJson(d.bind(py).clone()))),
+            _ => {
+                let definition = tool_definition(self.views(py), tool);
+                let kept = definition.as_ref().map(|d| d.0 .0.clone().unbind());
+                *last = Some((tool.to_owned(), kept));
+                definition
+            }
+        }
     }
 }
 
 impl ParamTypes for ToolDefs {
     fn types(&self, tool: &str, parameter: &str) -> Types {
-        self.with_tool(tool, |found| {
-            found
-                .flatten()
+        Python::attach(|py| {
+            self.definition(py, tool)
+                .and_then(|d| definition_properties(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
         })
     }
 
-    fn has_tool(&self, tool: &str) -> bool {
-        self.with_tool(tool, |found| found.is_some())
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+        Python::attach(|py| {
+            self.definition(py, tool)
+                .map(|d| has_property(&d, parameter))
+        })
     }
 
-    fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
-        self.with_tool(tool, |found| {
-            found.flatten().is_some_and(|p| has_property(&p, parameter))
-        })
+    fn tool_names(&self) -> Vec<String> {
+        Python::attach(|py| tool_names(self.views(py)))
     }
 }

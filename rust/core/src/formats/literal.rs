@@ -1,8 +1,11 @@
-//! Python literals (what `ast.literal_eval` accepts, minus sets, complex numbers and bytes),
-//! read into a [`JsonBuilder`]. Nothing is ever evaluated: a name, a call, an operator is an
-//! error. Tuples become lists; dict keys must be strings.
+//! Python literals (what `ast.literal_eval` accepts, minus complex numbers and bytes), read
+//! into a [`JsonBuilder`]. Nothing is ever evaluated: a name, a call, an operator is an error.
+//! Tuples and sets become lists (a set's items in the order written: JSON has no set); dict
+//! keys must be strings. A string may carry the prefix `u`, or `f` when it holds no `{` or `}`
+//! (an f-string with nothing to format is a plain string; one with a placeholder is an
+//! expression, an error).
 
-use crate::json::{JsonBuilder, JsonStr, MAX_DEPTH};
+use crate::json::{JsonBuilder, JsonStr, SkipBuilder, MAX_DEPTH};
 
 /// Why a literal could not be read, at a byte offset of the text.
 #[derive(Debug)]
@@ -111,6 +114,11 @@ impl<'t> Literals<'t> {
             _ => {
                 let start = self.pos;
                 match self.identifier() {
+                    Some(prefix @ ("u" | "U" | "f" | "F"))
+                        if matches!(self.peek(), Some(b'\'' | b'"')) =>
+                    {
+                        self.prefixed_string(b, prefix, start)
+                    }
                     // JSON's spellings too: models mix them into Python calls.
                     Some("True" | "true") => b.boolean(true).map_err(LitErr::Build),
                     Some("False" | "false") => b.boolean(false).map_err(LitErr::Build),
@@ -168,6 +176,9 @@ impl<'t> Literals<'t> {
     }
 
     fn dict<B: JsonBuilder>(&mut self, b: &mut B) -> LitResult<B::Value, B::Error> {
+        if self.opens_set() {
+            return self.sequence(b, b'}');
+        }
         self.enter()?;
         self.pos += 1;
         let mut object = b.new_object().map_err(LitErr::Build)?;
@@ -202,6 +213,37 @@ impl<'t> Literals<'t> {
         }
         self.depth -= 1;
         b.finish_object(object).map_err(LitErr::Build)
+    }
+
+    /// Whether the `{` at `pos` opens a set (`{'a', 'b'}`): it holds an item that no `:`
+    /// follows.
+    fn opens_set(&mut self) -> bool {
+        let (open, depth) = (self.pos, self.depth);
+        self.pos += 1;
+        self.skip_ws();
+        let set =
+            self.peek() != Some(b'}') && self.value(&mut SkipBuilder).is_ok() && !self.eat(b':');
+        (self.pos, self.depth) = (open, depth);
+        set
+    }
+
+    /// A string after its prefix (`u'…'`, or `f'…'` with nothing to format), the prefix at
+    /// `start`.
+    fn prefixed_string<B: JsonBuilder>(
+        &mut self,
+        b: &mut B,
+        prefix: &str,
+        start: usize,
+    ) -> LitResult<B::Value, B::Error> {
+        let body = self.pos;
+        let value = self.string(b)?;
+        if prefix.eq_ignore_ascii_case("f") && self.text[body..self.pos].contains(['{', '}']) {
+            self.pos = start;
+            return Err(self
+                .error("an f-string with placeholders is not a literal")
+                .into());
+        }
+        Ok(value)
     }
 
     fn string<B: JsonBuilder>(&mut self, b: &mut B) -> LitResult<B::Value, B::Error> {
@@ -478,6 +520,15 @@ mod tests {
         assert_eq!(lit(".5").unwrap(), Value::Float(0.5));
         assert_eq!(lit("4.0").unwrap(), Value::Float(4.0));
         assert_eq!(lit("[true, null]").unwrap(), lit("[True, None]").unwrap());
+        // A set is a list in the order written; `{}` is still a dict.
+        assert_eq!(lit("{'b', 'a'}").unwrap(), lit("['b', 'a']").unwrap());
+        assert_eq!(lit("{1, (2, 3),}").unwrap(), lit("[1, [2, 3]]").unwrap());
+        assert_eq!(lit("{'a'}").unwrap(), lit("['a']").unwrap());
+        assert_eq!(lit("{}").unwrap(), Value::object([]));
+        // A string prefixed with u, or with f and nothing to format.
+        assert_eq!(lit("f'hello'").unwrap(), Value::str("hello"));
+        assert_eq!(lit("F\"a b\"").unwrap(), Value::str("a b"));
+        assert_eq!(lit("u'x'").unwrap(), Value::str("x"));
         assert_eq!(
             lit("[True, False, None, (1, 2), (3), (), {'k': [1,]},]").unwrap(),
             Value::array(vec![
@@ -500,6 +551,10 @@ mod tests {
         assert!(lit("{1: 2}")
             .unwrap_err()
             .starts_with("dict keys must be strings"));
+        assert!(lit("f'{x}'").unwrap_err().starts_with("an f-string with"));
+        assert!(lit("f'{{x}}'").is_err());
+        assert!(lit("r'x'").unwrap_err().starts_with("'r' is not a literal"));
+        assert!(lit("{'a', x}").is_err());
         assert!(lit("'abc").unwrap_err().starts_with("unterminated string"));
         assert!(lit("007").is_err());
         assert!(lit("1e999").is_err());

@@ -31,6 +31,7 @@ pub(crate) mod markers;
 mod schema;
 mod sectioned;
 pub mod sniff;
+mod wrapped;
 
 #[cfg(test)]
 mod tests;
@@ -46,7 +47,10 @@ use crate::scan::call_scan::{CallRecord, CallScanner};
 pub use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use cx::Cx;
 use grammar::{Bare, Grammar, Machine, Open, Start, Verdict};
-pub use schema::{has_property, property_types, tool_properties, ParamTypes, ToolSchemas, Types};
+pub use schema::{
+    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    ToolSchemas, Types,
+};
 
 macro_rules! define_groups {
     ($($module:ident $group:ident [$($formats:tt)*])*) => {

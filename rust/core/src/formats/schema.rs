@@ -107,12 +107,32 @@ impl Types {
 pub trait ParamTypes: std::fmt::Debug + Sync {
     /// The types of a parameter (empty when unknown).
     fn types(&self, tool: &str, parameter: &str) -> Types;
+    /// Whether the schema of `tool` lists `parameter` among its `properties`; `None` when no
+    /// tool of that name is offered.
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool>;
+    /// Whether a tool of that name is offered.
+    fn has_tool(&self, tool: &str) -> bool {
+        self.has_parameter(tool, "").is_some()
+    }
+    /// The names of the tools offered, each once.
+    fn tool_names(&self) -> Vec<String>;
+}
 
-    /// Whether a tool of this name is offered (a garbled tag is repaired only to such a name).
-    fn has_tool(&self, tool: &str) -> bool;
-
-    /// Whether the offered tool `tool` declares `parameter` among its properties.
-    fn has_parameter(&self, tool: &str, parameter: &str) -> bool;
+/// The one tool a call that names none is meant for (a Kimi id that is only the call's index):
+/// the only tool offered, else the only one whose schema lists every key of the call's
+/// arguments (`keys`, `None` when they could not be read). `None` when no single tool fits.
+pub(crate) fn only_fitting_tool(tools: &dyn ParamTypes, keys: Option<&[String]>) -> Option<String> {
+    let mut names = tools.tool_names();
+    if names.len() == 1 {
+        return names.pop();
+    }
+    let keys = keys?;
+    let mut fitting = names.into_iter().filter(|name| {
+        keys.iter()
+            .all(|key| tools.has_parameter(name, key) == Some(true))
+    });
+    let first = fitting.next()?;
+    fitting.next().is_none().then_some(first)
 }
 
 /// A tool definition's function object: OpenAI/Ollama wrap it in `function`.
@@ -123,7 +143,7 @@ fn definition<V: JsonView>(tool: &V) -> V {
 }
 
 /// The `properties` of a definition's parameter schema, under any key `Tool.from_dict` reads.
-fn properties<V: JsonView>(definition: &V) -> Option<V> {
+pub fn definition_properties<V: JsonView>(definition: &V) -> Option<V> {
     ["parameters", "input_schema", "schema"]
         .into_iter()
         .find_map(|key| definition.get(key))
@@ -149,7 +169,7 @@ impl ToolSchemas {
                 continue;
             };
             let mut params = HashMap::new();
-            if let Some(properties) = properties(&tool) {
+            if let Some(properties) = definition_properties(&tool) {
                 for (key, property) in properties.entries() {
                     params.insert(key, Types::of_schema(&property, 0));
                 }
@@ -169,55 +189,67 @@ impl ParamTypes for ToolSchemas {
             .unwrap_or_default()
     }
 
-    fn has_tool(&self, tool: &str) -> bool {
-        self.tools.contains_key(tool)
-    }
-
-    fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
+    fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
         self.tools
             .get(tool)
-            .is_some_and(|params| params.contains_key(parameter))
+            .map(|params| params.contains_key(parameter))
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
     }
 }
 
-/// The types of `tool`'s `parameter` read on demand from tool definitions in any shape
-/// [`ToolSchemas::from_tools`] reads, with the same result: only the called tool's called
-/// parameter is read, so a parse costs the same however many tools and properties are passed
-/// (a binding implements [`ParamTypes`] with it, reading the user's definitions as they are).
-/// The last definition of a name wins; a property key is matched by `get`, else as its text
-/// (`entries`).
+/// Tool definitions read on demand, in any shape [`ToolSchemas::from_tools`] reads and with the
+/// same results: only the called tool is looked up and only its called parameters are read, so
+/// a parse costs the same however many tools and properties are passed (a binding implements
+/// [`ParamTypes`] with these, reading the user's definitions as they are). The last definition
+/// of a name wins; a property key is matched by `get`, else as its text (`entries`).
 ///
-/// This half: the last definition named `tool` (`None`: no tool has that name) and its
-/// `properties` (`Some(None)`: it declares none); a caller reading several parameters of one
-/// call looks the tool up once.
-pub fn tool_properties<V: JsonView>(
+/// This one: the last definition named `tool` (its function object; a caller reading several
+/// parameters of one call looks the tool up once).
+pub fn tool_definition<V: JsonView>(
     tools: impl DoubleEndedIterator<Item = V>,
     tool: &str,
-) -> Option<Option<V>> {
-    let definition = tools
+) -> Option<V> {
+    tools
         .rev()
         .map(|t| definition(&t))
-        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))?;
-    Some(properties(&definition))
+        .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))
 }
 
-/// The schema of `parameter` in a tool's `properties`, matched by `get`, else as its text.
-fn property<V: JsonView>(properties: &V, parameter: &str) -> Option<V> {
-    properties.get(parameter).or_else(|| {
-        let mut entries = properties.entries();
-        let at = entries.iter().rposition(|(key, _)| key == parameter)?;
-        Some(entries.swap_remove(at).1)
+/// Whether a tool definition ([`tool_definition`]) lists `parameter` among its `properties`.
+pub fn has_property<V: JsonView>(definition: &V, parameter: &str) -> bool {
+    definition_properties(definition).is_some_and(|properties| {
+        properties.get(parameter).is_some()
+            || properties.entries().iter().any(|(key, _)| key == parameter)
     })
 }
 
-/// The types of `parameter` in a tool's `properties` (the second half of [`tool_properties`]).
-pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
-    property(properties, parameter).map_or(Types::default(), |p| Types::of_schema(&p, 0))
+/// The names of tool definitions ([`tool_definition`]), each once.
+pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for tool in tools {
+        let name = definition(&tool)
+            .get("name")
+            .and_then(|n| n.as_str().map(str::to_owned));
+        if let Some(name) = name.filter(|name| !names.contains(name)) {
+            names.push(name);
+        }
+    }
+    names
 }
 
-/// Whether a tool's `properties` declare `parameter` (as [`property_types`] finds it).
-pub fn has_property<V: JsonView>(properties: &V, parameter: &str) -> bool {
-    property(properties, parameter).is_some()
+/// The types of `parameter` in a tool's `properties` ([`definition_properties`]).
+pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
+    properties
+        .get(parameter)
+        .or_else(|| {
+            let mut entries = properties.entries();
+            let at = entries.iter().rposition(|(key, _)| key == parameter)?;
+            Some(entries.swap_remove(at).1)
+        })
+        .map_or(Types::default(), |property| Types::of_schema(&property, 0))
 }
 
 /// A string value without the layout around it. The templates write `<tag>\nVALUE\n</tag>`:
@@ -545,19 +577,17 @@ mod tests {
 
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
-            tool_properties(self.0.iter().cloned(), tool)
-                .flatten()
+            tool_definition(self.0.iter().cloned(), tool)
+                .and_then(|d| definition_properties(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
         }
 
-        fn has_tool(&self, tool: &str) -> bool {
-            tool_properties(self.0.iter().cloned(), tool).is_some()
+        fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool> {
+            tool_definition(self.0.iter().cloned(), tool).map(|d| has_property(&d, parameter))
         }
 
-        fn has_parameter(&self, tool: &str, parameter: &str) -> bool {
-            tool_properties(self.0.iter().cloned(), tool)
-                .flatten()
-                .is_some_and(|p| has_property(&p, parameter))
+        fn tool_names(&self) -> Vec<String> {
+            tool_names(self.0.iter().cloned())
         }
     }
 
@@ -587,22 +617,30 @@ mod tests {
                     at_once.types(tool, parameter),
                     "{tool}.{parameter}"
                 );
+            }
+        }
+        let mut names = on_demand.tool_names();
+        let mut read = at_once.tool_names();
+        names.sort();
+        read.sort();
+        assert_eq!(names, read);
+        assert_eq!(names, ["f", "g", "h", "p", "q"]);
+        for tool in ["f", "g", "h", "p", "q", "missing"] {
+            for parameter in ["a", "b", "o", "x", "missing"] {
                 assert_eq!(
                     on_demand.has_parameter(tool, parameter),
                     at_once.has_parameter(tool, parameter),
                     "{tool}.{parameter}"
                 );
             }
-            assert_eq!(on_demand.has_tool(tool), at_once.has_tool(tool), "{tool}");
         }
+        assert_eq!(on_demand.has_parameter("f", "b"), Some(false));
+        assert_eq!(on_demand.has_parameter("q", "x"), Some(true));
+        assert_eq!(on_demand.has_parameter("missing", "a"), None);
         // The later "f" wins; a wrapped definition is read through `function`.
         assert_eq!(on_demand.types("f", "a").0, Types::BOOLEAN);
         assert_eq!(on_demand.types("f", "b").0, 0);
         assert_eq!(on_demand.types("g", "a").0, Types::NUMBER);
         assert_eq!(on_demand.types("h", "o").0, Types::OBJECT);
-        // Offered tools and their declared parameters (a later "f" has no "b").
-        assert!(on_demand.has_tool("p") && on_demand.has_tool("q") && !on_demand.has_tool("5"));
-        assert!(on_demand.has_parameter("f", "a") && !on_demand.has_parameter("f", "b"));
-        assert!(on_demand.has_parameter("q", "x") && !on_demand.has_parameter("p", "a"));
     }
 }

@@ -5,6 +5,7 @@ use std::ops::Range;
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
+use super::super::wrapped::unwrapped;
 use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -209,6 +210,8 @@ where
         }
     };
     let arguments = cx.builder.finish_object(arguments)?;
+    let (tools, json) = (cx.options.tools, cx.options.json);
+    let arguments = unwrapped(cx.builder, tools, name, arguments, json)?;
     cx.call(
         tags.format,
         at..markup_end,

@@ -8,7 +8,7 @@ use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
 use super::{body_kind, body_start, Body, Shape, Wrap, COMMAND_R, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
-use crate::json::{JsonBuilder, JsonKind, JsonView};
+use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
 use crate::protocol::Format;
 
 /// The start tokens a region's walk looks for: all but Command R's `Action:` ones, which open calls
@@ -142,7 +142,10 @@ where
     }
     let (value, json_end) = match cx.json_at(body, end)? {
         Ok(read) => read,
-        Err(error) => return Ok(Err(Failure::json(error, None))),
+        Err(error) => match closed_at_end(cx, &error, body, end)? {
+            Some(value) => (value, end),
+            None => return Ok(Err(Failure::json(error, None))),
+        },
     };
     let is_list = value.kind() == JsonKind::Array;
     if named {
@@ -205,4 +208,93 @@ where
     };
     let id = id.and_then(|id| id.as_str().map(str::to_owned));
     Ok(Ok((name.to_owned(), id, arguments)))
+}
+
+/// The list at `body` cut off by the end of the text (`error` says the JSON ran into it) right
+/// after a complete object or list, read with the brackets it left open closed: a stop sequence
+/// or `max_tokens` cut `[{"f": {"a": 1}}` or `[{"f": {"a": 1}` after the call's arguments, and
+/// the call is read, as a call missing its closing tags at the end of the text is in the
+/// XML-style formats. Only the list and one call object may be open: a value cut in its middle
+/// (an arguments object, a string, a number) is never completed. `None` when it cannot be.
+fn closed_at_end<B>(
+    cx: &mut Cx<'_, '_, B>,
+    error: &SyntaxError,
+    body: usize,
+    end: usize,
+) -> Result<Option<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let json = &cx.text[body..end];
+    let closers = match error.kind {
+        SyntaxErrorKind::UnexpectedEnd => closers_at_end(json.as_bytes()),
+        _ => None,
+    };
+    let Some(closers) = closers else {
+        return Ok(None);
+    };
+    match parse(&format!("{json}{closers}"), cx.builder, cx.options.json) {
+        Ok(value) => Ok(Some(value)),
+        Err(ParseError::Build(e)) => Err(e),
+        Err(ParseError::Syntax(_)) => Ok(None),
+    }
+}
+
+/// The brackets that close `json` (a list, or one call object) when it ends right after a
+/// complete object or list with at most the list and one call object open.
+fn closers_at_end(json: &[u8]) -> Option<String> {
+    let mut open = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in json {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => open.push(byte),
+            b']' | b'}' => {
+                open.pop()?;
+            }
+            _ => {}
+        }
+    }
+    let last = json.iter().rev().find(|b| !b.is_ascii_whitespace())?;
+    let most = if json.first() == Some(&b'[') { 2 } else { 1 };
+    if in_string || open.is_empty() || open.len() > most || !matches!(last, b'}' | b']') {
+        return None;
+    }
+    Some(open.iter().rev().map(|&b| if b == b'[' { ']' } else { '}' }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closers_at_end;
+
+    #[test]
+    fn a_list_cut_after_a_complete_object_is_closed() {
+        let closers = |json: &str| closers_at_end(json.as_bytes());
+        assert_eq!(closers(r#"[{"f": {"a": 1}"#).as_deref(), Some("}]"));
+        assert_eq!(closers(r#"[{"f": {"a": "}"}} "#).as_deref(), Some("]"));
+        assert_eq!(closers(r#"{"f": {"a": [1]}"#).as_deref(), Some("}"));
+        assert_eq!(closers(r#"[{"f": {"a": "x\"}"}"#).as_deref(), Some("}]"));
+        // Cut inside a value, after a comma, or deeper than the list and one call object.
+        for json in [
+            r#"[{"f": {"a": 1"#,
+            r#"[{"f": {"a": "}"#,
+            r#"[{"f": {}},"#,
+            r#"[{"f": {"a": [1]"#,
+            r#"{"f": {"a": [1]"#,
+            r#"[{"f": {}}]"#,
+            "[",
+        ] {
+            assert_eq!(closers(json), None, "{json}");
+        }
+    }
 }

@@ -3,14 +3,16 @@
 //! spaces between the tokens, and with the section tokens also spelled in the singular
 //! (`<|tool_call_section_begin|>`…`<|tool_call_section_end|>`, as some Kimi outputs have
 //! them). The model's id (`functions.f:0`) is kept; the name is the id without `functions.`
-//! and `:IDX`.
+//! and `:IDX`. An id that is only the index (`0`) names the tool `tools=` leaves no doubt
+//! about, if any (see `tool_of_bare_index`).
 
 use std::ops::Range;
 
 use super::cursor::Markers;
 use super::cx::{Cx, Failure};
 use super::sectioned::{self, Body, Header, Opens, Tokens};
-use crate::json::{JsonBuilder, JsonView};
+use super::schema::only_fitting_tool;
+use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
@@ -82,12 +84,13 @@ where
     B::Value: JsonView,
 {
     let id = cx.text[header.clone()].trim();
-    let name = name_of_id(id).to_owned();
-    if name.is_empty() {
-        let detail = format!("missing tool name (the call id {id:?} names none)");
-        let failure = Failure::parse(detail, header.start, None);
-        return Ok(Body::Fail(Format::KimiK2, failure));
-    }
+    let name = match name_of_id(id) {
+        "" => match tool_of_bare_index(cx, id, header.start, body, end)? {
+            Ok(name) => name,
+            Err(failed) => return Ok(failed),
+        },
+        name => name.to_owned(),
+    };
     let id = id.to_owned();
     Ok(match cx.json_at(body, end)? {
         Ok((arguments, json_end)) => Body::Call {
@@ -98,5 +101,43 @@ where
             end: json_end,
         },
         Err(error) => Body::Fail(Format::KimiK2, Failure::json(error, Some(name))),
+    })
+}
+
+/// The tool of a call whose id is only its index (`0`): the one `tools=` leaves no doubt about
+/// ([`only_fitting_tool`]: the only tool offered, or the only one whose schema lists every
+/// argument key, as vLLM infers it). Without `tools=`, or when no single tool fits, the call
+/// fails saying its id names no tool: it is never a call to a tool named `0`.
+fn tool_of_bare_index<B>(
+    cx: &mut Cx<'_, '_, B>,
+    id: &str,
+    at: usize,
+    body: usize,
+    end: usize,
+) -> Result<Result<String, Body<B::Value>>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let nameless = |why: &str| {
+        let detail = format!("missing tool name (the call id {id:?} names none{why})");
+        Err(Body::Fail(Format::KimiK2, Failure::parse(detail, at, None)))
+    };
+    let Some(tools) = cx.options.tools else {
+        return Ok(nameless(""));
+    };
+    let keys = match cx.json_at(body, end)? {
+        Ok((arguments, _)) if arguments.kind() == JsonKind::Object => Some(
+            arguments
+                .entries()
+                .into_iter()
+                .map(|(key, _)| key)
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    Ok(match only_fitting_tool(tools, keys.as_deref()) {
+        Some(name) => Ok(name),
+        None => nameless(", and no single tool offered fits its arguments"),
     })
 }

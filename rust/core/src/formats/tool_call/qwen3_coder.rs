@@ -15,7 +15,7 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    after_function, function_tag, parameter_tag, AfterFunction, Body, Closers, Wrap, CLOSE,
+    after_function, function_tag, parameter_name, parameter_tag, AfterFunction, Body, Closers, Wrap, CLOSE,
     FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
@@ -99,8 +99,18 @@ where
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
+            // With `tools=`, a tag naming no parameter of the tool (even repaired) is text in
+            // the value.
+            let is_parameter = tools.map(|offered| {
+                move |key: &str| {
+                    let key = parameter_name(key, true, name, tools).unwrap_or(key);
+                    offered.has_parameter(name, key) != Some(false)
+                }
+            });
+            let is_parameter = is_parameter.as_ref().map(|is| is as &dyn Fn(&str) -> bool);
+            let mut scan = ValueScan::new(value_start);
             let ValueEnd::At(value, resume) =
-                ValueScan::new(value_start).end(&text.as_bytes()[..end], true)
+                scan.end_in_call(&text.as_bytes()[..end], true, is_parameter)
             else {
                 let detail = format!("unterminated <parameter={key}>: no {PARAMETER_CLOSE}");
                 return Ok(fail(

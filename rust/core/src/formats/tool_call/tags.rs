@@ -235,7 +235,7 @@ pub(crate) fn parameter_name<'t>(
     tools: Option<&dyn ParamTypes>,
 ) -> Option<&'t str> {
     let name = raw.trim();
-    let declared = |key: &str| tools.is_some_and(|tools| tools.has_parameter(tool, key));
+    let declared = |key: &str| tools.is_some_and(|tools| tools.has_parameter(tool, key) == Some(true));
     let repeated = name
         .strip_prefix(&PARAMETER[1..])
         .map(str::trim)
