@@ -284,7 +284,9 @@ def garbled(function: str, parameter: str, wrap: str = "tool_call") -> str:
     )
 
 
-@pytest.mark.parametrize(("fmt", "wrap"), [("qwen3_coder", "tool_call"), ("seed_oss", "seed:tool_call")])
+@pytest.mark.parametrize(
+    ("fmt", "wrap"), [("qwen3_coder", "tool_call"), ("seed_oss", "seed:tool_call")]
+)
 @pytest.mark.parametrize(
     ("function", "parameter"),
     [

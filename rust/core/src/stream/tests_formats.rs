@@ -336,6 +336,12 @@ fn garbled_tags_naming_an_offered_tool_are_read() {
         let failed = check(Format::Qwen3Coder, &text, tools.clone(), &mut cuts);
         assert!(failed[0].starts_with('!'), "{text:?}: {failed:?}");
     }
+    // After another value, a repeated prefix is a parameter's tag, not text in that value.
+    let after = "<tool_call><function=bash><parameter=timeout>5</parameter>\n<parameter=parameter=command>pwd</parameter></function></tool_call>";
+    assert_eq!(
+        check(Format::Qwen3Coder, after, tools.clone(), &mut cuts),
+        [r#"bash {"timeout":5,"command":"pwd"}"#]
+    );
     // A garbled function tag naming an offered tool is read in every body that reads
     // `<function=…>`: Seed-OSS's wrapper, and hermes's JSON arguments after the name.
     let seed = "<seed:tool_call><function bash><parameter=command>pwd</parameter></function></seed:tool_call>";
