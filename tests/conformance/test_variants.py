@@ -264,6 +264,75 @@ def test_a_misspelt_parameter_close_tag_ends_the_value(value: str, city: str) ->
     assert read(text, "qwen3_coder") == ([("get_weather", {"city": city, "days": 3})], "")
 
 
+BASH = {
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}, "timeout": {"type": "integer"}},
+        },
+    },
+}
+
+
+def garbled(function: str, parameter: str, wrap: str = "tool_call") -> str:
+    """A call whose tags Step-3.5 garbled; its value holds the closing wrapper tag as text."""
+    return (
+        f"Run:<{wrap}>{function}{parameter}echo '</tool_call>'</parameter>"
+        f"<parameter=timeout>5</parameter></function></{wrap}> ok"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "wrap"), [("qwen3_coder", "tool_call"), ("seed_oss", "seed:tool_call")]
+)
+@pytest.mark.parametrize(
+    ("function", "parameter"),
+    [
+        ("<function bash>", "<parameter=command>"),
+        ("<functionbash>", "<parameter=command>"),
+        ("<function=bash\n", "<parameter=command\n"),
+        ("<function=bash>", "<parameter=parameter=command\n"),
+        ("<function=bash>", "<parameter=parameter=command>"),
+    ],
+)
+def test_garbled_tags_naming_an_offered_tool_are_read(
+    fmt: str, wrap: str, function: str, parameter: str
+) -> None:
+    text = garbled(function, parameter, wrap)
+    expected = [("bash", {"command": "echo '</tool_call>'", "timeout": 5})]
+    assert read(text, fmt, tools=[BASH]) == (expected, "Run: ok")
+    # The tool as a `Tool` object, and among others, names the same.
+    tools = [toolwire.Tool.from_dict(WEATHER), toolwire.Tool.from_dict(BASH)]
+    assert read(text, fmt, tools=tools)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("function", "parameter", "tools"),
+    [
+        # Without tools=, nothing names the tool.
+        ("<function bash>", "<parameter=command>", None),
+        ("<function=bash\n", "<parameter=command\n", None),
+        # A name that is not offered, or a parameter the tool does not declare.
+        ("<function sh>", "<parameter=command>", [BASH]),
+        ("<function=sh\n", "<parameter=command\n", [BASH]),
+        ("<function=bash\n", "<parameter=cmd\n", [BASH]),
+        ("<function=bash>", "<parameter=parameter=cmd\n", [BASH]),
+        # Garbled twice: no '=' and no '>'.
+        ("<function bash\n", "<parameter=command>", [BASH]),
+    ],
+)
+def test_garbled_tags_naming_no_offered_tool_stay_invalid_calls(
+    function: str, parameter: str, tools: list[dict[str, Any]] | None
+) -> None:
+    calls, _ = read(garbled(function, parameter), "qwen3_coder", tools=tools)
+    assert calls[0][0] == "invalid"
+    parsed = toolwire.parse_text(garbled(function, parameter), "qwen3_coder", tools=tools)
+    assert isinstance(parsed.calls[0], toolwire.InvalidToolCall)
+    assert parsed.calls[0].raw.startswith(f"<tool_call>{function}")
+
+
 def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
     # The model wrote the call token, text that is not JSON, then the token again and a call:
     # the false start is an invalid call, and the call after it is read.

@@ -18,6 +18,7 @@ use crate::protocol::FormatSet;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 use super::cx::Cx;
+use super::schema::ParamTypes;
 
 /// A marker that opens a call region anywhere in prose, and the formats it opens.
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +127,12 @@ pub(crate) trait Grammar {
 pub(crate) trait Machine {
     /// Reads `buf` (the region's text so far; it only grows between calls).
     fn advance(&mut self, buf: &str) -> Verdict;
+
+    /// [`advance`](Self::advance) knowing the tools offered (`tools=`): the markup of a group
+    /// whose garbled tags an offered tool's name repairs reads them so (qwen3_coder's).
+    fn advance_with(&mut self, buf: &str, _tools: Option<&dyn ParamTypes>) -> Verdict {
+        self.advance(buf)
+    }
 
     /// The calls found so far (offsets in the region's text).
     fn records(&self) -> &[CallRecord];

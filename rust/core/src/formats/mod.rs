@@ -174,6 +174,10 @@ impl Machine for AnyMachine {
         self.get_mut().advance(buf)
     }
 
+    fn advance_with(&mut self, buf: &str, tools: Option<&dyn ParamTypes>) -> Verdict {
+        self.get_mut().advance_with(buf, tools)
+    }
+
     fn records(&self) -> &[CallRecord] {
         self.get().records()
     }

@@ -110,6 +110,10 @@ pub trait ParamTypes: std::fmt::Debug + Sync {
     /// Whether the schema of `tool` lists `parameter` among its `properties`; `None` when no
     /// tool of that name is offered.
     fn has_parameter(&self, tool: &str, parameter: &str) -> Option<bool>;
+    /// Whether a tool of that name is offered.
+    fn has_tool(&self, tool: &str) -> bool {
+        self.has_parameter(tool, "").is_some()
+    }
     /// The names of the tools offered, each once.
     fn tool_names(&self) -> Vec<String>;
 }

@@ -169,7 +169,7 @@ impl RegionBody {
         };
         let text = mem::take(&mut self.text);
         let view: &str = if in_input { piece } else { &text };
-        let verdict = self.machine.advance(view);
+        let verdict = self.machine.advance_with(view, cx.tools);
         let end = match verdict {
             Verdict::More => {
                 if self.announce && cx.shared.events {
@@ -323,7 +323,7 @@ impl RegionBody {
             track: true,
         };
         let mut machine = self.group.open(self.start, self.marker_len, open);
-        machine.advance(text);
+        machine.advance_with(text, cx.tools);
         machine.records().to_vec()
     }
 

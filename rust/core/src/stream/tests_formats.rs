@@ -288,6 +288,96 @@ fn variants_match_the_one_shot_parsers() {
     }
 }
 
+/// Step-3.5's garbled qwen3_coder tags are read, on every path and under any chunking, only
+/// when they name an offered tool and one of its parameters exactly; any other garbled tag
+/// stays a failure keeping the text, as without `tools=`.
+#[test]
+fn garbled_tags_naming_an_offered_tool_are_read() {
+    let tools = parse(
+        r#"[{"name": "bash", "parameters": {"properties": {"command": {}, "timeout": {"type": "integer"}}}}]"#,
+        &mut ValueBuilder,
+        ParseOptions::default(),
+    )
+    .unwrap();
+    let Value::Array(tools) = tools else { panic!() };
+    let tools = Some(Arc::new(ToolSchemas::from_tools(&tools)));
+    // The value holds `</tool_call>`: a machine that lost the call's structure ends it there.
+    let text = |function: &str, parameter: &str| {
+        format!("Run:<tool_call>{function}{parameter}echo '</tool_call>'</parameter><parameter=timeout>5</parameter></function></tool_call> ok")
+    };
+    let mut cuts = Cuts(11);
+    for (function, parameter) in [
+        ("<function bash>", "<parameter=command>"),
+        ("<functionbash>", "<parameter=command>"),
+        ("<function=bash\n", "<parameter=command\n"),
+        ("<function=bash\r\n", "<parameter=command\r\n"),
+        ("<function=bash>", "<parameter=parameter=command\n"),
+        ("<function=bash>", "<parameter=parameter=command>"),
+    ] {
+        let text = text(function, parameter);
+        assert_eq!(
+            check(Format::Qwen3Coder, &text, tools.clone(), &mut cuts),
+            [r#"bash {"command":"echo '</tool_call>'","timeout":5}"#],
+            "{text:?}"
+        );
+        if function != "<function=bash>" || parameter.ends_with('\n') {
+            let failed = check(Format::Qwen3Coder, &text, None, &mut cuts);
+            assert!(
+                failed[0].starts_with('!'),
+                "{text:?} without tools: {failed:?}"
+            );
+        }
+    }
+    for (function, parameter) in [
+        ("<function sh>", "<parameter=command>"),
+        ("<function bash\n", "<parameter=command>"),
+        ("<function = bash>", "<parameter=command>"),
+        ("<function=sh\n", "<parameter=command\n"),
+        ("<function=bash\n", "<parameter=cmd\n"),
+        ("<function=bash>", "<parameter=parameter=cmd\n"),
+    ] {
+        let text = text(function, parameter);
+        let failed = check(Format::Qwen3Coder, &text, tools.clone(), &mut cuts);
+        assert!(failed[0].starts_with('!'), "{text:?}: {failed:?}");
+    }
+    // After another value, a repeated prefix is a parameter's tag, not text in that value.
+    let after = "<tool_call><function=bash><parameter=timeout>5</parameter>\n<parameter=parameter=command>pwd</parameter></function></tool_call>";
+    assert_eq!(
+        check(Format::Qwen3Coder, after, tools.clone(), &mut cuts),
+        [r#"bash {"timeout":5,"command":"pwd"}"#]
+    );
+    // A garbled function tag naming an offered tool is read in every body that reads
+    // `<function=…>`: Seed-OSS's wrapper, and hermes's JSON arguments after the name.
+    let seed = "<seed:tool_call><function bash><parameter=command>pwd</parameter></function></seed:tool_call>";
+    assert_eq!(
+        check(Format::SeedOss, seed, tools.clone(), &mut cuts),
+        [r#"bash {"command":"pwd"}"#]
+    );
+    let json = r#"<tool_call><function bash>{"command": "pwd"}</function></tool_call>"#;
+    assert_eq!(
+        check(Format::Hermes, json, tools.clone(), &mut cuts),
+        [r#"bash {"command":"pwd"}"#]
+    );
+    // A tag that never ends is read once, in 1-byte chunks as whole.
+    let long = format!("<tool_call><function {}", "bash ".repeat(1 << 18));
+    let mut parser = StreamParser::with_tools(StreamOptions::only(Format::Qwen3Coder), tools);
+    let mut events = Vec::new();
+    let started = std::time::Instant::now();
+    for piece in long.as_bytes().chunks(1) {
+        parser
+            .feed_bytes(piece, &mut ValueBuilder, &mut events)
+            .unwrap();
+    }
+    parser.finish(&mut ValueBuilder, &mut events).unwrap();
+    // Generous: a rescan of the tag per byte takes minutes.
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert!(
+        matches!(events.last(), Some(Event::Invalid(_))),
+        "{:?}",
+        events.last()
+    );
+}
+
 #[test]
 fn model_ids_and_tool_typing() {
     let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>";

@@ -6,8 +6,8 @@ use std::ops::Range;
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx};
 use super::tags::{
-    body_format, is_call_object, shape_of, Body, Closers, Wrap, FUNCTION, HERMES_WRAPS, OPENS,
-    TOOL_CALL,
+    body_format, function_tag, is_call_object, shape_of, Body, Closers, Wrap, FUNCTION,
+    HERMES_WRAPS, OPENS, TOOL_CALL,
 };
 use super::{glm45, hermes, qwen3_coder};
 use crate::json::{JsonBuilder, JsonView};
@@ -51,10 +51,9 @@ where
             qwen3_coder::call(cx, marker.start, marker.start, end, None, &mut closers)
         } else {
             let rest = &text[body..end];
-            let shape = shape_of(
-                rest.as_bytes().first().copied().unwrap_or(0),
-                rest.starts_with(FUNCTION),
-            );
+            let is_function = rest.starts_with(FUNCTION)
+                || function_tag(text, body, end, cx.options.tools).is_some();
+            let shape = shape_of(rest.as_bytes().first().copied().unwrap_or(0), is_function);
             match body_format(shape, cx.allowed) {
                 format @ (Format::Hermes | Format::Granite) => {
                     hermes::call(cx, format, marker.start, body, end, &mut closers)

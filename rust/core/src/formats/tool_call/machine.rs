@@ -6,11 +6,12 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
+use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, is_call_object, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    FUNCTION_CLOSE_NEEDLE, KEY, KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
-    VALUE_CLOSE_NEEDLE,
+    body_format, function_name, is_call_object, parameter_name, reopens, shape_of, stray_close,
+    Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, FUNCTION_TAG, KEY,
+    KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE,
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -24,8 +25,8 @@ enum State {
     AfterJson(usize),
     /// A failed call: its markup runs to the closing tag, looked for from here.
     SeekClose(usize),
-    /// A name (`<function=NAME>`, `<parameter=NAME>`, glm45's) that starts at `start`, read up
-    /// to `scanned`.
+    /// A function tag's name (after `<function`, so `=NAME>` when canonical) that starts at
+    /// `start`, read up to `scanned`.
     QName { start: usize, scanned: usize },
     /// After a function's name: parameters, or JSON arguments.
     QFirst(usize),
@@ -79,7 +80,14 @@ impl TagCall {
     pub fn new(wrap: Option<&'static Wrap>, at: usize, open: Open) -> Self {
         let (start, scanned) = (at, at);
         let state = match wrap.map(|wrap| wrap.body) {
-            None => State::QName { start, scanned },
+            // After the `<function=` marker: its name starts at its `=`.
+            None => {
+                let start = at - (FUNCTION.len() - FUNCTION_TAG.len());
+                State::QName {
+                    start,
+                    scanned: start,
+                }
+            }
             Some(Body::FunctionName) => State::FName { start, scanned },
             Some(_) => State::Shape(at),
         };
@@ -128,7 +136,7 @@ impl TagCall {
         Verdict::End(end)
     }
 
-    fn shape(&mut self, b: &[u8], p: usize) -> Option<Verdict> {
+    fn shape(&mut self, b: &[u8], p: usize, tools: Option<&dyn ParamTypes>) -> Option<Verdict> {
         let q = ws(b, p);
         if q == b.len() {
             self.state = State::Shape(q);
@@ -155,14 +163,23 @@ impl TagCall {
         let is_function = if matches!(b[q], b'{' | b'[') {
             false
         } else {
-            match starts(b, q, FUNCTION) {
-                None => {
+            match (starts(b, q, FUNCTION_TAG), b.get(q + FUNCTION_TAG.len())) {
+                (None, _) | (Some(true), None) => {
                     self.state = State::Shape(q);
                     return Some(Verdict::More);
                 }
-                Some(is_function) => is_function,
+                // `<function=`, or with `tools=` a garbled tag that may name an offered tool
+                // (`State::QName` reads the body as another shape when it names none).
+                (Some(true), Some(&next)) => next == b'=' || tools.is_some(),
+                (Some(false), _) => false,
             }
         };
+        self.body(b, q, is_function);
+        None
+    }
+
+    /// Reads the body at `q` as its shape (by its first byte and `is_function`) says.
+    fn body(&mut self, b: &[u8], q: usize, is_function: bool) {
         let shape = shape_of(b[q], is_function);
         let format = match self.wrap.map_or(Body::Shared, |wrap| wrap.body) {
             Body::Shared => body_format(shape, self.open.formats),
@@ -175,8 +192,8 @@ impl TagCall {
                 State::Json
             }
             Format::Qwen3Coder if shape == Format::Qwen3Coder => State::QName {
-                start: q + FUNCTION.len(),
-                scanned: q + FUNCTION.len(),
+                start: q + FUNCTION_TAG.len(),
+                scanned: q + FUNCTION_TAG.len(),
             },
             Format::Qwen3Coder => State::SeekClose(q),
             _ => State::GName {
@@ -184,17 +201,16 @@ impl TagCall {
                 scanned: q,
             },
         };
-        None
     }
-}
 
-impl Machine for TagCall {
-    fn advance(&mut self, buf: &str) -> Verdict {
+    /// [`Machine::advance`] knowing the offered tools, which Step-3.5's garbled tags may name
+    /// (`tags::function_name`, `tags::parameter_name`).
+    fn read(&mut self, buf: &str, tools: Option<&dyn ParamTypes>) -> Verdict {
         let b = buf.as_bytes();
         loop {
             match self.state {
                 State::Shape(p) => {
-                    if let Some(verdict) = self.shape(b, p) {
+                    if let Some(verdict) = self.shape(b, p, tools) {
                         return verdict;
                     }
                 }
@@ -238,11 +254,14 @@ impl Machine for TagCall {
                             return Verdict::More;
                         }
                     };
-                    let name = buf[start..at].trim();
-                    if b[at] == b'\n' || name.is_empty() {
-                        self.state = State::SeekClose(start);
+                    let Some(name) = function_name(&buf[start..at], b[at] == b'>', tools) else {
+                        match b[start] {
+                            b'=' => self.state = State::SeekClose(start),
+                            // A garbled tag naming no offered tool: no function tag.
+                            _ => self.body(b, start - FUNCTION_TAG.len(), false),
+                        }
                         continue;
-                    }
+                    };
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
                     self.state = State::QFirst(at + 1);
@@ -295,7 +314,10 @@ impl Machine for TagCall {
                             return Verdict::More;
                         }
                     };
-                    if b[at] == b'\n' || buf[start..at].trim().is_empty() {
+                    let tool = self.records.last().and_then(|r| r.name.as_deref());
+                    let raw = &buf[start..at];
+                    if parameter_name(raw, b[at] == b'>', tool.unwrap_or_default(), tools).is_none()
+                    {
                         self.state = State::SeekClose(start);
                         continue;
                     }
@@ -373,7 +395,7 @@ impl Machine for TagCall {
                         Ok(Some(0)) => return self.end(q + close.len()),
                         Ok(Some(_)) => {
                             close_last(&mut self.records);
-                            let start = q + FUNCTION.len();
+                            let start = q + FUNCTION_TAG.len();
                             self.state = State::QName {
                                 start,
                                 scanned: start,
@@ -440,6 +462,17 @@ impl Machine for TagCall {
                 },
             }
         }
+    }
+
+}
+
+impl Machine for TagCall {
+    fn advance(&mut self, buf: &str) -> Verdict {
+        self.read(buf, None)
+    }
+
+    fn advance_with(&mut self, buf: &str, tools: Option<&dyn ParamTypes>) -> Verdict {
+        self.read(buf, tools)
     }
 
     fn records(&self) -> &[CallRecord] {

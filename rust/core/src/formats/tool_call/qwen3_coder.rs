@@ -8,13 +8,15 @@
 //! closes a function whose `</function>` was left out); such a value that ends in a misspelt close
 //! tag (`</parameter1>`, `</parameter_x>`, a bare `</parameter`: the model meant to close it)
 //! ends before that tag, as in SGLang. A value closed by its `</parameter>` is kept as written.
+//! With `tools=`, Step-3.5's garbled tags are read when they name an offered tool and one of
+//! its parameters exactly (`tags::function_name`, `tags::parameter_name`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    after_function, tag_name, AfterFunction, Body, Closers, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    PARAMETER, PARAMETER_CLOSE,
+    after_function, function_tag, parameter_name, parameter_tag, AfterFunction, Body, Closers, Wrap, CLOSE,
+    FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -70,12 +72,8 @@ where
         cx.fail(format, open..markup_end, failure);
         AfterFunction::Closed(markup_end)
     };
-    let name_start = at + FUNCTION.len();
-    let Some((name, mut pos)) = text[at..end]
-        .starts_with(FUNCTION)
-        .then(|| tag_name(text, name_start, end))
-        .flatten()
-    else {
+    let tools = cx.options.tools;
+    let Some((name, mut pos)) = function_tag(text, at, end, tools) else {
         return Ok(fail(
             cx,
             at,
@@ -97,13 +95,17 @@ where
         pos = skip_ws(text, pos, end);
         let rest = &text[pos..end];
         if rest.starts_with(PARAMETER) {
-            let Some((key, value_start)) = tag_name(text, pos + PARAMETER.len(), end) else {
+            let Some((key, value_start)) = parameter_tag(text, pos, end, name, tools) else {
                 let failure = Failure::parse("expected <parameter=NAME>", pos, Some(name.into()));
                 return Ok(fail(cx, pos, failure));
             };
-            // With `tools=`, a tag naming no parameter of the tool is text in the value.
-            let is_parameter = cx.options.tools.map(|tools| {
-                move |key: &str| tools.has_parameter(name, key) != Some(false)
+            // With `tools=`, a tag naming no parameter of the tool (even repaired) is text in
+            // the value.
+            let is_parameter = tools.map(|offered| {
+                move |key: &str| {
+                    let key = parameter_name(key, true, name, tools).unwrap_or(key);
+                    offered.has_parameter(name, key) != Some(false)
+                }
             });
             let is_parameter = is_parameter.as_ref().map(|is| is as &dyn Fn(&str) -> bool);
             let mut scan = ValueScan::new(value_start);

@@ -7,6 +7,7 @@ use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::skip_ws;
 use super::super::machine::{starts, ws};
 use super::super::markers::same;
+use super::super::schema::ParamTypes;
 
 pub(crate) const OPEN: &str = "<tool_call>";
 pub(crate) const CLOSE: &str = "</tool_call>";
@@ -117,6 +118,8 @@ pub(crate) fn is_call_object(b: &[u8], at: usize) -> Option<bool> {
 
 /// qwen3_coder.
 pub(crate) const FUNCTION: &str = "<function=";
+/// The start of any function tag, canonical (`<function=`) or garbled ([`function_name`]).
+pub(crate) const FUNCTION_TAG: &str = "<function";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";
 pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
 pub(crate) const PARAMETER: &str = "<parameter=";
@@ -169,13 +172,94 @@ pub(crate) fn shape_of(first: u8, is_function: bool) -> Format {
     }
 }
 
+/// Where the name of a tag that starts at `start` stops: at its `>`, or at the line break a
+/// model wrote instead (the first of them in `text[start..end]`).
+pub(crate) fn name_stop(text: &str, start: usize, end: usize) -> Option<usize> {
+    find_either(b'>', b'\n', &text.as_bytes()[start..end]).map(|i| start + i)
+}
+
 /// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
 /// on the same line, and the position after the `>`.
 pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {
-    let bytes = &text.as_bytes()[start..end];
-    let gt = find_either(b'>', b'\n', bytes).filter(|&i| bytes[i] == b'>')?;
-    let name = text[start..start + gt].trim();
-    (!name.is_empty()).then_some((name, start + gt + 1))
+    let stop = name_stop(text, start, end).filter(|&i| text.as_bytes()[i] == b'>')?;
+    let name = text[start..stop].trim();
+    (!name.is_empty()).then_some((name, stop + 1))
+}
+
+/// The tool a function tag names: `raw` is the tag's text after `<function` up to its name's
+/// stop ([`name_stop`]), `closed` when that is a `>`. `<function=NAME>` names any tool. Step-3.5
+/// garbles the tag at times (`<function NAME>`, `<functionNAME>`, `<function=NAME` ended by a
+/// line break); such a tag names a tool only when `tools=` offers exactly that name, as SGLang
+/// repairs them: anything else stays no tag (the call fails, keeping its text).
+pub(crate) fn function_name<'t>(
+    raw: &'t str,
+    closed: bool,
+    tools: Option<&dyn ParamTypes>,
+) -> Option<&'t str> {
+    let name = match raw.strip_prefix('=') {
+        Some(name) if closed => return Some(name.trim()).filter(|name| !name.is_empty()),
+        Some(name) => name,
+        None if closed => raw,
+        None => return None,
+    }
+    .trim();
+    let offered = !name.is_empty() && tools.is_some_and(|tools| tools.has_tool(name));
+    offered.then_some(name)
+}
+
+/// The function tag at `at` in `text[..end]`: the tool it names ([`function_name`]) and where
+/// the tag ends.
+pub(crate) fn function_tag<'t>(
+    text: &'t str,
+    at: usize,
+    end: usize,
+    tools: Option<&dyn ParamTypes>,
+) -> Option<(&'t str, usize)> {
+    let start = at + FUNCTION_TAG.len();
+    if !text[at..end].starts_with(FUNCTION_TAG) {
+        return None;
+    }
+    let stop = name_stop(text, start, end)?;
+    let closed = text.as_bytes()[stop] == b'>';
+    Some((function_name(&text[start..stop], closed, tools)?, stop + 1))
+}
+
+/// The parameter a `<parameter=` tag of a call to `tool` names: `raw` is the tag's text after
+/// `<parameter=` up to its name's stop, `closed` when that is a `>`. A closed tag names any
+/// parameter. Step-3.5's garbled ones, a name ended by a line break or written after a second
+/// `parameter=`, name one only when `tool` is offered and declares exactly that parameter.
+pub(crate) fn parameter_name<'t>(
+    raw: &'t str,
+    closed: bool,
+    tool: &str,
+    tools: Option<&dyn ParamTypes>,
+) -> Option<&'t str> {
+    let name = raw.trim();
+    let declared = |key: &str| tools.is_some_and(|tools| tools.has_parameter(tool, key) == Some(true));
+    let repeated = name
+        .strip_prefix(&PARAMETER[1..])
+        .map(str::trim)
+        .filter(|&key| declared(key) && !declared(name));
+    match repeated {
+        Some(key) => Some(key),
+        None if closed => Some(name).filter(|name| !name.is_empty()),
+        None => Some(name).filter(|&name| declared(name)),
+    }
+}
+
+/// The `<parameter=` tag at `at` in `text[..end]` of a call to `tool`: the parameter it names
+/// ([`parameter_name`]) and where the tag ends.
+pub(crate) fn parameter_tag<'t>(
+    text: &'t str,
+    at: usize,
+    end: usize,
+    tool: &str,
+    tools: Option<&dyn ParamTypes>,
+) -> Option<(&'t str, usize)> {
+    let start = at + PARAMETER.len();
+    let stop = name_stop(text, start, end)?;
+    let closed = text.as_bytes()[stop] == b'>';
+    Some((parameter_name(&text[start..stop], closed, tool, tools)?, stop + 1))
 }
 
 /// Where the markup of a call that ends at `pos` ends: past whitespace and the closing tag
