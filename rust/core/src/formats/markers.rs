@@ -2,6 +2,7 @@
 //! prose ends and control tokens, and the think tags. Sniffing and the stream's text mode both read it, so a
 //! format's markers are written once, in its folder.
 
+use super::grammar::Start;
 use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use crate::scan::find::same;
 use crate::scan::think;
@@ -37,26 +38,22 @@ pub(crate) struct Entry {
 
 /// Whether `text` is one of `group`'s start markers.
 const fn is_start_of(group: Group, text: &str) -> bool {
-    let starts = group.starts();
-    let mut i = 0;
-    while i < starts.len() {
-        if same(starts[i].text, text) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    lists(group.starts(), text)
 }
 
 /// Whether `text` is one of `group`'s prose ends.
 const fn is_prose_end_of(group: Group, text: &str) -> bool {
-    let ends = group.prose_ends();
-    let mut e = 0;
-    while e < ends.len() {
-        if same(ends[e].text, text) {
+    lists(group.prose_ends(), text)
+}
+
+/// Whether `text` is one of `markers`.
+const fn lists(markers: &[Start], text: &str) -> bool {
+    let mut i = 0;
+    while i < markers.len() {
+        if same(markers[i].text, text) {
             return true;
         }
-        e += 1;
+        i += 1;
     }
     false
 }
