@@ -367,6 +367,37 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
     assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
 
 
+DSML_INVOKE = (
+    '<\uff5cDSML\uff5cinvoke name="get_weather">'
+    '<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>'
+    "</\uff5cDSML\uff5cinvoke>"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (DSML_INVOKE, ""),
+        ("Let me look that up." + DSML_INVOKE, "Let me look that up."),
+        (f"Two cities.\n{DSML_INVOKE}\n\n{DSML_INVOKE}\nDone.", "Two cities.\n\nDone."),
+    ],
+)
+def test_dsml_invokes_without_a_wrapper_are_calls(text: str, content: str) -> None:
+    # DeepSeek V4 often opens its calls with a bare invoke; the run ends where prose begins.
+    calls, got = read(text, "deepseek_dsml")
+    assert calls == [("get_weather", {"city": "Paris"})] * text.count("invoke name")
+    assert got == content
+
+
+def test_a_broken_bare_dsml_invoke_is_an_invalid_call() -> None:
+    calls, content = read(
+        DSML_INVOKE + ' then <\uff5cDSML\uff5cinvoke name="f">oops', "deepseek_dsml"
+    )
+    assert calls[0] == ("get_weather", {"city": "Paris"})
+    assert calls[1][:2] == ("invalid", "f")
+    assert content == "then"
+
+
 @pytest.mark.parametrize(
     ("fmt", "text"),
     [
@@ -399,9 +430,7 @@ def test_solar_open2_think_span_is_reasoning() -> None:
 
 def test_minimax_m3_think_span_is_reasoning() -> None:
     ns = "]<]minimax[>["
-    call = (
-        f'{ns}<tool_call>\n{ns}<invoke name="f">{ns}<a>1{ns}</a>{ns}</invoke>\n{ns}</tool_call>'
-    )
+    call = f'{ns}<tool_call>\n{ns}<invoke name="f">{ns}<a>1{ns}</a>{ns}</invoke>\n{ns}</tool_call>'
     text = f"<mm:think>I should use a tool</mm:think>Sure.{call}"
     calls, content = read(text, "minimax_m3")
     assert (calls, content) == ([("f", {"a": 1})], "Sure.")
