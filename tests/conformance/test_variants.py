@@ -389,6 +389,24 @@ def test_dsml_invokes_without_a_wrapper_are_calls(text: str, content: str) -> No
     assert got == content
 
 
+@pytest.mark.parametrize(
+    ("name", "read_as"),
+    [
+        ("get_weather.get_weather", "get_weather"),
+        ("weather.get", "weather.get"),
+        ("a.b.a", "a.b.a"),
+    ],
+)
+def test_muse_glimmer_doubled_names_are_the_tools_name(name: str, read_as: str) -> None:
+    # Muse Glimmer invokes a tool registered without a namespace by its name twice.
+    atem = (
+        f'<atem:function_calls>\n<atem:invoke name="{name}">\n'
+        '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>'
+    )
+    text = f" to=self<|message|>Need weather.<|eom|><|start|>assistant to={name}<|message|>{atem}"
+    assert read(text, "muse_glimmer") == ([(read_as, {"city": "Paris"})], "")
+
+
 def test_a_broken_bare_dsml_invoke_is_an_invalid_call() -> None:
     calls, content = read(
         DSML_INVOKE + ' then <\uff5cDSML\uff5cinvoke name="f">oops', "deepseek_dsml"

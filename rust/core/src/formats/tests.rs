@@ -667,6 +667,17 @@ fn muse_glimmer_messages() {
         (p.content.as_str(), p.reasoning.as_deref()),
         ("Sure.", Some("Use f."))
     );
+    // A tool registered without a namespace is invoked by its name twice: the tool's name.
+    let doubled = ATEM_F.replace("name=\"f\"", "name=\"f.f\"");
+    assert_eq!(
+        calls(MuseGlimmer, &format!(" to=f.f<|message|>{doubled}")),
+        [F_A1]
+    );
+    let namespaced = ATEM_F.replace("name=\"f\"", "name=\"weather.f\"");
+    assert_eq!(
+        calls(MuseGlimmer, &namespaced),
+        [F_A1.replacen('f', "weather.f", 1)]
+    );
     // An answer with no recipient: ` to=user` is optional.
     let p = parsed(MuseGlimmer, "<|message|>Hello<|eot|>");
     assert!(p.outcomes.is_empty());

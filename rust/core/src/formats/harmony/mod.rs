@@ -43,13 +43,18 @@ const RECIPIENT: &str = "to=";
 const MAX_HEADER: usize = 256;
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
-/// Muse Glimmer's call block.
+/// Muse Glimmer's call block. A tool registered without a namespace is invoked by its name
+/// twice (`get_weather.get_weather`), read as the tool's name.
 const ATEM_OPEN: &str = "<atem:function_calls>";
 static ATEM: Tags = invoke::xml_tags!(
     Format::MuseGlimmer,
     "atem:function_calls",
     "atem:invoke",
-    "atem:parameter"
+    "atem:parameter",
+    attrs: invoke::Attrs {
+        doubled_names: true,
+        ..invoke::XML_ATTRS
+    }
 );
 
 const BOTH: FormatSet = FormatSet::of(&[Format::Harmony, Format::MuseGlimmer]);

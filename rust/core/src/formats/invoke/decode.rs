@@ -143,7 +143,7 @@ where
     };
     let attrs_at = at + tags.invoke.len();
     let named = tag_rest(text, attrs_at, end)
-        .and_then(|(attrs, body)| Some((tags.attrs.value(attrs, tags.attrs.tool)?, body)))
+        .and_then(|(attrs, body)| Some((tags.attrs.tool_name(attrs)?, body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
         let detail = format!("expected {} {}=\"…\">", tags.invoke, tags.attrs.tool);

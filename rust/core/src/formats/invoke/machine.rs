@@ -140,7 +140,7 @@ impl Machine for InvokeBlock {
                             return Verdict::More;
                         }
                     };
-                    match t.attrs.value(&buf[attrs..gt], t.attrs.tool) {
+                    match t.attrs.tool_name(&buf[attrs..gt]) {
                         Some(name) if !name.is_empty() => {
                             let item = self.invokes - 1;
                             self.records.push(named(&name, None, true, item));

@@ -59,6 +59,9 @@ pub(crate) struct Attrs {
     /// The template escapes attribute values as XML does (Kimi K3: `&quot;`, `&amp;`): names
     /// and keys are read back unescaped.
     pub escaped: bool,
+    /// The shape writes a tool that has no namespace as its name twice, `f.f` (Muse Glimmer's
+    /// same-name namespace): such a name is read as `f`.
+    pub doubled_names: bool,
 }
 
 impl Attrs {
@@ -71,6 +74,17 @@ impl Attrs {
         } else {
             Cow::Borrowed(value)
         })
+    }
+
+    /// The invoked tool's name among a tag's `attributes`: its [`Attrs::tool`] value, `f.f`
+    /// read as `f` where the shape doubles names ([`Attrs::doubled_names`]).
+    pub fn tool_name<'t>(&self, attributes: &'t str) -> Option<Cow<'t, str>> {
+        let name = self.value(attributes, self.tool)?;
+        let single = match name.split_once('.') {
+            Some((first, second)) if self.doubled_names && first == second => first.to_owned(),
+            _ => return Some(name),
+        };
+        Some(Cow::Owned(single))
     }
 }
 
@@ -125,6 +139,7 @@ pub(crate) const XML_ATTRS: Attrs = Attrs {
     key: "name",
     text: ("string", "true"),
     escaped: false,
+    doubled_names: false,
 };
 
 /// The `Spec` of a group of this shape, from its [`Tags`] and its wrappers' opening tags:
@@ -147,9 +162,16 @@ pub(crate) use spec;
 
 /// The [`Tags`] of one XML wrapper, from the names of its three tags:
 /// `invoke::xml_tags!(Format::F, "wrapper", "invoke", "parameter")` reads
-/// `<wrapper><invoke name="f"><parameter name="a">1</parameter></invoke></wrapper>`.
+/// `<wrapper><invoke name="f"><parameter name="a">1</parameter></invoke></wrapper>`
+/// (`, attrs: …` for other [`Attrs`] than [`XML_ATTRS`]).
 macro_rules! xml_tags {
-    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {{
+    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal) => {
+        $crate::formats::invoke::xml_tags!(
+            $format, $wrapper, $invoke, $parameter,
+            attrs: $crate::formats::invoke::XML_ATTRS
+        )
+    };
+    ($format:expr, $wrapper:literal, $invoke:literal, $parameter:literal, attrs: $attrs:expr) => {{
         use $crate::formats::cursor::Markers;
         use $crate::scan::find::Needle;
         static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
@@ -167,7 +189,7 @@ macro_rules! xml_tags {
             parameter_close: Needle::new(concat!("</", $parameter, ">")),
             between: &[],
             between_name: None,
-            attrs: $crate::formats::invoke::XML_ATTRS,
+            attrs: $attrs,
         }
     }};
 }

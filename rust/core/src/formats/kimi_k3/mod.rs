@@ -37,6 +37,7 @@ static TAGS: Tags = Tags {
         key: "key",
         text: ("type", "string"),
         escaped: true,
+        doubled_names: false,
     },
 };
 

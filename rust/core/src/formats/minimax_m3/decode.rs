@@ -70,7 +70,7 @@ where
         None => (end, end),
     };
     let named = tag_rest(text, at + tags.invoke.len(), body_end)
-        .and_then(|(attrs, body)| Some((tags.attrs.value(attrs, tags.attrs.tool)?, body)))
+        .and_then(|(attrs, body)| Some((tags.attrs.tool_name(attrs)?, body)))
         .filter(|(name, _)| !name.is_empty());
     let Some((name, body)) = named else {
         let failure = Failure::parse(format!("expected {} name=\"…\">", tags.invoke), at, None);
