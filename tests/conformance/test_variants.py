@@ -389,6 +389,38 @@ def test_dsml_invokes_without_a_wrapper_are_calls(text: str, content: str) -> No
     assert got == content
 
 
+def test_pythonic_lists_written_one_after_another_are_all_calls() -> None:
+    text = "[search(query='one')][search(query='two'), f()]\n[search(query='three')] Done. [g()]"
+    calls, content = read(text, "pythonic")
+    assert calls == [
+        ("search", {"query": "one"}),
+        ("search", {"query": "two"}),
+        ("f", {}),
+        ("search", {"query": "three"}),
+    ]
+    assert content == "Done. [g()]"
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"const": "null"}, "null"),
+        ({"enum": ["null", "none"]}, "null"),
+        ({"enum": ["a", None]}, None),
+    ],
+)
+def test_const_and_enum_type_an_xml_value(schema: dict[str, Any], expected: Any) -> None:
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
+    for fmt, text in [
+        ("glm45", "<tool_call>f<arg_key>v</arg_key><arg_value>null</arg_value></tool_call>"),
+        (
+            "qwen3_coder",
+            "<tool_call><function=f><parameter=v>null</parameter></function></tool_call>",
+        ),
+    ]:
+        assert read(text, fmt, tools=tools) == ([("f", {"v": expected})], "")
+
+
 @pytest.mark.parametrize(
     ("name", "read_as"),
     [

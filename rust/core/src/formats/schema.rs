@@ -7,6 +7,7 @@
 //! (`"42"` for a number is `42`: the model quoted it), and an object or array written escaped,
 //! as the inside of a JSON string (`[{\"id\": 1}]`), is that object or array. A failed
 //! coercion keeps the string; a call is never dropped.
+//! A schema without `type` is typed by the values its `const` or `enum` allow.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -54,8 +55,8 @@ impl Types {
         }
     }
 
-    /// The types a property schema allows: `type` (a word or a list), else the union over
-    /// `anyOf`/`oneOf`.
+    /// The types a property schema allows: `type` (a word or a list), else those of the values
+    /// `const` or `enum` allow, else the union over `anyOf`/`oneOf`.
     fn of_schema<V: JsonView>(schema: &V, depth: usize) -> Types {
         let mut bits = 0;
         if let Some(ty) = schema.get("type") {
@@ -67,6 +68,15 @@ impl Types {
                     }
                 }
                 _ => {}
+            }
+        } else if let Some(value) = schema.get("const") {
+            bits = Self::of_value(&value);
+        } else if let Some(values) = schema.get("enum").filter(|v| v.kind() == JsonKind::Array) {
+            for value in values.items() {
+                match Self::of_value(&value) {
+                    0 => return Types(0),
+                    bit => bits |= bit,
+                }
             }
         } else if depth < 4 {
             for key in ["anyOf", "oneOf"] {
@@ -80,6 +90,19 @@ impl Types {
             }
         }
         Types(bits)
+    }
+
+    /// The type bit of a value a schema names (`const`, `enum`); 0 when it has none.
+    fn of_value<V: JsonView>(value: &V) -> u8 {
+        match value.kind() {
+            JsonKind::String => Self::STRING,
+            JsonKind::Number => Self::NUMBER,
+            JsonKind::Bool => Self::BOOLEAN,
+            JsonKind::Object => Self::OBJECT,
+            JsonKind::Array => Self::ARRAY,
+            JsonKind::Null => Self::NULL,
+            JsonKind::Other => 0,
+        }
     }
 
     /// Whether these are known types, none of them a string.
@@ -438,6 +461,14 @@ mod tests {
     #[test]
     fn typing() {
         assert_eq!(typed("03106", r#"{"type":"string"}"#), Value::str("03106"));
+        // Without `type`, the values `const` or `enum` allow give the types.
+        assert_eq!(typed("null", r#"{"const":"null"}"#), Value::str("null"));
+        assert_eq!(
+            typed("null", r#"{"enum":["null","x"]}"#),
+            Value::str("null")
+        );
+        assert_eq!(typed("7", r#"{"const":7}"#), Value::Int(7));
+        assert_eq!(typed("null", r#"{"enum":["ok",null]}"#), Value::Null);
         assert_eq!(typed("10", r#"{"type":"string"}"#), Value::str("10"));
         assert_eq!(typed("10", r#"{"type":"integer"}"#), Value::Int(10));
         // A container serialized twice is read as the container; another string stays one.

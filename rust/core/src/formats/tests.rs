@@ -527,6 +527,10 @@ fn pythonic_variants() {
     assert!(shown[3].starts_with("!pythonic"));
     assert!(calls(Pythonic, "see [the docs](https://x) (f(a=1))").is_empty());
     assert!(auto("[link](x)").is_empty());
+    // Lists written one after another are all calls; prose ends the run.
+    let adjacent = "[f(a=1)] [f(a=1), g()]\n[link](x) [g()]";
+    assert_eq!(calls(Pythonic, adjacent), [F_A1, F_A1, "g {}"]);
+    assert_eq!(parsed(Pythonic, adjacent).content, "[link](x) [g()]");
 }
 
 // --- deepseek -----------------------------------------------------------------------------

@@ -27,6 +27,14 @@ where
     if starts_call_list(&text[start..end]) {
         cx.prose(pos..start);
         pos = call_list(cx, Format::Pythonic, start, end)?;
+        // Lists written one after another (`[f()] [g()]`) are calls too.
+        loop {
+            let next = skip_ws(text, pos, end);
+            if !starts_call_list(&text[next..end]) {
+                break;
+            }
+            pos = call_list(cx, Format::Pythonic, next, end)?;
+        }
     }
     cx.markup_in_prose(pos..end, &MARKERS, |cx, marker| {
         let list = skip_ws(text, marker.end, end);

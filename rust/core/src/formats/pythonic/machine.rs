@@ -12,6 +12,8 @@ enum State {
     Open(usize),
     List,
     AfterList(usize, usize),
+    /// After a bare list that ended at `.0`, from `.1`: another list may follow it.
+    NextList(usize, usize),
     ToEnd,
 }
 
@@ -80,6 +82,21 @@ impl PythonicCall {
     }
 }
 
+/// Whether `rest` starts with another call list (`Some(true)`), cannot (`Some(false)`), or
+/// may once more text comes (`None`).
+fn list_follows(rest: &str) -> Option<bool> {
+    let b = rest.as_bytes();
+    if starts_call_list(rest) {
+        Some(true)
+    } else if b.is_empty()
+        || (b[0] == b'[' && b[1..].iter().all(|&c| is_name_byte(c) || c.is_ascii_whitespace()))
+    {
+        None
+    } else {
+        Some(false)
+    }
+}
+
 impl Machine for PythonicCall {
     fn advance(&mut self, buf: &str) -> Verdict {
         let b = buf.as_bytes();
@@ -117,6 +134,21 @@ impl Machine for PythonicCall {
                         Some(true) => Verdict::End(q + token.len()),
                         Some(false) => Verdict::End(end),
                     };
+                }
+                State::NextList(end, p) => {
+                    let q = ws(b, p);
+                    match list_follows(&buf[q..]) {
+                        None => {
+                            self.state = State::NextList(end, q);
+                            return Verdict::More;
+                        }
+                        Some(false) => return Verdict::End(end),
+                        Some(true) => {
+                            self.pos = q;
+                            self.list_start = q;
+                            self.state = State::List;
+                        }
+                    }
                 }
                 State::ToEnd => return Verdict::More,
             }
@@ -191,10 +223,10 @@ impl PythonicCall {
                     }
                     if self.depth == 0 && !self.lines {
                         let end = i + 1;
-                        if self.bare {
-                            return Some(Verdict::End(end));
-                        }
-                        self.state = State::AfterList(end, end);
+                        self.state = match self.bare {
+                            true => State::NextList(end, end),
+                            false => State::AfterList(end, end),
+                        };
                         return None;
                     }
                 }

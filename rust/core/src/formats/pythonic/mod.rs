@@ -4,7 +4,8 @@
 //! argument) is an error for that call, and the other calls are still read. A raw newline in a
 //! quoted string is part of the string (models write multi-line shell commands so).
 //!
-//! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read.
+//! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read, and
+//! the lists written right after it (`[f()][g()]`).
 
 mod decode;
 mod machine;
