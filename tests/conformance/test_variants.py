@@ -389,6 +389,31 @@ def test_dsml_invokes_without_a_wrapper_are_calls(text: str, content: str) -> No
     assert got == content
 
 
+@pytest.mark.parametrize(
+    ("fmt", "invoke"),
+    [
+        ("minimax_m2", '<minimax:tool_call><invoke name="f">{}</invoke></minimax:tool_call>'),
+        (
+            "deepseek_dsml",
+            '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f">{}'
+            "</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>",
+        ),
+    ],
+)
+def test_an_invoke_value_may_hold_its_own_closing_tag(fmt: str, invoke: str) -> None:
+    # A file a code-writing tool is asked to write may hold this very markup.
+    dsml = fmt == "deepseek_dsml"
+    param = (
+        '<\uff5cDSML\uff5cparameter name="{}" string="true">' if dsml else '<parameter name="{}">'
+    )
+    close = "</\uff5cDSML\uff5cparameter>" if dsml else "</parameter>"
+    value = f"x {close} y {close}z"
+    body = param.format("a") + value + close + "\n" + param.format("b") + "2" + close
+    calls, content = read(invoke.format(body), fmt)
+    assert calls == [("f", {"a": value, "b": "2" if dsml else 2})]
+    assert content == ""
+
+
 def test_pythonic_lists_written_one_after_another_are_all_calls() -> None:
     text = "[search(query='one')][search(query='two'), f()]\n[search(query='three')] Done. [g()]"
     calls, content = read(text, "pythonic")

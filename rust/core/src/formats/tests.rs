@@ -339,6 +339,16 @@ fn minimax_m2_variants() {
     );
     assert_eq!(shown[1], "g {}");
     assert!(calls(MinimaxM2, "Write `<minimax:tool_call>` tags.").is_empty());
+    // A value may hold its own closing tag: the value ends at the one markup follows.
+    let inner = r#"<minimax:tool_call><invoke name="f"><parameter name="a">x </parameter> y</parameter>
+<parameter name="b">2</parameter></invoke></minimax:tool_call>"#;
+    assert_eq!(
+        calls(MinimaxM2, inner),
+        [r#"f {"a":"x </parameter> y","b":2}"#]
+    );
+    // With no later closing tag, what follows the first is not markup: the invoke is broken.
+    let stray = r#"<minimax:tool_call><invoke name="f"><parameter name="a">x</parameter> y</invoke></minimax:tool_call>"#;
+    assert!(calls(MinimaxM2, stray)[0].starts_with("!minimax_m2"));
 }
 
 // --- the XML and token-section formats of issue 23 ----------------------------------------

@@ -104,6 +104,34 @@ where
     }
 }
 
+/// Where a parameter's value ends, from its first closing tag at `first`: at the first closing
+/// tag that markup follows (past whitespace: another parameter, the invoke's close, or the end
+/// of the text); a closing tag followed by anything else is the value's own text (a file that
+/// holds this markup). When none is, the first (what follows it is then reported).
+fn value_close(
+    text: &str,
+    tags: &Tags,
+    first: usize,
+    end: usize,
+    closes: &mut TextSeek<'_>,
+) -> usize {
+    let mut close = first;
+    loop {
+        let after = skip_ws(text, close + tags.parameter_close.text.len(), end);
+        let rest = &text[after..end];
+        if rest.is_empty()
+            || rest.starts_with(tags.parameter)
+            || rest.starts_with(tags.invoke_close.text)
+        {
+            return close;
+        }
+        match closes.find(close + 1) {
+            Some(next) => close = next,
+            None => return first,
+        }
+    }
+}
+
 /// The calls of a JSON call object or list at `p` (`rest` is the text from there), and
 /// where the JSON ends; `None` for anything else, which the caller reports.
 fn json_calls<B>(
@@ -217,6 +245,7 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
+            let close = value_close(text, tags, close, end, parameter_closes);
             let types = (string == Some(tags.attrs.text.1)).then_some(Types::TEXT);
             cx.insert_value(&mut arguments, name, key, &text[value_start..close], types)?;
             pos = close + tags.parameter_close.text.len();

@@ -17,6 +17,9 @@ enum State {
     Json,
     AfterJson(usize),
     Params(usize),
+    /// After a parameter value's closing tag: markup must follow, or the tag was the value's
+    /// own text and the value goes on.
+    AfterValue(usize),
     /// A parameter tag whose attributes start at `.0`, read up to `.1`.
     ParamTag(usize, usize),
     /// A parameter value that starts here.
@@ -201,13 +204,10 @@ impl Machine for InvokeBlock {
                         Some(false) => self.state = State::SeekInvokeEnd(q),
                     }
                 }
-                State::Params(p) => {
+                State::Params(p) | State::AfterValue(p) => {
                     let q = ws(b, p);
                     match starts_any(b, q, &[t.parameter, t.invoke_close.text]) {
-                        Err(()) => {
-                            self.state = State::Params(q);
-                            return Verdict::More;
-                        }
+                        Err(()) => return Verdict::More,
                         Ok(Some(0)) => {
                             let attrs = q + t.parameter.len();
                             self.state = State::ParamTag(attrs, attrs);
@@ -216,11 +216,13 @@ impl Machine for InvokeBlock {
                             close_last(&mut self.records);
                             self.state = State::Between(q + t.invoke_close.text.len());
                         }
-                        Ok(None) if q == b.len() => {
-                            self.state = State::Params(q);
-                            return Verdict::More;
+                        Ok(None) if q == b.len() => return Verdict::More,
+                        Ok(None) => {
+                            self.state = match self.state {
+                                State::AfterValue(_) => State::Value(p),
+                                _ => State::SeekInvokeEnd(q),
+                            }
                         }
-                        Ok(None) => self.state = State::SeekInvokeEnd(q),
                     }
                 }
                 State::ParamTag(attrs, scanned) => match tag_end(b, scanned) {
@@ -231,7 +233,7 @@ impl Machine for InvokeBlock {
                     }
                 },
                 State::Value(from) => match self.parameter_close.find(b, from) {
-                    Some(found) => self.state = State::Params(found.end),
+                    Some(found) => self.state = State::AfterValue(found.end),
                     None => return Verdict::More,
                 },
                 State::SeekInvokeEnd(from) => match self.invoke_end.find(b, from) {

@@ -6,7 +6,8 @@
 //! object instead of parameters is read too (DSML models write both), and a self-closing invoke
 //! (`<invoke name="f"/>`, DeepSeek V4's call without arguments) is a call with no arguments; a
 //! JSON call object (`{"name": …, "arguments": …}`) or list of them in place of the invokes is
-//! read as those calls (dots writes both). A missing final closing tag is accepted at the end
+//! read as those calls (dots writes both). A value ends at the first closing tag that markup
+//! follows (a value may hold its own closing tag as text). A missing final closing tag is accepted at the end
 //! of the text. A group of this shape gives its [`Tags`]; the decoder
 //! and the machine here do the rest.
 
