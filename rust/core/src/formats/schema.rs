@@ -92,10 +92,12 @@ impl Types {
         Types(bits)
     }
 
-    /// The type bit of a value a schema names (`const`, `enum`); 0 when it has none.
-    fn of_value<V: JsonView>(value: &V) -> u8 {
-        match value.kind() {
+    /// The type bits of a JSON value of `kind` (`integral`: a number without a fraction, which
+    /// is an integer as well); 0 for none.
+    fn bits_of(kind: JsonKind, integral: bool) -> u8 {
+        match kind {
             JsonKind::String => Self::STRING,
+            JsonKind::Number if integral => Self::INTEGER | Self::NUMBER,
             JsonKind::Number => Self::NUMBER,
             JsonKind::Bool => Self::BOOLEAN,
             JsonKind::Object => Self::OBJECT,
@@ -105,23 +107,18 @@ impl Types {
         }
     }
 
+    /// The type bits of a value a schema names (`const`, `enum`): a number allows any number.
+    fn of_value<V: JsonView>(value: &V) -> u8 {
+        Self::bits_of(value.kind(), false)
+    }
+
     /// Whether these are known types, none of them a string.
     pub(crate) fn excludes_string(self) -> bool {
         self.0 != 0 && self.0 & Self::STRING == 0
     }
 
     fn allows(self, kind: JsonKind, integral: bool) -> bool {
-        let bit = match kind {
-            JsonKind::String => Self::STRING,
-            JsonKind::Number if integral => Self::INTEGER | Self::NUMBER,
-            JsonKind::Number => Self::NUMBER,
-            JsonKind::Bool => Self::BOOLEAN,
-            JsonKind::Object => Self::OBJECT,
-            JsonKind::Array => Self::ARRAY,
-            JsonKind::Null => Self::NULL,
-            JsonKind::Other => 0,
-        };
-        self.0 & bit != 0
+        self.0 & Self::bits_of(kind, integral) != 0
     }
 }
 
