@@ -414,6 +414,28 @@ def test_an_invoke_value_may_hold_its_own_closing_tag(fmt: str, invoke: str) -> 
     assert content == ""
 
 
+ROOT_UNION_TOOL = {
+    "name": "acme",
+    "parameters": {
+        "$defs": {"Text": {"properties": {"kind": {"const": "text"}, "value": {"type": "string"}}}},
+        "oneOf": [{"$ref": "#/$defs/Text"}, {"properties": {"kind": {"const": "none"}}}],
+    },
+}
+
+
+def test_a_schema_with_a_root_union_types_and_names_its_parameters() -> None:
+    # The parameters are declared in the branches of a root oneOf (one behind a $ref).
+    tools = [ROOT_UNION_TOOL, {"name": "search", "parameters": {"properties": {"q": {}}}}]
+    glm = "<tool_call>acme<arg_key>kind</arg_key><arg_value>text</arg_value><arg_key>value</arg_key><arg_value>7</arg_value></tool_call>"
+    assert read(glm, "glm45", tools=tools) == ([("acme", {"kind": "text", "value": "7"})], "")
+    # A Kimi id that is only an index names the one tool whose schema has every key.
+    kimi = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"kind": "text", "value": "x"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    assert read(kimi, "kimi_k2", tools=tools)[0] == [("acme", {"kind": "text", "value": "x"})]
+
+
 def test_pythonic_lists_written_one_after_another_are_all_calls() -> None:
     text = "[search(query='one')][search(query='two'), f()]\n[search(query='three')] Done. [g()]"
     calls, content = read(text, "pythonic")

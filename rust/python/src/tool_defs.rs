@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use toolwire_core::formats::{
-    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    definition_parameters, has_property, property_types, tool_definition, tool_names, ParamTypes,
     ToolSchemas, Types,
 };
 
@@ -88,7 +88,7 @@ impl ParamTypes for ToolDefs {
     fn types(&self, tool: &str, parameter: &str) -> Types {
         Python::attach(|py| {
             self.definition(py, tool)
-                .and_then(|d| definition_properties(&d))
+                .and_then(|d| definition_parameters(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
         })
     }

@@ -48,7 +48,7 @@ pub use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use cx::Cx;
 use grammar::{Bare, Grammar, Machine, Open, Start, Verdict};
 pub use schema::{
-    definition_properties, has_property, property_types, tool_definition, tool_names, ParamTypes,
+    definition_parameters, has_property, property_types, tool_definition, tool_names, ParamTypes,
     ToolSchemas, Types,
 };
 

@@ -162,12 +162,65 @@ fn definition<V: JsonView>(tool: &V) -> V {
         .unwrap_or_else(|| tool.clone())
 }
 
-/// The `properties` of a definition's parameter schema, under any key `Tool.from_dict` reads.
-pub fn definition_properties<V: JsonView>(definition: &V) -> Option<V> {
+/// A definition's parameters schema, under any key `Tool.from_dict` reads.
+pub fn definition_parameters<V: JsonView>(definition: &V) -> Option<V> {
     ["parameters", "input_schema", "schema"]
         .into_iter()
         .find_map(|key| definition.get(key))
-        .and_then(|schema| schema.get("properties"))
+}
+
+/// How deep root combinators and `$ref`s are followed (a cycle of `$ref`s ends there).
+const COMBINATOR_DEPTH: usize = 4;
+
+/// Calls `f` with each `properties` object of a parameters schema: its own, and those of the
+/// branches of a root `anyOf`, `oneOf` or `allOf` (a schema whose fields depend on a `kind`),
+/// with a local `$ref` (`#/$defs/…`, `#/definitions/…`) followed.
+fn each_properties<V: JsonView>(root: &V, schema: &V, depth: usize, f: &mut impl FnMut(&V)) {
+    let resolved = match schema
+        .get("$ref")
+        .and_then(|r| r.as_str().map(str::to_owned))
+    {
+        Some(reference) => match local_ref(root, &reference) {
+            Some(target) if depth < COMBINATOR_DEPTH => target,
+            _ => return,
+        },
+        None => schema.clone(),
+    };
+    if let Some(properties) = resolved.get("properties") {
+        f(&properties);
+    }
+    if depth < COMBINATOR_DEPTH {
+        for key in ["anyOf", "oneOf", "allOf"] {
+            for branch in resolved.get(key).map(|v| v.items()).unwrap_or_default() {
+                each_properties(root, &branch, depth + 1, f);
+            }
+        }
+    }
+}
+
+/// The schema a local JSON pointer (`#/$defs/Name`, `~1` and `~0` escaped) names in `root`.
+fn local_ref<V: JsonView>(root: &V, reference: &str) -> Option<V> {
+    let path = reference.strip_prefix("#/")?;
+    let mut at = root.clone();
+    for segment in path.split('/') {
+        at = at.get(&segment.replace("~1", "/").replace("~0", "~"))?;
+    }
+    Some(at)
+}
+
+/// The schemas a parameters schema gives `parameter`, in every `properties` it holds
+/// ([`each_properties`]); a key is matched by `get`, else as its text (`entries`).
+fn property_schemas<V: JsonView>(parameters: &V, parameter: &str) -> Vec<V> {
+    let mut found = Vec::new();
+    each_properties(parameters, parameters, 0, &mut |properties| {
+        let property = properties.get(parameter).or_else(|| {
+            let mut entries = properties.entries();
+            let at = entries.iter().rposition(|(key, _)| key == parameter)?;
+            Some(entries.swap_remove(at).1)
+        });
+        found.extend(property);
+    });
+    found
 }
 
 /// Parameter types per tool, read once from the tool definitions (for a stream, which asks
@@ -189,9 +242,14 @@ impl ToolSchemas {
                 continue;
             };
             let mut params = HashMap::new();
-            if let Some(properties) = definition_properties(&tool) {
-                for (key, property) in properties.entries() {
-                    params.insert(key, Types::of_schema(&property, 0));
+            if let Some(parameters) = definition_parameters(&tool) {
+                let mut keys = Vec::new();
+                each_properties(&parameters, &parameters, 0, &mut |properties| {
+                    keys.extend(properties.entries().into_iter().map(|(key, _)| key));
+                });
+                for key in keys {
+                    let types = property_types(&parameters, &key);
+                    params.insert(key, types);
                 }
             }
             schemas.tools.insert(name, params);
@@ -238,12 +296,11 @@ pub fn tool_definition<V: JsonView>(
         .find(|d| d.get("name").is_some_and(|n| n.as_str() == Some(tool)))
 }
 
-/// Whether a tool definition ([`tool_definition`]) lists `parameter` among its `properties`.
+/// Whether a tool definition ([`tool_definition`]) lists `parameter` among its `properties`
+/// (or those of a root combinator's branches).
 pub fn has_property<V: JsonView>(definition: &V, parameter: &str) -> bool {
-    definition_properties(definition).is_some_and(|properties| {
-        properties.get(parameter).is_some()
-            || properties.entries().iter().any(|(key, _)| key == parameter)
-    })
+    definition_parameters(definition)
+        .is_some_and(|parameters| !property_schemas(&parameters, parameter).is_empty())
 }
 
 /// The names of tool definitions ([`tool_definition`]), each once.
@@ -260,16 +317,17 @@ pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
     names
 }
 
-/// The types of `parameter` in a tool's `properties` ([`definition_properties`]).
-pub fn property_types<V: JsonView>(properties: &V, parameter: &str) -> Types {
-    properties
-        .get(parameter)
-        .or_else(|| {
-            let mut entries = properties.entries();
-            let at = entries.iter().rposition(|(key, _)| key == parameter)?;
-            Some(entries.swap_remove(at).1)
-        })
-        .map_or(Types::default(), |property| Types::of_schema(&property, 0))
+/// The types of `parameter` in a tool's parameters schema ([`definition_parameters`]): the
+/// union over the branches that declare it (unknown when one of them gives no type).
+pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
+    let mut bits = 0;
+    for property in property_schemas(parameters, parameter) {
+        match Types::of_schema(&property, 0) {
+            Types(0) => return Types(0),
+            Types(types) => bits |= types,
+        }
+    }
+    Types(bits)
 }
 
 /// A string value without the layout around it. The templates write `<tag>\nVALUE\n</tag>`:
@@ -606,7 +664,7 @@ mod tests {
     impl ParamTypes for OnDemand {
         fn types(&self, tool: &str, parameter: &str) -> Types {
             tool_definition(self.0.iter().cloned(), tool)
-                .and_then(|d| definition_properties(&d))
+                .and_then(|d| definition_parameters(&d))
                 .map_or(Types::default(), |p| property_types(&p, parameter))
         }
 
@@ -621,7 +679,7 @@ mod tests {
 
     #[test]
     fn on_demand_agrees_with_read_at_once() {
-        let tools = r#"[
+        let tools = r##"[
             {"type": "function", "function": {"name": "f", "parameters": {"properties": {
                 "a": {"type": "integer"}, "b": {"type": ["string", "null"]}}}}},
             {"name": "g", "input_schema": {"properties": {"a": {"anyOf": [{"type": "number"}]}}}},
@@ -630,15 +688,17 @@ mod tests {
             {"name": 5, "parameters": {"properties": {"a": {"type": "string"}}}},
             {"name": "p", "parameters": {"properties": []}},
             {"function": "not an object", "name": "q", "parameters": {"properties": {"x": {}}}},
+            {"name": "r", "parameters": {"$defs": {"A/1": {"properties": {"a": {"type": "integer"}}}},
+                "oneOf": [{"$ref": "#/$defs/A~11"}, {"properties": {"a": {"type": "string"}, "b": {}}}]}},
             "not a tool"
-        ]"#;
+        ]"##;
         let Value::Array(items) = parse(tools, &mut ValueBuilder, ParseOptions::default()).unwrap()
         else {
             panic!("an array")
         };
         let at_once = ToolSchemas::from_tools(&items);
         let on_demand = OnDemand(items.to_vec());
-        for tool in ["f", "g", "h", "p", "q", "5", "missing"] {
+        for tool in ["f", "g", "h", "p", "q", "r", "5", "missing"] {
             for parameter in ["a", "b", "o", "x", "missing"] {
                 assert_eq!(
                     on_demand.types(tool, parameter),
@@ -652,8 +712,15 @@ mod tests {
         names.sort();
         read.sort();
         assert_eq!(names, read);
-        assert_eq!(names, ["f", "g", "h", "p", "q"]);
-        for tool in ["f", "g", "h", "p", "q", "missing"] {
+        assert_eq!(names, ["f", "g", "h", "p", "q", "r"]);
+        // A root `oneOf` (a `$ref` followed): a parameter is the union of its branches'.
+        assert_eq!(
+            at_once.types("r", "a"),
+            Types(Types::INTEGER | Types::STRING)
+        );
+        assert_eq!(at_once.types("r", "b"), Types::default());
+        assert_eq!(at_once.has_parameter("r", "b"), Some(true));
+        for tool in ["f", "g", "h", "p", "q", "r", "missing"] {
             for parameter in ["a", "b", "o", "x", "missing"] {
                 assert_eq!(
                     on_demand.has_parameter(tool, parameter),
