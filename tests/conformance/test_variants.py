@@ -95,6 +95,20 @@ def test_hermes_wrapper_spellings_are_calls(text: str) -> None:
     assert content == "Checking."
 
 
+def test_a_list_of_call_objects_in_a_generic_wrapper_is_read() -> None:
+    """Qwen2.5-Coder writes parallel calls as one JSON list in `<tools>` (vLLM
+    test_qwen25_coder_tool_parser.py)."""
+    text = (
+        '<tools>\n[\n    {"name": "get_weather", "arguments": {"city": "Paris"}},\n'
+        '    {"name": "search", "arguments": {"q": "Paris"}}\n]\n</tools>'
+    )
+    calls, content = read("Checking. " + text, "hermes")
+    assert calls == [("get_weather", {"city": "Paris"}), ("search", {"q": "Paris"})]
+    assert content == "Checking."
+    # A list of anything else is no call object: prose, as before.
+    assert read("<tools>[1, 2]</tools>", "hermes") == ([], "<tools>[1, 2]</tools>")
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -376,6 +390,47 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
 )
 def test_a_raw_newline_in_a_pythonic_string_is_part_of_it(fmt: str, text: str) -> None:
     assert read(text, fmt) == ([("run", {"cmd": "cd src\nmake"}), ("f", {"a": 1})], "")
+
+
+GEMMA_BASH = 'bash{command:<|"|>ls -la<|"|>}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The model dropped <|tool_call>: a message that starts with call:NAME{ (vLLM
+        # test_gemma4_regex_and_bare_calls.py), after the thought channel too.
+        f"call:{GEMMA_BASH}",
+        f"<|channel>thought\nList the files.\n<channel|>call:{GEMMA_BASH}",
+        f"<channel|>call:{GEMMA_BASH}",
+        # A stray colon after the start token; the end of turn for the end token.
+        f"<|tool_call>:call:{GEMMA_BASH}<tool_call|>",
+        f"<|tool_call>call:{GEMMA_BASH}<turn|>",
+    ],
+)
+def test_gemma4_calls_without_their_tokens(text: str) -> None:
+    assert read(text, "gemma4") == ([("bash", {"command": "ls -la"})], "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # After prose a bare call:NAME{ is not read (a quoted example must not run).
+        f"Run it as\ncall:{GEMMA_BASH}",
+        # Not a name before the brace, or no brace at all: prose.
+        "call: me maybe {later}",
+        "call:mom",
+        "calling {you}",
+    ],
+)
+def test_gemma4_bare_call_only_opens_a_message(text: str) -> None:
+    assert read(text, "gemma4") == ([], text)
+
+
+def test_gemma4_end_of_turn_is_not_content() -> None:
+    assert read("Hello.<turn|>", "gemma4") == ([], "Hello.")
+    text = f"Sure.<|tool_call>call:{GEMMA_BASH}<turn|>"
+    assert read(text, "gemma4") == ([("bash", {"command": "ls -la"})], "Sure.")
 
 
 def test_gemma4_thought_channel_is_reasoning() -> None:

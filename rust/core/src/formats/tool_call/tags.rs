@@ -106,12 +106,15 @@ call_object_wraps![
 ];
 
 /// Whether the body at `at` is a JSON call object written name first (`{"name"`, whitespace
-/// allowed). `None` while it may still be one.
+/// allowed), or a list of them (`[{"name"`: Qwen2.5-Coder's `<tools>[…]</tools>`). `None`
+/// while it may still be one.
 pub(crate) fn is_call_object(b: &[u8], at: usize) -> Option<bool> {
     let q = ws(b, at);
     match b.get(q) {
         None => None,
         Some(b'{') => starts(b, ws(b, q + 1), "\"name\""),
+        // One level of list: its first item decides.
+        Some(b'[') if b.get(ws(b, q + 1)) != Some(&b'[') => is_call_object(b, q + 1),
         Some(_) => Some(false),
     }
 }
