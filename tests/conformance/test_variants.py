@@ -480,6 +480,17 @@ def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
     assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
 
 
+@pytest.mark.parametrize("space", [" ", "", "\u0120"])
+def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
+    """The space in `<function name=` and `<param name=` dropped, or written as the byte-level
+    BPE space marker `Ġ` (vLLM test_minicpm5xml_tool_parser.py)."""
+    text = (
+        f'Sure.\n<function{space}name="get_weather"><param{space}name="city">Paris</param>'
+        f'<param{space}name="days">3</param></function>'
+    )
+    assert read(text, "minicpm5") == ([("get_weather", {"city": "Paris", "days": 3})], "Sure.")
+
+
 def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:
     # llama.cpp's gpt-oss case: a stray `<|channel|>commentary to=assistant` before the header.
     text = (

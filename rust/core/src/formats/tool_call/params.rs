@@ -13,6 +13,8 @@ use crate::scan::find::find_short;
 pub(crate) const PARAM: &str = "<param";
 const PARAM_CLOSE: &str = "</param>";
 const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+/// A byte-level BPE tokenizer's space marker `Ġ`, written out when its decoding is skipped.
+const SPACE_MARKER: char = '\u{120}';
 
 /// The call `name` whose `<function name=…>` starts at `open` and whose first `<param` is at
 /// `body`; returns where its markup ends (after its `</function>`, or at the end).
@@ -37,6 +39,8 @@ where
             .starts_with(PARAM)
             .then(|| tag_rest(text, pos + PARAM.len(), close))
             .flatten()
+            // `<paramname=` and `<param\u{120}name=`: the tag as a tokenizer may leave it.
+            .map(|(attrs, value)| (attrs.strip_prefix(SPACE_MARKER).unwrap_or(attrs), value))
             .and_then(|(attrs, value)| Some((attribute(attrs, "name")?.trim(), value)))
             .filter(|(key, _)| !key.is_empty());
         let Some((key, value)) = param else {
