@@ -491,6 +491,21 @@ def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
     assert read(text, "minicpm5") == ([("get_weather", {"city": "Paris", "days": 3})], "Sure.")
 
 
+def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -> None:
+    """As for the invoke formats: only when tools= declares no such parameter and every key
+    inside (vLLM test_minicpm5xml_tool_parser.py)."""
+    text = '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param></function>'
+    weather = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    assert read(text, "minicpm5", tools=[weather]) == ([("get_weather", {"city": "Paris"})], "")
+    assert read(text, "minicpm5") == ([("get_weather", {"arguments": {"city": "Paris"}})], "")
+
+
 def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:
     # llama.cpp's gpt-oss case: a stray `<|channel|>commentary to=assistant` before the header.
     text = (
