@@ -494,7 +494,10 @@ def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
 def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -> None:
     """As for the invoke formats: only when tools= declares no such parameter and every key
     inside (vLLM test_minicpm5xml_tool_parser.py)."""
-    text = '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param></function>'
+    text = (
+        '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param>'
+        "</function>"
+    )
     weather = {
         "type": "function",
         "function": {
