@@ -1,10 +1,12 @@
 //! MiniCPM 5's body of hermes's `<function name="f">`: `<param name="a">1</param>` elements
 //! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
 //! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside (which may hold
-//! `</param>`); a value cut off by the end of the text fails the call.
+//! `</param>`); a value cut off by the end of the text fails the call. A call whose one
+//! parameter wraps the whole arguments is unwrapped as the invoke shape's are (`wrapped`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
+use super::super::wrapped::unwrapped;
 use super::tags::Closers;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -13,6 +15,8 @@ use crate::scan::find::find_short;
 pub(crate) const PARAM: &str = "<param";
 const PARAM_CLOSE: &str = "</param>";
 const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+/// A byte-level BPE tokenizer's space marker `Ġ`, written out when its decoding is skipped.
+const SPACE_MARKER: char = '\u{120}';
 
 /// The call `name` whose `<function name=…>` starts at `open` and whose first `<param` is at
 /// `body`; returns where its markup ends (after its `</function>`, or at the end).
@@ -37,6 +41,8 @@ where
             .starts_with(PARAM)
             .then(|| tag_rest(text, pos + PARAM.len(), close))
             .flatten()
+            // `<paramname=` and `<param\u{120}name=`: the tag as a tokenizer may leave it.
+            .map(|(attrs, value)| (attrs.strip_prefix(SPACE_MARKER).unwrap_or(attrs), value))
             .and_then(|(attrs, value)| Some((attribute(attrs, "name")?.trim(), value)))
             .filter(|(key, _)| !key.is_empty());
         let Some((key, value)) = param else {
@@ -65,6 +71,8 @@ where
         pos = skip_ws(text, value_end + PARAM_CLOSE.len(), close);
     }
     let arguments = cx.builder.finish_object(arguments)?;
+    let (tools, json) = (cx.options.tools, cx.options.json);
+    let arguments = unwrapped(cx.builder, tools, name, arguments, json)?;
     cx.call(Format::Hermes, open..markup_end, name.to_owned(), None, arguments)?;
     Ok(markup_end)
 }
