@@ -440,7 +440,10 @@ ROOT_UNION_TOOL = {
 def test_a_schema_with_a_root_union_types_and_names_its_parameters() -> None:
     # The parameters are declared in the branches of a root oneOf (one behind a $ref).
     tools = [ROOT_UNION_TOOL, {"name": "search", "parameters": {"properties": {"q": {}}}}]
-    glm = "<tool_call>acme<arg_key>kind</arg_key><arg_value>text</arg_value><arg_key>value</arg_key><arg_value>7</arg_value></tool_call>"
+    glm = (
+        "<tool_call>acme<arg_key>kind</arg_key><arg_value>text</arg_value>"
+        "<arg_key>value</arg_key><arg_value>7</arg_value></tool_call>"
+    )
     assert read(glm, "glm45", tools=tools) == ([("acme", {"kind": "text", "value": "7"})], "")
     # A Kimi id that is only an index names the one tool whose schema has every key.
     kimi = (
