@@ -8,6 +8,7 @@ use std::mem;
 use crate::formats::Group;
 use crate::ids::generate_id;
 
+use super::held::Held;
 use super::spans::CodeSpans;
 use super::Event;
 
@@ -88,6 +89,8 @@ pub(super) struct Shared {
     /// The code block's opening line was dropped: it wraps call markup, and its closing fence
     /// is dropped too.
     code_wraps_calls: bool,
+    /// Call events read inside think spans, not sent yet.
+    pub held: Held,
 }
 
 /// A code block's opening line held back ([`Shared::open_code`]).
@@ -136,6 +139,7 @@ impl Shared {
             strings_run_to_end: false,
             code_open: None,
             code_wraps_calls: false,
+            held: Held::default(),
         }
     }
 
@@ -282,10 +286,30 @@ impl Shared {
         out.push(event);
     }
 
-    /// The next call's index.
+    /// The next call's index. The first call outside reasoning drops the calls held from
+    /// inside it and takes the index they began at.
     pub fn take_index(&mut self) -> usize {
+        if !self.prose.in_think && !self.held.outside {
+            self.first_call_outside_reasoning();
+        }
         self.next_index += 1;
         self.next_index - 1
+    }
+
+    #[cold]
+    fn first_call_outside_reasoning(&mut self) {
+        let (from, ids) = self.held.drop_for_outside();
+        if let Some(from) = from {
+            self.next_index = from;
+        }
+        for id in ids {
+            self.seen_ids.remove(&id);
+        }
+    }
+
+    /// Gives back the indices taken from `index` on (by calls that were dropped).
+    pub fn set_next_index(&mut self, index: usize) {
+        self.next_index = index;
     }
 
     /// The index the next call will get.
