@@ -67,6 +67,9 @@
 //!   pythonic list with a missing comma, swallowed to the end of the text by the batch parser)
 //!   ends at that markup: the same calls, the rest is content.
 //! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
+//!
+//! Calls read inside think spans are held ([`held`]) until a call outside reasoning drops them
+//! or the text ends: a draft in the reasoning followed by the call gives the call once.
 
 mod emit;
 mod fence;
@@ -133,7 +136,8 @@ pub struct StreamOptions {
     pub raw_json: Option<RawJsonMode>,
     /// The open-weight formats (`formats="auto"` is [`FormatSet::ALL`]).
     pub formats: FormatSet,
-    /// Look for calls inside `<think>` spans.
+    /// Look for calls inside think spans; they count only when the message has no call outside
+    /// them ([`held`]).
     pub calls_in_reasoning: bool,
     pub json: ParseOptions,
     /// A whole-message raw-JSON value `{"response": "…"}` is that string as content (llama.cpp's
