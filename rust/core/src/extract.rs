@@ -50,10 +50,7 @@ where
         let outcomes = parse_text_tagged(builder, text, options.json)?;
         if !outcomes.is_empty() {
             let found = if think_spans(text).is_empty() {
-                CallsFound {
-                    outcomes,
-                    in_reasoning: false,
-                }
+                CallsFound::outside_reasoning(outcomes)
             } else {
                 // Some blocks may be inside think spans: read as the stream reads them.
                 let tagged = StreamOptions {
@@ -95,10 +92,7 @@ where
     };
     let found = match raw_json {
         Some(mode) => raw_json_from(builder, text, message_start, mode, options.json)?,
-        None => CallsFound {
-            outcomes: Vec::new(),
-            in_reasoning: false,
-        },
+        None => CallsFound::outside_reasoning(Vec::new()),
     };
     Ok(tiers.last(found))
 }
@@ -159,16 +153,12 @@ where
     B::Value: JsonView,
 {
     if mode == RawJsonMode::Anywhere {
-        return Ok(CallsFound {
-            outcomes: parse_raw_json_anywhere(builder, text, json)?,
-            in_reasoning: false,
-        });
+        // JSON anywhere (`extract` only) is read wherever it stands, think spans or not.
+        let outcomes = parse_raw_json_anywhere(builder, text, json)?;
+        return Ok(CallsFound::outside_reasoning(outcomes));
     }
     if !may_hold_raw_json(text, message_start, mode) {
-        return Ok(CallsFound {
-            outcomes: Vec::new(),
-            in_reasoning: false,
-        });
+        return Ok(CallsFound::outside_reasoning(Vec::new()));
     }
     let raw_only = StreamOptions {
         text_tagged: false,

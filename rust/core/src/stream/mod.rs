@@ -618,6 +618,16 @@ pub struct CallsFound<V> {
     pub in_reasoning: bool,
 }
 
+impl<V> CallsFound<V> {
+    /// Calls read where think spans do not matter (or none).
+    pub fn outside_reasoning(outcomes: Vec<Outcome<V>>) -> Self {
+        Self {
+            outcomes,
+            in_reasoning: false,
+        }
+    }
+}
+
 /// What the engine made of a whole text.
 struct Whole<B: JsonBuilder> {
     events: Out<B>,
