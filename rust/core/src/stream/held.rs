@@ -32,19 +32,16 @@ pub(super) struct Held {
 }
 
 impl Held {
-    /// The first call outside reasoning: drops the held events and returns the index the held
-    /// calls began at (the outside calls are numbered from there) and the ids they claimed.
-    pub fn drop_for_outside(&mut self) -> (Option<usize>, Vec<String>) {
+    /// The index of the first call held, while calls are held.
+    pub fn first_index(&self) -> Option<usize> {
+        self.from
+    }
+
+    /// The first call outside reasoning: takes the held events, and the index they began at
+    /// (the outside calls are numbered from there).
+    pub fn drop_for_outside(&mut self) -> (Vec<Event<Value>>, Option<usize>) {
         self.outside = true;
-        let ids = mem::take(&mut self.events)
-            .into_iter()
-            .filter_map(|event| match event {
-                Event::CallStart { id, .. } => Some(id),
-                Event::CallEnd { call, .. } => call.id,
-                _ => None,
-            })
-            .collect();
-        (self.from.take(), ids)
+        (mem::take(&mut self.events), self.from.take())
     }
 }
 
@@ -71,17 +68,17 @@ where
             bare_formats: self.bare_formats,
         });
         let shared = &mut *self.shared;
+        let mut dropped = Vec::new();
         for event in events {
             match event {
                 Event::Text(text) => self.out.push(Event::Text(text)),
                 Event::Reasoning(text) => self.out.push(Event::Reasoning(text)),
-                call if !shared.held.outside => shared.held.events.push(call),
-                _ => {}
+                call if shared.held.outside => dropped.push(call),
+                call => shared.held.events.push(call),
             }
         }
         if shared.held.outside {
-            // The calls just read are dropped: their indices are given back.
-            shared.set_next_index(before);
+            shared.drop_calls(dropped, Some(before));
         } else if shared.peek_index() > before {
             shared.held.from.get_or_insert(before);
         }

@@ -298,23 +298,34 @@ impl Shared {
 
     #[cold]
     fn first_call_outside_reasoning(&mut self) {
-        let (from, ids) = self.held.drop_for_outside();
+        let (events, from) = self.held.drop_for_outside();
+        self.drop_calls(events, from);
+    }
+
+    /// Drops the call events read inside reasoning: the indices they took from `from` on and
+    /// the ids they claimed are free again.
+    pub fn drop_calls<V>(&mut self, events: Vec<Event<V>>, from: Option<usize>) {
         if let Some(from) = from {
             self.next_index = from;
         }
-        for id in ids {
-            self.seen_ids.remove(&id);
+        for event in events {
+            let id = match event {
+                Event::CallStart { id, .. } => Some(id),
+                Event::CallEnd { call, .. } => call.id,
+                _ => None,
+            };
+            if let Some(id) = id {
+                self.seen_ids.remove(&id);
+            }
         }
     }
 
-    /// Gives back the indices taken from `index` on (by calls that were dropped).
-    pub fn set_next_index(&mut self, index: usize) {
-        self.next_index = index;
-    }
-
-    /// The index the next call will get.
+    /// The index the next call will get (outside reasoning, that of the first call held).
     pub fn peek_index(&self) -> usize {
-        self.next_index
+        match self.held.first_index() {
+            Some(from) if !self.prose.in_think => from,
+            _ => self.next_index,
+        }
     }
 
     /// The id of a new call: the model's own, unless another call of the stream has it, else a

@@ -196,6 +196,19 @@ fn an_invalid_call_either_side_counts_as_a_call() {
     let text = format!("<think>{}</think>{broken}", call("f", 1));
     let (got, _) = read(&text, StreamOptions::default());
     assert_eq!(got, vec![Got::Invalid(0, Some("f".into()))]);
+    // Its message numbers it as the message's first call, on every path.
+    let parsed = parse_text(&mut ValueBuilder, &text, StreamOptions::default()).unwrap();
+    let extracted = extract_text(&mut ValueBuilder, &text, &EXTRACT).unwrap();
+    for outcomes in [parsed.calls, extracted] {
+        let [Outcome::Invalid(invalid)] = &outcomes[..] else {
+            panic!("one invalid call expected: {outcomes:?}")
+        };
+        assert!(
+            invalid.subject.contains("hermes call 0"),
+            "{}",
+            invalid.subject
+        );
+    }
     // A broken call only in reasoning is kept, as an invalid call.
     let text = format!("<think>{broken}</think>Done.");
     let (got, _) = read(&text, StreamOptions::default());
@@ -203,22 +216,36 @@ fn an_invalid_call_either_side_counts_as_a_call() {
 }
 
 #[test]
-fn a_drafts_id_is_free_for_the_call() {
-    let block = |a: i64| {
-        format!("~~~tool_call\n{{\"id\": \"call_1\", \"name\": \"f\", \"arguments\": {{\"a\": {a}}}}}\n~~~\n")
+fn a_dropped_calls_id_is_free_for_a_later_call() {
+    let block = |id: &str, a: i64| {
+        format!("~~~tool_call\n{{\"id\": \"{id}\", \"name\": \"f\", \"arguments\": {{\"a\": {a}}}}}\n~~~\n")
     };
-    let text = format!("<think>\n{}</think>\n{}", block(1), block(2));
-    let events = stream_chunks(&[&text], StreamOptions::default());
-    let ids: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::CallStart { id, .. } => Some(id.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(ids, ["call_1"]);
+    let ids = |text: &str| -> Vec<String> {
+        stream_chunks(&[text], StreamOptions::default())
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::CallStart { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect()
+    };
+    // A draft, then the call.
+    let text = format!(
+        "<think>\n{}</think>\n{}",
+        block("call_1", 1),
+        block("call_1", 2)
+    );
+    assert_eq!(ids(&text), ["call_1"]);
     let (got, _) = read(&text, StreamOptions::default());
     assert_eq!(got, vec![Got::Call(0, "f".into(), a(2))]);
+    // A call in reasoning after a call outside it.
+    let text = format!(
+        "{}<think>\n{}</think>\n{}",
+        block("call_0", 0),
+        block("call_1", 1),
+        block("call_1", 2)
+    );
+    assert_eq!(ids(&text), ["call_0", "call_1"]);
 }
 
 #[test]
