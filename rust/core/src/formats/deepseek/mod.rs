@@ -49,8 +49,16 @@ sectioned::spec!(
     TOKENS,
     [SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL],
     FORMATS,
-    // A section end with no section open is markup all the same.
-    ["<｜end▁of▁sentence｜>", SECTION_END],
+    // A section end with no section open is markup all the same, and so are the tokens of the
+    // tool results the chat template writes back (a model may echo them): their text stays.
+    [
+        "<｜end▁of▁sentence｜>",
+        SECTION_END,
+        "<｜tool▁outputs▁begin｜>",
+        "<｜tool▁output▁begin｜>",
+        "<｜tool▁output▁end｜>",
+        "<｜tool▁outputs▁end｜>",
+    ],
     read
 );
 

@@ -53,9 +53,7 @@ where
     let format = wrap.format_of(kind, cx.allowed);
     let read = match kind {
         Body::Empty => Ok(body),
-        Body::Pythonic if wrap.shape == Shape::PythonicLines => {
-            Ok(call_lines(cx, format, (body, end), "")?)
-        }
+        Body::PythonicLines => Ok(call_lines(cx, format, (body, end), "")?),
         Body::Pythonic => Ok(call_list(cx, format, body, end)?),
         Body::Json => json_list(cx, wrap.shape, format, span.start, body, end)?,
         Body::Lines => object_lines(cx, wrap, format, span.start, body, end)?,

@@ -1,0 +1,64 @@
+"""Variants Ollama's parser tests hold (`model/parsers/*_test.go`), read the same way by
+`extract`, `parse_text` and the stream in random chunks: the tokens a chat template writes
+around an answer or a tool result are never content, and LFM2's call without its brackets."""
+
+from __future__ import annotations
+
+import pytest
+from test_variants import read
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v3", "deepseek_v31"])
+def test_deepseek_tool_output_tokens_are_not_content(fmt: str) -> None:
+    # The chat template's tokens around a tool result, echoed by the model: the text stays.
+    text = (
+        "Weather: <｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>22°C<｜tool▁output▁end｜>"
+        "<｜tool▁outputs▁end｜> Enjoy!"
+    )
+    calls, content = read(text, fmt)
+    assert calls == []
+    assert content == "Weather: 22°C Enjoy!"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("command_r7b", "<|START_TEXT|>direct answer<|END_TEXT|>"),
+        ("command_a", "<|START_TEXT|>direct answer<|END_TEXT|><|END_OF_TURN_TOKEN|>"),
+        ("apertus", "<|assistant_start|>direct<|inner_prefix|>hm<|inner_suffix|> answer<|assistant_end|>"),
+    ],
+)
+def test_answer_wrapper_tokens_are_not_content(fmt: str, text: str) -> None:
+    calls, content = read(text, fmt)
+    assert calls == []
+    assert content == "direct answer"
+
+
+@pytest.mark.parametrize("after", ["<tool_call|>", "<|tool_response>"])
+def test_gemma4_tokens_after_a_call_are_not_content(after: str) -> None:
+    text = '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>' + after + "Done."
+    calls, content = read(text, "gemma4")
+    assert calls == [("get_weather", {"location": "Paris"})]
+    assert content == "Done."
+
+
+@pytest.mark.parametrize(
+    ("body", "calls"),
+    [
+        ("bash(command='ls -la')", [("bash", {"command": "ls -la"})]),
+        ('get_weather(location="Paris")', [("get_weather", {"location": "Paris"})]),
+        ("ping()", [("ping", {})]),
+        ("f(a=1)\ng(b='x')", [("f", {"a": 1}), ("g", {"b": "x"})]),
+    ],
+)
+def test_lfm2_call_written_without_its_brackets(body: str, calls: list[object]) -> None:
+    text = "Checking.<|tool_call_start|>" + body + "<|tool_call_end|>Done."
+    got, content = read(text, "lfm2")
+    assert got == calls
+    assert content == "Checking.Done."
+
+
+def test_lfm2_prose_between_markers_is_still_a_failed_call() -> None:
+    # Only a name and `(` make a bracketless call: other text between the markers is broken.
+    calls, _ = read("<|tool_call_start|>not a call<|tool_call_end|>", "lfm2")
+    assert [c[0] for c in calls] == ["invalid"]
