@@ -62,3 +62,32 @@ def test_lfm2_prose_between_markers_is_still_a_failed_call() -> None:
     # Only a name and `(` make a bracketless call: other text between the markers is broken.
     calls, _ = read("<|tool_call_start|>not a call<|tool_call_end|>", "lfm2")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # The close left out before the call's end, and before the next pair.
+        ("<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Paris</tool_call>", [("f", {"city": "Paris"})]),
+        (
+            "<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Paris<arg_key>unit</arg_key>\n"
+            "<arg_value>celsius</arg_value></tool_call>",
+            [("f", {"city": "Paris", "unit": "celsius"})],
+        ),
+        # Left out in the first of two calls: the second call stays a call of its own.
+        (
+            "<tool_call>f<arg_key>a</arg_key><arg_value>x</tool_call>"
+            "<tool_call>g<arg_key>b</arg_key><arg_value>y</arg_value></tool_call>",
+            [("f", {"a": "x"}), ("g", {"b": "y"})],
+        ),
+    ],
+)
+def test_glm_value_whose_close_was_left_out(text: str, calls: list[object]) -> None:
+    got, content = read(text, "glm45")
+    assert got == calls
+    assert content == ""
+
+
+def test_glm_value_cut_at_the_end_of_the_text_stays_an_invalid_call() -> None:
+    calls, _ = read("<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Par", "glm45")
+    assert [c[0] for c in calls] == ["invalid"]
