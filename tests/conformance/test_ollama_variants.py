@@ -91,3 +91,29 @@ def test_glm_value_whose_close_was_left_out(text: str, calls: list[object]) -> N
 def test_glm_value_cut_at_the_end_of_the_text_stays_an_invalid_call() -> None:
     calls, _ = read("<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Par", "glm45")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # `</parameter>` left out: the value ends at the invoke's close.
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="city">Tokyo</invoke>\n'
+        "</minimax:tool_call>",
+        # `</invoke>` left out: the invoke ends at the block's close.
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="city">Tokyo</parameter>\n'
+        "</minimax:tool_call>",
+    ],
+)
+def test_minimax_invoke_whose_close_was_left_out(text: str) -> None:
+    calls, content = read(text + "Done.", "minimax_m2")
+    assert calls == [("f", {"city": "Tokyo"})]
+    assert content == "Done."
+
+
+def test_minimax_value_may_hold_an_invoke_close_when_its_own_close_follows() -> None:
+    text = (
+        '<minimax:tool_call><invoke name="f"><parameter name="s">a</invoke>b</parameter>'
+        "</invoke></minimax:tool_call>"
+    )
+    calls, _ = read(text, "minimax_m2")
+    assert calls == [("f", {"s": "a</invoke>b"})]
