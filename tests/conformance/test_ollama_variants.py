@@ -117,3 +117,22 @@ def test_minimax_value_may_hold_an_invoke_close_when_its_own_close_follows() -> 
     )
     calls, _ = read(text, "minimax_m2")
     assert calls == [("f", {"s": "a</invoke>b"})]
+
+
+def test_deepseek_r1_fence_on_the_name_line() -> None:
+    text = (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather"
+        '```json{"location":"Paris"}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    )
+    calls, _ = read(text, "deepseek_v3")
+    assert calls == [("get_weather", {"location": "Paris"})]
+
+
+def test_minicpm5_params_in_an_arguments_wrapper() -> None:
+    text = (
+        'Sure.<function name="get_weather"><arguments><param name="city">Paris</param>'
+        "</arguments></function>"
+    )
+    calls, content = read(text, "minicpm5")
+    assert calls == [("get_weather", {"city": "Paris"})]
+    assert content == "Sure."
