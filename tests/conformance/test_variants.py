@@ -917,3 +917,62 @@ def test_pythonic_sets_and_plain_f_strings_are_read(fmt: str) -> None:
     for arguments in ["query=f'{name}'", "day=07"]:
         calls, _ = read(call(arguments), fmt)
         assert [c[0] for c in calls] == ["invalid"], arguments
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "pythonic"])
+def test_pythonic_keyword_arguments_unpacked_from_a_dict(fmt: str) -> None:
+    # SGLang's LFM2 tests: `**{…}` binds its members as keyword arguments, a later binding
+    # of a key replacing an earlier one, as in Python.
+    def call(arguments: str) -> str:
+        calls = f"[search({arguments}), f(a=1)]"
+        return f"<|tool_call_start|>{calls}<|tool_call_end|>" if fmt == "lfm2" else calls
+
+    assert read(call("**{'query': 'x'}, limit=2"), fmt)[0] == [
+        ("search", {"query": "x", "limit": 2}),
+        ("f", {"a": 1}),
+    ]
+    assert read(call("query='a', **{'query': 'b', \"n\": {'k': [1]}}"), fmt)[0] == [
+        ("search", {"query": "b", "n": {"k": [1]}}),
+        ("f", {"a": 1}),
+    ]
+    # No keyword arguments can be read from anything but a mapping: the call is invalid, with
+    # its text kept, and its sibling is read.
+    for arguments in ["**[1, 2]", "**'ab'", "**{'a': 1", "*{'a': 1}"]:
+        calls, _ = read(call(arguments), fmt)
+        assert [c[0] for c in calls][-1] == "f", arguments
+        assert calls[0][0] == "invalid", arguments
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "pythonic"])
+def test_pythonic_strings_holding_their_own_quotes(fmt: str) -> None:
+    # SGLang's LFM2 tests: a model writes a shell command's quotes unescaped inside a string
+    # of the same kind. The string ends at the one later quote on its line after which the
+    # call reads on; where none or several do, nothing is guessed.
+    def call(arguments: str) -> str:
+        calls = f"[run({arguments}), f(a=1)]"
+        return f"<|tool_call_start|>{calls}<|tool_call_end|>" if fmt == "lfm2" else calls
+
+    for arguments, expected in [
+        ("cmd='sed -n '360,450p' f.py'", {"cmd": "sed -n '360,450p' f.py"}),
+        ("cmd='it's', n=1", {"cmd": "it's", "n": 1}),
+        ('cmd="say "hi" now",', {"cmd": 'say "hi" now'}),
+        ("n=1, cmd='a 'b'\\n'", {"n": 1, "cmd": "a 'b'\n"}),
+        ("cmd='x\n'y' z'", {"cmd": "x\n'y' z"}),
+        # Adjacent literals are one string, as in Python: valid text, nothing to guess.
+        ("cmd='a' \"b\"  'c', n=2", {"cmd": "abc", "n": 2}),
+    ]:
+        assert read(call(arguments), fmt)[0] == [("run", expected), ("f", {"a": 1})], arguments
+    # Two readings (city='echo 'hi' then unit=…, or one string to 'celsius'), or none: the
+    # call stays invalid, its text kept, and its sibling is read.
+    for arguments in ["city='echo 'hi', unit='celsius'", "a='x 'y' 'z", "a='x 'y' z"]:
+        calls, _ = read(call(arguments), fmt)
+        assert [c[0] for c in calls] == ["invalid", "f"], arguments
+
+
+def test_pythonic_quote_guesses_stay_linear() -> None:
+    # Every call has a string whose inner quotes cannot be placed: the guesses are bounded per
+    # list, so a long list of them reads in one pass (each call still an InvalidToolCall).
+    calls = ", ".join(f"f{i}(a='p 'q' r', b=)" for i in range(3000))
+    parsed = toolwire.parse_text(f"[{calls}]", format="pythonic")
+    assert len(parsed.calls) == 3000
+    assert all(isinstance(c, toolwire.InvalidToolCall) for c in parsed.calls)

@@ -35,6 +35,8 @@ pub(crate) struct Literals<'t> {
     pub end: usize,
     depth: usize,
     scratch: String,
+    /// Where the string being read must close (see [`Literals::string_closed_at`]).
+    close_at: Option<usize>,
 }
 
 impl<'t> Literals<'t> {
@@ -46,6 +48,7 @@ impl<'t> Literals<'t> {
             end,
             depth: 0,
             scratch: String::new(),
+            close_at: None,
         }
     }
 
@@ -246,15 +249,51 @@ impl<'t> Literals<'t> {
         Ok(value)
     }
 
+    /// The one-quoted string at the reader, its body running to the quote at `close`: quotes
+    /// of its kind before that are part of it (a model that left them unescaped).
+    pub fn string_closed_at<B: JsonBuilder>(
+        &mut self,
+        b: &mut B,
+        close: usize,
+    ) -> LitResult<B::Value, B::Error> {
+        self.close_at = Some(close);
+        let value = self.string(b);
+        self.close_at = None;
+        value
+    }
+
+    /// A string, and those written right after it: adjacent literals are one string, as in
+    /// Python (`'a' "b"` is `'ab'`).
     fn string<B: JsonBuilder>(&mut self, b: &mut B) -> LitResult<B::Value, B::Error> {
-        let quote = self.bytes[self.pos];
-        let (start, end, escaped) = self.string_span(quote)?;
-        let value = if escaped {
-            b.string(JsonStr::from_utf8(&self.scratch))
-        } else {
-            b.string(JsonStr::from_utf8(&self.text[start..end]))
-        };
-        value.map_err(LitErr::Build)
+        let mut joined: Option<String> = None;
+        loop {
+            let quote = self.bytes[self.pos];
+            let (start, end, escaped) = self.string_span(quote)?;
+            let piece = if escaped {
+                self.scratch.as_str()
+            } else {
+                &self.text[start..end]
+            };
+            let next = super::cx::skip_ws(self.text, self.pos, self.end);
+            let adjacent = self.close_at.is_none()
+                && next < self.end
+                && matches!(self.bytes[next], b'\'' | b'"');
+            match (adjacent, &mut joined) {
+                (true, Some(text)) => text.push_str(piece),
+                (true, None) => joined = Some(piece.to_owned()),
+                (false, _) => {
+                    let value = match joined {
+                        Some(mut text) => {
+                            text.push_str(piece);
+                            b.string(JsonStr::from_utf8(&text))
+                        }
+                        None => b.string(JsonStr::from_utf8(piece)),
+                    };
+                    return value.map_err(LitErr::Build);
+                }
+            }
+            self.pos = next;
+        }
     }
 
     /// Reads a quoted string (single, double, or triple quoted). Returns the raw body's range
@@ -287,7 +326,8 @@ impl<'t> Literals<'t> {
                     self.escape()?;
                 }
                 _ => {
-                    let closes = !triple || self.bytes[at..self.end].starts_with(&[quote; 3]);
+                    let closes = (!triple || self.bytes[at..self.end].starts_with(&[quote; 3]))
+                        && self.close_at.is_none_or(|close| close == at);
                     if closes {
                         self.pos = at + if triple { 3 } else { 1 };
                         return Ok((start, at, escaped));
@@ -509,6 +549,9 @@ mod tests {
         assert_eq!(lit("'a\nb'").unwrap(), Value::str("a\nb"));
         assert_eq!(lit("'a\\'\nb'").unwrap(), Value::str("a'\nb"));
         assert_eq!(lit("'C:\\d'").unwrap(), Value::str("C:\\d"));
+        // Adjacent literals are one string, escapes and all.
+        assert_eq!(lit("'a' \"b\\n\"\n'c'").unwrap(), Value::str("ab\nc"));
+        assert_eq!(lit("['a' 'b', 'c']").unwrap(), lit("['ab', 'c']").unwrap());
         assert_eq!(lit("-12").unwrap(), Value::Int(-12));
         assert_eq!(lit("1_000").unwrap(), Value::Int(1000));
         assert_eq!(lit("0x1F").unwrap(), Value::Int(31));

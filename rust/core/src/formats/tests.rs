@@ -521,6 +521,21 @@ fn pythonic_variants() {
     assert!(shown[3].starts_with("!pythonic"));
     assert!(calls(Pythonic, "see [the docs](https://x) (f(a=1))").is_empty());
     assert!(auto("[link](x)").is_empty());
+    // `**{…}` binds keyword arguments; a later binding wins.
+    let unpacked = "[f(a=0, **{'a': 1}), g(**[1])]";
+    let shown = calls(Pythonic, unpacked);
+    assert_eq!(shown[0], F_A1);
+    assert!(
+        shown[1].contains("expected a dict literal after '**'"),
+        "{shown:?}"
+    );
+    // A string's own quotes left unescaped: read where exactly one reading fits.
+    assert_eq!(
+        calls(Pythonic, "[f(a='it's'), g()]"),
+        [r#"f {"a":"it's"}"#, "g {}"]
+    );
+    let two_readings = calls(Pythonic, "[g(b='x 'y', c='z')]");
+    assert!(two_readings[0].starts_with("!pythonic"), "{two_readings:?}");
 }
 
 // --- deepseek -----------------------------------------------------------------------------
