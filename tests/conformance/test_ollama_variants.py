@@ -136,3 +136,30 @@ def test_minicpm5_params_in_an_arguments_wrapper() -> None:
     calls, content = read(text, "minicpm5")
     assert calls == [("get_weather", {"city": "Paris"})]
     assert content == "Sure."
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        (
+            "command_r7b",
+            '<|START_ACTION|>[{"tool_name": "alarm", "parameters": {"time": 15:30}}, '
+            '{"tool_name": "f", "parameters": {"x": "{not json}"}}]<|END_ACTION|>',
+        ),
+        ("apertus", '<|tools_prefix|>[{"alarm": {"time": 15:30}}, {"f": {"x": "{not json}"}}]<|tools_suffix|>'),
+    ],
+)
+def test_one_broken_object_in_a_call_list_costs_no_good_call(fmt: str, text: str) -> None:
+    calls, content = read(text + "Done.", fmt)
+    assert [c[0] for c in calls] == ["invalid", "f"]
+    assert calls[1] == ("f", {"x": "{not json}"})
+    assert content == "Done."
+
+
+def test_cohere_call_objects_with_a_comma_left_out_between_them() -> None:
+    text = (
+        '<|START_ACTION|>[{"tool_name": "a", "parameters": {}}'
+        '{"tool_name": "b", "parameters": {"x": 1}}]<|END_ACTION|>'
+    )
+    calls, _ = read(text, "command_r7b")
+    assert calls == [("a", {}), ("b", {"x": 1})]
