@@ -163,3 +163,13 @@ def test_cohere_call_objects_with_a_comma_left_out_between_them() -> None:
     )
     calls, _ = read(text, "command_r7b")
     assert calls == [("a", {}), ("b", {"x": 1})]
+
+
+def test_gemma4_string_token_that_closes_no_string_breaks_the_call() -> None:
+    # A bare value is read as written, but a delimiter in it is broken markup, not text.
+    text = "<|tool_call>call:grep{pattern:'abc'<|\"|>}<tool_call|>"
+    calls, _ = read(text, "gemma4")
+    assert [c[:2] for c in calls] == [("invalid", "grep")]
+    assert read("<|tool_call>call:grep{pattern:'abc'}<tool_call|>", "gemma4")[0] == [
+        ("grep", {"pattern": "'abc'"})
+    ]
