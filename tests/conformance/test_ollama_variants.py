@@ -12,8 +12,9 @@ from test_variants import read
 def test_deepseek_tool_output_tokens_are_not_content(fmt: str) -> None:
     # The chat template's tokens around a tool result, echoed by the model: the text stays.
     text = (
-        "Weather: <｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>22°C<｜tool▁output▁end｜>"
-        "<｜tool▁outputs▁end｜> Enjoy!"
+        "Weather: <\uff5ctool\u2581outputs\u2581begin\uff5c>"
+        "<\uff5ctool\u2581output\u2581begin\uff5c>22°C<\uff5ctool\u2581output\u2581end\uff5c>"
+        "<\uff5ctool\u2581outputs\u2581end\uff5c> Enjoy!"
     )
     calls, content = read(text, fmt)
     assert calls == []
@@ -25,7 +26,10 @@ def test_deepseek_tool_output_tokens_are_not_content(fmt: str) -> None:
     [
         ("command_r7b", "<|START_TEXT|>direct answer<|END_TEXT|>"),
         ("command_a", "<|START_TEXT|>direct answer<|END_TEXT|><|END_OF_TURN_TOKEN|>"),
-        ("apertus", "<|assistant_start|>direct<|inner_prefix|>hm<|inner_suffix|> answer<|assistant_end|>"),
+        (
+            "apertus",
+            "<|assistant_start|>direct<|inner_prefix|>hm<|inner_suffix|> answer<|assistant_end|>",
+        ),
     ],
 )
 def test_answer_wrapper_tokens_are_not_content(fmt: str, text: str) -> None:
@@ -68,7 +72,10 @@ def test_lfm2_prose_between_markers_is_still_a_failed_call() -> None:
     ("text", "calls"),
     [
         # The close left out before the call's end, and before the next pair.
-        ("<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Paris</tool_call>", [("f", {"city": "Paris"})]),
+        (
+            "<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Paris</tool_call>",
+            [("f", {"city": "Paris"})],
+        ),
         (
             "<tool_call>f\n<arg_key>city</arg_key>\n<arg_value>Paris<arg_key>unit</arg_key>\n"
             "<arg_value>celsius</arg_value></tool_call>",
@@ -121,8 +128,8 @@ def test_minimax_value_may_hold_an_invoke_close_when_its_own_close_follows() -> 
 
 def test_deepseek_r1_fence_on_the_name_line() -> None:
     text = (
-        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather"
-        '```json{"location":"Paris"}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+        "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>get_weather"
+        '```json{"location":"Paris"}```<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>'
     )
     calls, _ = read(text, "deepseek_v3")
     assert calls == [("get_weather", {"location": "Paris"})]
@@ -146,7 +153,11 @@ def test_minicpm5_params_in_an_arguments_wrapper() -> None:
             '<|START_ACTION|>[{"tool_name": "alarm", "parameters": {"time": 15:30}}, '
             '{"tool_name": "f", "parameters": {"x": "{not json}"}}]<|END_ACTION|>',
         ),
-        ("apertus", '<|tools_prefix|>[{"alarm": {"time": 15:30}}, {"f": {"x": "{not json}"}}]<|tools_suffix|>'),
+        (
+            "apertus",
+            '<|tools_prefix|>[{"alarm": {"time": 15:30}}, {"f": {"x": "{not json}"}}]'
+            "<|tools_suffix|>",
+        ),
     ],
 )
 def test_one_broken_object_in_a_call_list_costs_no_good_call(fmt: str, text: str) -> None:
