@@ -95,6 +95,20 @@ def test_hermes_wrapper_spellings_are_calls(text: str) -> None:
     assert content == "Checking."
 
 
+def test_a_list_of_call_objects_in_a_generic_wrapper_is_read() -> None:
+    """Qwen2.5-Coder writes parallel calls as one JSON list in `<tools>` (vLLM
+    test_qwen25_coder_tool_parser.py)."""
+    text = (
+        '<tools>\n[\n    {"name": "get_weather", "arguments": {"city": "Paris"}},\n'
+        '    {"name": "search", "arguments": {"q": "Paris"}}\n]\n</tools>'
+    )
+    calls, content = read("Checking. " + text, "hermes")
+    assert calls == [("get_weather", {"city": "Paris"}), ("search", {"q": "Paris"})]
+    assert content == "Checking."
+    # A list of anything else is no call object: prose, as before.
+    assert read("<tools>[1, 2]</tools>", "hermes") == ([], "<tools>[1, 2]</tools>")
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -378,6 +392,47 @@ def test_a_raw_newline_in_a_pythonic_string_is_part_of_it(fmt: str, text: str) -
     assert read(text, fmt) == ([("run", {"cmd": "cd src\nmake"}), ("f", {"a": 1})], "")
 
 
+GEMMA_BASH = 'bash{command:<|"|>ls -la<|"|>}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The model dropped <|tool_call>: a message that starts with call:NAME{ (vLLM
+        # test_gemma4_regex_and_bare_calls.py), after the thought channel too.
+        f"call:{GEMMA_BASH}",
+        f"<|channel>thought\nList the files.\n<channel|>call:{GEMMA_BASH}",
+        f"<channel|>call:{GEMMA_BASH}",
+        # A stray colon after the start token; the end of turn for the end token.
+        f"<|tool_call>:call:{GEMMA_BASH}<tool_call|>",
+        f"<|tool_call>call:{GEMMA_BASH}<turn|>",
+    ],
+)
+def test_gemma4_calls_without_their_tokens(text: str) -> None:
+    assert read(text, "gemma4") == ([("bash", {"command": "ls -la"})], "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # After prose a bare call:NAME{ is not read (a quoted example must not run).
+        f"Run it as\ncall:{GEMMA_BASH}",
+        # Not a name before the brace, or no brace at all: prose.
+        "call: me maybe {later}",
+        "call:mom",
+        "calling {you}",
+    ],
+)
+def test_gemma4_bare_call_only_opens_a_message(text: str) -> None:
+    assert read(text, "gemma4") == ([], text)
+
+
+def test_gemma4_end_of_turn_is_not_content() -> None:
+    assert read("Hello.<turn|>", "gemma4") == ([], "Hello.")
+    text = f"Sure.<|tool_call>call:{GEMMA_BASH}<turn|>"
+    assert read(text, "gemma4") == ([("bash", {"command": "ls -la"})], "Sure.")
+
+
 def test_gemma4_thought_channel_is_reasoning() -> None:
     call = '<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>'
     text = f"<|channel>thought\nI'm\nthinking<channel|>Sure.{call}"
@@ -423,6 +478,35 @@ def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
     markup = '<a href="/x">hi</a> </param>'
     text = f'<function name="html"><param name="markup"><![CDATA[{markup}]]></param></function>'
     assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
+
+
+@pytest.mark.parametrize("space", [" ", "", "\u0120"])
+def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
+    """The space in `<function name=` and `<param name=` dropped, or written as the byte-level
+    BPE space marker `Ġ` (vLLM test_minicpm5xml_tool_parser.py)."""
+    text = (
+        f'Sure.\n<function{space}name="get_weather"><param{space}name="city">Paris</param>'
+        f'<param{space}name="days">3</param></function>'
+    )
+    assert read(text, "minicpm5") == ([("get_weather", {"city": "Paris", "days": 3})], "Sure.")
+
+
+def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -> None:
+    """As for the invoke formats: only when tools= declares no such parameter and every key
+    inside (vLLM test_minicpm5xml_tool_parser.py)."""
+    text = (
+        '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param>'
+        "</function>"
+    )
+    weather = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    assert read(text, "minicpm5", tools=[weather]) == ([("get_weather", {"city": "Paris"})], "")
+    assert read(text, "minicpm5") == ([("get_weather", {"arguments": {"city": "Paris"}})], "")
 
 
 def test_a_harmony_header_that_names_its_channel_twice_is_on_the_last() -> None:

@@ -3,7 +3,7 @@
 
 use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{close_last, named, starts};
-use super::{name, Tokens, TOKENS};
+use super::{is_bare_name_byte, name, Tokens, END_OF_TURN, TOKENS};
 use crate::scan::call_scan::CallRecord;
 use crate::scan::find::find_byte;
 
@@ -36,9 +36,16 @@ impl Machine for GemmaCall {
         let b = buf.as_bytes();
         if !self.named {
             let Some(brace) = find_byte(b'{', &b[self.pos..]).map(|i| self.pos + i) else {
+                if self.opens_message() && !b[self.pos..].iter().all(|&c| is_bare_name_byte(c)) {
+                    return Verdict::NotMine;
+                }
                 self.pos = b.len();
                 return Verdict::More;
             };
+            let named_here = b[self.pos..brace].iter().all(|&c| is_bare_name_byte(c));
+            if self.opens_message() && (brace == self.at || !named_here) {
+                return Verdict::NotMine;
+            }
             if let Some(name) = name(buf, self.at, brace) {
                 self.records.push(named(name, None, true, 0));
             }
@@ -60,13 +67,14 @@ impl Machine for GemmaCall {
                 Some(false) => {}
             }
             if !self.in_string {
-                let ends = [self.tokens.end, TOKENS[0].start, TOKENS[1].start];
+                let ends = [self.tokens.end, END_OF_TURN, TOKENS[0].start, TOKENS[1].start];
                 let mut undecided = false;
                 for (k, token) in ends.into_iter().enumerate() {
                     match starts(b, at, token) {
                         Some(true) => {
                             close_last(&mut self.records);
-                            // The end token is the call's; a start token begins the next one.
+                            // The end token is the call's; the end of turn, or a start token (the next call),
+                            // follows it.
                             return Verdict::End(if k == 0 { at + token.len() } else { at });
                         }
                         None => undecided = true,
@@ -86,5 +94,17 @@ impl Machine for GemmaCall {
 
     fn records(&self) -> &[CallRecord] {
         &self.records
+    }
+
+    /// A message that ends in `call:NAME`, before any `{`, is text.
+    fn undecided(&self) -> bool {
+        self.opens_message() && !self.named
+    }
+}
+
+impl GemmaCall {
+    /// Opened by `call:` at the start of a message: until its `{`, only a name may follow.
+    fn opens_message(&self) -> bool {
+        std::ptr::eq(self.tokens, &TOKENS[2])
     }
 }

@@ -4,7 +4,9 @@
 //! keys are bare (or quoted by the string token), whose strings sit between two string tokens
 //! (kept as written, never typed), and whose other values are JSON literals, objects and arrays
 //! in the same syntax. One call per start token; a missing end token is accepted at the end of
-//! the text (or before the next start token).
+//! the text (or before the next start token, or Gemma 4's end of turn `<turn|>`). A Gemma 4
+//! message that starts with `call:f{` (the model dropped its `<|tool_call>`, often right after
+//! its thought channel) is a call too; only at the start of a message, as a bare pythonic list.
 
 mod decode;
 mod machine;
@@ -25,8 +27,8 @@ pub(crate) struct Tokens {
     pub quote: &'static str,
 }
 
-/// In the order of the group's `STARTS`.
-pub(crate) static TOKENS: [Tokens; 2] = [
+/// In the order of the group's `STARTS`; the last is a Gemma 4 call without its start token.
+pub(crate) static TOKENS: [Tokens; 3] = [
     Tokens {
         format: Format::FunctionGemma,
         start: "<start_function_call>",
@@ -39,10 +41,19 @@ pub(crate) static TOKENS: [Tokens; 2] = [
         end: "<tool_call|>",
         quote: "<|\"|>",
     },
+    Tokens {
+        format: Format::Gemma4,
+        start: CALL,
+        end: "<tool_call|>",
+        quote: "<|\"|>",
+    },
 ];
 
-/// What precedes the name.
+/// What precedes the name (after a start token, or opening a message: [`TOKENS`]' last).
 const CALL: &str = "call:";
+
+/// Gemma 4's end of turn: it ends a call whose end token the model left out, and is never text.
+pub(crate) const END_OF_TURN: &str = "<turn|>";
 
 pub(crate) struct Spec;
 
@@ -56,11 +67,17 @@ impl Grammar for Spec {
             text: TOKENS[1].start,
             formats: FormatSet::only(Format::Gemma4),
         },
+        // Not `<`: looked for at the start of a message only (`markers::is_anchored`).
+        Start {
+            text: TOKENS[2].start,
+            formats: FormatSet::only(Format::Gemma4),
+        },
     ];
-    /// Gemma's end of turn, FunctionGemma's and Gemma 4's tool-response tokens (stop
-    /// sequences), and Gemma 4's call end token written again after a call.
+    /// Gemma's end of turn (Gemma 3's, Gemma 4's), FunctionGemma's and Gemma 4's tool-response
+    /// tokens (stop sequences), and Gemma 4's call end token written again after a call.
     const CONTROL: &'static [&'static str] = &[
         "<end_of_turn>",
+        END_OF_TURN,
         "<start_function_response>",
         "<|tool_response>",
         "<tool_call|>",
@@ -89,10 +106,18 @@ pub(crate) fn tokens_of(text: &str) -> &'static Tokens {
         .unwrap_or(&TOKENS[0])
 }
 
-/// The name after the start token, from `at` up to the `{` at `brace`: `call:` and whitespace
-/// left out; `None` when empty or not on one line.
+/// The name after the start token, from `at` up to the `{` at `brace`: `call:` (after a stray
+/// `:`, as in `<|tool_call>:call:f{`) and whitespace left out; `None` when empty or not on one
+/// line.
 pub(crate) fn name(text: &str, at: usize, brace: usize) -> Option<&str> {
     let name = text[at..brace].trim_start();
+    let name = name.strip_prefix(':').unwrap_or(name);
     let name = name.strip_prefix(CALL).unwrap_or(name).trim();
     (!name.is_empty() && !name.contains(['\n', ' ', '<'])).then_some(name)
+}
+
+/// Whether `b` may be part of the name of a call that opens a message (`call:f{`): ASCII
+/// letters, digits, `_`, `-`, `.`, and any byte of a non-ASCII character.
+pub(crate) fn is_bare_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || !b.is_ascii()
 }

@@ -2,10 +2,12 @@
 //! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
 //! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside (which may hold
 //! `</param>`); a value cut off by the end of the text fails the call. The elements may sit in an
-//! `<arguments>…</arguments>` wrapper (MiniCPM 5's chat template lists the tag).
+//! `<arguments>…</arguments>` wrapper (MiniCPM 5's chat template lists the tag), and a call whose
+//! one parameter wraps the whole arguments is unwrapped as the invoke shape's are (`wrapped`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
+use super::super::wrapped::unwrapped;
 use super::tags::Closers;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -16,6 +18,8 @@ pub(crate) const PARAM: &str = "<param";
 pub(crate) const ARGUMENTS: [&str; 2] = ["<arguments>", "</arguments>"];
 const PARAM_CLOSE: &str = "</param>";
 const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+/// A byte-level BPE tokenizer's space marker `Ġ`, written out when its decoding is skipped.
+const SPACE_MARKER: char = '\u{120}';
 
 /// The call `name` whose `<function name=…>` starts at `open` and whose first `<param` is at
 /// `body`; returns where its markup ends (after its `</function>`, or at the end).
@@ -44,6 +48,8 @@ where
             .starts_with(PARAM)
             .then(|| tag_rest(text, pos + PARAM.len(), close))
             .flatten()
+            // `<paramname=` and `<param\u{120}name=`: the tag as a tokenizer may leave it.
+            .map(|(attrs, value)| (attrs.strip_prefix(SPACE_MARKER).unwrap_or(attrs), value))
             .and_then(|(attrs, value)| Some((attribute(attrs, "name")?.trim(), value)))
             .filter(|(key, _)| !key.is_empty());
         let Some((key, value)) = param else {
@@ -72,6 +78,8 @@ where
         pos = skip_ws(text, value_end + PARAM_CLOSE.len(), close);
     }
     let arguments = cx.builder.finish_object(arguments)?;
+    let (tools, json) = (cx.options.tools, cx.options.json);
+    let arguments = unwrapped(cx.builder, tools, name, arguments, json)?;
     cx.call(Format::Hermes, open..markup_end, name.to_owned(), None, arguments)?;
     Ok(markup_end)
 }

@@ -71,47 +71,48 @@ pub(crate) const fn answer_of(open: &str) -> FormatSet {
 /// `STARTS` after `<tool_call>` and `<function=`.
 pub(crate) const FUNCTION_NAME: &str = "<function name=";
 
-macro_rules! call_object_wraps {
-    ($(($open:expr, $close:expr)),* $(,)?) => {
+macro_rules! hermes_wraps {
+    ($(($open:expr, $close:expr, $body:expr)),* $(,)?) => {
         /// The group's opening markers: `<tool_call>`, `<function=`, then `HERMES_WRAPS`'s.
-        pub(crate) const OPENS: &[&str] = &[OPEN, FUNCTION, FUNCTION_NAME, $($open),*];
+        pub(crate) const OPENS: &[&str] = &[OPEN, FUNCTION, $($open),*];
         /// The wraps of `OPENS[2..]`.
         pub(crate) static HERMES_WRAPS: [Wrap; OPENS.len() - 2] = [
-            Wrap {
-                format: Format::Hermes,
-                close: FUNCTION_CLOSE,
-                close_needle: Needle::new(FUNCTION_CLOSE),
-                body: Body::FunctionName,
-                answer_of: FormatSet::NONE,
-            },
             $(Wrap {
                 format: Format::Hermes,
                 close: $close,
                 close_needle: Needle::new($close),
-                body: Body::CallObject,
+                body: $body,
                 answer_of: answer_of($open),
             }),*
         ];
     };
 }
 
-call_object_wraps![
-    ("<function_call>", "</function_call>"),
-    ("<tool>", "</tool>"),
-    ("<tools>", "</tools>"),
-    (RESPONSE, RESPONSE_CLOSE),
-    ("<json>", "</json>"),
-    ("<JSON>", "</JSON>"),
-    ("<xml>", "</xml>"),
+hermes_wraps![
+    (FUNCTION_NAME, FUNCTION_CLOSE, Body::FunctionName),
+    // MiniCPM 5's tag as a tokenizer may leave it: the space dropped, or its space marker `Ġ`
+    // (U+0120) written out (vLLM's test_minicpm5xml_tool_parser.py).
+    ("<functionname=", FUNCTION_CLOSE, Body::FunctionName),
+    ("<function\u{120}name=", FUNCTION_CLOSE, Body::FunctionName),
+    ("<function_call>", "</function_call>", Body::CallObject),
+    ("<tool>", "</tool>", Body::CallObject),
+    ("<tools>", "</tools>", Body::CallObject),
+    (RESPONSE, RESPONSE_CLOSE, Body::CallObject),
+    ("<json>", "</json>", Body::CallObject),
+    ("<JSON>", "</JSON>", Body::CallObject),
+    ("<xml>", "</xml>", Body::CallObject),
 ];
 
 /// Whether the body at `at` is a JSON call object written name first (`{"name"`, whitespace
-/// allowed). `None` while it may still be one.
+/// allowed), or a list of them (`[{"name"`: Qwen2.5-Coder's `<tools>[…]</tools>`). `None`
+/// while it may still be one.
 pub(crate) fn is_call_object(b: &[u8], at: usize) -> Option<bool> {
     let q = ws(b, at);
     match b.get(q) {
         None => None,
         Some(b'{') => starts(b, ws(b, q + 1), "\"name\""),
+        // One level of list: its first item decides.
+        Some(b'[') if b.get(ws(b, q + 1)) != Some(&b'[') => is_call_object(b, q + 1),
         Some(_) => Some(false),
     }
 }
