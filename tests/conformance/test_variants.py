@@ -1189,3 +1189,25 @@ def test_pythonic_quote_guesses_stay_linear() -> None:
     parsed = toolwire.parse_text(f"[{calls}]", format="pythonic")
     assert len(parsed.calls) == 3000
     assert all(isinstance(c, toolwire.InvalidToolCall) for c in parsed.calls)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "wrap"),
+    [
+        ("hermes", "<tool_call>{}</tool_call>"),
+        ("text_tagged", "~~~tool_call\n{}\n~~~"),
+        ("mistral", "[TOOL_CALLS][{}]"),
+    ],
+)
+def test_openai_shaped_call_objects_in_markup(fmt: str, wrap: str) -> None:
+    # Ollama's Qwen 3 tests: a model writes OpenAI's call shape inside its call markup, as raw
+    # JSON already reads it. The inner object is the call; the outer id is kept.
+    function = '{"name": "f", "arguments": "{\\"a\\": 1}"}'
+    call = f'{{"id": "c7", "type": "function", "function": {function}}}'
+    assert read(wrap.replace("{}", call), fmt)[0] == [("f", {"a": 1})]
+    parsed = toolwire.parse_text(wrap.replace("{}", call), format=fmt)
+    assert parsed.calls[0].id == "c7"
+    # A wrapper holding no name is still a broken call, not a guess.
+    nameless = wrap.replace("{}", '{"function": {"arguments": {}}}')
+    calls, _ = read(nameless, fmt)
+    assert [c[0] for c in calls] == ["invalid"]

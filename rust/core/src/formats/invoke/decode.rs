@@ -21,19 +21,19 @@ where
     let (text, end) = (cx.text, range.end);
     let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
     let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
-    blocks(cx, range, tags, |cx, at, end| {
+    blocks(cx, range, tags, |cx, at, end, close| {
         let mut seeks = (&mut invoke_closes, &mut parameter_closes);
-        invoke(cx, tags, at, end, &mut seeks)
+        invoke(cx, tags, (at, end, close), &mut seeks)
     })
 }
 
 /// The blocks of invokes in `range` (between `tags`' wrappers), each invoke read by `read`
-/// (from its tag at `at`; it returns where its markup ends).
+/// (from its tag at `at`, given the block's closing tag; it returns where its markup ends).
 pub(crate) fn blocks<B>(
     cx: &mut Cx<'_, '_, B>,
     range: Range<usize>,
     tags: &'static Tags,
-    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize) -> Result<usize, B::Error>,
+    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize, &str) -> Result<usize, B::Error>,
 ) -> Result<(), B::Error>
 where
     B: JsonBuilder,
@@ -49,7 +49,7 @@ where
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
-                p = read(cx, p, end)?;
+                p = read(cx, p, end, close)?;
             } else if rest.starts_with(close) {
                 break p + close.len();
             } else if rest.is_empty() {
@@ -89,7 +89,7 @@ fn bare_invokes<B>(
     tags: &'static Tags,
     mut p: usize,
     end: usize,
-    read: &mut impl FnMut(&mut Cx<'_, '_, B>, usize, usize) -> Result<usize, B::Error>,
+    read: &mut impl FnMut(&mut Cx<'_, '_, B>, usize, usize, &str) -> Result<usize, B::Error>,
 ) -> Result<usize, B::Error>
 where
     B: JsonBuilder,
@@ -100,7 +100,8 @@ where
         if !cx.text[at..end].starts_with(tags.invoke) {
             return Ok(p);
         }
-        p = read(cx, at, end)?;
+        // The next invoke ends one whose closing tag was left out, as a wrapper's close would.
+        p = read(cx, at, end, tags.invoke)?;
     }
 }
 
@@ -151,12 +152,14 @@ where
     }
 }
 
-/// One invoke at `at`; returns where its markup ends.
+/// One invoke at `at`, in a block that `block_close` ends; returns where its markup ends. A
+/// closing tag the model left out is read where what follows shows it: a value whose
+/// `</parameter>` never comes ends at the invoke's (or the block's) closing tag, and an invoke
+/// whose `</invoke>` never comes ends at the block's.
 fn invoke<B>(
     cx: &mut Cx<'_, '_, B>,
     tags: &'static Tags,
-    at: usize,
-    end: usize,
+    (at, end, block_close): (usize, usize, &str),
     (invoke_closes, parameter_closes): &mut (&mut TextSeek<'_>, &mut TextSeek<'_>),
 ) -> Result<usize, B::Error>
 where
@@ -234,7 +237,18 @@ where
                 ));
             };
             let key = &*key;
-            let Some(close) = parameter_closes.find(value_start) else {
+            let close = match parameter_closes.find(value_start) {
+                Some(first) => Some(value_close(text, tags, first, end, parameter_closes)),
+                None => {
+                    let value = &text[value_start..end];
+                    let at = |tag: &str| value.find(tag).map(|i| value_start + i);
+                    match (at(tags.invoke_close.text), at(block_close)) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    }
+                }
+            };
+            let Some(close) = close else {
                 let detail = format!(
                     "unterminated parameter {key:?}: no {}",
                     tags.parameter_close.text
@@ -245,14 +259,18 @@ where
                     Failure::parse(detail, pos, Some(name.into())),
                 ));
             };
-            let close = value_close(text, tags, close, end, parameter_closes);
             let types = (string == Some(tags.attrs.text.1)).then_some(Types::TEXT);
             cx.insert_value(&mut arguments, name, key, &text[value_start..close], types)?;
-            pos = close + tags.parameter_close.text.len();
+            pos = close;
+            if text[pos..end].starts_with(tags.parameter_close.text) {
+                pos += tags.parameter_close.text.len();
+            }
         } else if rest.starts_with(tags.invoke_close.text) {
             break pos + tags.invoke_close.text.len();
         } else if rest.is_empty() {
             break end;
+        } else if rest.starts_with(block_close) {
+            break pos;
         } else {
             let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);
             return Ok(fail(
