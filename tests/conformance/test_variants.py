@@ -503,6 +503,15 @@ def test_muse_glimmer_doubled_names_are_the_tools_name(name: str, read_as: str) 
     assert read(text, "muse_glimmer") == ([(read_as, {"city": "Paris"})], "")
 
 
+def test_a_bare_dsml_invoke_whose_close_was_left_out_ends_at_the_next() -> None:
+    param = '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>'
+    text = f'Sure. <\uff5cDSML\uff5cinvoke name="f">{param}<\uff5cDSML\uff5cinvoke name="g">{param}'
+    assert read(text + "</\uff5cDSML\uff5cinvoke> done", "deepseek_dsml") == (
+        [("f", {"a": 1}), ("g", {"a": 1})],
+        "Sure.  done",
+    )
+
+
 def test_a_broken_bare_dsml_invoke_is_an_invalid_call() -> None:
     calls, content = read(
         DSML_INVOKE + ' then <\uff5cDSML\uff5cinvoke name="f">oops', "deepseek_dsml"
@@ -624,8 +633,7 @@ def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -
     """As for the invoke formats: only when tools= declares no such parameter and every key
     inside (vLLM test_minicpm5xml_tool_parser.py)."""
     text = (
-        '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param>'
-        "</function>"
+        '<function name="get_weather"><param name="arguments">{"city": "Paris"}</param></function>'
     )
     weather = {
         "type": "function",

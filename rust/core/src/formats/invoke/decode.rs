@@ -106,24 +106,27 @@ where
 }
 
 /// Where a parameter's value ends, from its first closing tag at `first`: at the first closing
-/// tag that markup follows (past whitespace: another parameter, the invoke's close, or the end
-/// of the text); a closing tag followed by anything else is the value's own text (a file that
-/// holds this markup). When none is, the first (what follows it is then reported).
+/// tag that markup follows (past whitespace: another parameter, the invoke's close, another
+/// invoke or the block's close (the invoke's close left out), or the end of the text); a
+/// closing tag followed by anything else is the value's own text (a file that holds this
+/// markup). When none is, the first (what follows it is then reported).
 fn value_close(
     text: &str,
     tags: &Tags,
-    first: usize,
-    end: usize,
+    (first, end, block_close): (usize, usize, &str),
     closes: &mut TextSeek<'_>,
 ) -> usize {
     let mut close = first;
     loop {
         let after = skip_ws(text, close + tags.parameter_close.text.len(), end);
         let rest = &text[after..end];
-        if rest.is_empty()
-            || rest.starts_with(tags.parameter)
-            || rest.starts_with(tags.invoke_close.text)
-        {
+        let markup = [
+            tags.parameter,
+            tags.invoke_close.text,
+            tags.invoke,
+            block_close,
+        ];
+        if rest.is_empty() || markup.iter().any(|tag| rest.starts_with(tag)) {
             return close;
         }
         match closes.find(close + 1) {
@@ -238,7 +241,12 @@ where
             };
             let key = &*key;
             let close = match parameter_closes.find(value_start) {
-                Some(first) => Some(value_close(text, tags, first, end, parameter_closes)),
+                Some(first) => Some(value_close(
+                    text,
+                    tags,
+                    (first, end, block_close),
+                    parameter_closes,
+                )),
                 None => {
                     let value = &text[value_start..end];
                     let at = |tag: &str| value.find(tag).map(|i| value_start + i);

@@ -218,9 +218,17 @@ impl Machine for InvokeBlock {
                         }
                         Ok(None) if q == b.len() => return Verdict::More,
                         Ok(None) => {
-                            self.state = match self.state {
-                                State::AfterValue(_) => State::Value(p),
-                                _ => State::SeekInvokeEnd(q),
+                            if let State::AfterValue(_) = self.state {
+                                // Another invoke or the block's close after the value: its
+                                // invoke's close was left out, and the value ended here.
+                                let ends = [t.invoke, close.unwrap_or(t.invoke)];
+                                match starts_any(b, q, &ends) {
+                                    Err(()) => return Verdict::More,
+                                    Ok(Some(_)) => self.state = State::SeekInvokeEnd(q),
+                                    Ok(None) => self.state = State::Value(p),
+                                }
+                            } else {
+                                self.state = State::SeekInvokeEnd(q);
                             }
                         }
                     }
