@@ -1060,3 +1060,29 @@ def test_pythonic_quote_guesses_stay_linear() -> None:
     parsed = toolwire.parse_text(f"[{calls}]", format="pythonic")
     assert len(parsed.calls) == 3000
     assert all(isinstance(c, toolwire.InvalidToolCall) for c in parsed.calls)
+
+
+LFM2_ORDER = (
+    "[grocery.orderIngredients(ingredientList=[{'name': 'apple', 'quantity': '2'}], "
+    "deliveryAddress='123 Main St')]"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        # LFM2 writes its list again after the end token, closed by another: one call, no text.
+        (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>{LFM2_ORDER}<|tool_call_end|>", ""),
+        (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>\n{LFM2_ORDER}<|tool_call_end|> Done.", "Done."),
+        # Not a verbatim echo: text, and the end token that closes nothing is dropped.
+        (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>[f()]<|tool_call_end|>", "[f()]"),
+        # An echo the text cuts short is text.
+        (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>{LFM2_ORDER[:30]}", LFM2_ORDER[:30]),
+    ],
+)
+def test_an_lfm2_echo_of_the_call_list_is_neither_content_nor_a_second_call(
+    text: str, content: str
+) -> None:
+    calls, got = read(text, "lfm2")
+    assert [name for name, _ in calls] == ["grocery.orderIngredients"]
+    assert got == content

@@ -828,3 +828,16 @@ fn format_names_round_trip() {
         }
     }
 }
+
+#[test]
+fn an_lfm2_echo_of_its_list_is_neither_content_nor_a_second_call() {
+    let (start, end) = ("<|tool_call_start|>", "<|tool_call_end|>");
+    let echoed = format!("{start}[f(a=1)]{end}\n[f(a=1)]{end} ok");
+    let read = parsed(Format::Lfm2, &echoed);
+    assert_eq!(shown(&read.outcomes), [r#"f {"a":1}"#]);
+    assert_eq!(read.content, "ok");
+    // Another list after the end token is text, and the end token that closes nothing dropped.
+    let other = parsed(Format::Lfm2, &format!("{start}[f(a=1)]{end}[g()]{end}"));
+    assert_eq!(shown(&other.outcomes), [r#"f {"a":1}"#]);
+    assert_eq!(other.content, "[g()]");
+}
