@@ -1073,7 +1073,11 @@ LFM2_ORDER = (
     [
         # LFM2 writes its list again after the end token, closed by another: one call, no text.
         (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>{LFM2_ORDER}<|tool_call_end|>", ""),
-        (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>\n{LFM2_ORDER}<|tool_call_end|> Done.", "Done."),
+        (
+            f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>\n"
+            f"{LFM2_ORDER}<|tool_call_end|> Done.",
+            "Done.",
+        ),
         # Not a verbatim echo: text, and the end token that closes nothing is dropped.
         (f"<|tool_call_start|>{LFM2_ORDER}<|tool_call_end|>[f()]<|tool_call_end|>", "[f()]"),
         # An echo the text cuts short is text.
