@@ -44,6 +44,13 @@ DIFFERS = {
     # model wrote (a caller filters by tools if it wants to).
     "TestLfm2Detector.test_detect_and_parse_unknown_function": "calls",
 }
+# Peer texts that another format reads on purpose when none is named, so auto-detection finds a
+# call the named format does not: test name -> why.
+READ_BY_ANOTHER_FORMAT = {
+    # A pythonic list without LFM2's markers: `lfm2` leaves it as text (Ollama, whose test this
+    # is, reads it only for an offered tool); auto-detection reads it as `pythonic`.
+    "TestLFM2Parser_BareUnknownToolCallDoesNotParse": "markerless pythonic list",
+}
 # Reasoning and response wrappers of these models that toolwire does not strip from content
 # yet (<|START_THINKING|>, <|START_RESPONSE|>, <|inner_prefix|>, <response>): calls compared,
 # content not.
@@ -124,8 +131,9 @@ def test_peer_cases(case: dict[str, Any]) -> None:
     if case["content"] is not None and not wrapped:
         assert parsed.content.strip() == case["content"].strip()
     # Found without naming the format, the same way.
-    auto = toolwire.extract(text, tools=tools, on_error="keep")
-    assert [shape(c) for c in auto] == [shape(c) for c in parsed.calls]
+    if case["test"] not in READ_BY_ANOTHER_FORMAT:
+        auto = toolwire.extract(text, tools=tools, on_error="keep")
+        assert [shape(c) for c in auto] == [shape(c) for c in parsed.calls]
 
 
 def rendered(fmt: str, step: int = 1) -> list[tuple[str, Any]]:
@@ -140,7 +148,11 @@ def rendered(fmt: str, step: int = 1) -> list[tuple[str, Any]]:
 
 
 def texts_of(fmt: str) -> list[tuple[str, Any]]:
-    peers = [(c["text"], c["tools"]) for c in peer_cases() if NEW[c["format"]] == fmt]
+    peers = [
+        (c["text"], c["tools"])
+        for c in peer_cases()
+        if NEW[c["format"]] == fmt and c["test"] not in READ_BY_ANOTHER_FORMAT
+    ]
     return peers + rendered(fmt, 5)
 
 

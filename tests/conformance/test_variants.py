@@ -1090,3 +1090,25 @@ def test_an_lfm2_echo_of_the_call_list_is_neither_content_nor_a_second_call(
     calls, got = read(text, "lfm2")
     assert [name for name, _ in calls] == ["grocery.orderIngredients"]
     assert got == content
+
+
+@pytest.mark.parametrize(
+    ("fmt", "wrap"),
+    [
+        ("hermes", "<tool_call>{}</tool_call>"),
+        ("text_tagged", "~~~tool_call\n{}\n~~~"),
+        ("mistral", "[TOOL_CALLS][{}]"),
+    ],
+)
+def test_openai_shaped_call_objects_in_markup(fmt: str, wrap: str) -> None:
+    # Ollama's Qwen 3 tests: a model writes OpenAI's call shape inside its call markup, as raw
+    # JSON already reads it. The inner object is the call; the outer id is kept.
+    function = '{"name": "f", "arguments": "{\\"a\\": 1}"}'
+    call = f'{{"id": "c7", "type": "function", "function": {function}}}'
+    assert read(wrap.replace("{}", call), fmt)[0] == [("f", {"a": 1})]
+    parsed = toolwire.parse_text(wrap.replace("{}", call), format=fmt)
+    assert parsed.calls[0].id == "c7"
+    # A wrapper holding no name is still a broken call, not a guess.
+    nameless = wrap.replace("{}", '{"function": {"arguments": {}}}')
+    calls, _ = read(nameless, fmt)
+    assert [c[0] for c in calls] == ["invalid"]

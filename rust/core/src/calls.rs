@@ -396,6 +396,16 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    // `{"id", "type": "function", "function": {"name", "arguments"}}`, OpenAI's shape of a
+    // call, which models also write inside call markup: the call is the inner object's.
+    if fields.name.is_none() && fields.arguments.iter().all(Option::is_none) {
+        if let Some(function) = fields.function.filter(|f| f.kind() == JsonKind::Object) {
+            let mut inner = CallFields::of_object(&function);
+            inner.function = None;
+            inner.id = inner.id.or(fields.id);
+            return call_from_fields(builder, inner, options).map_err(|f| f.within("function"));
+        }
+    }
     if let Some(conflict) = fields.keys.conflict {
         let name = match fields.name {
             Some(MemberText::String(name)) => Some(name),

@@ -19,6 +19,8 @@ pub struct CallFields<V> {
     /// The values under [`ARGUMENT_KEYS`], by position.
     pub(super) arguments: [Option<V>; 4],
     pub(super) id: Option<MemberText>,
+    /// An OpenAI-style `"function": {"name", "arguments"}` member, read when `name` is absent.
+    pub(super) function: Option<V>,
     /// The keys read from the object's JSON text (none for a decoded object).
     pub(super) keys: CallKeys,
 }
@@ -29,6 +31,7 @@ impl<V> Default for CallFields<V> {
             name: None,
             arguments: [None, None, None, None],
             id: None,
+            function: None,
             keys: CallKeys::default(),
         }
     }
@@ -153,6 +156,7 @@ impl<V: JsonView> CallFields<V> {
             name: object.get("name").map(member_text),
             arguments: ARGUMENT_KEYS.map(|key| object.get(key)),
             id: object.get("id").map(member_text),
+            function: object.get("function"),
             keys: CallKeys::default(),
         }
     }
@@ -163,13 +167,15 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
         self.keys.note(key);
         match key {
             "name" | "id" => MemberAction::Text,
-            _ if ARGUMENT_KEYS.contains(&key) => MemberAction::Build,
+            _ if ARGUMENT_KEYS.contains(&key) || key == "function" => MemberAction::Build,
             _ => MemberAction::Skip,
         }
     }
     fn built(&mut self, key: &str, value: B::Value) {
         if let Some(slot) = ARGUMENT_KEYS.iter().position(|k| *k == key) {
             self.arguments[slot] = Some(value);
+        } else if key == "function" {
+            self.function = Some(value);
         }
     }
     fn text(&mut self, key: &str, value: MemberText) {

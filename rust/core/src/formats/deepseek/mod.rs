@@ -49,8 +49,16 @@ sectioned::spec!(
     TOKENS,
     [SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL],
     FORMATS,
-    // A section end with no section open is markup all the same.
-    ["<｜end▁of▁sentence｜>", SECTION_END],
+    // A section end with no section open is markup all the same, and so are the tokens of the
+    // tool results the chat template writes back (a model may echo them): their text stays.
+    [
+        "<｜end▁of▁sentence｜>",
+        SECTION_END,
+        "<｜tool▁outputs▁begin｜>",
+        "<｜tool▁output▁begin｜>",
+        "<｜tool▁output▁end｜>",
+        "<｜tool▁outputs▁end｜>",
+    ],
     read
 );
 
@@ -120,17 +128,18 @@ where
             Err(error) => Body::Fail(format, Failure::json(error, Some(name))),
         });
     }
-    // V3: the name on the rest of the line (ended by `\n`, `\r\n` or a lone `\r`), then a
-    // ```json fence.
+    // V3: the name on the rest of the line (ended by `\n`, `\r\n` or a lone `\r`, or by the
+    // fence when the model wrote it on the same line), then a ```json fence.
     let line_end = line_end(&text.as_bytes()[..end], body);
-    let name = text[body..line_end].trim().to_owned();
+    let name_end = text[body..line_end].find(FENCE).map_or(line_end, |i| body + i);
+    let name = text[body..name_end].trim().to_owned();
     if name.is_empty() {
         return Ok(Body::Fail(
             format,
             Failure::parse("missing tool name", body, None),
         ));
     }
-    let fence = skip_ws(text, line_end, end);
+    let fence = skip_ws(text, name_end, end);
     if !text[fence..end].starts_with(FENCE) {
         let failure = Failure::parse("expected a ```json fence after the name", fence, Some(name));
         return Ok(Body::Fail(format, failure));

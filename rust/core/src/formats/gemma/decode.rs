@@ -193,7 +193,8 @@ impl<'t> Reader<'t> {
     }
 
     /// A JSON literal (number, `true`, `false`, `null`, a JSON string) up to the next `,`, `}`
-    /// or `]`; a bare word that is not JSON is kept as text.
+    /// or `]`; a bare word that is not JSON is kept as text, unless it holds a string token
+    /// (`'abc'<|"|>`): a delimiter with no string to close is broken markup, never a value's text.
     fn literal<B: JsonBuilder>(&mut self, builder: &mut B) -> Result<Result<B::Value, Bad>, B::Error> {
         let rest = self.rest();
         let len = if rest.starts_with('"') {
@@ -206,6 +207,10 @@ impl<'t> Reader<'t> {
         let literal = self.text[start..start + len].trim_end();
         if literal.is_empty() {
             return Ok(self.bad("expected a value"));
+        }
+        if let Some(at) = literal.find(self.tokens.quote) {
+            self.pos = start + at;
+            return Ok(self.bad("a string token that closes no string"));
         }
         match parse(literal, builder, self.json) {
             Ok(value) => Ok(Ok(value)),

@@ -21,19 +21,19 @@ where
     let (text, end) = (cx.text, range.end);
     let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
     let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
-    blocks(cx, range, tags, |cx, at, end| {
+    blocks(cx, range, tags, |cx, at, end, close| {
         let mut seeks = (&mut invoke_closes, &mut parameter_closes);
-        invoke(cx, tags, at, end, &mut seeks)
+        invoke(cx, tags, (at, end, close), &mut seeks)
     })
 }
 
 /// The blocks of invokes in `range` (between `tags`' wrappers), each invoke read by `read`
-/// (from its tag at `at`; it returns where its markup ends).
+/// (from its tag at `at`, given the block's closing tag; it returns where its markup ends).
 pub(crate) fn blocks<B>(
     cx: &mut Cx<'_, '_, B>,
     range: Range<usize>,
     tags: &'static Tags,
-    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize) -> Result<usize, B::Error>,
+    mut read: impl FnMut(&mut Cx<'_, '_, B>, usize, usize, &str) -> Result<usize, B::Error>,
 ) -> Result<(), B::Error>
 where
     B: JsonBuilder,
@@ -47,7 +47,7 @@ where
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
-                p = read(cx, p, end)?;
+                p = read(cx, p, end, close)?;
             } else if rest.starts_with(close) {
                 break p + close.len();
             } else if rest.is_empty() {
@@ -99,12 +99,14 @@ where
     }
 }
 
-/// One invoke at `at`; returns where its markup ends.
+/// One invoke at `at`, in a block that `block_close` ends; returns where its markup ends. A
+/// closing tag the model left out is read where what follows shows it: a value whose
+/// `</parameter>` never comes ends at the invoke's (or the block's) closing tag, and an invoke
+/// whose `</invoke>` never comes ends at the block's.
 fn invoke<B>(
     cx: &mut Cx<'_, '_, B>,
     tags: &'static Tags,
-    at: usize,
-    end: usize,
+    (at, end, block_close): (usize, usize, &str),
     (invoke_closes, parameter_closes): &mut (&mut TextSeek<'_>, &mut TextSeek<'_>),
 ) -> Result<usize, B::Error>
 where
@@ -182,7 +184,15 @@ where
                 ));
             };
             let key = &*key;
-            let Some(close) = parameter_closes.find(value_start) else {
+            let close = parameter_closes.find(value_start).or_else(|| {
+                let value = &text[value_start..end];
+                let at = |tag: &str| value.find(tag).map(|i| value_start + i);
+                match (at(tags.invoke_close.text), at(block_close)) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            });
+            let Some(close) = close else {
                 let detail = format!(
                     "unterminated parameter {key:?}: no {}",
                     tags.parameter_close.text
@@ -195,11 +205,16 @@ where
             };
             let types = (string == Some(tags.attrs.text.1)).then_some(Types::TEXT);
             cx.insert_value(&mut arguments, name, key, &text[value_start..close], types)?;
-            pos = close + tags.parameter_close.text.len();
+            pos = close;
+            if text[pos..end].starts_with(tags.parameter_close.text) {
+                pos += tags.parameter_close.text.len();
+            }
         } else if rest.starts_with(tags.invoke_close.text) {
             break pos + tags.invoke_close.text.len();
         } else if rest.is_empty() {
             break end;
+        } else if rest.starts_with(block_close) {
+            break pos;
         } else {
             let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);
             return Ok(fail(

@@ -53,9 +53,7 @@ where
     let format = wrap.format_of(kind, cx.allowed);
     let read = match kind {
         Body::Empty => Ok(body),
-        Body::Pythonic if wrap.shape == Shape::PythonicLines => {
-            Ok(call_lines(cx, format, (body, end), "")?)
-        }
+        Body::PythonicLines => Ok(call_lines(cx, format, (body, end), "")?),
         Body::Pythonic => Ok(call_list(cx, format, body, end)?),
         Body::Json => json_list(cx, wrap.shape, format, span.start, body, end)?,
         Body::Lines => object_lines(cx, wrap, format, span.start, body, end)?,
@@ -148,7 +146,13 @@ where
         Ok(read) => read,
         Err(error) => match closed_at_end(cx, &error, body, end)? {
             Some(value) => (value, end),
-            None => return Ok(Err(Failure::json(error, None))),
+            None if named => return Ok(Err(Failure::json(error, None))),
+            None => {
+                return Ok(match item_by_item(cx, shape, format, body, end)? {
+                    Some(list_end) => Ok(list_end),
+                    None => Err(Failure::json(error, None)),
+                })
+            }
         },
     };
     let is_list = value.kind() == JsonKind::Array;
@@ -173,6 +177,110 @@ where
         }
     }
     Ok(Ok(json_end))
+}
+
+/// A list of call objects (Cohere, Apertus) that is not JSON as a whole, read item by item, so
+/// that one broken object does not cost the good ones: each object is a call (or fails as one)
+/// over its own markup, a broken one from its `{` to the brace that balances it, and a comma
+/// left out between two objects is no error. Returns where the list ends; `None` when its items
+/// cannot be told apart (the list then fails as a whole).
+fn item_by_item<B>(
+    cx: &mut Cx<'_, '_, B>,
+    shape: Shape,
+    format: Format,
+    body: usize,
+    end: usize,
+) -> Result<Option<usize>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let bytes = &text.as_bytes()[..end];
+    if bytes.get(body) != Some(&b'[') {
+        return Ok(None);
+    }
+    let mut objects = Vec::new();
+    let mut p = body + 1;
+    let list_end = loop {
+        p = skip_ws(text, p, end);
+        match bytes.get(p) {
+            Some(b',') => p += 1,
+            Some(b']') => break p + 1,
+            Some(b'{') => {
+                let Some(close) = balanced_end(bytes, p) else {
+                    return Ok(None);
+                };
+                objects.push(p..close);
+                p = close;
+            }
+            _ => return Ok(None),
+        }
+    };
+    for object in objects {
+        let read = match cx.json_at(object.start, object.end)? {
+            Ok((value, json_end)) if json_end == object.end => Ok(value),
+            Ok((_, json_end)) => Err(Failure::parse("expected , or ]", json_end, None)),
+            Err(error) => Err(Failure::json(error, None)),
+        };
+        match read.map(|value| (shaped_call(cx, shape, &value), object.start)) {
+            Ok((shaped, at)) => match shaped? {
+                Ok((name, id, arguments)) => cx.call(format, object, name, id, arguments)?,
+                Err(detail) => cx.fail(format, object, Failure::parse(detail, at, None)),
+            },
+            Err(failure) => cx.fail(format, object, failure),
+        }
+    }
+    Ok(Some(list_end))
+}
+
+/// Where the object or list opening at `open` ends (after the bracket that balances it, strings
+/// skipped), or `None` when the text ends first.
+fn balanced_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let (mut scan, mut depth) = (OutsideStrings::default(), 0usize);
+    for (i, &byte) in bytes.iter().enumerate().skip(open) {
+        match scan.bracket(byte) {
+            Some(b'[' | b'{') => depth += 1,
+            Some(_) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            None => {}
+        }
+    }
+    None
+}
+
+/// Tells the brackets of JSON text from the bytes of its strings, a byte at a time.
+#[derive(Default)]
+struct OutsideStrings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl OutsideStrings {
+    /// `byte` when it is a bracket outside a string.
+    fn bracket(&mut self, byte: u8) -> Option<u8> {
+        if self.in_string {
+            match byte {
+                _ if self.escaped => self.escaped = false,
+                b'\\' => self.escaped = true,
+                b'"' => self.in_string = false,
+                _ => {}
+            }
+            return None;
+        }
+        match byte {
+            b'"' => {
+                self.in_string = true;
+                None
+            }
+            b'[' | b'{' | b']' | b'}' => Some(byte),
+            _ => None,
+        }
+    }
 }
 
 /// A call's name, id and arguments.
@@ -248,27 +356,17 @@ where
 /// The brackets that close `json` (a list, or one call object) when it ends right after a
 /// complete object or list with at most the list and one call object open.
 fn closers_at_end(json: &[u8]) -> Option<String> {
-    let mut open = Vec::new();
-    let (mut in_string, mut escaped) = (false, false);
+    let (mut open, mut scan) = (Vec::new(), OutsideStrings::default());
     for &byte in json {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => open.push(byte),
-            b']' | b'}' => {
+        match scan.bracket(byte) {
+            Some(b'[' | b'{') => open.push(byte),
+            Some(_) => {
                 open.pop()?;
             }
-            _ => {}
+            None => {}
         }
     }
+    let in_string = scan.in_string;
     let last = json.iter().rev().find(|b| !b.is_ascii_whitespace())?;
     let most = if json.first() == Some(&b'[') { 2 } else { 1 };
     if in_string || open.is_empty() || open.len() > most || !matches!(last, b'}' | b']') {

@@ -100,7 +100,7 @@ impl Machine for ListCall {
                             self.lines = kind == Body::Lines;
                             State::Json(JsonValue::new(q, self.open.json, track), None)
                         }
-                        Some(Body::Pythonic) if self.wrap.shape == Shape::PythonicLines => {
+                        Some(Body::PythonicLines) => {
                             State::Pythonic(PythonicCall::lines(q, None, ""))
                         }
                         Some(Body::Pythonic) => State::Pythonic(PythonicCall::new(false, q, None)),

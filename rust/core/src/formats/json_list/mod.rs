@@ -32,7 +32,8 @@ use crate::scan::find::Needle;
 pub(crate) enum Shape {
     /// `{"name": …, "arguments" | "parameters": …}`.
     Named,
-    /// `{"name": …}` objects, or a pythonic `[f(a=1)]` list (LFM2).
+    /// `{"name": …}` objects, or a pythonic `[f(a=1)]` list (LFM2; its brackets may be left
+    /// out, as a list of one call is written: `f(a=1)`).
     NamedOrPythonic,
     /// Pythonic calls without brackets, one a line (Olmo 3).
     PythonicLines,
@@ -182,11 +183,15 @@ impl Grammar for Spec {
         start(ANSWER_CLOSE, Format::Jamba),
         start(LFM2_END_TEXT, Format::Lfm2),
     ];
-    /// Command R7B's and Command A's answer wrapper (their reasoning span is a think tag), and
-    /// Command R+'s turn tokens around an answer.
+    /// Command R7B's and Command A's answer wrappers (their reasoning span is a think tag),
+    /// Command R+'s turn tokens around an answer, and Apertus's turn tokens.
     const CONTROL: &'static [&'static str] = &[
         "<|START_RESPONSE|>",
         "<|END_RESPONSE|>",
+        "<|START_TEXT|>",
+        "<|END_TEXT|>",
+        "<|assistant_start|>",
+        "<|assistant_end|>",
         "<|CHATBOT_TOKEN|>",
         "<|END_OF_TURN_TOKEN|>",
     ];
@@ -244,6 +249,9 @@ pub(crate) enum Body {
     /// `<tool_call>` calls ([`Wrap::tagged`]).
     Tagged,
     Pythonic,
+    /// Pythonic calls without brackets, one a line ([`Shape::PythonicLines`], and LFM2's
+    /// unbracketed call).
+    PythonicLines,
     /// The end token (or the end of the text) comes first: no call.
     Empty,
     /// Anything else: a failed call.
@@ -274,7 +282,10 @@ pub(crate) fn body_kind(bytes: &[u8], at: usize, wrap: &Wrap) -> Option<Body> {
         };
     }
     match first {
-        _ if wrap.shape == Shape::PythonicLines => Some(Body::Pythonic),
+        _ if wrap.shape == Shape::PythonicLines => Some(Body::PythonicLines),
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' if wrap.shape == Shape::NamedOrPythonic => {
+            Some(Body::PythonicLines)
+        }
         b'{' if wrap.lines.is_some() => Some(Body::Lines),
         b'{' => Some(Body::Json),
         b'[' if wrap.shape == Shape::NamedOrPythonic => {

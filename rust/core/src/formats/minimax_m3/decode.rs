@@ -45,7 +45,7 @@ where
     B::Value: JsonView,
 {
     let mut closes = TextSeek::new(cx.text, range.end, &tags.recover[0]);
-    blocks(cx, range, tags, |cx, at, end| {
+    blocks(cx, range, tags, |cx, at, end, _| {
         invoke(cx, tags, at, end, &mut closes)
     })
 }

@@ -3,6 +3,7 @@
 //! typed as in qwen3_coder. HY v3 writes the same calls with `<tool_sep>` after the name, in a
 //! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
+use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
     close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
@@ -89,12 +90,12 @@ where
             ));
         }
         let value_start = value_tag + VALUE.len();
-        let Some(value_close) = closers.arg_value.find(value_start) else {
+        let Some((value_end, next)) = value_end(text, value_start, end, &mut closers.arg_value) else {
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
-        cx.insert_value(&mut arguments, name, key, &text[value_start..value_close], None)?;
-        pos = value_close + VALUE_CLOSE.len();
+        cx.insert_value(&mut arguments, name, key, &text[value_start..value_end], None)?;
+        pos = next;
     }
     let Some(markup_end) = close_tag(text, pos, end, CLOSE) else {
         let failure = Failure::parse(format!("expected {KEY} or {CLOSE}"), pos, Some(name.into()));
@@ -109,4 +110,32 @@ where
         arguments,
     )?;
     Ok(markup_end)
+}
+
+/// Where the value that starts at `start` ends, and where reading goes on: after its
+/// `</arg_value>`, or, where the model left that tag out, at what follows the value: the next
+/// pair's `<arg_key>` (another `<arg_value>` opens before any `</arg_value>`) or the call's
+/// `</tool_call>` (no `</arg_value>` at all). A value may hold either tag as text when it is
+/// closed (`Wrap each call in <tool_call>…</tool_call>` is one value).
+fn value_end(
+    text: &str,
+    start: usize,
+    end: usize,
+    arg_value_close: &mut TextSeek<'_>,
+) -> Option<(usize, usize)> {
+    let close = arg_value_close.find(start);
+    let value = &text[start..close.unwrap_or(end)];
+    let cut = |before: usize| {
+        let at = |tag: &str| value[..before].find(tag);
+        let cut = match (at(KEY), at(CLOSE)) {
+            (Some(k), Some(c)) => k.min(c),
+            (k, c) => k.or(c)?,
+        };
+        Some((start + cut, start + cut))
+    };
+    match (value.find(VALUE), close) {
+        (Some(next_value), _) => cut(next_value),
+        (None, Some(close)) => Some((close, close + VALUE_CLOSE.len())),
+        (None, None) => cut(value.len()),
+    }
 }

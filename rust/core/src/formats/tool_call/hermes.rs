@@ -101,7 +101,8 @@ where
     let name = name.trim_matches(['"', '\'']).trim();
     let body = skip_ws(cx.text, args, end);
     let rest = &cx.text[body..end];
-    if rest.starts_with(super::params::PARAM) || rest.starts_with(FUNCTION_CLOSE) {
+    let elements = [super::params::PARAM, super::params::ARGUMENTS[0], FUNCTION_CLOSE];
+    if elements.iter().any(|tag| rest.starts_with(tag)) {
         return super::params::call(cx, open, name, body, end, closers);
     }
     match json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)? {

@@ -1,8 +1,9 @@
 //! MiniCPM 5's body of hermes's `<function name="f">`: `<param name="a">1</param>` elements
 //! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
 //! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside (which may hold
-//! `</param>`); a value cut off by the end of the text fails the call. A call whose one
-//! parameter wraps the whole arguments is unwrapped as the invoke shape's are (`wrapped`).
+//! `</param>`); a value cut off by the end of the text fails the call. The elements may sit in an
+//! `<arguments>…</arguments>` wrapper (MiniCPM 5's chat template lists the tag), and a call whose
+//! one parameter wraps the whole arguments is unwrapped as the invoke shape's are (`wrapped`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
@@ -13,6 +14,8 @@ use crate::protocol::Format;
 use crate::scan::find::find_short;
 
 pub(crate) const PARAM: &str = "<param";
+/// The wrapper the elements may sit in: its tags are markup.
+pub(crate) const ARGUMENTS: [&str; 2] = ["<arguments>", "</arguments>"];
 const PARAM_CLOSE: &str = "</param>";
 const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
 /// A byte-level BPE tokenizer's space marker `Ġ`, written out when its decoding is skipped.
@@ -37,6 +40,10 @@ where
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, body, close);
     while pos < close {
+        if let Some(tag) = ARGUMENTS.iter().find(|t| text[pos..close].starts_with(**t)) {
+            pos = skip_ws(text, pos + tag.len(), close);
+            continue;
+        }
         let param = text[pos..close]
             .starts_with(PARAM)
             .then(|| tag_rest(text, pos + PARAM.len(), close))
