@@ -31,9 +31,6 @@ PEER_FORMATS = {
 
 # Where toolwire differs from a peer's expectation on purpose: the case's test id and why.
 DIFFERENCES = {
-    # A call written out inside Seed's reasoning is read: `<seed:think>` is not a think span
-    # (only `<think>` is), and toolwire reads calls in reasoning by default anyway.
-    "test_extract_tool_calls[tool_call_unlimited_thinking_budget]": "call in reasoning",
     # A call object without "arguments" is a call with no arguments (as hermes reads it);
     # SGLang drops it.
     "TestGigaChat3Detector.test_detect_and_parse_missing_arguments": "no arguments",

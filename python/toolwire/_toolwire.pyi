@@ -456,7 +456,9 @@ class StreamParser:
     """Incremental parser of model text (docs/streaming.md): ``feed`` chunks, get events.
 
     One parser serves one message and one thread at a time: used from two threads at once it
-    raises ``RuntimeError``.
+    raises ``RuntimeError``. With ``calls_in_reasoning`` (the default) the events of a call
+    written inside a think span are held until a call starts outside reasoning (they are
+    dropped) or ``finish`` (they are sent): docs/streaming.md, "Calls in reasoning".
     """
 
     def __new__(
@@ -593,7 +595,11 @@ def parse_text(
     tools: Any = None,
     unknown_tools: UnknownTools = "keep",
 ) -> Parsed:
-    """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``."""
+    """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``.
+
+    ``calls_in_reasoning``: read calls written inside think spans (the default), returned only
+    when the text has no call outside them (docs/formats.md, "Calls in reasoning").
+    """
 
 @final
 class CompiledSchema:

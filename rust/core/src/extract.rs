@@ -9,8 +9,8 @@ use crate::json::{JsonBuilder, JsonView, ParseOptions};
 use crate::raw_json::parse_raw_json_anywhere;
 use crate::scan::fence::LEADING_BOM;
 use crate::scan::find::Needle;
-use crate::scan::think::message_start;
-use crate::stream::{read_calls, StreamOptions};
+use crate::scan::think::{message_start, think_spans};
+use crate::stream::{read_calls, CallsFound, StreamOptions};
 
 pub use crate::raw_json::RawJsonMode;
 pub use crate::text_tagged::parse_text_tagged;
@@ -32,6 +32,10 @@ pub struct TextOptions<'a> {
 /// The text tiers in order; the first that finds a call or an error wins. The open-weight
 /// formats are read by the stream engine (told to report calls only), so that `extract`,
 /// `parse_text` and a stream read them by the same rules.
+///
+/// Calls written inside think spans count only when the message has none outside them
+/// ([`crate::stream`]'s rule): a tier whose calls are all inside reasoning gives way to a later
+/// tier that finds one outside, and wins otherwise.
 pub fn extract_text<B>(
     builder: &mut B,
     text: &str,
@@ -41,10 +45,27 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    let mut tiers = Tiers { in_reasoning: None };
     if options.text_tagged {
         let outcomes = parse_text_tagged(builder, text, options.json)?;
         if !outcomes.is_empty() {
-            return Ok(outcomes);
+            let found = if think_spans(text).is_empty() {
+                CallsFound::outside_reasoning(outcomes)
+            } else {
+                // Some blocks may be inside think spans: read as the stream reads them.
+                let tagged = StreamOptions {
+                    text_tagged: true,
+                    raw_json: None,
+                    formats: FormatSet::NONE,
+                    calls_in_reasoning: true,
+                    json: options.json,
+                    json_answers: false,
+                };
+                read_calls(builder, text, tagged, None)?
+            };
+            if let Some(outcomes) = tiers.offer(found) {
+                return Ok(outcomes);
+            }
         }
     }
     let raw_json = whole_json_mode(options.raw_json, options.formats);
@@ -61,17 +82,43 @@ where
                 json: options.json,
                 json_answers: false,
             };
-            let outcomes = read_calls(builder, text, formats_tier, options.tools)?;
-            if !outcomes.is_empty() {
-                return Ok(outcomes);
+            let found = read_calls(builder, text, formats_tier, options.tools)?;
+            if !found.outcomes.is_empty() {
+                return Ok(tiers.last(found));
             }
             message_start(text)
         }
         Sniffed::NoCalls { message_start } => message_start,
     };
-    match raw_json {
-        Some(mode) => raw_json_from(builder, text, message_start, mode, options.json),
-        None => Ok(Vec::new()),
+    let found = match raw_json {
+        Some(mode) => raw_json_from(builder, text, message_start, mode, options.json)?,
+        None => CallsFound::outside_reasoning(Vec::new()),
+    };
+    Ok(tiers.last(found))
+}
+
+/// The calls of the tiers read so far that were all inside reasoning (the first such tier's).
+struct Tiers<V> {
+    in_reasoning: Option<Vec<Outcome<V>>>,
+}
+
+impl<V> Tiers<V> {
+    /// The calls a tier found, when they win: any call outside reasoning does; calls inside it
+    /// wait for the later tiers.
+    fn offer(&mut self, found: CallsFound<V>) -> Option<Vec<Outcome<V>>> {
+        if found.outcomes.is_empty() {
+            return None;
+        }
+        if !found.in_reasoning {
+            return Some(found.outcomes);
+        }
+        self.in_reasoning.get_or_insert(found.outcomes);
+        None
+    }
+
+    /// The result, once the last tier has found `found`.
+    fn last(mut self, found: CallsFound<V>) -> Vec<Outcome<V>> {
+        self.offer(found).or(self.in_reasoning).unwrap_or_default()
     }
 }
 
@@ -89,7 +136,7 @@ where
 {
     match mode {
         RawJsonMode::Anywhere => parse_raw_json_anywhere(builder, text, json),
-        _ => raw_json_from(builder, text, message_start(text), mode, json),
+        _ => Ok(raw_json_from(builder, text, message_start(text), mode, json)?.outcomes),
     }
 }
 
@@ -100,16 +147,18 @@ fn raw_json_from<B>(
     message_start: usize,
     mode: RawJsonMode,
     json: ParseOptions,
-) -> Result<Outcomes<B>, B::Error>
+) -> Result<CallsFound<B::Value>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
     if mode == RawJsonMode::Anywhere {
-        return parse_raw_json_anywhere(builder, text, json);
+        // JSON anywhere (`extract` only) is read wherever it stands, think spans or not.
+        let outcomes = parse_raw_json_anywhere(builder, text, json)?;
+        return Ok(CallsFound::outside_reasoning(outcomes));
     }
     if !may_hold_raw_json(text, message_start, mode) {
-        return Ok(Vec::new());
+        return Ok(CallsFound::outside_reasoning(Vec::new()));
     }
     let raw_only = StreamOptions {
         text_tagged: false,

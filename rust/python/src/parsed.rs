@@ -150,8 +150,10 @@ impl Parsed {
 ///   (`"text_tagged"`, `"raw_json"`, or one of `toolwire.FORMATS`, or an alias), or a list of them.
 /// * `on_error`: `"keep"` (default, as for `StreamParser`: a broken call is an `InvalidToolCall`
 ///   in `calls`), `"skip"` (dropped) or `"raise"` (the first one raises).
-/// * `calls_in_reasoning`: whether calls written inside a think span are calls (default) or
-///   part of the reasoning.
+/// * `calls_in_reasoning`: whether calls written inside a think span are read (default) or
+///   part of the reasoning. Read, they are returned only when the text has no call outside
+///   think spans: a draft in the reasoning followed by the call gives the call once
+///   (docs/formats.md, "Calls in reasoning").
 /// * `tools`: tool definitions (`Tool`s or provider tool dicts) whose schemas type the values of
 ///   the XML-style formats (qwen3_coder, glm45, …), which are text on the wire.
 /// * `unknown_tools`: what a call to a name that is not among `tools` becomes: `"keep"` (the

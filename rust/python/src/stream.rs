@@ -200,7 +200,9 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
 /// and aliases. `tools` (tool definitions) types the raw-text values of the XML-style formats
 /// and serves the policies. `on_error` is "keep" (the default: a failed call is an
 /// `InvalidToolCall` event), "skip" (dropped) or "raise" (`feed`/`finish` raise
-/// `ToolCallParseError`). `calls_in_reasoning` reads calls written inside think spans. The
+/// `ToolCallParseError`). `calls_in_reasoning` (the default) reads calls written inside think
+/// spans: their events are held until a call starts outside reasoning (then they are dropped)
+/// or `finish` (then they are sent), so a draft followed by the call gives the call once. The
 /// gateway policies: `release` is "eager" (the default: a call's pieces as they arrive),
 /// "complete" (each call whole once it ends) or "valid" (whole, once its arguments validate
 /// against `tools`); `unknown_tools` is "keep" (the default), "invalid" or "drop" for a call to

@@ -67,9 +67,13 @@
 //!   pythonic list with a missing comma, swallowed to the end of the text by the batch parser)
 //!   ends at that markup: the same calls, the rest is content.
 //! * `content`/`reasoning` are not trimmed (the one-shot `parse_format` trims them).
+//!
+//! Calls read inside think spans are held ([`held`]) until a call outside reasoning drops them
+//! or the text ends: a draft in the reasoning followed by the call gives the call once.
 
 mod emit;
 mod fence;
+mod held;
 mod lines;
 mod raw;
 mod region;
@@ -81,6 +85,8 @@ mod tests;
 mod tests_fast_path;
 #[cfg(test)]
 mod tests_formats;
+#[cfg(test)]
+mod tests_reasoning;
 mod text;
 
 use std::mem;
@@ -130,7 +136,8 @@ pub struct StreamOptions {
     pub raw_json: Option<RawJsonMode>,
     /// The open-weight formats (`formats="auto"` is [`FormatSet::ALL`]).
     pub formats: FormatSet,
-    /// Look for calls inside `<think>` spans.
+    /// Look for calls inside think spans; they count only when the message has no call outside
+    /// them ([`held`]).
     pub calls_in_reasoning: bool,
     pub json: ParseOptions,
     /// A whole-message raw-JSON value `{"response": "…"}` is that string as content (llama.cpp's
@@ -394,7 +401,8 @@ impl StreamParser {
     /// send it whole as the call's next `CallDelta`. Returns that call's index, or `None` having
     /// done nothing.
     pub fn feed_argument_piece(&mut self, chunk: &str) -> Option<usize> {
-        if chunk.is_empty() || !self.shared.run_is_empty() {
+        // A call inside a think span is held: its pieces are not sent.
+        if chunk.is_empty() || !self.shared.run_is_empty() || self.shared.prose.in_think {
             return None;
         }
         let index = match &mut self.mode {
@@ -508,8 +516,15 @@ where
     B::Value: JsonView,
 {
     while !input.is_empty() {
-        let next = match mode {
+        let next = match &mut *mode {
             Mode::Text => text.feed(input, mem::take(&mut plain), cx)?,
+            // Inside a think span (only with `calls_in_reasoning`): its calls are held.
+            body if cx.shared.prose.in_think => cx.in_reasoning(|cx| match body {
+                Mode::Fence(body) => body.feed(input, cx),
+                Mode::Raw(body) => body.feed(input, cx),
+                Mode::Region(body) => body.feed(input, cx),
+                Mode::Text => unreachable!("text mode is read above"),
+            }),
             Mode::Fence(body) => body.feed(input, cx)?,
             Mode::Raw(body) => body.feed(input, cx)?,
             Mode::Region(body) => body.feed(input, cx)?,
@@ -537,10 +552,18 @@ where
             Mode::Text => match text.finish(cx) {
                 None => {
                     cx.shared.end_text(cx.out);
-                    return Ok(());
+                    return cx.release_held();
                 }
                 Some((rest, opened)) => (opened.unwrap_or(Mode::Text), rest),
             },
+            body if cx.shared.prose.in_think => cx.in_reasoning(|cx| match body {
+                Mode::Fence(mut body) => Ok((Mode::Text, body.finish(cx)?)),
+                Mode::Raw(mut body) => Ok((Mode::Text, body.finish(cx)?)),
+                Mode::Region(mut body) => {
+                    Ok(body.finish(cx)?.unwrap_or((Mode::Text, String::new())))
+                }
+                Mode::Text => unreachable!("text mode is read above"),
+            }),
             Mode::Fence(mut body) => (Mode::Text, body.finish(cx)?),
             Mode::Raw(mut body) => (Mode::Text, body.finish(cx)?),
             Mode::Region(mut body) => match body.finish(cx)? {
@@ -566,29 +589,60 @@ pub fn read_calls<B>(
     text: &str,
     options: StreamOptions,
     tools: Option<&dyn ParamTypes>,
-) -> Result<Vec<Outcome<B::Value>>, B::Error>
+) -> Result<CallsFound<B::Value>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let (events, _) = run_whole(builder, text, Setup::literal(options, false), tools)?;
-    Ok(events
+    let whole = run_whole(builder, text, Setup::literal(options, false), tools)?;
+    let outcomes = whole
+        .events
         .into_iter()
         .filter_map(|event| match event {
             Event::CallEnd { call, .. } => Some(Outcome::Call(call)),
             Event::Invalid(invalid) => Some(Outcome::invalid(invalid)),
             _ => None,
         })
-        .collect())
+        .collect();
+    Ok(CallsFound {
+        outcomes,
+        in_reasoning: whole.calls_in_reasoning,
+    })
 }
 
-/// The engine over a whole text: its events, and whether it had reasoning.
+/// The calls [`read_calls`] found.
+#[derive(Debug)]
+pub struct CallsFound<V> {
+    pub outcomes: Vec<Outcome<V>>,
+    /// They were all written inside think spans (the text has no call outside them).
+    pub in_reasoning: bool,
+}
+
+impl<V> CallsFound<V> {
+    /// Calls read where think spans do not matter (or none).
+    pub fn outside_reasoning(outcomes: Vec<Outcome<V>>) -> Self {
+        Self {
+            outcomes,
+            in_reasoning: false,
+        }
+    }
+}
+
+/// What the engine made of a whole text.
+struct Whole<B: JsonBuilder> {
+    events: Out<B>,
+    saw_think: bool,
+    /// Its calls were all read inside think spans.
+    calls_in_reasoning: bool,
+}
+
+/// The engine over a whole text.
 fn run_whole<B>(
     builder: &mut B,
     text: &str,
     setup: Setup,
     tools: Option<&dyn ParamTypes>,
-) -> Result<(Out<B>, bool), B::Error>
+) -> Result<Whole<B>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
@@ -608,7 +662,11 @@ where
     push(&mut text_mode, &mut mode, text, 0, &mut cx)?;
     finish_modes(&mut text_mode, &mut mode, &mut cx)?;
     cx.shared.flush(cx.out);
-    Ok((events, shared.prose.saw_think))
+    Ok(Whole {
+        events,
+        saw_think: shared.prose.saw_think,
+        calls_in_reasoning: shared.held.released,
+    })
 }
 
 fn utf8_width(first: u8) -> usize {
@@ -676,8 +734,8 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let (events, saw_think) = run_whole(builder, text, Setup::new(options, true), tools)?;
-    Ok(collect(events, saw_think))
+    let whole = run_whole(builder, text, Setup::new(options, true), tools)?;
+    Ok(collect(whole.events, whole.saw_think))
 }
 
 /// Folds events into content, reasoning and outcomes.

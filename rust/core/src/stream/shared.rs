@@ -8,6 +8,7 @@ use std::mem;
 use crate::formats::Group;
 use crate::ids::generate_id;
 
+use super::held::Held;
 use super::spans::CodeSpans;
 use super::Event;
 
@@ -88,6 +89,8 @@ pub(super) struct Shared {
     /// The code block's opening line was dropped: it wraps call markup, and its closing fence
     /// is dropped too.
     code_wraps_calls: bool,
+    /// Call events read inside think spans, not sent yet.
+    pub held: Held,
 }
 
 /// A code block's opening line held back ([`Shared::open_code`]).
@@ -136,6 +139,7 @@ impl Shared {
             strings_run_to_end: false,
             code_open: None,
             code_wraps_calls: false,
+            held: Held::default(),
         }
     }
 
@@ -282,15 +286,46 @@ impl Shared {
         out.push(event);
     }
 
-    /// The next call's index.
+    /// The next call's index. The first call outside reasoning drops the calls held from
+    /// inside it and takes the index they began at.
     pub fn take_index(&mut self) -> usize {
+        if !self.prose.in_think && !self.held.outside {
+            self.first_call_outside_reasoning();
+        }
         self.next_index += 1;
         self.next_index - 1
     }
 
-    /// The index the next call will get.
+    #[cold]
+    fn first_call_outside_reasoning(&mut self) {
+        let (events, from) = self.held.drop_for_outside();
+        self.drop_calls(events, from);
+    }
+
+    /// Drops the call events read inside reasoning: the indices they took from `from` on and
+    /// the ids they claimed are free again.
+    pub fn drop_calls<V>(&mut self, events: Vec<Event<V>>, from: Option<usize>) {
+        if let Some(from) = from {
+            self.next_index = from;
+        }
+        for event in events {
+            let id = match event {
+                Event::CallStart { id, .. } => Some(id),
+                Event::CallEnd { call, .. } => call.id,
+                _ => None,
+            };
+            if let Some(id) = id {
+                self.seen_ids.remove(&id);
+            }
+        }
+    }
+
+    /// The index the next call will get (outside reasoning, that of the first call held).
     pub fn peek_index(&self) -> usize {
-        self.next_index
+        match self.held.first_index() {
+            Some(from) if !self.prose.in_think => from,
+            _ => self.next_index,
+        }
     }
 
     /// The id of a new call: the model's own, unless another call of the stream has it, else a

@@ -81,7 +81,9 @@ fn check(
     let streamed = collect(events.clone(), false);
     // The calls-only parse `extract` runs (no announcements, ids or text) finds the same calls.
     let tools_ref = tools.as_deref().map(|t| t as &dyn ParamTypes);
-    let quiet = read_calls(&mut ValueBuilder, text, options, tools_ref).unwrap();
+    let quiet = read_calls(&mut ValueBuilder, text, options, tools_ref)
+        .unwrap()
+        .outcomes;
     let shapes: Vec<String> = streamed.calls.iter().map(shape).collect();
     assert_eq!(
         shapes,
