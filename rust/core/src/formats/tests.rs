@@ -447,12 +447,6 @@ fn deepseek_dsml_variants() {
     let mixed = "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜tool_calls> after";
     let p = parsed(DeepseekDsml, mixed);
     assert_eq!(shown(&p.outcomes)[0], "f {}");
-    // V4 often writes its invokes with no wrapper: a run of them, ended by anything else.
-    let invoke = "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter></｜DSML｜invoke>";
-    let bare = format!("Sure.\n{invoke}\n{invoke}\nDone.");
-    let p = parsed(DeepseekDsml, &bare);
-    assert_eq!(shown(&p.outcomes), [F_A1, F_A1]);
-    assert_eq!(p.content, "Sure.\n\nDone.");
 }
 
 // --- mistral ------------------------------------------------------------------------------
@@ -861,4 +855,17 @@ fn format_names_round_trip() {
             assert_eq!(protocol.or(format), Some(*name));
         }
     }
+}
+
+#[test]
+fn an_lfm2_echo_of_its_list_is_neither_content_nor_a_second_call() {
+    let (start, end) = ("<|tool_call_start|>", "<|tool_call_end|>");
+    let echoed = format!("{start}[f(a=1)]{end}\n[f(a=1)]{end} ok");
+    let read = parsed(Format::Lfm2, &echoed);
+    assert_eq!(shown(&read.outcomes), [r#"f {"a":1}"#]);
+    assert_eq!(read.content, "ok");
+    // Another list after the end token is text, and the end token that closes nothing dropped.
+    let other = parsed(Format::Lfm2, &format!("{start}[f(a=1)]{end}[g()]{end}"));
+    assert_eq!(shown(&other.outcomes), [r#"f {"a":1}"#]);
+    assert_eq!(other.content, "[g()]");
 }

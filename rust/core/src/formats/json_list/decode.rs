@@ -6,7 +6,7 @@ use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
-use super::{body_kind, body_start, Body, Shape, Wrap, COMMAND_R, START_TEXTS, WRAPS};
+use super::{body_kind, body_start, echo_end, Body, Shape, Wrap, COMMAND_R, START_TEXTS, WRAPS};
 use crate::calls::push_calls_of_value;
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
 use crate::protocol::Format;
@@ -64,7 +64,11 @@ where
         Ok(list_end) => {
             let after = skip_ws(text, list_end, end);
             Ok(match wrap.end {
-                Some(token) if text[after..end].starts_with(token.text) => after + token.text.len(),
+                Some(token) if text[after..end].starts_with(token.text) => {
+                    let closed = after + token.text.len();
+                    let bytes = &text.as_bytes()[..end];
+                    echo_end(bytes, body..list_end, closed, token.text).flatten().unwrap_or(closed)
+                }
                 _ => list_end,
             })
         }

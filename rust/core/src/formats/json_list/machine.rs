@@ -7,7 +7,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
 use super::super::pythonic::PythonicCall;
 use super::super::tool_call::machine::TagCall;
-use super::{body_kind, Body, Shape, Wrap, TAGGED};
+use super::{body_kind, echo_end, Body, Shape, Wrap, TAGGED};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
@@ -20,6 +20,9 @@ enum State {
     Pythonic(PythonicCall),
     /// After the list, which ends at `.0`: the end token may follow.
     After(usize, usize),
+    /// After the list ending at `.0` and its end token, ending at `.1`: an echo of the list may
+    /// follow ([`echo_end`]).
+    Echo(usize, usize),
     /// A body that is not a list: its markup runs to the end token.
     Broken(usize),
     /// A `<tool_call>` call of a [`Body::Tagged`] body, read by that group's machine.
@@ -148,12 +151,23 @@ impl Machine for ListCall {
                 },
                 State::After(end, p) => {
                     let (end, p) = (*end, *p);
-                    return match self.after(b, end, p) {
-                        Some(verdict) => verdict,
+                    match self.after(b, end, p) {
+                        Some(Verdict::End(closed)) if closed > end => {
+                            self.state = State::Echo(end, closed);
+                        }
+                        Some(verdict) => return verdict,
                         None => {
                             self.state = State::After(end, ws(b, p));
-                            Verdict::More
+                            return Verdict::More;
                         }
+                    }
+                }
+                State::Echo(end, closed) => {
+                    let (list, closed) = (self.body..*end, *closed);
+                    let token = self.wrap.end.map_or("", |token| token.text);
+                    return match echo_end(b, list, closed, token) {
+                        None => Verdict::More,
+                        Some(echo) => Verdict::End(echo.unwrap_or(closed)),
                     };
                 }
                 State::Tagged(call) => {

@@ -90,7 +90,9 @@ const COMMAND_R_START_LINE: &str = "Action:\n```json";
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
 
-static LFM2_END: Needle = Needle::new("<|tool_call_end|>");
+const LFM2_END_TEXT: &str = "<|tool_call_end|>";
+
+static LFM2_END: Needle = Needle::new(LFM2_END_TEXT);
 static JAMBA_END: Needle = Needle::new("</tool_calls>");
 static NEMOTRON_END: Needle = Needle::new("</TOOLCALL>");
 static APERTUS_END: Needle = Needle::new("<|tools_suffix|>");
@@ -172,12 +174,14 @@ impl Grammar for Spec {
         start(COMMAND_R_START, Format::CommandR),
         start(COMMAND_R_START_LINE, Format::CommandR),
     ];
-    /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba):
-    /// no message of this group is prose, so both tags are only control tokens, dropped for
-    /// jamba alone (a scope `CONTROL` has not: it names the whole group).
+    /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba),
+    /// and an LFM2 end token that closes no list: no message of this group is prose, so these
+    /// are only control tokens, dropped for their format alone (a scope `CONTROL` has not: it
+    /// names the whole group).
     const PROSE_ENDS: &'static [Start] = &[
         start(ANSWER_OPEN, Format::Jamba),
         start(ANSWER_CLOSE, Format::Jamba),
+        start(LFM2_END_TEXT, Format::Lfm2),
     ];
     /// Command R7B's and Command A's answer wrappers (their reasoning span is a think tag),
     /// Command R+'s turn tokens around an answer, and Apertus's turn tokens.
@@ -212,6 +216,28 @@ impl Grammar for Spec {
 /// marker's own `[` opens the list.
 pub(crate) fn body_start(start: usize, at: usize) -> usize {
     at - usize::from(START_TEXTS[start].ends_with('['))
+}
+
+/// Where a verbatim echo of the list `list` ends: LFM2 at times writes its list a second time
+/// after the end token, closed by another end token (`<|tool_call_start|>[…]<|tool_call_end|>
+/// […]<|tool_call_end|>`). That copy is neither prose nor a second call (the calls were read
+/// once), so the region takes it in. From `at` (after whitespace): `Some(Some(end))` past the
+/// second end token, `Some(None)` when the text there is not such an echo, `None` while more
+/// bytes may tell.
+pub(crate) fn echo_end(bytes: &[u8], list: Range<usize>, at: usize, token: &str) -> Option<Option<usize>> {
+    if list.is_empty() {
+        return Some(None);
+    }
+    let (echo, q) = (&bytes[list], super::machine::ws(bytes, at));
+    let rest = &bytes[q..];
+    if !rest.starts_with(echo) {
+        return if echo.starts_with(rest) { None } else { Some(None) };
+    }
+    let p = super::machine::ws(bytes, q + echo.len());
+    match super::machine::starts(bytes, p, token)? {
+        true => Some(Some(p + token.len())),
+        false => Some(None),
+    }
 }
 
 /// What the body at `at` (after whitespace) is, once its first bytes tell.
