@@ -252,7 +252,8 @@ where
             break pos + tags.invoke_close.text.len();
         } else if rest.is_empty() {
             break end;
-        } else if rest.starts_with(block_close) {
+        } else if rest.starts_with(block_close) || rest.starts_with(tags.invoke) {
+            // The invoke's close was left out: the block's close or the next invoke ends it.
             break pos;
         } else {
             let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);
