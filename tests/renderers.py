@@ -463,6 +463,17 @@ def deepseek_dsml(case: Case, k: int) -> str | None:
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
 
 
+def glm53(case: Case, k: int) -> str:
+    """GLM-5.3 Flash's JSON spelling of glm45: `<tool_call>NAME>{…}`, its `</tool_call>` on odd
+    cases only (the model often leaves it out), prose before the calls on some cases."""
+    close = "</tool_call>" if k % 2 else ""
+    calls = "".join(
+        f"<tool_call>{c['name']}>{json.dumps(c['arguments'], ensure_ascii=False)}{close}"
+        for c in case["calls"]
+    )
+    return ("Let me check.\n" if k % 5 == 0 else "") + calls
+
+
 def gigachat35(case: Case, k: int) -> str | None:
     return _token_invokes(case, k, "GCML", "tool_calls")
 
@@ -511,6 +522,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "minimax_m3": minimax_m3,
     "deepseek_dsml": deepseek_dsml,
+    "glm53": glm53,
     "lfm2": lfm2,
     "jamba": jamba,
     "minimax_m1": minimax_m1,

@@ -79,6 +79,7 @@ FormatAlias: TypeAlias = Literal[
     "glm4_7",
     "ling3",
     "poolside_v1",
+    "glm53",
     "mistral_nemo",
     "magistral",
     "llama3",

@@ -28,7 +28,9 @@ macro_rules! for_each_group {
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                 ],
-                Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
+                Glm45 "glm45" [
+                    "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
+                ],
             ]
             mistral Mistral [
                 Mistral "mistral" ["mistral_nemo", "magistral"],

@@ -303,6 +303,20 @@ fn glm45_variants() {
 }
 
 #[test]
+fn glm53_json_arguments_after_the_name() {
+    use Format::Glm45;
+    // GLM-5.3 Flash: JSON after the name's `>`, its `</tool_call>` left out or written.
+    let open = r#"<tool_call>f>{"a": 1}<tool_call>g>{}</tool_call>"#;
+    assert_eq!(calls(Glm45, open), [F_A1, "g {}"]);
+    let p = parsed(Glm45, r#"Sure.<tool_call>f>{"a": 1} Done."#);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Sure. Done.");
+    // Anything but a JSON object after the `>` is no call, and says so.
+    let prose = calls(Glm45, r#"<tool_call>f>see {"a": 1}"#);
+    assert!(prose[0].contains("expected JSON arguments"), "{prose:?}");
+}
+
+#[test]
 fn tool_call_tag_bodies_are_told_apart() {
     let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n<tool_call>h\n<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>";
     assert_eq!(auto(text), [F_A1, "g {}", r#"h {"b":2}"#]);

@@ -1,7 +1,9 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
-//! typed as in qwen3_coder. HY v3 writes the same calls with `<tool_sep>` after the name, in a
-//! `<tool_calls>` list (read by the call-list group with [`calls`]).
+//! typed as in qwen3_coder. GLM-5.3 Flash also writes JSON arguments after a `>`:
+//! `<tool_call>f>{"a": 1}`, its `</tool_call>` often left out. HY v3 writes the same calls
+//! with `<tool_sep>` after the name, in a `<tool_calls>` list (read by the call-list group
+//! with [`calls`]).
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
@@ -10,7 +12,7 @@ use super::tags::{
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
-use crate::scan::find::find_either;
+use crate::scan::find::find_any3;
 
 /// The `<tool_call>` calls at `body`, one after another (HY v3's list); returns where the last
 /// one's markup ends.
@@ -55,7 +57,7 @@ where
         cx.fail(format, open..markup_end, failure);
         markup_end
     };
-    let name_end = find_either(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let name_end = find_any3(b'<', b'>', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
     let name = text[body..name_end].trim();
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Ok(fail(
@@ -63,6 +65,9 @@ where
             body,
             Failure::parse("expected a tool name", body, None),
         ));
+    }
+    if text[name_end..end].starts_with('>') {
+        return json_arguments(cx, format, (open, name, name_end + 1, end), fail);
     }
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, name_end, end);
@@ -109,6 +114,38 @@ where
         None,
         arguments,
     )?;
+    Ok(markup_end)
+}
+
+/// GLM-5.3 Flash's call: JSON arguments after the name's `>` (from `at`), its `</tool_call>`
+/// optional (the call then ends with them). Returns where its markup ends.
+fn json_arguments<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    (open, name, at, end): (usize, &str, usize, usize),
+    mut fail: impl FnMut(&mut Cx<'_, '_, B>, usize, Failure) -> usize,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let start = skip_ws(text, at, end);
+    if !text[start..end].starts_with('{') {
+        let failure = Failure::parse("expected JSON arguments", start, Some(name.into()));
+        return Ok(fail(cx, start, failure));
+    }
+    let (arguments, json_end) = match cx.json_at(start, end)? {
+        Ok(read) => read,
+        Err(error) => return Ok(fail(cx, start, Failure::json(error, Some(name.into())))),
+    };
+    let after = skip_ws(text, json_end, end);
+    let markup_end = if text[after..end].starts_with(CLOSE) {
+        after + CLOSE.len()
+    } else {
+        json_end
+    };
+    cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
     Ok(markup_end)
 }
 

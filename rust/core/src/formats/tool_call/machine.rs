@@ -15,7 +15,7 @@ use super::tags::{
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::find_either;
+use crate::scan::find::{find_any3, find_either};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -50,6 +50,11 @@ enum State {
     GKey(usize),
     GValueTag(usize),
     GValue(usize),
+    /// After a glm45 name's `>` (GLM-5.3 Flash): JSON arguments, from here.
+    GArgsOpen(usize),
+    GArgs,
+    /// After those arguments: `</tool_call>`, or the call ends with them.
+    GAfterArgs(usize),
 }
 
 pub(crate) struct TagCall {
@@ -411,13 +416,14 @@ impl TagCall {
                     };
                 }
                 State::GName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'<') {
-                        Ok(at) => at,
-                        Err(scanned) => {
-                            self.state = State::GName { start, scanned };
-                            return Verdict::More;
-                        }
+                    let Some(at) = find_any3(b'<', b'>', b'\n', &b[scanned..]) else {
+                        self.state = State::GName {
+                            start,
+                            scanned: b.len(),
+                        };
+                        return Verdict::More;
                     };
+                    let at = scanned + at;
                     let name = buf[start..at].trim();
                     if name.is_empty() || name.contains(char::is_whitespace) {
                         self.state = State::SeekClose(start);
@@ -425,7 +431,41 @@ impl TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::GBetween(at);
+                    self.state = match b[at] {
+                        b'>' => State::GArgsOpen(at + 1),
+                        _ => State::GBetween(at),
+                    };
+                }
+                State::GArgsOpen(p) => {
+                    let q = ws(b, p);
+                    match b.get(q) {
+                        None => {
+                            self.state = State::GArgsOpen(q);
+                            return Verdict::More;
+                        }
+                        Some(b'{') => {
+                            self.args = Some(arguments_at(&mut self.records, q, self.open.json));
+                            self.state = State::GArgs;
+                        }
+                        Some(_) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::GArgs => {
+                    let args = self.args.as_mut().expect("set with the state");
+                    match scan_arguments(args, buf, &mut self.records) {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => self.state = State::GAfterArgs(end),
+                        Scanned::Broken(at) => self.state = State::SeekClose(at),
+                    }
+                }
+                State::GAfterArgs(p) => {
+                    // (`p` stays the arguments' end: a call left unclosed ends there.)
+                    let q = ws(b, p);
+                    return match starts(b, q, CLOSE) {
+                        None => Verdict::More,
+                        Some(true) => self.end(q + CLOSE.len()),
+                        Some(false) => self.end(p),
+                    };
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
@@ -485,7 +525,7 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
-            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
+            State::Args | State::GArgs => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }
