@@ -503,13 +503,17 @@ def test_muse_glimmer_doubled_names_are_the_tools_name(name: str, read_as: str) 
     assert read(text, "muse_glimmer") == ([(read_as, {"city": "Paris"})], "")
 
 
-def test_a_bare_dsml_invoke_whose_close_was_left_out_ends_at_the_next() -> None:
+@pytest.mark.parametrize(
+    ("opens", "closes"),
+    [("", ""), ("<\uff5cDSML\uff5ctool_calls>", "</\uff5cDSML\uff5ctool_calls>")],
+)
+def test_a_dsml_invoke_whose_close_was_left_out_ends_at_the_next(opens: str, closes: str) -> None:
+    # In a block or in a run of bare invokes (DeepSeek V4's).
     param = '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>'
-    text = f'Sure. <\uff5cDSML\uff5cinvoke name="f">{param}<\uff5cDSML\uff5cinvoke name="g">{param}'
-    assert read(text + "</\uff5cDSML\uff5cinvoke> done", "deepseek_dsml") == (
-        [("f", {"a": 1}), ("g", {"a": 1})],
-        "Sure.  done",
-    )
+    invoke = '<\uff5cDSML\uff5cinvoke name="{}">' + param
+    calls = invoke.format("f") + invoke.format("g") + "</\uff5cDSML\uff5cinvoke>"
+    text = f"Sure. {opens}{calls}{closes} done"
+    assert read(text, "deepseek_dsml") == ([("f", {"a": 1}), ("g", {"a": 1})], "Sure.  done")
 
 
 def test_a_broken_bare_dsml_invoke_is_an_invalid_call() -> None:
