@@ -234,12 +234,15 @@ def longcat(case: Case, k: int) -> str:
     return text
 
 
-def _token_invokes(case: Case, k: int, token: str, block_name: str) -> str | None:
-    """DSML's shape with `{token}` in its tags: `string="…"` on every parameter, and every 4th
-    invoke a JSON object for its body."""
+def _token_invokes(
+    case: Case, k: int, token: str, block_name: str, space: str = ""
+) -> str | None:
+    """DSML's shape with `{token}` in its tags (and `space` after it: DeepSeek V4.1's
+    spelling): `string="…"` on every parameter, and every 4th invoke a JSON object for its
+    body."""
     if not _typed_as_written(case):
         return None
-    tag = f"<\uff5c{token}\uff5c"
+    tag = f"<\uff5c{token}\uff5c{space}"
     invokes = []
     for n, call in enumerate(case["calls"]):
         if (k + n) % 4 == 3:
@@ -460,6 +463,8 @@ def functionary_v3_2(case: Case, k: int) -> str | None:
 
 
 def deepseek_dsml(case: Case, k: int) -> str | None:
+    if k % 4 == 1:
+        return _token_invokes(case, k, "DSML", "calls", space=" ")
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
 
 

@@ -100,6 +100,8 @@ FormatAlias: TypeAlias = Literal[
     "deepseek_v32_dsml",
     "deepseek_v4",
     "deepseekv4",
+    "deepseek_v41",
+    "deepseekv41",
     "lfm2_with_json_tools",
     "hunyuan_a13b",
     "apriel_1_5",

@@ -85,6 +85,7 @@ macro_rules! for_each_group {
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" [
                     "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
+                    "deepseek_v41", "deepseekv41",
                 ],
             ]
             json_list JsonList [

@@ -467,6 +467,16 @@ fn deepseek_dsml_variants() {
     let p = parsed(DeepseekDsml, &bare);
     assert_eq!(shown(&p.outcomes), [F_A1, F_A1]);
     assert_eq!(p.content, "Sure.\n\nDone.");
+    // V4.1 writes a space after the DSML token in every tag; a block keeps its spelling.
+    let v41 = v32
+        .replace("｜DSML｜", "｜DSML｜ ")
+        .replace(" function_calls", " calls");
+    assert_eq!(calls(DeepseekDsml, &v41), [r#"f {"a":1,"s":"10"}"#]);
+    assert_eq!(auto(&v41), [r#"f {"a":1,"s":"10"}"#]);
+    let unspaced_inside =
+        "<｜DSML｜ calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜ calls>";
+    let shown = calls(DeepseekDsml, unspaced_inside);
+    assert!(shown[0].contains("expected <｜DSML｜ invoke"), "{shown:?}");
 }
 
 // --- mistral ------------------------------------------------------------------------------
