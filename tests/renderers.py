@@ -322,6 +322,30 @@ def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
     return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
 
 
+def _arg_pairs(case: Case, k: int, tag: str) -> str | None:
+    """glm45's calls in the tag `tag`, one call per tag: a name, then key/value tags, with
+    newlines between the tags on odd cases; values are text (typed by tools=)."""
+    if not _typed_as_written(case) or not case["calls"]:
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        pairs = "".join(
+            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{_text(value)}</arg_value>"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"<{tag}>{call['name']}{pairs}{nl}</{tag}>")
+    return ("I'll look.\n" if k % 5 == 0 else "") + "\n".join(calls)
+
+
+def iquest_coder_v2(case: Case, k: int) -> str | None:
+    return _arg_pairs(case, k, "iquestcoder_tool_call")
+
+
+def iquest_q1(case: Case, k: int) -> str | None:
+    return _arg_pairs(case, k, "iquest_tool_call")
+
+
 def hy_v3(case: Case, k: int) -> str | None:
     return _hy(case, k, "", "<tool_sep>")
 
@@ -528,6 +552,8 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m3": minimax_m3,
     "deepseek_dsml": deepseek_dsml,
     "glm53": glm53,
+    "iquest_coder_v2": iquest_coder_v2,
+    "iquest_q1": iquest_q1,
     "lfm2": lfm2,
     "jamba": jamba,
     "minimax_m1": minimax_m1,

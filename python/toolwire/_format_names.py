@@ -23,6 +23,8 @@ FormatName: TypeAlias = Literal[
     "gigachat3",
     "gigachat35",
     "longcat",
+    "iquest_coder_v2",
+    "iquest_q1",
     "internlm2",
     "dots",
     "step3",

@@ -67,6 +67,12 @@ macro_rules! for_each_group {
             longcat Longcat [
                 Longcat "longcat" [],
             ]
+            iquest_coder_v2 IquestCoderV2 [
+                IquestCoderV2 "iquest_coder_v2" [],
+            ]
+            iquest_q1 IquestQ1 [
+                IquestQ1 "iquest_q1" [],
+            ]
             internlm2 Internlm2 [
                 Internlm2 "internlm2" ["internlm"],
             ]

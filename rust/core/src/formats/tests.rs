@@ -317,6 +317,20 @@ fn glm53_json_arguments_after_the_name() {
 }
 
 #[test]
+fn iquest_wrappers_hold_glm45_bodies() {
+    let v2 = "Sure.\n<iquestcoder_tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>g</iquestcoder_tool_call>";
+    let p = parsed(Format::IquestCoderV2, v2);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content, "Sure.");
+    // A value whose `</arg_value>` was left out ends at the wrapper's own closing tag.
+    let q1 = "<iquest_tool_call>f<arg_key>a</arg_key><arg_value>1</iquest_tool_call><|iquest_end|>";
+    assert_eq!(calls(Format::IquestQ1, q1), [F_A1]);
+    assert_eq!(auto(q1), [F_A1]);
+    let cut = calls(Format::IquestQ1, "<iquest_tool_call>f<arg_key>a</arg_key>");
+    assert!(cut[0].contains("expected <arg_value>"), "{cut:?}");
+}
+
+#[test]
 fn tool_call_tag_bodies_are_told_apart() {
     let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n<tool_call>h\n<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>";
     assert_eq!(auto(text), [F_A1, "g {}", r#"h {"b":2}"#]);

@@ -105,6 +105,7 @@ where
     match wrap.body {
         Body::Json | Body::CallObject => hermes::call(cx, wrap.format, open, body, end, closers),
         Body::FunctionName => hermes::named_call(cx, open, tag_end, end, closers),
+        Body::ArgPairs => glm45::call(cx, wrap.format, open, body, end, closers),
         Body::Function | Body::Shared => {
             qwen3_coder::call(cx, open, body, end, Some(wrap), closers)
         }

@@ -8,7 +8,7 @@
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
-    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
+    close_tag, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -67,7 +67,8 @@ where
         ));
     }
     if text[name_end..end].starts_with('>') {
-        return json_arguments(cx, format, (open, name, name_end + 1, end), fail);
+        let close = closers.close;
+        return json_arguments(cx, format, (open, name, name_end + 1, end), close, fail);
     }
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, name_end, end);
@@ -95,15 +96,17 @@ where
             ));
         }
         let value_start = value_tag + VALUE.len();
-        let Some((value_end, next)) = value_end(text, value_start, end, &mut closers.arg_value) else {
+        let closes = (&mut closers.arg_value, closers.close);
+        let Some((value_end, next)) = value_end(text, value_start, end, closes) else {
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
         cx.insert_value(&mut arguments, name, key, &text[value_start..value_end], None)?;
         pos = next;
     }
-    let Some(markup_end) = close_tag(text, pos, end, CLOSE) else {
-        let failure = Failure::parse(format!("expected {KEY} or {CLOSE}"), pos, Some(name.into()));
+    let close = closers.close;
+    let Some(markup_end) = close_tag(text, pos, end, close) else {
+        let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };
     let arguments = cx.builder.finish_object(arguments)?;
@@ -117,12 +120,13 @@ where
     Ok(markup_end)
 }
 
-/// GLM-5.3 Flash's call: JSON arguments after the name's `>` (from `at`), its `</tool_call>`
-/// optional (the call then ends with them). Returns where its markup ends.
+/// GLM-5.3 Flash's call: JSON arguments after the name's `>` (from `at`), its closing tag
+/// `close` optional (the call then ends with them). Returns where its markup ends.
 fn json_arguments<B>(
     cx: &mut Cx<'_, '_, B>,
     format: Format,
     (open, name, at, end): (usize, &str, usize, usize),
+    close: &str,
     mut fail: impl FnMut(&mut Cx<'_, '_, B>, usize, Failure) -> usize,
 ) -> Result<usize, B::Error>
 where
@@ -140,8 +144,8 @@ where
         Err(error) => return Ok(fail(cx, start, Failure::json(error, Some(name.into())))),
     };
     let after = skip_ws(text, json_end, end);
-    let markup_end = if text[after..end].starts_with(CLOSE) {
-        after + CLOSE.len()
+    let markup_end = if text[after..end].starts_with(close) {
+        after + close.len()
     } else {
         json_end
     };
@@ -152,19 +156,19 @@ where
 /// Where the value that starts at `start` ends, and where reading goes on: after its
 /// `</arg_value>`, or, where the model left that tag out, at what follows the value: the next
 /// pair's `<arg_key>` (another `<arg_value>` opens before any `</arg_value>`) or the call's
-/// `</tool_call>` (no `</arg_value>` at all). A value may hold either tag as text when it is
+/// closing tag `call_close` (no `</arg_value>` at all). A value may hold either tag as text when it is
 /// closed (`Wrap each call in <tool_call>…</tool_call>` is one value).
 fn value_end(
     text: &str,
     start: usize,
     end: usize,
-    arg_value_close: &mut TextSeek<'_>,
+    (arg_value_close, call_close): (&mut TextSeek<'_>, &str),
 ) -> Option<(usize, usize)> {
     let close = arg_value_close.find(start);
     let value = &text[start..close.unwrap_or(end)];
     let cut = |before: usize| {
         let at = |tag: &str| value[..before].find(tag);
-        let cut = match (at(KEY), at(CLOSE)) {
+        let cut = match (at(KEY), at(call_close)) {
             (Some(k), Some(c)) => k.min(c),
             (k, c) => k.or(c)?,
         };

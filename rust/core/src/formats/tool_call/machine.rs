@@ -190,6 +190,7 @@ impl TagCall {
             Body::Shared => body_format(shape, self.open.formats),
             Body::Json | Body::CallObject => Format::Hermes,
             Body::Function | Body::FunctionName => Format::Qwen3Coder,
+            Body::ArgPairs => Format::Glm45,
         };
         self.state = match format {
             Format::Hermes | Format::Granite => {
@@ -461,21 +462,23 @@ impl TagCall {
                 State::GAfterArgs(p) => {
                     // (`p` stays the arguments' end: a call left unclosed ends there.)
                     let q = ws(b, p);
-                    return match starts(b, q, CLOSE) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    return match starts(b, q, close) {
                         None => Verdict::More,
-                        Some(true) => self.end(q + CLOSE.len()),
+                        Some(true) => self.end(q + close.len()),
                         Some(false) => self.end(p),
                     };
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[KEY, CLOSE, TOOL_SEP]) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts_any(b, q, &[KEY, close, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);
                             return Verdict::More;
                         }
                         Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
-                        Ok(Some(1)) => return self.end(q + CLOSE.len()),
+                        Ok(Some(1)) => return self.end(q + close.len()),
                         // HY v3's separator after the name.
                         Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
                         Ok(None) => self.state = State::SeekClose(q),

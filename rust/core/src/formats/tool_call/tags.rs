@@ -41,6 +41,9 @@ pub(crate) enum Body {
     CallObject,
     /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
     FunctionName,
+    /// glm45's name and `<arg_key>`/`<arg_value>` pairs (or GLM-5.3 Flash's JSON after the
+    /// name's `>`), read as glm45 reads them (IQuest-Coder v2, IQuest Q1).
+    ArgPairs,
 }
 
 pub(crate) static TOOL_CALL: Wrap = Wrap {
