@@ -338,6 +338,22 @@ def _arg_pairs(case: Case, k: int, tag: str) -> str | None:
     return ("I'll look.\n" if k % 5 == 0 else "") + "\n".join(calls)
 
 
+def hyperclovax_seed_think(case: Case, k: int) -> str | None:
+    """HyperCLOVA X SEED Think: glm45's calls, one a line, every value JSON-encoded (strings in
+    quotes); prose before them on some cases."""
+    if not _typed_as_written(case) or not case["calls"]:
+        return None
+    calls = []
+    for call in case["calls"]:
+        pairs = "".join(
+            f"<arg_key>{key}</arg_key>\n<arg_value>{json.dumps(value, ensure_ascii=False)}"
+            "</arg_value>\n"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"<tool_call>{call['name']}\n{pairs}</tool_call>")
+    return ("Let me check.\n" if k % 5 == 0 else "") + "\n".join(calls)
+
+
 def iquest_coder_v2(case: Case, k: int) -> str | None:
     return _arg_pairs(case, k, "iquestcoder_tool_call")
 
@@ -553,6 +569,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "deepseek_dsml": deepseek_dsml,
     "glm53": glm53,
     "iquest_coder_v2": iquest_coder_v2,
+    "hyperclovax_seed_think": hyperclovax_seed_think,
     "iquest_q1": iquest_q1,
     "lfm2": lfm2,
     "jamba": jamba,

@@ -12,6 +12,11 @@ from renderers import RENDERERS
 from support import calls_of, cases
 
 
+# Formats written with another format's markers: sniffing cannot tell them apart and reads
+# their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
+SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
+
+
 def got(calls: list[Any]) -> list[tuple[str, dict[str, Any]]]:
     assert all(isinstance(c, toolwire.ToolCall) for c in calls), calls
     return [(c.name, c.arguments) for c in calls]
@@ -30,7 +35,12 @@ def test_every_rendering_gives_its_calls(name: str) -> None:
         # XML-style values are raw text: the tool schema types them.
         tools = case["tools"]
         expected = calls_of(case)
-        assert got(toolwire.extract(text, tools=tools)) == expected, (case["id"], text)
+        sniffed = toolwire.extract(text, tools=tools)
+        if name in SNIFFED_AS:
+            as_other = toolwire.extract(text, formats=[SNIFFED_AS[name]], tools=tools)
+            assert got(sniffed) == got(as_other), (case["id"], text)
+        else:
+            assert got(sniffed) == expected, (case["id"], text)
         assert got(toolwire.extract(text, formats=[name], tools=tools)) == expected
         assert got(toolwire.parse_text(text, format=name, tools=tools).calls) == expected
         if k % 10 == 0:

@@ -10,6 +10,7 @@ FormatName: TypeAlias = Literal[
     "hermes",
     "qwen3_coder",
     "glm45",
+    "hyperclovax_seed_think",
     "mistral",
     "llama3_json",
     "pythonic",

@@ -31,6 +31,7 @@ macro_rules! for_each_group {
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
                 ],
+                HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
             mistral Mistral [
                 Mistral "mistral" ["mistral_nemo", "magistral"],

@@ -317,6 +317,31 @@ fn glm53_json_arguments_after_the_name() {
 }
 
 #[test]
+fn hyperclovax_values_are_json_encoded() {
+    use Format::HyperclovaxSeedThink;
+    let tools = schemas(
+        r#"[{"name": "f", "parameters": {"properties": {"s": {"type": "string"}, "n": {"type": "integer"}}}}]"#,
+    );
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    // A JSON string literal is that string, even for a string parameter (glm45 keeps quotes).
+    let text = "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value> \"x\\ny\" </arg_value>\n<arg_key>n</arg_key>\n<arg_value>3</arg_value>\n</tool_call>";
+    let read = run_format(HyperclovaxSeedThink, text, options);
+    assert_eq!(shown(&read.outcomes), [r#"f {"s":"x\ny","n":3}"#]);
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    let glm = run_format(Format::Glm45, text, options);
+    assert_eq!(shown(&glm.outcomes), [r#"f {"s":" \"x\\ny\" ","n":3}"#]);
+    // Anything else is typed as glm45's: unquoted text stays text.
+    let raw = "<tool_call>f<arg_key>s</arg_key><arg_value>\"x</arg_value></tool_call>";
+    assert_eq!(calls(HyperclovaxSeedThink, raw), [r#"f {"s":"\"x"}"#]);
+}
+
+#[test]
 fn iquest_wrappers_hold_glm45_bodies() {
     let v2 = "Sure.\n<iquestcoder_tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>g</iquestcoder_tool_call>";
     let p = parsed(Format::IquestCoderV2, v2);

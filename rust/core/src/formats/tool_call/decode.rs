@@ -62,7 +62,7 @@ where
                     let closer = Some(&TOOL_CALL);
                     qwen3_coder::call(cx, marker.start, body, end, closer, &mut closers)
                 }
-                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers),
+                format => glm45::call(cx, format, marker.start, body, end, &mut closers),
             }
         }
     })

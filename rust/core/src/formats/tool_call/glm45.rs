@@ -3,14 +3,17 @@
 //! typed as in qwen3_coder. GLM-5.3 Flash also writes JSON arguments after a `>`:
 //! `<tool_call>f>{"a": 1}`, its `</tool_call>` often left out. HY v3 writes the same calls
 //! with `<tool_sep>` after the name, in a `<tool_calls>` list (read by the call-list group
-//! with [`calls`]).
+//! with [`calls`]). `hyperclovax_seed_think` (HyperCLOVA X SEED Think) writes glm45's calls
+//! with each value JSON-encoded: a JSON string literal there is that string.
+
+use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
     close_tag, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
-use crate::json::{JsonBuilder, JsonView};
+use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_any3;
 
@@ -101,7 +104,11 @@ where
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
-        cx.insert_value(&mut arguments, name, key, &text[value_start..value_end], None)?;
+        let raw = value_start..value_end;
+        let json_encoded = format == Format::HyperclovaxSeedThink;
+        if !(json_encoded && json_string(cx, &mut arguments, key, raw.clone())?) {
+            cx.insert_value(&mut arguments, name, key, &text[raw], None)?;
+        }
         pos = next;
     }
     let close = closers.close;
@@ -118,6 +125,35 @@ where
         arguments,
     )?;
     Ok(markup_end)
+}
+
+/// HyperCLOVA X SEED Think writes each value as JSON (its template's `tojson`): a value that
+/// is a JSON string literal (`"Seoul"`) is that string, inserted under `key`; returns whether
+/// it was one (any other value is typed as glm45's, by the schema).
+fn json_string<B>(
+    cx: &mut Cx<'_, '_, B>,
+    arguments: &mut B::Object,
+    key: &str,
+    raw: Range<usize>,
+) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let written = &cx.text[raw.clone()];
+    let value = written.trim();
+    if !value.starts_with('"') {
+        return Ok(false);
+    }
+    let start = raw.start + (written.len() - written.trim_start().len());
+    let end = start + value.len();
+    match cx.json_at(start, end)? {
+        Ok((string, at)) if at == end && string.kind() == JsonKind::String => {
+            cx.builder.object_insert(arguments, JsonStr::from_utf8(key), string)?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }
 
 /// GLM-5.3 Flash's call: JSON arguments after the name's `>` (from `at`), its closing tag
