@@ -27,6 +27,8 @@ pub struct TextOptions<'a> {
     pub json: ParseOptions,
     /// Tool definitions, to type the values of XML-style formats.
     pub tools: Option<&'a dyn ParamTypes>,
+    /// The text starts inside a think span the prompt opened ([`StreamOptions`]).
+    pub starts_in_reasoning: bool,
 }
 
 /// The text tiers in order; the first that finds a call or an error wins. The open-weight
@@ -49,7 +51,7 @@ where
     if options.text_tagged {
         let outcomes = parse_text_tagged(builder, text, options.json)?;
         if !outcomes.is_empty() {
-            let found = if think_spans(text).is_empty() {
+            let found = if think_spans(text).is_empty() && !options.starts_in_reasoning {
                 CallsFound::outside_reasoning(outcomes)
             } else {
                 // Some blocks may be inside think spans: read as the stream reads them.
@@ -58,6 +60,7 @@ where
                     raw_json: None,
                     formats: FormatSet::NONE,
                     calls_in_reasoning: true,
+                    starts_in_reasoning: options.starts_in_reasoning,
                     json: options.json,
                     json_answers: false,
                 };
@@ -79,6 +82,7 @@ where
                 raw_json,
                 formats: options.formats,
                 calls_in_reasoning: true,
+                starts_in_reasoning: options.starts_in_reasoning,
                 json: options.json,
                 json_answers: false,
             };
@@ -91,7 +95,14 @@ where
         Sniffed::NoCalls { message_start } => message_start,
     };
     let found = match raw_json {
-        Some(mode) => raw_json_from(builder, text, message_start, mode, options.json)?,
+        Some(mode) => raw_json_from(
+            builder,
+            text,
+            message_start,
+            mode,
+            options.json,
+            options.starts_in_reasoning,
+        )?,
         None => CallsFound::outside_reasoning(Vec::new()),
     };
     Ok(tiers.last(found))
@@ -136,17 +147,19 @@ where
 {
     match mode {
         RawJsonMode::Anywhere => parse_raw_json_anywhere(builder, text, json),
-        _ => Ok(raw_json_from(builder, text, message_start(text), mode, json)?.outcomes),
+        _ => Ok(raw_json_from(builder, text, message_start(text), mode, json, false)?.outcomes),
     }
 }
 
-/// [`parse_raw_json`] for a text whose message starts at `message_start`.
+/// [`parse_raw_json`] for a text whose message starts at `message_start` (past a span the prompt
+/// opened, when `starts_in_reasoning`).
 fn raw_json_from<B>(
     builder: &mut B,
     text: &str,
     message_start: usize,
     mode: RawJsonMode,
     json: ParseOptions,
+    starts_in_reasoning: bool,
 ) -> Result<CallsFound<B::Value>, B::Error>
 where
     B: JsonBuilder,
@@ -165,6 +178,7 @@ where
         raw_json: Some(mode),
         formats: FormatSet::NONE,
         calls_in_reasoning: true,
+        starts_in_reasoning,
         json,
         json_answers: false,
     };
@@ -194,6 +208,7 @@ mod tests {
         raw_json: Some(RawJsonMode::Fenced),
         json: ParseOptions::model_text(false),
         tools: None,
+        starts_in_reasoning: false,
     };
 
     fn calls(text: &str) -> Vec<(String, Value)> {
