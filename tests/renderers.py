@@ -419,6 +419,19 @@ def olmo3(case: Case, k: int) -> str | None:
     return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
 
 
+def hyperclovax_seed_think_14b(case: Case, k: int) -> str | None:
+    """HyperCLOVA X SEED Think 14B: ` -> tool/function_call` opens the message (its template's
+    tool role), a JSON list with `parameters` on some cases, `<|im_end|>` on some; or, on every
+    4th case, the bare list a reasoning parser leaves."""
+    key = "parameters" if k % 2 else "arguments"
+    if k % 4 == 3:
+        return _json_list(case, k, key)
+    text = " -> tool/function_call\n" + _json_list(case, k, key)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>" + text + "<|im_end|>"
+    return text
+
+
 def phi4_mini(case: Case, k: int) -> str | None:
     # `functools[` opens calls only at the start of the message (after think spans and spaces).
     text = (" " if k % 2 else "") + "functools" + _json_list(case, k)
@@ -570,6 +583,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "glm53": glm53,
     "iquest_coder_v2": iquest_coder_v2,
     "hyperclovax_seed_think": hyperclovax_seed_think,
+    "hyperclovax_seed_think_14b": hyperclovax_seed_think_14b,
     "iquest_q1": iquest_q1,
     "lfm2": lfm2,
     "jamba": jamba,

@@ -43,6 +43,7 @@ FormatName: TypeAlias = Literal[
     "command_r",
     "olmo3",
     "phi4_mini",
+    "hyperclovax_seed_think_14b",
     "inkling",
     "hy_v4",
     "function_gemma",

@@ -107,6 +107,7 @@ macro_rules! for_each_group {
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+                HyperclovaxSeedThink14b "hyperclovax_seed_think_14b" [],
             ]
             inkling Inkling [
                 Inkling "inkling" [],

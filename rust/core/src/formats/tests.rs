@@ -344,6 +344,17 @@ fn hyperclovax_values_are_json_encoded() {
 }
 
 #[test]
+fn hyperclovax_14b_tool_role_opens_a_list() {
+    use Format::HyperclovaxSeedThink14b;
+    let list = r#" -> tool/function_call
+[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "parameters": {}}]<|im_end|>"#;
+    assert_eq!(calls(HyperclovaxSeedThink14b, list), [F_A1, "g {}"]);
+    // The tool role opens a message only: in prose it is text.
+    let prose = format!("Sure.{list}");
+    assert!(calls(HyperclovaxSeedThink14b, &prose).is_empty());
+}
+
+#[test]
 fn iquest_wrappers_hold_glm45_bodies() {
     let v2 = "Sure.\n<iquestcoder_tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>g</iquestcoder_tool_call>";
     let p = parsed(Format::IquestCoderV2, v2);
