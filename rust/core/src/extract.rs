@@ -2,11 +2,13 @@
 //! JSON (also read, `whole`, for a format whose message may be a bare or fenced JSON call:
 //! `formats::whole_json_mode`); the first tier that finds a call or an error wins.
 
+use std::ops::Range;
+
 use crate::calls::Outcome;
 use crate::formats::sniff::{self, Sniffed};
 use crate::formats::{whole_json_mode, FormatSet, ParamTypes};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
-use crate::raw_json::parse_raw_json_anywhere;
+use crate::raw_json::{parse_raw_json_anywhere, raw_json_anywhere_at};
 use crate::scan::fence::LEADING_BOM;
 use crate::scan::find::Needle;
 use crate::scan::think::{message_start, think_spans};
@@ -166,9 +168,10 @@ where
     B::Value: JsonView,
 {
     if mode == RawJsonMode::Anywhere {
-        // JSON anywhere (`extract` only) is read wherever it stands, think spans or not.
-        let outcomes = parse_raw_json_anywhere(builder, text, json)?;
-        return Ok(CallsFound::outside_reasoning(outcomes));
+        // JSON anywhere (`extract` only) is read wherever it stands, think spans included.
+        let (outcomes, starts) = raw_json_anywhere_at(builder, text, json)?;
+        let reasoning = reasoning_spans(text, starts_in_reasoning);
+        return Ok(by_reasoning(outcomes, &starts, &reasoning));
     }
     if !may_hold_raw_json(text, message_start, mode) {
         return Ok(CallsFound::outside_reasoning(Vec::new()));
@@ -183,6 +186,46 @@ where
         json_answers: false,
     };
     read_calls(builder, text, raw_only, None)
+}
+
+/// The think spans of `text`, and the span the prompt opened when `starts_in_reasoning`.
+fn reasoning_spans(text: &str, starts_in_reasoning: bool) -> Vec<Range<usize>> {
+    let mut spans = think_spans(text);
+    if starts_in_reasoning {
+        let first = spans.first().map_or(text.len(), |span| span.start);
+        spans.insert(0, 0..first);
+    }
+    spans
+}
+
+/// Calls found anywhere (each starting at `starts[i]`), under the rule for calls in reasoning:
+/// those inside a `reasoning` span count only when none is outside them.
+fn by_reasoning<V>(
+    outcomes: Vec<Outcome<V>>,
+    starts: &[usize],
+    reasoning: &[Range<usize>],
+) -> CallsFound<V> {
+    let inside: Vec<bool> = starts
+        .iter()
+        .map(|at| reasoning.iter().any(|span| span.contains(at)))
+        .collect();
+    let in_reasoning = !outcomes.is_empty() && inside.iter().all(|&i| i);
+    let kept = outcomes
+        .into_iter()
+        .zip(&inside)
+        .filter(|&(_, &inside)| in_reasoning || !inside)
+        .enumerate()
+        .map(|(index, (mut outcome, _))| {
+            if let Outcome::Invalid(invalid) = &mut outcome {
+                invalid.index = index;
+            }
+            outcome
+        })
+        .collect();
+    CallsFound {
+        outcomes: kept,
+        in_reasoning,
+    }
 }
 
 /// Whether raw JSON may hold a call of `text`: the message starts with JSON or a code fence
