@@ -322,16 +322,19 @@ def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
     return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
 
 
-def _arg_pairs(case: Case, k: int, tag: str) -> str | None:
+def _arg_pairs(
+    case: Case, k: int, tag: str, write: Callable[[Any], str] = _text
+) -> str | None:
     """glm45's calls in the tag `tag`, one call per tag: a name, then key/value tags, with
-    newlines between the tags on odd cases; values are text (typed by tools=)."""
+    newlines between the tags on odd cases; values written by `write` (as text, typed by
+    tools=, unless told otherwise)."""
     if not _typed_as_written(case) or not case["calls"]:
         return None
     nl = "\n" if k % 2 else ""
     calls = []
     for call in case["calls"]:
         pairs = "".join(
-            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{_text(value)}</arg_value>"
+            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{write(value)}</arg_value>"
             for key, value in call["arguments"].items()
         )
         calls.append(f"<{tag}>{call['name']}{pairs}{nl}</{tag}>")
@@ -339,19 +342,8 @@ def _arg_pairs(case: Case, k: int, tag: str) -> str | None:
 
 
 def hyperclovax_seed_think(case: Case, k: int) -> str | None:
-    """HyperCLOVA X SEED Think: glm45's calls, one a line, every value JSON-encoded (strings in
-    quotes); prose before them on some cases."""
-    if not _typed_as_written(case) or not case["calls"]:
-        return None
-    calls = []
-    for call in case["calls"]:
-        pairs = "".join(
-            f"<arg_key>{key}</arg_key>\n<arg_value>{json.dumps(value, ensure_ascii=False)}"
-            "</arg_value>\n"
-            for key, value in call["arguments"].items()
-        )
-        calls.append(f"<tool_call>{call['name']}\n{pairs}</tool_call>")
-    return ("Let me check.\n" if k % 5 == 0 else "") + "\n".join(calls)
+    """HyperCLOVA X SEED Think: glm45's calls, every value JSON-encoded (strings in quotes)."""
+    return _arg_pairs(case, k, "tool_call", lambda value: json.dumps(value, ensure_ascii=False))
 
 
 def iquest_coder_v2(case: Case, k: int) -> str | None:

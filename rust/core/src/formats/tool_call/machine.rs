@@ -50,10 +50,8 @@ enum State {
     GKey(usize),
     GValueTag(usize),
     GValue(usize),
-    /// After a glm45 name's `>` (GLM-5.3 Flash): JSON arguments, from here.
-    GArgsOpen(usize),
-    GArgs,
-    /// After those arguments: `</tool_call>`, or the call ends with them.
+    /// After JSON arguments that followed a glm45 name's `>` (GLM-5.3 Flash): the wrapper's
+    /// closing tag, or the call ends with them.
     GAfterArgs(usize),
 }
 
@@ -69,6 +67,8 @@ pub(crate) struct TagCall {
     value_close: Seek,
     json: Option<JsonValue>,
     args: Option<JsonValue>,
+    /// The JSON arguments follow a glm45 name (`State::GAfterArgs` comes after them).
+    glm_args: bool,
     records: Vec<CallRecord>,
 }
 
@@ -106,6 +106,7 @@ impl TagCall {
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
             args: None,
+            glm_args: false,
             records: Vec::new(),
         }
     }
@@ -369,6 +370,9 @@ impl TagCall {
                     let args = self.args.as_mut().expect("set with the state");
                     match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) if self.glm_args => {
+                            self.state = State::GAfterArgs(end)
+                        }
                         Scanned::Closed(end) => self.state = State::AfterArgs(end),
                         Scanned::Broken(at) => self.state = State::SeekClose(at),
                     }
@@ -432,32 +436,12 @@ impl TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = match b[at] {
-                        b'>' => State::GArgsOpen(at + 1),
-                        _ => State::GBetween(at),
+                    self.glm_args = b[at] == b'>';
+                    self.state = if self.glm_args {
+                        State::ArgsOpen(at + 1)
+                    } else {
+                        State::GBetween(at)
                     };
-                }
-                State::GArgsOpen(p) => {
-                    let q = ws(b, p);
-                    match b.get(q) {
-                        None => {
-                            self.state = State::GArgsOpen(q);
-                            return Verdict::More;
-                        }
-                        Some(b'{') => {
-                            self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                            self.state = State::GArgs;
-                        }
-                        Some(_) => self.state = State::SeekClose(q),
-                    }
-                }
-                State::GArgs => {
-                    let args = self.args.as_mut().expect("set with the state");
-                    match scan_arguments(args, buf, &mut self.records) {
-                        Scanned::More => return Verdict::More,
-                        Scanned::Closed(end) => self.state = State::GAfterArgs(end),
-                        Scanned::Broken(at) => self.state = State::SeekClose(at),
-                    }
                 }
                 State::GAfterArgs(p) => {
                     // (`p` stays the arguments' end: a call left unclosed ends there.)
@@ -528,7 +512,7 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
-            State::Args | State::GArgs => self.args.as_mut().map(|args| &mut args.scanner),
+            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }
