@@ -11,7 +11,6 @@ import toolwire
 from renderers import RENDERERS
 from support import calls_of, cases
 
-
 # Formats written with another format's markers: sniffing cannot tell them apart and reads
 # their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
 SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
