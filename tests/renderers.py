@@ -12,6 +12,10 @@ from typing import Any
 
 Case = dict[str, Any]
 
+# Formats written with another format's markers: sniffing cannot tell them apart and reads
+# their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
+SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
+
 JSON_TYPES = {
     "string": str,
     "integer": int,

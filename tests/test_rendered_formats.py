@@ -8,12 +8,8 @@ from typing import Any
 
 import pytest
 import toolwire
-from renderers import RENDERERS
+from renderers import RENDERERS, SNIFFED_AS
 from support import calls_of, cases
-
-# Formats written with another format's markers: sniffing cannot tell them apart and reads
-# their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
-SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
 
 
 def got(calls: list[Any]) -> list[tuple[str, dict[str, Any]]]:
