@@ -453,3 +453,22 @@ def test_minimax_m3_elements_and_lenient_closing() -> None:
     deep = "".join(f"{M3}<a>" for _ in range(200))
     [bad] = toolwire.parse_text(f'{M3}<tool_call>{M3}<invoke name="d">{deep}').calls
     assert isinstance(bad, toolwire.InvalidToolCall)
+
+
+def test_minimax_m3_list_parameter_whatever_its_elements_are_called() -> None:
+    # A parameter the schema types as a list holds items, whatever the model called their
+    # elements (SGLang's compatibility tests: `<element>` beside `<item>`); untyped, it is an
+    # object of its elements, as before.
+    tools = [{"name": "f", "parameters": {"properties": {"l": {"type": "array"}}}}]
+    items = f"{M3}<item>a{M3}</item>{M3}<element>b{M3}</element>"
+    text = f'{M3}<tool_call>{M3}<invoke name="f">{M3}<l>{items}{M3}</l>{M3}</invoke>{M3}</tool_call>'
+    stream = toolwire.StreamParser(formats=["minimax_m3"], tools=tools)
+    events = [e for ch in text for e in stream.feed(ch)] + stream.finish()
+    for calls in (
+        toolwire.extract(text, tools=tools),
+        toolwire.parse_text(text, tools=tools).calls,
+        [e.call for e in events if e.kind == "tool_call_end"],
+    ):
+        assert [c.arguments for c in calls] == [{"l": ["a", "b"]}]
+    [call] = toolwire.parse_text(text).calls
+    assert call.arguments == {"l": {"item": "a", "element": "b"}}
