@@ -41,6 +41,7 @@ static TAGS: Tags = Tags {
     parameter_close: Needle::new("</｜DSML｜parameter>"),
     between: &[],
     between_name: None,
+    other_entry: None,
     attrs: XML_ATTRS,
 };
 
@@ -62,6 +63,7 @@ static SPACED: Tags = Tags {
     parameter_close: Needle::new("</｜DSML｜ parameter>"),
     between: &[],
     between_name: None,
+    other_entry: None,
     attrs: XML_ATTRS,
 };
 
