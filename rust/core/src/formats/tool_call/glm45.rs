@@ -1,6 +1,8 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
-//! typed as in qwen3_coder. HY v3 writes the same calls with `<tool_sep>` after the name, in a
+//! typed as in qwen3_coder. Laguna (Poolside) writes these calls, and at times a JSON call object
+//! in the tag (read as hermes reads it) or the arguments as one JSON object after the name.
+//! HY v3 writes the same calls with `<tool_sep>` after the name, in a
 //! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
 use super::super::cursor::TextSeek;
@@ -64,8 +66,11 @@ where
             Failure::parse("expected a tool name", body, None),
         ));
     }
-    let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, name_end, end);
+    if text[pos..end].starts_with('{') {
+        return json_arguments(cx, format, open, name, pos, end, closers);
+    }
+    let mut arguments = cx.builder.new_object()?;
     if text[pos..end].starts_with(TOOL_SEP) {
         pos += TOOL_SEP.len();
     }
@@ -109,6 +114,39 @@ where
         None,
         arguments,
     )?;
+    Ok(markup_end)
+}
+
+/// A call named `name` whose arguments are one JSON object at `at`, then `</tool_call>` (Laguna
+/// writes its calls so at times). Returns where its markup ends.
+fn json_arguments<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    open: usize,
+    name: &str,
+    at: usize,
+    end: usize,
+    closers: &mut Closers<'_>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let failure = match cx.json_at(at, end)? {
+        Ok((arguments, json_end)) => match close_tag(cx.text, json_end, end, CLOSE) {
+            Some(markup_end) => {
+                cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
+                return Ok(markup_end);
+            }
+            None => {
+                let detail = format!("expected {CLOSE} after the JSON arguments");
+                Failure::parse(detail, json_end, Some(name.into()))
+            }
+        },
+        Err(error) => Failure::json(error, Some(name.into())),
+    };
+    let markup_end = closers.tool_call.end_of_next(at, end);
+    cx.fail(format, open..markup_end, failure);
     Ok(markup_end)
 }
 
