@@ -1,14 +1,15 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
-//! typed as in qwen3_coder. Laguna (Poolside) writes these calls, and at times a JSON call object
+//! typed as in qwen3_coder. Laguna writes these calls, and at times a JSON call object
 //! in the tag (read as hermes reads it) or the arguments as one JSON object after the name.
 //! HY v3 writes the same calls with `<tool_sep>` after the name, in a
 //! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::hermes;
 use super::tags::{
-    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
+    close_tag, AfterFunction, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -68,7 +69,11 @@ where
     }
     let mut pos = skip_ws(text, name_end, end);
     if text[pos..end].starts_with('{') {
-        return json_arguments(cx, format, open, name, pos, end, closers);
+        let wrap = Some(&TOOL_CALL);
+        return match hermes::json_arguments(cx, format, open, name, pos, end, wrap, false, closers)? {
+            AfterFunction::Closed(markup_end) | AfterFunction::Another(markup_end) => Ok(markup_end),
+            AfterFunction::Missing => unreachable!("a call read to its end says where"),
+        };
     }
     let mut arguments = cx.builder.new_object()?;
     if text[pos..end].starts_with(TOOL_SEP) {
@@ -114,39 +119,6 @@ where
         None,
         arguments,
     )?;
-    Ok(markup_end)
-}
-
-/// A call named `name` whose arguments are one JSON object at `at`, then `</tool_call>` (Laguna
-/// writes its calls so at times). Returns where its markup ends.
-fn json_arguments<B>(
-    cx: &mut Cx<'_, '_, B>,
-    format: Format,
-    open: usize,
-    name: &str,
-    at: usize,
-    end: usize,
-    closers: &mut Closers<'_>,
-) -> Result<usize, B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    let failure = match cx.json_at(at, end)? {
-        Ok((arguments, json_end)) => match close_tag(cx.text, json_end, end, CLOSE) {
-            Some(markup_end) => {
-                cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
-                return Ok(markup_end);
-            }
-            None => {
-                let detail = format!("expected {CLOSE} after the JSON arguments");
-                Failure::parse(detail, json_end, Some(name.into()))
-            }
-        },
-        Err(error) => Failure::json(error, Some(name.into())),
-    };
-    let markup_end = closers.tool_call.end_of_next(at, end);
-    cx.fail(format, open..markup_end, failure);
     Ok(markup_end)
 }
 
