@@ -9,7 +9,8 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, function_name, is_call_object, parameter_name, reopens, shape_of, stray_close,
+    body_format, function_name, is_call_object, parameter_name, reads_json, reopens, shape_of,
+    stray_close,
     Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, FUNCTION_TAG, KEY,
     KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE,
 };
@@ -35,10 +36,10 @@ enum State {
     /// A parameter value, read so far.
     QValue(ValueScan),
     /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
-    ArgsOpen(usize),
-    Args,
-    /// After the JSON arguments: `</function>`.
-    AfterArgs(usize),
+    ArgsOpen(usize, ArgsClose),
+    Args(ArgsClose),
+    /// After the JSON arguments: their closing tag.
+    AfterArgs(usize, ArgsClose),
     /// The name of `<function name="NAME">`.
     FName { start: usize, scanned: usize },
     QAfterFunction(usize),
@@ -46,13 +47,23 @@ enum State {
     /// (`tags::stray_close`).
     StrayClose(usize),
     GName { start: usize, scanned: usize },
+    /// After a glm45 name: pairs, or JSON arguments.
+    GFirst(usize),
     GBetween(usize),
     GKey(usize),
     GValueTag(usize),
     GValue(usize),
-    /// After JSON arguments that followed a glm45 name's `>` (GLM-5.3 Flash): the wrapper's
-    /// closing tag, or the call ends with them.
-    GAfterArgs(usize),
+}
+
+/// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
+/// glm45 name: Laguna writes `<tool_call>f\n{"a": 1}</tool_call>` at times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgsClose {
+    Function,
+    ToolCall,
+    /// After a glm45 name's `>` (GLM-5.3 Flash's `<tool_call>f>{…}`): the wrapper's closing
+    /// tag, or the call ends with the arguments.
+    Optional,
 }
 
 pub(crate) struct TagCall {
@@ -67,8 +78,6 @@ pub(crate) struct TagCall {
     value_close: Seek,
     json: Option<JsonValue>,
     args: Option<JsonValue>,
-    /// The JSON arguments follow a glm45 name (`State::GAfterArgs` comes after them).
-    glm_args: bool,
     records: Vec<CallRecord>,
 }
 
@@ -106,7 +115,6 @@ impl TagCall {
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
             args: None,
-            glm_args: false,
             records: Vec::new(),
         }
     }
@@ -194,7 +202,7 @@ impl TagCall {
             Body::ArgPairs => Format::Glm45,
         };
         self.state = match format {
-            Format::Hermes | Format::Granite => {
+            _ if reads_json(format, shape) => {
                 self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
                 State::Json
             }
@@ -280,7 +288,7 @@ impl TagCall {
                             self.state = State::QFirst(q);
                             return Verdict::More;
                         }
-                        Some(b'{') => State::ArgsOpen(q),
+                        Some(b'{') => State::ArgsOpen(q, ArgsClose::Function),
                         Some(_) => State::QBetween(q),
                     };
                 }
@@ -351,12 +359,12 @@ impl TagCall {
                         continue;
                     }
                     self.records.push(named(name, None, true, 0));
-                    self.state = State::ArgsOpen(at + 1);
+                    self.state = State::ArgsOpen(at + 1, ArgsClose::Function);
                 }
-                State::ArgsOpen(p) => {
+                State::ArgsOpen(p, then) => {
                     let q = ws(b, p);
                     if q == b.len() {
-                        self.state = State::ArgsOpen(q);
+                        self.state = State::ArgsOpen(q, then);
                         return Verdict::More;
                     }
                     if b[q] != b'{' {
@@ -364,24 +372,42 @@ impl TagCall {
                         continue;
                     }
                     self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                    self.state = State::Args;
+                    self.state = State::Args(then);
                 }
-                State::Args => {
+                State::Args(then) => {
                     let args = self.args.as_mut().expect("set with the state");
                     match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
-                        Scanned::Closed(end) if self.glm_args => {
-                            self.state = State::GAfterArgs(end)
-                        }
-                        Scanned::Closed(end) => self.state = State::AfterArgs(end),
+                        Scanned::Closed(end) => self.state = State::AfterArgs(end, then),
                         Scanned::Broken(at) => self.state = State::SeekClose(at),
                     }
                 }
-                State::AfterArgs(p) => {
+                State::AfterArgs(p, ArgsClose::Optional) => {
+                    // (`p` stays the arguments' end: a call left unclosed ends there.)
+                    let q = ws(b, p);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    return match starts(b, q, close) {
+                        None => Verdict::More,
+                        Some(true) => self.end(q + close.len()),
+                        Some(false) => self.end(p),
+                    };
+                }
+                State::AfterArgs(p, ArgsClose::ToolCall) => {
+                    let q = ws(b, p);
+                    match starts(b, q, CLOSE) {
+                        None => {
+                            self.state = State::AfterArgs(q, ArgsClose::ToolCall);
+                            return Verdict::More;
+                        }
+                        Some(true) => return self.end(q + CLOSE.len()),
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::AfterArgs(p, ArgsClose::Function) => {
                     let q = ws(b, p);
                     match starts(b, q, FUNCTION_CLOSE) {
                         None => {
-                            self.state = State::AfterArgs(q);
+                            self.state = State::AfterArgs(q, ArgsClose::Function);
                             return Verdict::More;
                         }
                         Some(true) => {
@@ -436,22 +462,24 @@ impl TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.glm_args = b[at] == b'>';
-                    self.state = if self.glm_args {
-                        State::ArgsOpen(at + 1)
-                    } else {
-                        State::GBetween(at)
+                    self.state = match b[at] {
+                        b'>' => State::ArgsOpen(at + 1, ArgsClose::Optional),
+                        _ => State::GFirst(at),
                     };
                 }
-                State::GAfterArgs(p) => {
-                    // (`p` stays the arguments' end: a call left unclosed ends there.)
+                State::GFirst(p) => {
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
-                    return match starts(b, q, close) {
-                        None => Verdict::More,
-                        Some(true) => self.end(q + close.len()),
-                        Some(false) => self.end(p),
-                    };
+                    match b.get(q) {
+                        None => {
+                            self.state = State::GFirst(q);
+                            return Verdict::More;
+                        }
+                        Some(b'{') => {
+                            self.args = Some(arguments_at(&mut self.records, q, self.open.json));
+                            self.state = State::Args(ArgsClose::ToolCall);
+                        }
+                        Some(_) => self.state = State::GBetween(q),
+                    }
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
@@ -512,7 +540,7 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
-            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
+            State::Args(_) => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }
