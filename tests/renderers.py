@@ -12,6 +12,10 @@ from typing import Any
 
 Case = dict[str, Any]
 
+# Formats written with another format's markers: sniffing cannot tell them apart and reads
+# their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
+SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
+
 JSON_TYPES = {
     "string": str,
     "integer": int,
@@ -234,12 +238,15 @@ def longcat(case: Case, k: int) -> str:
     return text
 
 
-def _token_invokes(case: Case, k: int, token: str, block_name: str) -> str | None:
-    """DSML's shape with `{token}` in its tags: `string="…"` on every parameter, and every 4th
-    invoke a JSON object for its body."""
+def _token_invokes(
+    case: Case, k: int, token: str, block_name: str, space: str = ""
+) -> str | None:
+    """DSML's shape with `{token}` in its tags (and `space` after it: DeepSeek V4.1's
+    spelling): `string="…"` on every parameter, and every 4th invoke a JSON object for its
+    body."""
     if not _typed_as_written(case):
         return None
-    tag = f"<\uff5c{token}\uff5c"
+    tag = f"<\uff5c{token}\uff5c{space}"
     invokes = []
     for n, call in enumerate(case["calls"]):
         if (k + n) % 4 == 3:
@@ -319,6 +326,38 @@ def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
     return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
 
 
+def _arg_pairs(
+    case: Case, k: int, tag: str, write: Callable[[Any], str] = _text
+) -> str | None:
+    """glm45's calls in the tag `tag`, one call per tag: a name, then key/value tags, with
+    newlines between the tags on odd cases; values written by `write` (as text, typed by
+    tools=, unless told otherwise)."""
+    if not _typed_as_written(case) or not case["calls"]:
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        pairs = "".join(
+            f"{nl}<arg_key>{key}</arg_key>{nl}<arg_value>{write(value)}</arg_value>"
+            for key, value in call["arguments"].items()
+        )
+        calls.append(f"<{tag}>{call['name']}{pairs}{nl}</{tag}>")
+    return ("I'll look.\n" if k % 5 == 0 else "") + "\n".join(calls)
+
+
+def hyperclovax_seed_think(case: Case, k: int) -> str | None:
+    """HyperCLOVA X SEED Think: glm45's calls, every value JSON-encoded (strings in quotes)."""
+    return _arg_pairs(case, k, "tool_call", lambda value: json.dumps(value, ensure_ascii=False))
+
+
+def iquest_coder_v2(case: Case, k: int) -> str | None:
+    return _arg_pairs(case, k, "iquestcoder_tool_call")
+
+
+def iquest_q1(case: Case, k: int) -> str | None:
+    return _arg_pairs(case, k, "iquest_tool_call")
+
+
 def hy_v3(case: Case, k: int) -> str | None:
     return _hy(case, k, "", "<tool_sep>")
 
@@ -374,6 +413,19 @@ def olmo3(case: Case, k: int) -> str | None:
         )
         lines.append(f"{call['name']}({arguments})")
     return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
+
+
+def hyperclovax_seed_think_14b(case: Case, k: int) -> str | None:
+    """HyperCLOVA X SEED Think 14B: ` -> tool/function_call` opens the message (its template's
+    tool role), a JSON list with `parameters` on some cases, `<|im_end|>` on some; or, on every
+    4th case, the bare list a reasoning parser leaves."""
+    key = "parameters" if k % 2 else "arguments"
+    if k % 4 == 3:
+        return _json_list(case, k, key)
+    text = " -> tool/function_call\n" + _json_list(case, k, key)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>" + text + "<|im_end|>"
+    return text
 
 
 def phi4_mini(case: Case, k: int) -> str | None:
@@ -460,7 +512,20 @@ def functionary_v3_2(case: Case, k: int) -> str | None:
 
 
 def deepseek_dsml(case: Case, k: int) -> str | None:
+    if k % 4 == 1:
+        return _token_invokes(case, k, "DSML", "calls", space=" ")
     return _token_invokes(case, k, "DSML", "tool_calls" if k % 3 == 0 else "function_calls")
+
+
+def glm53(case: Case, k: int) -> str:
+    """GLM-5.3 Flash's JSON spelling of glm45: `<tool_call>NAME>{…}`, its `</tool_call>` on odd
+    cases only (the model often leaves it out), prose before the calls on some cases."""
+    close = "</tool_call>" if k % 2 else ""
+    calls = "".join(
+        f"<tool_call>{c['name']}>{json.dumps(c['arguments'], ensure_ascii=False)}{close}"
+        for c in case["calls"]
+    )
+    return ("Let me check.\n" if k % 5 == 0 else "") + calls
 
 
 def gigachat35(case: Case, k: int) -> str | None:
@@ -511,6 +576,11 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m2": minimax_m2,
     "minimax_m3": minimax_m3,
     "deepseek_dsml": deepseek_dsml,
+    "glm53": glm53,
+    "iquest_coder_v2": iquest_coder_v2,
+    "hyperclovax_seed_think": hyperclovax_seed_think,
+    "hyperclovax_seed_think_14b": hyperclovax_seed_think_14b,
+    "iquest_q1": iquest_q1,
     "lfm2": lfm2,
     "jamba": jamba,
     "minimax_m1": minimax_m1,

@@ -28,7 +28,10 @@ macro_rules! for_each_group {
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                 ],
-                Glm45 "glm45" ["glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1"],
+                Glm45 "glm45" [
+                    "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
+                ],
+                HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
             mistral Mistral [
                 Mistral "mistral" ["mistral_nemo", "magistral"],
@@ -65,6 +68,12 @@ macro_rules! for_each_group {
             longcat Longcat [
                 Longcat "longcat" [],
             ]
+            iquest_coder_v2 IquestCoderV2 [
+                IquestCoderV2 "iquest_coder_v2" [],
+            ]
+            iquest_q1 IquestQ1 [
+                IquestQ1 "iquest_q1" [],
+            ]
             internlm2 Internlm2 [
                 Internlm2 "internlm2" ["internlm"],
             ]
@@ -83,6 +92,7 @@ macro_rules! for_each_group {
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" [
                     "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
+                    "deepseek_v41", "deepseekv41",
                 ],
             ]
             json_list JsonList [
@@ -97,6 +107,7 @@ macro_rules! for_each_group {
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+                HyperclovaxSeedThink14b "hyperclovax_seed_think_14b" [],
             ]
             inkling Inkling [
                 Inkling "inkling" [],

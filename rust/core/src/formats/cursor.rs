@@ -298,6 +298,11 @@ impl Markers {
         }
     }
 
+    /// The markers, in their order.
+    pub fn patterns(&self) -> &'static [&'static str] {
+        self.patterns
+    }
+
     /// The leftmost marker that lies within `text[from..end]` (the first listed wins at one
     /// position).
     pub fn find(&self, text: &str, from: usize, end: usize) -> Option<Marker> {

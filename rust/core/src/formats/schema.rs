@@ -181,15 +181,8 @@ const COMBINATOR_DEPTH: usize = 4;
 /// branches of a root `anyOf`, `oneOf` or `allOf` (a schema whose fields depend on a `kind`),
 /// with a local `$ref` (`#/$defs/…`, `#/definitions/…`) followed.
 fn each_properties<V: JsonView>(root: &V, schema: &V, depth: usize, f: &mut impl FnMut(&V)) {
-    let resolved = match schema
-        .get("$ref")
-        .and_then(|r| r.as_str().map(str::to_owned))
-    {
-        Some(reference) => match local_ref(root, &reference) {
-            Some(target) if depth < COMBINATOR_DEPTH => target,
-            _ => return,
-        },
-        None => schema.clone(),
+    let Some(resolved) = followed(root, schema, depth) else {
+        return;
     };
     if let Some(properties) = resolved.get("properties") {
         f(&properties);
@@ -200,6 +193,21 @@ fn each_properties<V: JsonView>(root: &V, schema: &V, depth: usize, f: &mut impl
                 each_properties(root, &branch, depth + 1, f);
             }
         }
+    }
+}
+
+/// `schema`, or the schema its local `$ref` names in `root` (followed while `depth` is below
+/// [`COMBINATOR_DEPTH`]); `None` for a reference that names nothing, or too deep.
+fn followed<V: JsonView>(root: &V, schema: &V, depth: usize) -> Option<V> {
+    match schema
+        .get("$ref")
+        .and_then(|r| r.as_str().map(str::to_owned))
+    {
+        Some(reference) if depth < COMBINATOR_DEPTH => {
+            followed(root, &local_ref(root, &reference)?, depth + 1)
+        }
+        Some(_) => None,
+        None => Some(schema.clone()),
     }
 }
 
@@ -327,6 +335,10 @@ pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
 pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
     let mut bits = 0;
     for property in property_schemas(parameters, parameter) {
+        // A property may name its schema by a local `$ref` (`{"$ref": "#/$defs/Code"}`).
+        let Some(property) = followed(parameters, &property, 0) else {
+            return Types(0);
+        };
         match Types::of_schema(&property, 0) {
             Types(0) => return Types(0),
             Types(types) => bits |= types,
@@ -680,6 +692,18 @@ mod tests {
         fn tool_names(&self) -> Vec<String> {
             tool_names(self.0.iter().cloned())
         }
+    }
+
+    #[test]
+    fn a_property_named_by_a_local_ref_is_typed_by_its_target() {
+        let parameters = r##"{"$defs": {"code": {"type": "string"}, "alias": {"$ref": "#/$defs/code"}},
+            "properties": {"a": {"$ref": "#/$defs/code"}, "b": {"$ref": "#/$defs/alias"},
+                "c": {"$ref": "#/$defs/missing"}}}"##;
+        let parameters = parse(parameters, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        assert_eq!(property_types(&parameters, "a"), Types(Types::STRING));
+        assert_eq!(property_types(&parameters, "b"), Types(Types::STRING));
+        // A reference that names nothing leaves the value untyped.
+        assert_eq!(property_types(&parameters, "c"), Types(0));
     }
 
     #[test]

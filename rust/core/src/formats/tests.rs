@@ -305,6 +305,70 @@ fn glm45_variants() {
 }
 
 #[test]
+fn glm53_json_arguments_after_the_name() {
+    use Format::Glm45;
+    // GLM-5.3 Flash: JSON after the name's `>`, its `</tool_call>` left out or written.
+    let open = r#"<tool_call>f>{"a": 1}<tool_call>g>{}</tool_call>"#;
+    assert_eq!(calls(Glm45, open), [F_A1, "g {}"]);
+    let p = parsed(Glm45, r#"Sure.<tool_call>f>{"a": 1} Done."#);
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!(p.content, "Sure. Done.");
+    // Anything but a JSON object after the `>` is no call, and says so.
+    let prose = calls(Glm45, r#"<tool_call>f>see {"a": 1}"#);
+    assert!(prose[0].contains("expected JSON arguments"), "{prose:?}");
+}
+
+#[test]
+fn hyperclovax_values_are_json_encoded() {
+    use Format::HyperclovaxSeedThink;
+    let tools = schemas(
+        r#"[{"name": "f", "parameters": {"properties": {"s": {"type": "string"}, "n": {"type": "integer"}}}}]"#,
+    );
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    // A JSON string literal is that string, even for a string parameter (glm45 keeps quotes).
+    let text = "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value> \"x\\ny\" </arg_value>\n<arg_key>n</arg_key>\n<arg_value>3</arg_value>\n</tool_call>";
+    let read = run_format(HyperclovaxSeedThink, text, options);
+    assert_eq!(shown(&read.outcomes), [r#"f {"s":"x\ny","n":3}"#]);
+    let options = FormatOptions {
+        tools: Some(&tools),
+        ..FormatOptions::default()
+    };
+    let glm = run_format(Format::Glm45, text, options);
+    assert_eq!(shown(&glm.outcomes), [r#"f {"s":" \"x\\ny\" ","n":3}"#]);
+    // Anything else is typed as glm45's: unquoted text stays text.
+    let raw = "<tool_call>f<arg_key>s</arg_key><arg_value>\"x</arg_value></tool_call>";
+    assert_eq!(calls(HyperclovaxSeedThink, raw), [r#"f {"s":"\"x"}"#]);
+}
+
+#[test]
+fn hyperclovax_14b_tool_role_opens_a_list() {
+    use Format::HyperclovaxSeedThink14b;
+    let list = r#" -> tool/function_call
+[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "parameters": {}}]<|im_end|>"#;
+    assert_eq!(calls(HyperclovaxSeedThink14b, list), [F_A1, "g {}"]);
+    // The tool role opens a message only: in prose it is text.
+    let prose = format!("Sure.{list}");
+    assert!(calls(HyperclovaxSeedThink14b, &prose).is_empty());
+}
+
+#[test]
+fn iquest_wrappers_hold_glm45_bodies() {
+    let v2 = "Sure.\n<iquestcoder_tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>g</iquestcoder_tool_call>";
+    let p = parsed(Format::IquestCoderV2, v2);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content, "Sure.");
+    // A value whose `</arg_value>` was left out ends at the wrapper's own closing tag.
+    let q1 = "<iquest_tool_call>f<arg_key>a</arg_key><arg_value>1</iquest_tool_call><|iquest_end|>";
+    assert_eq!(calls(Format::IquestQ1, q1), [F_A1]);
+    assert_eq!(auto(q1), [F_A1]);
+    let cut = calls(Format::IquestQ1, "<iquest_tool_call>f<arg_key>a</arg_key>");
+    assert!(cut[0].contains("expected <arg_value>"), "{cut:?}");
+}
+
+#[test]
 fn glm45_reads_laguna_json_spellings() {
     // A JSON call object in the tag, and a name followed by JSON arguments (Laguna writes both).
     use Format::Glm45;
@@ -464,6 +528,16 @@ fn deepseek_dsml_variants() {
     let p = parsed(DeepseekDsml, &bare);
     assert_eq!(shown(&p.outcomes), [F_A1, F_A1]);
     assert_eq!(p.content, "Sure.\n\nDone.");
+    // V4.1 writes a space after the DSML token in every tag; a block keeps its spelling.
+    let v41 = v32
+        .replace("｜DSML｜", "｜DSML｜ ")
+        .replace(" function_calls", " calls");
+    assert_eq!(calls(DeepseekDsml, &v41), [r#"f {"a":1,"s":"10"}"#]);
+    assert_eq!(auto(&v41), [r#"f {"a":1,"s":"10"}"#]);
+    let unspaced_inside =
+        "<｜DSML｜ calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜ calls>";
+    let shown = calls(DeepseekDsml, unspaced_inside);
+    assert!(shown[0].contains("expected <｜DSML｜ invoke"), "{shown:?}");
 }
 
 // --- mistral ------------------------------------------------------------------------------

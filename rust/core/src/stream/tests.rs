@@ -482,13 +482,17 @@ fn generated_texts_match_batch_and_any_chunking() {
         "{\"id\": 5, \"name\": \"h\", \"arguments\": \"{\\\"x\\\": 1}\"}",
         "é😀",
     ];
-    // No raw JSON, not even hermes's whole-message JSON (`Grammar::WHOLE_JSON`) or a bare
-    // Llama 3 call object (which may spell its arguments `"arguments"`).
+    // No raw JSON, not even a format's whole-message JSON (`Grammar::WHOLE_JSON`: hermes's,
+    // HyperCLOVA X's) or a bare Llama 3 call object (which may spell its arguments
+    // `"arguments"`).
+    let whole_json = Group::ALL
+        .iter()
+        .fold(FormatSet::NONE, |set, group| set.union(group.whole_json()));
     let tagged_only = StreamOptions {
         raw_json: None,
         formats: FormatSet::ALL
             .iter()
-            .filter(|&f| f != Format::Hermes && f != Format::Llama3Json)
+            .filter(|&f| !whole_json.contains(f) && f != Format::Llama3Json)
             .fold(FormatSet::NONE, FormatSet::with),
         ..options()
     };

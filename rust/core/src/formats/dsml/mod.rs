@@ -1,6 +1,8 @@
-//! `deepseek_dsml` (DeepSeek V3.2 and V4): `<｜DSML｜function_calls><｜DSML｜invoke name="f">
+//! `deepseek_dsml` (DeepSeek V3.2, V4 and V4.1): `<｜DSML｜function_calls><｜DSML｜invoke name="f">
 //! <｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter></｜DSML｜invoke>
-//! </｜DSML｜function_calls>` (V4 names the block `tool_calls`). `string="true"` keeps a value's
+//! </｜DSML｜function_calls>` (V4 names the block `tool_calls`; V4.1 names it ` calls` and
+//! writes a space after the DSML token in every tag: `<｜DSML｜ calls><｜DSML｜ invoke name="f">`;
+//! a block is read in the spelling its opening tag has). `string="true"` keeps a value's
 //! text (unless the tool schema allows no string there: then the schema types it),
 //! `string="false"` decodes it as JSON (typed by the tool schema when one is given); an invoke
 //! may hold a JSON object instead of parameters. Invokes written with no wrapper (V4 often
@@ -43,4 +45,43 @@ static TAGS: Tags = Tags {
     attrs: XML_ATTRS,
 };
 
-invoke::spec!(TAGS, [FUNCTION_CALLS, TOOL_CALLS, INVOKE], Format::DeepseekDsml);
+const CALLS: &str = "<｜DSML｜ calls>";
+const CALLS_CLOSE: &str = "</｜DSML｜ calls>";
+const SPACED_INVOKE_CLOSE: &str = "</｜DSML｜ invoke>";
+
+static SPACED_CLOSES: [Needle; 1] = [Needle::new(CALLS_CLOSE)];
+
+/// V4.1's spelling.
+static SPACED: Tags = Tags {
+    format: Format::DeepseekDsml,
+    closes: &SPACED_CLOSES,
+    open_markers: Markers::new(&[CALLS]),
+    recover: &[Markers::new(&[SPACED_INVOKE_CLOSE, CALLS_CLOSE])],
+    invoke: "<｜DSML｜ invoke",
+    invoke_close: Needle::new(SPACED_INVOKE_CLOSE),
+    parameter: "<｜DSML｜ parameter",
+    parameter_close: Needle::new("</｜DSML｜ parameter>"),
+    between: &[],
+    between_name: None,
+    other_entry: None,
+    attrs: XML_ATTRS,
+};
+
+invoke::spec!(
+    spellings: [TAGS, SPACED],
+    [FUNCTION_CALLS, TOOL_CALLS, INVOKE, CALLS],
+    Format::DeepseekDsml
+);
+
+#[cfg(test)]
+mod tests {
+    use super::super::grammar::Grammar;
+    use super::{Spec, SPACED, TAGS};
+
+    #[test]
+    fn the_starts_are_the_spellings_markers_in_order() {
+        let markers = [TAGS.open_markers.patterns(), SPACED.open_markers.patterns()].concat();
+        let starts: Vec<_> = Spec::STARTS.iter().map(|start| start.text).collect();
+        assert_eq!(starts, markers);
+    }
+}

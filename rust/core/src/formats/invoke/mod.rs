@@ -150,21 +150,64 @@ pub(crate) const XML_ATTRS: Attrs = Attrs {
 
 /// The `Spec` of a group of this shape, from its [`Tags`] and its wrappers' opening tags:
 /// `invoke::spec!(TAGS, [OPEN], Format::F);` (and `, control: &[…]` for its control tokens).
+/// A group whose blocks come in several spellings gives one [`Tags`] each, and all their
+/// wrappers' opening tags in that order: `invoke::spec!(spellings: [A, B], [A_OPEN, B_OPEN],
+/// Format::F);` (DeepSeek V4.1 writes DSML's tags with a space after the DSML token).
 macro_rules! spec {
     ($tags:expr, $opens:expr, $format:expr) => {
         $crate::formats::invoke::spec!($tags, $opens, $format, control: &[]);
     };
     ($tags:expr, $opens:expr, $format:expr, control: $control:expr) => {
+        $crate::formats::invoke::spec!(spellings: [$tags], $opens, $format, control: $control);
+    };
+    (spellings: [$($tags:expr),+], $opens:expr, $format:expr) => {
+        $crate::formats::invoke::spec!(spellings: [$($tags),+], $opens, $format, control: &[]);
+    };
+    (spellings: [$($tags:expr),+], $opens:expr, $format:expr, control: $control:expr) => {
+        static SPELLINGS: &[&$crate::formats::invoke::Tags] = &[$(&$tags),+];
         $crate::formats::grammar::spec!(
             starts: &$crate::formats::invoke::starts($opens, $format),
             control: $control,
             machine: $crate::formats::invoke::machine::InvokeBlock,
-            open: |start, at, open| Self::Machine::new(&$tags, start.unwrap_or(0), at, open),
-            decode: |cx, range| $crate::formats::invoke::decode::parse_region(cx, range, &$tags),
+            open: |start, at, open| {
+                let (tags, block) = $crate::formats::invoke::spelling(SPELLINGS, start.unwrap_or(0));
+                Self::Machine::new(tags, block, at, open)
+            },
+            decode: |cx, range| {
+                let tags = $crate::formats::invoke::spelling_at(SPELLINGS, cx.text, range.start);
+                $crate::formats::invoke::decode::parse_region(cx, range, tags)
+            },
         );
     };
 }
 pub(crate) use spec;
+
+/// The spelling of the block the group's start marker `start` opens (the spellings' wrappers,
+/// in order, are the group's starts), and that wrapper's index among the spelling's.
+pub(crate) fn spelling(spellings: &[&'static Tags], start: usize) -> (&'static Tags, usize) {
+    let mut block = start;
+    for &tags in spellings {
+        let wrappers = tags.open_markers.patterns().len();
+        if block < wrappers {
+            return (tags, block);
+        }
+        block -= wrappers;
+    }
+    (spellings[0], 0)
+}
+
+/// The spelling whose wrapper opens the region at `at` (a region starts at a start marker).
+pub(crate) fn spelling_at(spellings: &[&'static Tags], text: &str, at: usize) -> &'static Tags {
+    let opens = |tags: &&&Tags| {
+        let patterns = tags.open_markers.patterns();
+        patterns.iter().any(|open| text[at..].starts_with(open))
+    };
+    spellings
+        .iter()
+        .find(opens)
+        .copied()
+        .unwrap_or(spellings[0])
+}
 
 /// The [`Tags`] of one XML wrapper, from the names of its three tags:
 /// `invoke::xml_tags!(Format::F, "wrapper", "invoke", "parameter")` reads

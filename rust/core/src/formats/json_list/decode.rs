@@ -6,14 +6,16 @@ use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
-use super::{body_kind, body_start, echo_end, Body, Shape, Wrap, COMMAND_R, START_TEXTS, WRAPS};
+use super::{
+    body_kind, body_start, echo_end, Body, Shape, Wrap, AT_REGION_START, START_TEXTS, WRAPS,
+};
 use crate::calls::push_calls_of_value;
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
 use crate::protocol::Format;
 
 /// The start tokens a region's walk looks for: all but Command R's `Action:` ones, which open calls
 /// only at the start of a message and so only ever begin the region they open.
-static MARKERS: Markers = Markers::new(START_TEXTS.split_at(COMMAND_R).0);
+static MARKERS: Markers = Markers::new(START_TEXTS.split_at(AT_REGION_START).0);
 
 pub(super) fn parse_region<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
 where
@@ -23,10 +25,10 @@ where
     let text = cx.text;
     let end = range.end;
     let mut from = range.start;
-    let actions = &START_TEXTS[COMMAND_R..];
-    if let Some(action) = actions.iter().find(|action| text[from..end].starts_with(**action)) {
-        let body = skip_ws(text, from + action.len(), end);
-        from = one_list(cx, &WRAPS[COMMAND_R], from..body, end)?;
+    let mut at_start = START_TEXTS.iter().enumerate().skip(AT_REGION_START);
+    if let Some((i, marker)) = at_start.find(|(_, marker)| text[from..end].starts_with(**marker)) {
+        let body = skip_ws(text, from + marker.len(), end);
+        from = one_list(cx, &WRAPS[i], from..body, end)?;
     }
     cx.markup_in_prose(from..end, &MARKERS, |cx, marker| {
         let wrap = &WRAPS[marker.pattern];

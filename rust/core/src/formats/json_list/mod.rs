@@ -87,6 +87,11 @@ const FUNCTOOLS_START: &str = "functools[";
 /// same line or (Command R+) the next.
 const COMMAND_R_START: &str = "Action: ```json";
 const COMMAND_R_START_LINE: &str = "Action:\n```json";
+/// HyperCLOVA X SEED Think 14B's tool role: its chat template ends the prompt with
+/// `<|im_start|>assistant`, so a message that calls starts ` -> tool/function_call` and a JSON
+/// list follows, ended by `<|im_end|>`.
+const HYPERCLOVAX_14B_START: &str = "-> tool/function_call";
+static IM_END: Needle = Needle::new("<|im_end|>");
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
 
@@ -100,13 +105,13 @@ static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
 static OLMO3_END: Needle = Needle::new("</function_calls>");
 static FENCE_END: Needle = Needle::new("```");
 
-/// The index of Command R's first `Action:` spelling in [`START_TEXTS`]: its spellings are the
-/// last, as the only ones whose first byte is neither `<` nor `f` (the decoder's marker walk
-/// stops at two bytes).
-pub(crate) const COMMAND_R: usize = 8;
+/// The index in [`START_TEXTS`] of the first marker read only where a region starts (Command
+/// R's `Action:` spellings, HyperCLOVA X 14B's tool role): they are the last, as the only ones
+/// whose first byte is neither `<` nor `f` (the decoder's marker walk stops at two bytes).
+pub(crate) const AT_REGION_START: usize = 8;
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 10] = [
+pub(crate) const START_TEXTS: [&str; 11] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -117,9 +122,10 @@ pub(crate) const START_TEXTS: [&str; 10] = [
     FUNCTOOLS_START,
     COMMAND_R_START,
     COMMAND_R_START_LINE,
+    HYPERCLOVAX_14B_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 10] = [
+pub(crate) static WRAPS: [Wrap; 11] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -134,6 +140,7 @@ pub(crate) static WRAPS: [Wrap; 10] = [
     wrap(Format::Phi4Mini, None, Shape::Named),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
+    wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
 ];
 
 /// A format's tokens, read by no other format.
@@ -173,6 +180,7 @@ impl Grammar for Spec {
         start(FUNCTOOLS_START, Format::Phi4Mini),
         start(COMMAND_R_START, Format::CommandR),
         start(COMMAND_R_START_LINE, Format::CommandR),
+        start(HYPERCLOVAX_14B_START, Format::HyperclovaxSeedThink14b),
     ];
     /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba),
     /// and an LFM2 end token that closes no list: no message of this group is prose, so these
@@ -183,6 +191,9 @@ impl Grammar for Spec {
         start(ANSWER_CLOSE, Format::Jamba),
         start(LFM2_END_TEXT, Format::Lfm2),
     ];
+    /// HyperCLOVA X SEED Think 14B's list without its tool role (a reasoning parser took it):
+    /// a message that is only the JSON call list, as hermes reads one.
+    const WHOLE_JSON: FormatSet = FormatSet::only(Format::HyperclovaxSeedThink14b);
     /// Command R7B's and Command A's answer wrappers (their reasoning span is a think tag),
     /// Command R+'s turn tokens around an answer, and Apertus's turn tokens.
     const CONTROL: &'static [&'static str] = &[

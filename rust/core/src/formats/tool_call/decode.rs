@@ -62,7 +62,7 @@ where
                     let closer = Some(&TOOL_CALL);
                     qwen3_coder::call(cx, marker.start, body, end, closer, &mut closers)
                 }
-                _ => glm45::call(cx, Format::Glm45, marker.start, body, end, &mut closers),
+                format => glm45::call(cx, format, marker.start, body, end, &mut closers),
             }
         }
     })
@@ -105,6 +105,7 @@ where
     match wrap.body {
         Body::Json | Body::CallObject => hermes::call(cx, wrap.format, open, body, end, closers),
         Body::FunctionName => hermes::named_call(cx, open, tag_end, end, closers),
+        Body::ArgPairs => glm45::call(cx, wrap.format, open, body, end, closers),
         Body::Function | Body::Shared => {
             qwen3_coder::call(cx, open, body, end, Some(wrap), closers)
         }

@@ -1,19 +1,25 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
 //! typed as in qwen3_coder. Laguna writes these calls, and at times a JSON call object
-//! in the tag (read as hermes reads it) or the arguments as one JSON object after the name.
-//! HY v3 writes the same calls with `<tool_sep>` after the name, in a
-//! `<tool_calls>` list (read by the call-list group with [`calls`]).
+//! in the tag (read as hermes reads it) or the arguments as one JSON object after the name;
+//! GLM-5.3 Flash writes JSON arguments after a `>`: `<tool_call>f>{"a": 1}`, its
+//! `</tool_call>` often left out. HY v3 writes the same calls with `<tool_sep>` after the name,
+//! in a `<tool_calls>` list (read by the call-list group with [`calls`]).
+//! `hyperclovax_seed_think` (HyperCLOVA X SEED Think) writes glm45's calls with each value
+//! JSON-encoded: a JSON string literal there is that string.
+
+use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, AfterFunction, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
+    close_tag, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
+    VALUE_CLOSE,
 };
-use crate::json::{JsonBuilder, JsonView};
+use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
 use crate::protocol::Format;
-use crate::scan::find::find_either;
+use crate::scan::find::find_any3;
 
 /// The `<tool_call>` calls at `body`, one after another (HY v3's list); returns where the last
 /// one's markup ends.
@@ -58,7 +64,7 @@ where
         cx.fail(format, open..markup_end, failure);
         markup_end
     };
-    let name_end = find_either(b'<', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let name_end = find_any3(b'<', b'>', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
     let name = text[body..name_end].trim();
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Ok(fail(
@@ -66,6 +72,10 @@ where
             body,
             Failure::parse("expected a tool name", body, None),
         ));
+    }
+    if text[name_end..end].starts_with('>') {
+        let close = closers.close;
+        return json_arguments(cx, format, (open, name, name_end + 1, end), close, fail);
     }
     let mut pos = skip_ws(text, name_end, end);
     if text[pos..end].starts_with('{') {
@@ -100,15 +110,21 @@ where
             ));
         }
         let value_start = value_tag + VALUE.len();
-        let Some((value_end, next)) = value_end(text, value_start, end, &mut closers.arg_value) else {
+        let closes = (&mut closers.arg_value, closers.close);
+        let Some((value_end, next)) = value_end(text, value_start, end, closes) else {
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
-        cx.insert_value(&mut arguments, name, key, &text[value_start..value_end], None)?;
+        let raw = value_start..value_end;
+        let json_encoded = format == Format::HyperclovaxSeedThink;
+        if !(json_encoded && json_string(cx, &mut arguments, key, raw.clone())?) {
+            cx.insert_value(&mut arguments, name, key, &text[raw], None)?;
+        }
         pos = next;
     }
-    let Some(markup_end) = close_tag(text, pos, end, CLOSE) else {
-        let failure = Failure::parse(format!("expected {KEY} or {CLOSE}"), pos, Some(name.into()));
+    let close = closers.close;
+    let Some(markup_end) = close_tag(text, pos, end, close) else {
+        let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };
     let arguments = cx.builder.finish_object(arguments)?;
@@ -122,22 +138,84 @@ where
     Ok(markup_end)
 }
 
+/// HyperCLOVA X SEED Think writes each value as JSON (its template's `tojson`): a value that
+/// is a JSON string literal (`"Seoul"`) is that string, inserted under `key`; returns whether
+/// it was one (any other value is typed as glm45's, by the schema).
+fn json_string<B>(
+    cx: &mut Cx<'_, '_, B>,
+    arguments: &mut B::Object,
+    key: &str,
+    raw: Range<usize>,
+) -> Result<bool, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let written = &cx.text[raw.clone()];
+    let value = written.trim();
+    if !value.starts_with('"') {
+        return Ok(false);
+    }
+    let start = raw.start + (written.len() - written.trim_start().len());
+    let end = start + value.len();
+    match cx.json_at(start, end)? {
+        Ok((string, at)) if at == end && string.kind() == JsonKind::String => {
+            cx.builder.object_insert(arguments, JsonStr::from_utf8(key), string)?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// GLM-5.3 Flash's call: JSON arguments after the name's `>` (from `at`), its closing tag
+/// `close` optional (the call then ends with them). Returns where its markup ends.
+fn json_arguments<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    (open, name, at, end): (usize, &str, usize, usize),
+    close: &str,
+    mut fail: impl FnMut(&mut Cx<'_, '_, B>, usize, Failure) -> usize,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
+    let start = skip_ws(text, at, end);
+    if !text[start..end].starts_with('{') {
+        let failure = Failure::parse("expected JSON arguments", start, Some(name.into()));
+        return Ok(fail(cx, start, failure));
+    }
+    let (arguments, json_end) = match cx.json_at(start, end)? {
+        Ok(read) => read,
+        Err(error) => return Ok(fail(cx, start, Failure::json(error, Some(name.into())))),
+    };
+    let after = skip_ws(text, json_end, end);
+    let markup_end = if text[after..end].starts_with(close) {
+        after + close.len()
+    } else {
+        json_end
+    };
+    cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
+    Ok(markup_end)
+}
+
 /// Where the value that starts at `start` ends, and where reading goes on: after its
 /// `</arg_value>`, or, where the model left that tag out, at what follows the value: the next
 /// pair's `<arg_key>` (another `<arg_value>` opens before any `</arg_value>`) or the call's
-/// `</tool_call>` (no `</arg_value>` at all). A value may hold either tag as text when it is
+/// closing tag `call_close` (no `</arg_value>` at all). A value may hold either tag as text when it is
 /// closed (`Wrap each call in <tool_call>…</tool_call>` is one value).
 fn value_end(
     text: &str,
     start: usize,
     end: usize,
-    arg_value_close: &mut TextSeek<'_>,
+    (arg_value_close, call_close): (&mut TextSeek<'_>, &str),
 ) -> Option<(usize, usize)> {
     let close = arg_value_close.find(start);
     let value = &text[start..close.unwrap_or(end)];
     let cut = |before: usize| {
         let at = |tag: &str| value[..before].find(tag);
-        let cut = match (at(KEY), at(CLOSE)) {
+        let cut = match (at(KEY), at(call_close)) {
             (Some(k), Some(c)) => k.min(c),
             (k, c) => k.or(c)?,
         };

@@ -16,7 +16,7 @@ use super::tags::{
 };
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::find_either;
+use crate::scan::find::{find_any3, find_either};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -36,7 +36,7 @@ enum State {
     /// A parameter value, read so far.
     QValue(ValueScan),
     /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
-    ArgsOpen(usize),
+    ArgsOpen(usize, ArgsClose),
     Args(ArgsClose),
     /// After the JSON arguments: their closing tag.
     AfterArgs(usize, ArgsClose),
@@ -61,6 +61,9 @@ enum State {
 enum ArgsClose {
     Function,
     ToolCall,
+    /// After a glm45 name's `>` (GLM-5.3 Flash's `<tool_call>f>{…}`): the wrapper's closing
+    /// tag, or the call ends with the arguments.
+    Optional,
 }
 
 pub(crate) struct TagCall {
@@ -196,6 +199,7 @@ impl TagCall {
             Body::Shared => body_format(shape, self.open.formats),
             Body::Json | Body::CallObject => Format::Hermes,
             Body::Function | Body::FunctionName => Format::Qwen3Coder,
+            Body::ArgPairs => Format::Glm45,
         };
         self.state = match format {
             _ if reads_json(format, shape) => {
@@ -284,7 +288,7 @@ impl TagCall {
                             self.state = State::QFirst(q);
                             return Verdict::More;
                         }
-                        Some(b'{') => State::ArgsOpen(q),
+                        Some(b'{') => State::ArgsOpen(q, ArgsClose::Function),
                         Some(_) => State::QBetween(q),
                     };
                 }
@@ -355,12 +359,12 @@ impl TagCall {
                         continue;
                     }
                     self.records.push(named(name, None, true, 0));
-                    self.state = State::ArgsOpen(at + 1);
+                    self.state = State::ArgsOpen(at + 1, ArgsClose::Function);
                 }
-                State::ArgsOpen(p) => {
+                State::ArgsOpen(p, then) => {
                     let q = ws(b, p);
                     if q == b.len() {
-                        self.state = State::ArgsOpen(q);
+                        self.state = State::ArgsOpen(q, then);
                         return Verdict::More;
                     }
                     if b[q] != b'{' {
@@ -368,7 +372,7 @@ impl TagCall {
                         continue;
                     }
                     self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                    self.state = State::Args(ArgsClose::Function);
+                    self.state = State::Args(then);
                 }
                 State::Args(then) => {
                     let args = self.args.as_mut().expect("set with the state");
@@ -377,6 +381,16 @@ impl TagCall {
                         Scanned::Closed(end) => self.state = State::AfterArgs(end, then),
                         Scanned::Broken(at) => self.state = State::SeekClose(at),
                     }
+                }
+                State::AfterArgs(p, ArgsClose::Optional) => {
+                    // (`p` stays the arguments' end: a call left unclosed ends there.)
+                    let q = ws(b, p);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    return match starts(b, q, close) {
+                        None => Verdict::More,
+                        Some(true) => self.end(q + close.len()),
+                        Some(false) => self.end(p),
+                    };
                 }
                 State::AfterArgs(p, ArgsClose::ToolCall) => {
                     let q = ws(b, p);
@@ -433,13 +447,14 @@ impl TagCall {
                     };
                 }
                 State::GName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'<') {
-                        Ok(at) => at,
-                        Err(scanned) => {
-                            self.state = State::GName { start, scanned };
-                            return Verdict::More;
-                        }
+                    let Some(at) = find_any3(b'<', b'>', b'\n', &b[scanned..]) else {
+                        self.state = State::GName {
+                            start,
+                            scanned: b.len(),
+                        };
+                        return Verdict::More;
                     };
+                    let at = scanned + at;
                     let name = buf[start..at].trim();
                     if name.is_empty() || name.contains(char::is_whitespace) {
                         self.state = State::SeekClose(start);
@@ -447,7 +462,10 @@ impl TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::GFirst(at);
+                    self.state = match b[at] {
+                        b'>' => State::ArgsOpen(at + 1, ArgsClose::Optional),
+                        _ => State::GFirst(at),
+                    };
                 }
                 State::GFirst(p) => {
                     let q = ws(b, p);
@@ -465,13 +483,14 @@ impl TagCall {
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
-                    match starts_any(b, q, &[KEY, CLOSE, TOOL_SEP]) {
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    match starts_any(b, q, &[KEY, close, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);
                             return Verdict::More;
                         }
                         Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
-                        Ok(Some(1)) => return self.end(q + CLOSE.len()),
+                        Ok(Some(1)) => return self.end(q + close.len()),
                         // HY v3's separator after the name.
                         Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
                         Ok(None) => self.state = State::SeekClose(q),

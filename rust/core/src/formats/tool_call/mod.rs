@@ -66,6 +66,7 @@ impl Grammar for Spec {
                 Format::Hermes,
                 Format::Qwen3Coder,
                 Format::Glm45,
+                Format::HyperclovaxSeedThink,
                 Format::Granite,
             ]),
         }; tags::OPENS.len()];
@@ -86,7 +87,9 @@ impl Grammar for Spec {
 
     /// Hermes 2 Pro and Qwen 2.5 drop the `<tool_call>` tags in practice: a message that is
     /// only the call object (or a list of them), bare or fenced, is their call too.
-    const WHOLE_JSON: FormatSet = FormatSet::only(Format::Hermes);
+    /// HyperCLOVA X SEED Think writes such a list (`"parameters"` for arguments) where
+    /// constrained decoding forces JSON.
+    const WHOLE_JSON: FormatSet = FormatSet::of(&[Format::Hermes, Format::HyperclovaxSeedThink]);
 
     /// The end of an answer a wrapper held ([`tags::answer_of`]).
     const PROSE_ENDS: &'static [Start] = &[Start {

@@ -41,6 +41,9 @@ pub(crate) enum Body {
     CallObject,
     /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
     FunctionName,
+    /// glm45's name and `<arg_key>`/`<arg_value>` pairs (or GLM-5.3 Flash's JSON after the
+    /// name's `>`), read as glm45 reads them (IQuest-Coder v2, IQuest Q1).
+    ArgPairs,
 }
 
 pub(crate) static TOOL_CALL: Wrap = Wrap {
@@ -140,8 +143,14 @@ pub(crate) const VALUE: &str = "<arg_value>";
 pub(crate) const VALUE_CLOSE: &str = "</arg_value>";
 pub(crate) static VALUE_CLOSE_NEEDLE: Needle = Needle::new(VALUE_CLOSE);
 
-/// The formats, in the order a body of a shape whose format is off is tried.
-const FORMATS: [Format; 3] = [Format::Hermes, Format::Qwen3Coder, Format::Glm45];
+/// The formats, in the order a body of a shape whose format is off is tried (HyperCLOVA X
+/// SEED Think writes glm45's shape).
+const FORMATS: [Format; 4] = [
+    Format::Hermes,
+    Format::Qwen3Coder,
+    Format::Glm45,
+    Format::HyperclovaxSeedThink,
+];
 
 /// Which format a `<tool_call>` body is read as: by its shape (`{`/`[` hermes, `<function=`
 /// qwen3_coder, a name glm45), or, when that format is not allowed, the first allowed one (which

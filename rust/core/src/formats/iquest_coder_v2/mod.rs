@@ -1,0 +1,21 @@
+//! `iquest_coder_v2` (IQuest-Coder v2): glm45's body in `<iquestcoder_tool_call>…
+//! </iquestcoder_tool_call>`, one call per tag: `<iquestcoder_tool_call>f<arg_key>a</arg_key>
+//! <arg_value>1</arg_value></iquestcoder_tool_call>`. Values are typed as glm45's.
+
+use super::tool_call::tags::{Body, Wrap};
+use super::tool_call;
+use crate::protocol::{Format, FormatSet};
+use crate::scan::find::Needle;
+
+const OPEN: &str = "<iquestcoder_tool_call>";
+const CLOSE: &str = "</iquestcoder_tool_call>";
+
+static WRAP: Wrap = Wrap {
+    format: Format::IquestCoderV2,
+    close: CLOSE,
+    close_needle: Needle::new(CLOSE),
+    body: Body::ArgPairs,
+    answer_of: FormatSet::NONE,
+};
+
+tool_call::wrapped_spec!(WRAP, OPEN, Format::IquestCoderV2);
