@@ -376,6 +376,30 @@ def olmo3(case: Case, k: int) -> str | None:
     return _wrapped("<function_calls>", "\n".join(lines), "</function_calls>", k)
 
 
+def granite_pythonic(case: Case, k: int) -> str | None:
+    # Bare pythonic calls one a line, from the message start; prose may follow on a line of
+    # its own.
+    lines = []
+    for call in case["calls"]:
+        if not all(part.isidentifier() and part.isascii() for part in call["name"].split(".")):
+            return None
+        if not all(key.isidentifier() for key in call["arguments"]):
+            return None
+        arguments = ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=k % 2 == 0)}"
+            for key, value in call["arguments"].items()
+        )
+        lines.append(f"{call['name']}({arguments})" + (" " if k % 4 == 1 else ""))
+    text = ("\n\n" if k % 3 == 1 else "\n").join(lines)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>\n" + text
+    if k % 5 == 0:
+        text += "\nChecking now."
+    elif k % 5 == 1:
+        text += "<|end_of_text|>"
+    return text
+
+
 def phi4_mini(case: Case, k: int) -> str | None:
     # `functools[` opens calls only at the start of the message (after think spans and spaces).
     text = (" " if k % 2 else "") + "functools" + _json_list(case, k)
@@ -524,6 +548,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "command_r": command_r,
     "olmo3": olmo3,
+    "granite_pythonic": granite_pythonic,
     "phi4_mini": phi4_mini,
     "internlm2": internlm2,
     "function_gemma": function_gemma,

@@ -13,6 +13,7 @@ FormatName: TypeAlias = Literal[
     "mistral",
     "llama3_json",
     "pythonic",
+    "granite_pythonic",
     "deepseek_v3",
     "deepseek_v31",
     "kimi_k2",

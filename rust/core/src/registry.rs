@@ -39,6 +39,9 @@ macro_rules! for_each_group {
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
             ]
+            granite_pythonic GranitePythonic [
+                GranitePythonic "granite_pythonic" [],
+            ]
             deepseek Deepseek [
                 DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1"],
                 DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1"],
