@@ -381,16 +381,148 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
     assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
 
 
-def test_a_dsml_invoke_whose_close_was_left_out_ends_at_the_next() -> None:
+DSML_INVOKE = (
+    '<\uff5cDSML\uff5cinvoke name="get_weather">'
+    '<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>'
+    "</\uff5cDSML\uff5cinvoke>"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (DSML_INVOKE, ""),
+        ("Let me look that up." + DSML_INVOKE, "Let me look that up."),
+        (f"Two cities.\n{DSML_INVOKE}\n\n{DSML_INVOKE}\nDone.", "Two cities.\n\nDone."),
+    ],
+)
+def test_dsml_invokes_without_a_wrapper_are_calls(text: str, content: str) -> None:
+    # DeepSeek V4 often opens its calls with a bare invoke; the run ends where prose begins.
+    calls, got = read(text, "deepseek_dsml")
+    assert calls == [("get_weather", {"city": "Paris"})] * text.count("invoke name")
+    assert got == content
+
+
+@pytest.mark.parametrize(
+    ("fmt", "invoke"),
+    [
+        ("minimax_m2", '<minimax:tool_call><invoke name="f">{}</invoke></minimax:tool_call>'),
+        (
+            "deepseek_dsml",
+            '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f">{}'
+            "</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>",
+        ),
+    ],
+)
+def test_an_invoke_value_may_hold_its_own_closing_tag(fmt: str, invoke: str) -> None:
+    # A file a code-writing tool is asked to write may hold this very markup.
+    dsml = fmt == "deepseek_dsml"
+    param = (
+        '<\uff5cDSML\uff5cparameter name="{}" string="true">' if dsml else '<parameter name="{}">'
+    )
+    close = "</\uff5cDSML\uff5cparameter>" if dsml else "</parameter>"
+    value = f"x {close} y {close}z"
+    body = param.format("a") + value + close + "\n" + param.format("b") + "2" + close
+    calls, content = read(invoke.format(body), fmt)
+    assert calls == [("f", {"a": value, "b": "2" if dsml else 2})]
+    assert content == ""
+
+
+ROOT_UNION_TOOL = {
+    "name": "acme",
+    "parameters": {
+        "$defs": {"Text": {"properties": {"kind": {"const": "text"}, "value": {"type": "string"}}}},
+        "oneOf": [{"$ref": "#/$defs/Text"}, {"properties": {"kind": {"const": "none"}}}],
+    },
+}
+
+
+def test_a_schema_with_a_root_union_types_and_names_its_parameters() -> None:
+    # The parameters are declared in the branches of a root oneOf (one behind a $ref).
+    tools = [ROOT_UNION_TOOL, {"name": "search", "parameters": {"properties": {"q": {}}}}]
+    glm = (
+        "<tool_call>acme<arg_key>kind</arg_key><arg_value>text</arg_value>"
+        "<arg_key>value</arg_key><arg_value>7</arg_value></tool_call>"
+    )
+    assert read(glm, "glm45", tools=tools) == ([("acme", {"kind": "text", "value": "7"})], "")
+    # A Kimi id that is only an index names the one tool whose schema has every key.
+    kimi = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"kind": "text", "value": "x"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    assert read(kimi, "kimi_k2", tools=tools)[0] == [("acme", {"kind": "text", "value": "x"})]
+
+
+def test_pythonic_lists_written_one_after_another_are_all_calls() -> None:
+    text = "[search(query='one')][search(query='two'), f()]\n[search(query='three')] Done. [g()]"
+    calls, content = read(text, "pythonic")
+    assert calls == [
+        ("search", {"query": "one"}),
+        ("search", {"query": "two"}),
+        ("f", {}),
+        ("search", {"query": "three"}),
+    ]
+    assert content == "Done. [g()]"
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"const": "null"}, "null"),
+        ({"enum": ["null", "none"]}, "null"),
+        ({"enum": ["a", None]}, None),
+    ],
+)
+def test_const_and_enum_type_an_xml_value(schema: dict[str, Any], expected: Any) -> None:
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}]
+    for fmt, text in [
+        ("glm45", "<tool_call>f<arg_key>v</arg_key><arg_value>null</arg_value></tool_call>"),
+        (
+            "qwen3_coder",
+            "<tool_call><function=f><parameter=v>null</parameter></function></tool_call>",
+        ),
+    ]:
+        assert read(text, fmt, tools=tools) == ([("f", {"v": expected})], "")
+
+
+@pytest.mark.parametrize(
+    ("name", "read_as"),
+    [
+        ("get_weather.get_weather", "get_weather"),
+        ("weather.get", "weather.get"),
+        ("a.b.a", "a.b.a"),
+    ],
+)
+def test_muse_glimmer_doubled_names_are_the_tools_name(name: str, read_as: str) -> None:
+    # Muse Glimmer invokes a tool registered without a namespace by its name twice.
+    atem = (
+        f'<atem:function_calls>\n<atem:invoke name="{name}">\n'
+        '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>'
+    )
+    text = f" to=self<|message|>Need weather.<|eom|><|start|>assistant to={name}<|message|>{atem}"
+    assert read(text, "muse_glimmer") == ([(read_as, {"city": "Paris"})], "")
+
+
+@pytest.mark.parametrize(
+    ("opens", "closes"),
+    [("", ""), ("<\uff5cDSML\uff5ctool_calls>", "</\uff5cDSML\uff5ctool_calls>")],
+)
+def test_a_dsml_invoke_whose_close_was_left_out_ends_at_the_next(opens: str, closes: str) -> None:
+    # In a block or in a run of bare invokes (DeepSeek V4's).
     param = '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>'
     invoke = '<\uff5cDSML\uff5cinvoke name="{}">' + param
-    text = (
-        "Sure. <\uff5cDSML\uff5ctool_calls>"
-        + invoke.format("f")
-        + invoke.format("g")
-        + "</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5ctool_calls> done"
-    )
+    calls = invoke.format("f") + invoke.format("g") + "</\uff5cDSML\uff5cinvoke>"
+    text = f"Sure. {opens}{calls}{closes} done"
     assert read(text, "deepseek_dsml") == ([("f", {"a": 1}), ("g", {"a": 1})], "Sure.  done")
+
+
+def test_a_broken_bare_dsml_invoke_is_an_invalid_call() -> None:
+    calls, content = read(
+        DSML_INVOKE + ' then <\uff5cDSML\uff5cinvoke name="f">oops', "deepseek_dsml"
+    )
+    assert calls[0] == ("get_weather", {"city": "Paris"})
+    assert calls[1][:2] == ("invalid", "f")
+    assert content == "then"
 
 
 @pytest.mark.parametrize(

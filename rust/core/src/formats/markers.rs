@@ -7,8 +7,7 @@ use crate::protocol::{Format, FormatSet, Group};
 pub(crate) use crate::scan::find::same;
 use crate::scan::think;
 
-/// A set of table entries (bit `i`: `TABLE[i]`).
-pub(crate) type Mask = u128;
+pub(crate) use super::mask::Mask;
 
 /// What a marker does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +58,7 @@ const fn lists(markers: &[Start], text: &str) -> bool {
 }
 
 /// More entries than the table will ever hold (the [`Mask`] bits).
-const ROOM: usize = Mask::BITS as usize;
+const ROOM: usize = Mask::BITS;
 
 const BLANK: Entry = Entry {
     text: "",
@@ -217,11 +216,11 @@ pub(crate) const ANCHORED: Mask = anchored();
 
 const fn anchored() -> Mask {
     let table = build();
-    let mut mask = 0;
+    let mut mask = Mask::NONE;
     let mut i = 0;
     while i < COUNT {
         if is_anchored(table[i].text) {
-            mask |= 1 << i;
+            mask = mask.with(i);
         }
         i += 1;
     }
@@ -233,11 +232,11 @@ pub(crate) const LEADS: Mask = leads();
 
 const fn leads() -> Mask {
     let table = build();
-    let mut mask = 0;
+    let mut mask = Mask::NONE;
     let mut i = 0;
     while i < COUNT {
         if lead_len(table[i].text) > 0 {
-            mask |= 1 << i;
+            mask = mask.with(i);
         }
         i += 1;
     }
@@ -267,14 +266,11 @@ pub(crate) fn lead_start(bytes: &[u8], at: usize, floor: usize) -> usize {
     if at == floor || bytes[at] != b'<' || !LEAD_LAST[bytes[at - 1] as usize] {
         return at;
     }
-    let mut leads = LEADS;
-    while leads != 0 {
-        let i = leads.trailing_zeros() as usize;
+    for i in LEADS.entries() {
         let lead = &TABLE[i].text.as_bytes()[..lead_len(TABLE[i].text)];
         if at - floor >= lead.len() && bytes[..at].ends_with(lead) {
             return at - lead.len();
         }
-        leads &= leads - 1;
     }
     at
 }
@@ -315,16 +311,16 @@ static IN_LEAD: [bool; 256] = {
 #[inline]
 pub(crate) fn lead_tail(bytes: &[u8], mask: Mask) -> usize {
     match bytes.last() {
-        Some(&last) if IN_LEAD[last as usize] && mask & LEADS != 0 => held_lead(bytes, mask),
+        Some(&last) if IN_LEAD[last as usize] && !(mask & LEADS).is_empty() => {
+            held_lead(bytes, mask)
+        }
         _ => 0,
     }
 }
 
 #[inline(never)]
 fn held_lead(bytes: &[u8], mask: Mask) -> usize {
-    let mut leads = LEADS & mask;
-    while leads != 0 {
-        let i = leads.trailing_zeros() as usize;
+    for i in (LEADS & mask).entries() {
         let lead = &TABLE[i].text.as_bytes()[..lead_len(TABLE[i].text)];
         if let Some(held) = (1..=lead.len().min(bytes.len()))
             .rev()
@@ -332,7 +328,6 @@ fn held_lead(bytes: &[u8], mask: Mask) -> usize {
         {
             return held;
         }
-        leads &= leads - 1;
     }
     0
 }
@@ -343,12 +338,12 @@ pub(crate) const LINE_ANCHORED: Mask = line_anchored();
 
 const fn line_anchored() -> Mask {
     let table = build();
-    let mut mask = 0;
+    let mut mask = Mask::NONE;
     let mut i = 0;
     while i < COUNT {
         if let Role::Start { group, .. } = table[i].role {
             if group.at_lines() && is_anchored(table[i].text) {
-                mask |= 1 << i;
+                mask = mask.with(i);
             }
         }
         i += 1;
@@ -358,7 +353,7 @@ const fn line_anchored() -> Mask {
 
 /// Whether a line-start marker ([`LINE_ANCHORED`]) among `mask` begins with `b`.
 pub(crate) fn opens_lines(b: u8, mask: Mask) -> bool {
-    BY_FIRST[b as usize] & LINE_ANCHORED & mask != 0
+    !(BY_FIRST[b as usize] & LINE_ANCHORED & mask).is_empty()
 }
 
 /// The byte a prose message of `group` may end at that text mode does not stop at anyway (the
@@ -376,19 +371,25 @@ pub(crate) const THINK_OPEN: Mask = think_entries(0);
 pub(crate) const THINK_CLOSE: Mask = think_entries(1);
 /// What text mode looks for outside a think span beside the opening tags: the closing tags and
 /// the opening tags' bare tokens (`think::OPEN_TOKENS`, after the tags), stray tokens there.
-pub(crate) const THINK_STRAY: Mask = THINK_CLOSE | THINK_TOKENS;
+pub(crate) const THINK_STRAY: Mask = THINK_CLOSE.union(THINK_TOKENS);
 const THINK_TOKENS: Mask = open_tokens();
 
 const fn open_tokens() -> Mask {
     let first = 2 * think::OPENS.len();
-    ((1 << think::OPEN_TOKENS.len()) - 1) << first
+    let mut mask = Mask::NONE;
+    let mut t = 0;
+    while t < think::OPEN_TOKENS.len() {
+        mask = mask.with(first + t);
+        t += 1;
+    }
+    mask
 }
 
 const fn think_entries(parity: usize) -> Mask {
-    let mut mask = 0;
+    let mut mask = Mask::NONE;
     let mut n = 0;
     while n < think::OPENS.len() {
-        mask |= 1 << (2 * n + parity);
+        mask = mask.with(2 * n + parity);
         n += 1;
     }
     mask
@@ -397,12 +398,12 @@ const fn think_entries(parity: usize) -> Mask {
 /// For each byte value, the entries whose byte at `at` it is (the think tags included).
 const fn by_byte(at: usize) -> [Mask; 256] {
     let table = build();
-    let mut masks = [0; 256];
+    let mut masks = [Mask::NONE; 256];
     let mut i = 0;
     while i < COUNT {
         let text = table[i].text.as_bytes();
         if at < text.len() {
-            masks[text[at] as usize] |= 1 << i;
+            masks[text[at] as usize] = masks[text[at] as usize].with(i);
         }
         i += 1;
     }
@@ -420,7 +421,7 @@ pub(crate) fn starts_of(formats: FormatSet) -> Mask {
     }
     formats
         .indices()
-        .fold(0, |mask, f| mask | BY_FORMAT[f].starts)
+        .fold(Mask::NONE, |mask, f| mask | BY_FORMAT[f].starts)
 }
 
 /// The tokens of `formats` that text mode drops wherever they stand outside a call: their
@@ -432,7 +433,7 @@ pub(crate) fn control_of(formats: FormatSet) -> Mask {
     }
     formats
         .indices()
-        .fold(0, |mask, f| mask | BY_FORMAT[f].control)
+        .fold(Mask::NONE, |mask, f| mask | BY_FORMAT[f].control)
 }
 
 /// One format's entries, by role: every parse asks for the union over its formats, so the
@@ -448,13 +449,13 @@ static BY_FORMAT: [FormatEntries; Format::ALL.len()] = by_format();
 /// The union for `formats="auto"`.
 static ALL_FORMATS: FormatEntries = {
     let mut all = FormatEntries {
-        starts: 0,
-        control: 0,
+        starts: Mask::NONE,
+        control: Mask::NONE,
     };
     let mut f = 0;
     while f < Format::ALL.len() {
-        all.starts |= BY_FORMAT[f].starts;
-        all.control |= BY_FORMAT[f].control;
+        all.starts = all.starts.union(BY_FORMAT[f].starts);
+        all.control = all.control.union(BY_FORMAT[f].control);
         f += 1;
     }
     all
@@ -463,8 +464,8 @@ static ALL_FORMATS: FormatEntries = {
 const fn by_format() -> [FormatEntries; Format::ALL.len()] {
     let table = build();
     let none = FormatEntries {
-        starts: 0,
-        control: 0,
+        starts: Mask::NONE,
+        control: Mask::NONE,
     };
     let mut by_format = [none; Format::ALL.len()];
     let mut f = 0;
@@ -473,8 +474,10 @@ const fn by_format() -> [FormatEntries; Format::ALL.len()] {
         while i < COUNT {
             if table[i].formats.contains(Format::ALL[f]) {
                 match table[i].role {
-                    Role::Start { .. } => by_format[f].starts |= 1 << i,
-                    Role::Control | Role::ProseEnd(_) => by_format[f].control |= 1 << i,
+                    Role::Start { .. } => by_format[f].starts = by_format[f].starts.with(i),
+                    Role::Control | Role::ProseEnd(_) => {
+                        by_format[f].control = by_format[f].control.with(i)
+                    }
                     Role::ThinkOpen | Role::ThinkClose => {}
                 }
             }
@@ -505,22 +508,26 @@ static IN_PROSE: [InProse; Group::ALL.len()] = {
     let table = build();
     let mut in_prose = [const {
         InProse {
-            not_markup: 0,
-            markup: 0,
+            not_markup: Mask::NONE,
+            markup: Mask::NONE,
         }
     }; Group::ALL.len()];
     let mut i = 0;
     while i < COUNT {
         match table[i].role {
             Role::Start { group, .. } if !table[i].ends_prose => {
-                in_prose[group as usize].not_markup |= 1 << i;
+                let prose = &mut in_prose[group as usize];
+                prose.not_markup = prose.not_markup.with(i);
             }
-            Role::ProseEnd(group) => in_prose[group as usize].markup |= 1 << i,
+            Role::ProseEnd(group) => {
+                let prose = &mut in_prose[group as usize];
+                prose.markup = prose.markup.with(i);
+            }
             Role::Control => {
                 let mut g = 0;
                 while g < Group::ALL.len() {
                     if closes_start_of(Group::ALL[g], table[i].text) {
-                        in_prose[g].not_markup |= 1 << i;
+                        in_prose[g].not_markup = in_prose[g].not_markup.with(i);
                     }
                     g += 1;
                 }
@@ -574,19 +581,16 @@ pub(crate) enum Match {
 /// where both may match, the longer wins, and `rest` ending inside it is `Partial`. A think tag
 /// that takes a suffix (`<think:`) is found with it ([`found_len`]).
 pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
-    let mut candidates = candidates(rest, mask);
     let mut found = None;
     let mut partial = false;
-    while candidates != 0 {
-        let i = candidates.trailing_zeros() as usize;
+    for i in candidates(rest, mask).entries() {
         match len_at(rest, i) {
             // Only a think tag's token may be the prefix of another marker.
-            Ok(Some(_)) if THINK_TOKENS & 1 << i == 0 => return Match::Found(i),
+            Ok(Some(_)) if !THINK_TOKENS.has(i) => return Match::Found(i),
             Ok(Some(_)) => found = longer(found, i),
             Ok(None) => partial = true,
             Err(()) => partial |= TABLE[i].text.as_bytes().starts_with(rest),
         }
-        candidates &= candidates - 1;
     }
     match (partial, found) {
         (true, _) => Match::Partial,
@@ -598,14 +602,11 @@ pub(crate) fn match_at(rest: &[u8], mask: Mask) -> Match {
 /// The marker of `mask` that starts `rest` where no more bytes will come (the end of the
 /// text): the longest complete one.
 pub(crate) fn match_at_end(rest: &[u8], mask: Mask) -> Option<usize> {
-    let mut candidates = candidates(rest, mask);
     let mut found = None;
-    while candidates != 0 {
-        let i = candidates.trailing_zeros() as usize;
+    for i in candidates(rest, mask).entries() {
         if let Ok(Some(_)) = len_at(rest, i) {
             found = longer(found, i);
         }
-        candidates &= candidates - 1;
     }
     found
 }
@@ -622,7 +623,7 @@ pub(crate) fn found_len(rest: &[u8], entry: usize) -> usize {
 #[inline(always)]
 fn len_at(rest: &[u8], i: usize) -> Result<Option<usize>, ()> {
     let text = TABLE[i].text;
-    if SUFFIXED & 1 << i != 0 {
+    if SUFFIXED.has(i) {
         think::tag_len(rest, text)
     } else if rest.starts_with(text.as_bytes()) {
         Ok(Some(text.len()))
@@ -634,11 +635,11 @@ fn len_at(rest: &[u8], i: usize) -> Result<Option<usize>, ()> {
 /// The think tags that take a suffix (`<think:`).
 const SUFFIXED: Mask = {
     let table = build();
-    let mut mask = 0;
+    let mut mask = Mask::NONE;
     let mut i = 0;
     while i < COUNT {
         if think::takes_suffix(table[i].text) {
-            mask |= 1 << i;
+            mask = mask.with(i);
         }
         i += 1;
     }
@@ -657,7 +658,7 @@ fn longer(found: Option<usize>, i: usize) -> Option<usize> {
 #[inline(always)]
 fn candidates(rest: &[u8], mask: Mask) -> Mask {
     let Some(&first) = rest.first() else {
-        return 0;
+        return Mask::NONE;
     };
     let mut candidates = BY_FIRST[first as usize] & mask;
     if let Some(&second) = rest.get(1) {
@@ -673,7 +674,7 @@ fn candidates(rest: &[u8], mask: Mask) -> Mask {
 /// bytes: the check a scan makes in line, before [`match_at`], at each `<` and `[` of prose.
 #[inline(always)]
 pub(crate) fn may_start(rest: &[u8], mask: Mask) -> bool {
-    BY_FIRST[rest[0] as usize] & BY_SECOND[rest[1] as usize] & mask != 0
+    !(BY_FIRST[rest[0] as usize] & BY_SECOND[rest[1] as usize] & mask).is_empty()
 }
 
 /// The longest marker, in bytes: the most text mode ever holds back.
@@ -708,7 +709,7 @@ mod tests {
                 let found = TABLE.iter().position(|e| e.text == start.text);
                 let entry = found.map(|i| TABLE[i]).expect(start.text);
                 assert_eq!(entry.role, Role::Start { group, index });
-                assert!(starts_of(start.formats) & 1 << found.unwrap() != 0);
+                assert!(starts_of(start.formats).has(found.unwrap()));
             }
             for end in group.prose_ends() {
                 assert!(TABLE.iter().any(|e| e.text == end.text), "{}", end.text);
@@ -730,8 +731,8 @@ mod tests {
         for (i, a) in TABLE.iter().enumerate() {
             // Nothing past the first byte can begin a marker: a stop inside a marker never
             // hides one. (A message-start marker is matched at the message's first byte only.)
-            let anchored = ANCHORED & 1 << i != 0;
-            assert!(anchored || LINE_ANCHORED & 1 << i == 0, "{}", a.text);
+            let anchored = ANCHORED.has(i);
+            assert!(anchored || !LINE_ANCHORED.has(i), "{}", a.text);
             // A marker with a lead is found at its first `<`, looking back over the lead, and
             // matched whole from there before the markers that may begin inside it.
             let lead = lead_len(a.text);
@@ -753,7 +754,7 @@ mod tests {
             );
             for (j, b) in TABLE.iter().enumerate() {
                 // The one exception: a think tag's token (`<|channel>` of `<|channel>thought`).
-                let token_of_tag = THINK_TOKENS & 1 << i != 0 && THINK_OPEN & 1 << j != 0;
+                let token_of_tag = THINK_TOKENS.has(i) && THINK_OPEN.has(j);
                 assert!(
                     i == j || !b.text.starts_with(a.text) || token_of_tag,
                     "{} prefixes {}",
@@ -766,7 +767,7 @@ mod tests {
 
     #[test]
     fn match_at_tells_markers_apart() {
-        let all = Mask::MAX;
+        let all = Mask::ALL;
         let found = |text: &str| match match_at(text.as_bytes(), all) {
             Match::Found(i) => Some(TABLE[i].text),
             _ => None,
@@ -823,18 +824,18 @@ mod tests {
         // The lead is looked back over only within the text not yet released (`floor`).
         assert_eq!(lead_start(bytes, stop, 0), stop - 1);
         assert_eq!(lead_start(bytes, stop, stop), stop);
-        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX);
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::ALL);
         assert_eq!(at, stop - 1);
         assert!(matches!(found, Match::Found(i) if TABLE[i].text == m3));
         // Without its format, the markers at the stop itself are tried (none here).
-        let (at, found) = match_from(bytes, stop - 1, stop, Mask::MAX & !LEADS);
+        let (at, found) = match_from(bytes, stop - 1, stop, Mask::ALL & !LEADS);
         assert_eq!((at, found), (stop, Match::None));
         // `]<tool_call>`: the `]` leads nothing, the `<tool_call>` is found.
-        let (at, found) = match_from(b"]<tool_call>", 0, 1, Mask::MAX);
+        let (at, found) = match_from(b"]<tool_call>", 0, 1, Mask::ALL);
         assert!(at == 1 && matches!(found, Match::Found(i) if TABLE[i].text == "<tool_call>"));
         // A chunk ending with the lead holds it; one ending otherwise holds nothing.
-        assert_eq!(lead_tail(b"text ]", Mask::MAX), 1);
-        assert_eq!(lead_tail(b"text ]", Mask::MAX & !LEADS), 0);
-        assert_eq!(lead_tail(b"text", Mask::MAX), 0);
+        assert_eq!(lead_tail(b"text ]", Mask::ALL), 1);
+        assert_eq!(lead_tail(b"text ]", Mask::ALL & !LEADS), 0);
+        assert_eq!(lead_tail(b"text", Mask::ALL), 0);
     }
 }

@@ -28,6 +28,7 @@ mod invoke;
 mod literal;
 pub(crate) mod machine;
 pub(crate) mod markers;
+mod mask;
 mod schema;
 mod sectioned;
 pub mod sniff;

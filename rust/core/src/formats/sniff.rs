@@ -50,7 +50,7 @@ pub fn sniff(
             live &= !group_mask(group);
         }
         let mut pos = 0;
-        while live != 0 {
+        while !live.is_empty() {
             let Some(stop) = next_marker_byte(bytes, pos, live) else {
                 break;
             };
@@ -131,7 +131,7 @@ fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
 /// when `mask` holds line-start markers, a `>` that begins a line (after spaces or tabs).
 #[inline(always)]
 fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
-    if mask & LINE_ANCHORED == 0 {
+    if (mask & LINE_ANCHORED).is_empty() {
         return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
     }
     loop {
@@ -161,7 +161,7 @@ fn group_mask(group: Group) -> Mask {
         .iter()
         .enumerate()
         .filter(|(_, e)| matches!(e.role, Role::Start { group: g, .. } if g == group))
-        .fold(0, |mask, (i, _)| mask | 1 << i)
+        .fold(Mask::NONE, |mask, (i, _)| mask.with(i))
 }
 
 /// Whether a message (from its start) is JSON rather than markup: `{`, or `[` followed by a
@@ -187,7 +187,7 @@ mod tests {
     fn every_marker_is_found_after_near_misses() {
         // (The message-start markers are found at the start only.)
         let markers = TABLE.iter().enumerate().filter_map(|(i, e)| match e.role {
-            Role::Start { group, .. } if ANCHORED & 1 << i == 0 => Some((e.text, group)),
+            Role::Start { group, .. } if !ANCHORED.has(i) => Some((e.text, group)),
             _ => None,
         });
         for (marker, group) in markers {

@@ -447,6 +447,12 @@ fn deepseek_dsml_variants() {
     let mixed = "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜tool_calls> after";
     let p = parsed(DeepseekDsml, mixed);
     assert_eq!(shown(&p.outcomes)[0], "f {}");
+    // V4 often writes its invokes with no wrapper: a run of them, ended by anything else.
+    let invoke = "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter></｜DSML｜invoke>";
+    let bare = format!("Sure.\n{invoke}\n{invoke}\nDone.");
+    let p = parsed(DeepseekDsml, &bare);
+    assert_eq!(shown(&p.outcomes), [F_A1, F_A1]);
+    assert_eq!(p.content, "Sure.\n\nDone.");
 }
 
 // --- mistral ------------------------------------------------------------------------------

@@ -285,7 +285,7 @@ impl StreamParser {
         Self {
             setup,
             tools,
-            shared: Shared::new(setup.events, setup.starts != 0),
+            shared: Shared::new(setup.events, !setup.starts.is_empty()),
             text: Text::default(),
             mode: Mode::Text,
             utf8_pending: Vec::new(),
@@ -648,7 +648,7 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut shared = Shared::new(setup.events, setup.starts != 0);
+    let mut shared = Shared::new(setup.events, !setup.starts.is_empty());
     let mut events = Vec::new();
     let (mut text_mode, mut mode) = (Text::default(), Mode::Text);
     let mut cx = Ctx {

@@ -149,7 +149,7 @@ impl Text {
                     || cx.message_stop() == Some(b);
                 // A marker that only opens a call at the start of a message.
                 let anchored = eligible
-                    && cx.starts & markers::ANCHORED != 0
+                    && !(cx.starts & markers::ANCHORED).is_empty()
                     && !matches!(b, b'{' | b'[' | b' ' | b'\t');
                 if stop || anchored {
                     // A marker may begin a few bytes before its `<` (`markers::lead_len`).
@@ -541,7 +541,7 @@ impl<B: JsonBuilder> Ctx<'_, B> {
     /// whose strings hold markers) may begin here.
     pub(super) fn whole_eligible(&self) -> bool {
         let prose = &self.shared.prose;
-        (self.options.raw_json.is_some() || self.bare_formats || self.starts != 0)
+        (self.options.raw_json.is_some() || self.bare_formats || !self.starts.is_empty())
             && !prose.message_started
             && !prose.in_think
             && !prose.in_code
@@ -557,7 +557,7 @@ impl<B: JsonBuilder> Ctx<'_, B> {
         } else {
             markers::THINK_OPEN | markers::THINK_STRAY
         };
-        if self.starts == 0
+        if self.starts.is_empty()
             || (prose.in_think && !self.options.calls_in_reasoning)
             || prose.spans.inside()
         {

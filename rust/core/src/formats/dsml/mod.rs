@@ -3,7 +3,8 @@
 //! </｜DSML｜function_calls>` (V4 names the block `tool_calls`). `string="true"` keeps a value's
 //! text (unless the tool schema allows no string there: then the schema types it),
 //! `string="false"` decodes it as JSON (typed by the tool schema when one is given); an invoke
-//! may hold a JSON object instead of parameters.
+//! may hold a JSON object instead of parameters. Invokes written with no wrapper (V4 often
+//! opens a call with a bare `<｜DSML｜invoke`) are read as a run of calls.
 
 use super::cursor::Markers;
 use super::invoke::{self, Tags, XML_ATTRS};
@@ -14,6 +15,7 @@ const FUNCTION_CALLS: &str = "<｜DSML｜function_calls>";
 const TOOL_CALLS: &str = "<｜DSML｜tool_calls>";
 const FUNCTION_CALLS_CLOSE: &str = "</｜DSML｜function_calls>";
 const TOOL_CALLS_CLOSE: &str = "</｜DSML｜tool_calls>";
+const INVOKE: &str = "<｜DSML｜invoke";
 const INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
 
 static CLOSES: [Needle; 2] = [
@@ -24,12 +26,14 @@ static CLOSES: [Needle; 2] = [
 static TAGS: Tags = Tags {
     format: Format::DeepseekDsml,
     closes: &CLOSES,
-    open_markers: Markers::new(&[FUNCTION_CALLS, TOOL_CALLS]),
+    // The last marker opens a run of bare invokes, which has no closing tag.
+    open_markers: Markers::new(&[FUNCTION_CALLS, TOOL_CALLS, INVOKE]),
     recover: &[
         Markers::new(&[INVOKE_CLOSE, FUNCTION_CALLS_CLOSE]),
         Markers::new(&[INVOKE_CLOSE, TOOL_CALLS_CLOSE]),
+        Markers::new(&[INVOKE_CLOSE]),
     ],
-    invoke: "<｜DSML｜invoke",
+    invoke: INVOKE,
     invoke_close: Needle::new(INVOKE_CLOSE),
     parameter: "<｜DSML｜parameter",
     parameter_close: Needle::new("</｜DSML｜parameter>"),
@@ -38,4 +42,4 @@ static TAGS: Tags = Tags {
     attrs: XML_ATTRS,
 };
 
-invoke::spec!(TAGS, [FUNCTION_CALLS, TOOL_CALLS], Format::DeepseekDsml);
+invoke::spec!(TAGS, [FUNCTION_CALLS, TOOL_CALLS, INVOKE], Format::DeepseekDsml);

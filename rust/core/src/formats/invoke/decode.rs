@@ -41,7 +41,9 @@ where
 {
     let (text, end) = (cx.text, range.end);
     cx.markup_in_prose(range, &tags.open_markers, |cx, marker| {
-        let close = tags.closes[marker.pattern].text;
+        let Some(close) = tags.close(marker.pattern) else {
+            return bare_invokes(cx, tags, marker.start, end, &mut read);
+        };
         let mut p = marker.end;
         let block_end = loop {
             p = skip_ws(text, p, end);
@@ -78,6 +80,29 @@ where
         };
         Ok(block_end)
     })
+}
+
+/// A run of invokes written with no wrapper, from the first at `p`: it ends where anything
+/// else begins (before the whitespace that leads to it), which is prose.
+fn bare_invokes<B>(
+    cx: &mut Cx<'_, '_, B>,
+    tags: &'static Tags,
+    mut p: usize,
+    end: usize,
+    read: &mut impl FnMut(&mut Cx<'_, '_, B>, usize, usize, &str) -> Result<usize, B::Error>,
+) -> Result<usize, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    loop {
+        let at = skip_ws(cx.text, p, end);
+        if !cx.text[at..end].starts_with(tags.invoke) {
+            return Ok(p);
+        }
+        // The next invoke ends one whose closing tag was left out, as a wrapper's close would.
+        p = read(cx, at, end, tags.invoke)?;
+    }
 }
 
 /// Where a parameter's value ends, from its first closing tag at `first`: at the first closing

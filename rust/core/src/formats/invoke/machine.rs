@@ -36,7 +36,8 @@ pub(crate) struct InvokeBlock {
     state: State,
     /// The wrapper this block opened with.
     block: usize,
-    block_close: Seek,
+    /// The wrapper's closing tag; `None` for a run of bare invokes.
+    block_close: Option<Seek>,
     invoke_end: Seek,
     parameter_close: Seek,
     json: Option<JsonValue>,
@@ -55,12 +56,17 @@ fn tag_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
 impl InvokeBlock {
     /// A block opened by `tags.opens[block]`, whose text so far ends at `at`.
     pub fn new(tags: &'static Tags, block: usize, at: usize, open: Open) -> Self {
+        // A run of bare invokes opened with its first invoke's tag, which is read as such.
+        let start = match tags.close(block) {
+            Some(_) => at,
+            None => at - tags.invoke.len(),
+        };
         Self {
             tags,
             open,
-            state: State::Between(at),
+            state: State::Between(start),
             block,
-            block_close: Seek::new(&tags.closes[block]),
+            block_close: tags.closes.get(block).map(|close| Seek::new(close)),
             invoke_end: Seek::new(&tags.recover[block]),
             parameter_close: Seek::new(&tags.parameter_close),
             json: None,
@@ -74,11 +80,24 @@ impl Machine for InvokeBlock {
     fn advance(&mut self, buf: &str) -> Verdict {
         let b = buf.as_bytes();
         let t = self.tags;
-        let close = t.closes[self.block].text;
+        let close = t.close(self.block);
         loop {
             match self.state {
                 State::Between(p) => {
                     let q = ws(b, p);
+                    let Some(close) = close else {
+                        // A run of bare invokes ends where anything else begins.
+                        match starts(b, q, t.invoke) {
+                            None => return Verdict::More,
+                            Some(true) => {
+                                self.invokes += 1;
+                                let attrs = q + t.invoke.len();
+                                self.state = State::InvokeTag(attrs, attrs);
+                            }
+                            Some(false) => return Verdict::End(p),
+                        }
+                        continue;
+                    };
                     match starts_any(b, q, &[t.invoke, close]) {
                         Err(()) => {
                             self.state = State::Between(q);
@@ -202,7 +221,7 @@ impl Machine for InvokeBlock {
                             if let State::AfterValue(_) = self.state {
                                 // Another invoke or the block's close after the value: its
                                 // invoke's close was left out, and the value ended here.
-                                let ends = [t.invoke, close];
+                                let ends = [t.invoke, close.unwrap_or(t.invoke)];
                                 match starts_any(b, q, &ends) {
                                     Err(()) => return Verdict::More,
                                     Ok(Some(_)) => self.state = State::SeekInvokeEnd(q),
@@ -237,10 +256,13 @@ impl Machine for InvokeBlock {
                     None => return Verdict::More,
                 },
                 State::SeekBlockEnd(from) => {
-                    return match self.block_close.find(b, from) {
+                    let Some(block_close) = self.block_close.as_mut() else {
+                        return Verdict::End(from);
+                    };
+                    return match block_close.find(b, from) {
                         Some(found) => Verdict::End(found.end),
                         None => Verdict::More,
-                    }
+                    };
                 }
             }
         }

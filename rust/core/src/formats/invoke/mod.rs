@@ -26,8 +26,12 @@ pub(crate) struct Tags {
     /// Each wrapper's opening tag (the decoder's markers), with its closing tag at the same
     /// index.
     pub open_markers: Markers,
+    /// `open_markers` may end with one marker more than there are closes: the invoke tag
+    /// itself, for invokes written with no wrapper (DeepSeek V4 often opens a call so), a run
+    /// of them that ends where anything else begins ([`Tags::close`] is `None` for it).
     pub closes: &'static [Needle],
-    /// For each wrapper, what ends a broken invoke: the invoke's closing tag, or the wrapper's.
+    /// For each wrapper (and a run of bare invokes), what ends a broken invoke: the invoke's
+    /// closing tag, or the wrapper's.
     pub recover: &'static [Markers],
     /// The start of an invoke tag, before its attributes (`<invoke`).
     pub invoke: &'static str,
@@ -227,6 +231,11 @@ pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: For
 }
 
 impl Tags {
+    /// The closing tag of the wrapper `block` opened; `None` for a run of bare invokes.
+    pub(crate) fn close(&self, block: usize) -> Option<&'static str> {
+        self.closes.get(block).map(|needle| needle.text)
+    }
+
     /// Where the markup goes on after the between token `token` ending at `at`: past the
     /// tool's name when one may follow it ([`Tags::between_name`]). `Err(())` while the name
     /// may go on past the end of `b` (a stream's text so far, not `whole`).
