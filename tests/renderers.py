@@ -328,6 +328,38 @@ def hy_v4(case: Case, k: int) -> str | None:
     return _hy(case, k, (":6124c78e", ":opensource", ":a+b(c")[k % 3], "")
 
 
+def k2_horizon(case: Case, k: int) -> str | None:
+    """K2 Horizon's three dialects (its template's `tool_call_format`): a JSON call object as
+    the body (every third case), typed values (`<ifm|arg_type>`), or untyped ones; without the
+    `<ifm|tool_calls>` block on some cases, after a reasoning span on others."""
+    dialect = k % 3
+    if dialect and not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        if dialect == 0:
+            body = json.dumps({"name": call["name"], "arguments": call["arguments"]})
+        else:
+            body = call["name"] + "".join(
+                f"{nl}<ifm|arg_key>{key}</ifm|arg_key>"
+                + (f"<ifm|arg_type>{_json_type(value)}</ifm|arg_type>" if dialect == 1 else "")
+                + f"{nl}<ifm|arg_value>{_text(value)}</ifm|arg_value>"
+                for key, value in call["arguments"].items()
+            )
+        calls.append(f"<ifm|tool_call>{body}{nl}</ifm|tool_call>")
+    if not calls:
+        return None
+    text = "\n".join(calls)
+    if k % 5:
+        text = f"<ifm|tool_calls>{nl}{text}{nl}</ifm|tool_calls>"
+    if k % 4 == 0:
+        text = "<ifm|think_fast>The user wants a tool.</ifm|think_fast>\n" + text
+    if k % 7 == 0:
+        text = "Let me check. " + text + " Done."
+    return text
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -540,6 +572,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m1": minimax_m1,
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
+    "k2_horizon": k2_horizon,
     "kimi_k3": kimi_k3,
     "inkling": inkling,
     "nemotron": nemotron,

@@ -43,6 +43,7 @@ FormatName: TypeAlias = Literal[
     "phi4_mini",
     "inkling",
     "hy_v4",
+    "k2_horizon",
     "function_gemma",
     "gemma4",
     "functionary_v3_2",
@@ -114,6 +115,8 @@ FormatAlias: TypeAlias = Literal[
     "phi4_mini_json",
     "firefunction_v2",
     "firefunction",
+    "k2_v3",
+    "k2v3",
     "functiongemma",
     "internlm",
 ]

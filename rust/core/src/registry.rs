@@ -107,6 +107,9 @@ macro_rules! for_each_group {
             hy_v4 HyV4 [
                 HyV4 "hy_v4" [],
             ]
+            k2_horizon K2Horizon [
+                K2Horizon "k2_horizon" ["k2_v3", "k2v3"],
+            ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma"],
                 Gemma4 "gemma4" [],
