@@ -184,3 +184,23 @@ def test_a_held_call_python_refuses_is_an_invalid_call() -> None:
     assert call_events(fed) == []
     assert [e[0] for e in call_events(finished)] == ["tool_call_start", "invalid"]
     assert [type(c) for c in toolwire.parse_text(outside).calls] == [InvalidToolCall]
+
+
+def test_raw_json_anywhere_follows_the_rule() -> None:
+    # `extract(raw_json="anywhere")` reads JSON wherever it stands, under the same rule.
+    def anywhere(text: str, **options: Any) -> list[Any]:
+        return toolwire.extract(text, raw_json="anywhere", on_error="keep", **options)
+
+    def call(a: int) -> str:
+        return f'{{"name": "f", "arguments": {{"a": {a}}}}}'
+
+    draft = f"<think>I will send {call(1)}.</think>"
+    assert valid(anywhere(f"{draft}Sending {call(2)} now.")) == [("f", {"a": 2})]
+    assert valid(anywhere(f"{draft}Done.")) == [("f", {"a": 1})]
+    # The whole text is at hand: an unopened </think> shows the span the prompt opened.
+    prompt_opened = f"I will send {call(1)}.</think>Sending {call(2)}"
+    for options in [{}, {"starts_in_reasoning": True}]:
+        assert valid(anywhere(prompt_opened, **options)) == [("f", {"a": 2})]
+    # A broken call outside reasoning wins too, numbered from 0.
+    broken = anywhere(f'{draft} {{"name": "f", "arguments": ')
+    assert [(type(c), c.index) for c in broken] == [(InvalidToolCall, 0)]

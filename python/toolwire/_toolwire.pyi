@@ -213,6 +213,7 @@ def extract(
     on_error: Literal["raise", "skip"] = "raise",
     tools: Sequence[Any] | None = None,
     unknown_tools: UnknownTools = "keep",
+    starts_in_reasoning: bool = False,
 ) -> list[ToolCall]:
     """Extract the tool calls of any response (docs/parsing.md).
 
@@ -225,6 +226,8 @@ def extract(
     …; docs/formats.md). ``unknown_tools`` says what a call to a name that is not among
     ``tools`` becomes: ``"keep"`` (the default: returned as written), ``"invalid"`` (an
     ``InvalidToolCall`` saying so) or ``"drop"`` (left out); the last two need ``tools``.
+    ``starts_in_reasoning=True`` says the prompt opened a think span (a chat template that ends
+    with ``<think>``): the text is reasoning up to its first closing think tag.
     """
 
 @overload
@@ -239,6 +242,7 @@ def extract(
     on_error: ErrorPolicy,
     tools: Sequence[Any] | None = None,
     unknown_tools: UnknownTools = "keep",
+    starts_in_reasoning: bool = False,
 ) -> list[ToolCall | InvalidToolCall]: ...
 @overload
 def decode_tool_calls(
@@ -459,6 +463,8 @@ class StreamParser:
     raises ``RuntimeError``. With ``calls_in_reasoning`` (the default) the events of a call
     written inside a think span are held until a call starts outside reasoning (they are
     dropped) or ``finish`` (they are sent): docs/streaming.md, "Calls in reasoning".
+    ``starts_in_reasoning=True``: the prompt opened a think span, so the text is reasoning up
+    to its first closing think tag.
     """
 
     def __new__(
@@ -470,6 +476,7 @@ class StreamParser:
         calls_in_reasoning: bool = True,
         release: Release = "eager",
         unknown_tools: UnknownTools = "keep",
+        starts_in_reasoning: bool = False,
     ) -> StreamParser: ...
     @property
     def tools(self) -> Any: ...
@@ -594,11 +601,15 @@ def parse_text(
     calls_in_reasoning: bool = True,
     tools: Any = None,
     unknown_tools: UnknownTools = "keep",
+    starts_in_reasoning: bool = False,
 ) -> Parsed:
     """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``.
 
     ``calls_in_reasoning``: read calls written inside think spans (the default), returned only
     when the text has no call outside them (docs/formats.md, "Calls in reasoning").
+    ``starts_in_reasoning``: the prompt opened a think span (a chat template that ends with
+    ``<think>``): the text is reasoning up to its first closing think tag, all of it when none
+    comes; an opening tag the model writes before any reasoning is dropped.
     """
 
 @final

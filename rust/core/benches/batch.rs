@@ -20,6 +20,7 @@ fn batch(c: &mut Criterion) {
             raw_json: Some(RawJsonMode::Fenced),
             json: ParseOptions::default(),
             tools: None,
+            starts_in_reasoning: false,
         },
         shape: Shape::Auto,
         locate: Locate::LogRecord,

@@ -13,6 +13,7 @@ const OPTIONS: TextOptions<'static> = TextOptions {
     raw_json: Some(RawJsonMode::Fenced),
     json: ParseOptions::model_text(false),
     tools: None,
+    starts_in_reasoning: false,
 };
 
 fn prose(size: usize) -> String {

@@ -34,6 +34,7 @@ fn extract_pass(text: &str) -> usize {
         raw_json: Some(RawJsonMode::Fenced),
         json: ParseOptions::model_text(false),
         tools: None,
+        starts_in_reasoning: false,
     };
     extract_text(&mut ValueBuilder, text, &options)
         .unwrap()

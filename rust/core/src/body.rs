@@ -584,6 +584,7 @@ mod tests {
             raw_json: Some(RawJsonMode::Fenced),
             json: ParseOptions::default(),
             tools: None,
+            starts_in_reasoning: false,
         };
         match extract_body(&mut ValueBuilder, &value(text), &options) {
             Ok(outcomes) => Ok(outcomes

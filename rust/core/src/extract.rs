@@ -2,11 +2,13 @@
 //! JSON (also read, `whole`, for a format whose message may be a bare or fenced JSON call:
 //! `formats::whole_json_mode`); the first tier that finds a call or an error wins.
 
+use std::ops::Range;
+
 use crate::calls::Outcome;
 use crate::formats::sniff::{self, Sniffed};
 use crate::formats::{whole_json_mode, FormatSet, ParamTypes};
 use crate::json::{JsonBuilder, JsonView, ParseOptions};
-use crate::raw_json::parse_raw_json_anywhere;
+use crate::raw_json::{parse_raw_json_anywhere, raw_json_anywhere_at};
 use crate::scan::fence::LEADING_BOM;
 use crate::scan::find::Needle;
 use crate::scan::think::{message_start, think_spans};
@@ -27,6 +29,8 @@ pub struct TextOptions<'a> {
     pub json: ParseOptions,
     /// Tool definitions, to type the values of XML-style formats.
     pub tools: Option<&'a dyn ParamTypes>,
+    /// The text starts inside a think span the prompt opened ([`StreamOptions`]).
+    pub starts_in_reasoning: bool,
 }
 
 /// The text tiers in order; the first that finds a call or an error wins. The open-weight
@@ -49,7 +53,7 @@ where
     if options.text_tagged {
         let outcomes = parse_text_tagged(builder, text, options.json)?;
         if !outcomes.is_empty() {
-            let found = if think_spans(text).is_empty() {
+            let found = if think_spans(text).is_empty() && !options.starts_in_reasoning {
                 CallsFound::outside_reasoning(outcomes)
             } else {
                 // Some blocks may be inside think spans: read as the stream reads them.
@@ -58,6 +62,7 @@ where
                     raw_json: None,
                     formats: FormatSet::NONE,
                     calls_in_reasoning: true,
+                    starts_in_reasoning: options.starts_in_reasoning,
                     json: options.json,
                     json_answers: false,
                 };
@@ -79,6 +84,7 @@ where
                 raw_json,
                 formats: options.formats,
                 calls_in_reasoning: true,
+                starts_in_reasoning: options.starts_in_reasoning,
                 json: options.json,
                 json_answers: false,
             };
@@ -91,7 +97,14 @@ where
         Sniffed::NoCalls { message_start } => message_start,
     };
     let found = match raw_json {
-        Some(mode) => raw_json_from(builder, text, message_start, mode, options.json)?,
+        Some(mode) => raw_json_from(
+            builder,
+            text,
+            message_start,
+            mode,
+            options.json,
+            options.starts_in_reasoning,
+        )?,
         None => CallsFound::outside_reasoning(Vec::new()),
     };
     Ok(tiers.last(found))
@@ -136,26 +149,29 @@ where
 {
     match mode {
         RawJsonMode::Anywhere => parse_raw_json_anywhere(builder, text, json),
-        _ => Ok(raw_json_from(builder, text, message_start(text), mode, json)?.outcomes),
+        _ => Ok(raw_json_from(builder, text, message_start(text), mode, json, false)?.outcomes),
     }
 }
 
-/// [`parse_raw_json`] for a text whose message starts at `message_start`.
+/// [`parse_raw_json`] for a text whose message starts at `message_start` (past a span the prompt
+/// opened, when `starts_in_reasoning`).
 fn raw_json_from<B>(
     builder: &mut B,
     text: &str,
     message_start: usize,
     mode: RawJsonMode,
     json: ParseOptions,
+    starts_in_reasoning: bool,
 ) -> Result<CallsFound<B::Value>, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
     if mode == RawJsonMode::Anywhere {
-        // JSON anywhere (`extract` only) is read wherever it stands, think spans or not.
-        let outcomes = parse_raw_json_anywhere(builder, text, json)?;
-        return Ok(CallsFound::outside_reasoning(outcomes));
+        // JSON anywhere (`extract` only) is read wherever it stands, think spans included.
+        let (outcomes, starts) = raw_json_anywhere_at(builder, text, json)?;
+        let reasoning = reasoning_spans(text, starts_in_reasoning);
+        return Ok(by_reasoning(outcomes, &starts, &reasoning));
     }
     if !may_hold_raw_json(text, message_start, mode) {
         return Ok(CallsFound::outside_reasoning(Vec::new()));
@@ -165,10 +181,51 @@ where
         raw_json: Some(mode),
         formats: FormatSet::NONE,
         calls_in_reasoning: true,
+        starts_in_reasoning,
         json,
         json_answers: false,
     };
     read_calls(builder, text, raw_only, None)
+}
+
+/// The think spans of `text`, and the span the prompt opened when `starts_in_reasoning`.
+fn reasoning_spans(text: &str, starts_in_reasoning: bool) -> Vec<Range<usize>> {
+    let mut spans = think_spans(text);
+    if starts_in_reasoning {
+        let first = spans.first().map_or(text.len(), |span| span.start);
+        spans.insert(0, 0..first);
+    }
+    spans
+}
+
+/// Calls found anywhere (each starting at `starts[i]`), under the rule for calls in reasoning:
+/// those inside a `reasoning` span count only when none is outside them.
+fn by_reasoning<V>(
+    outcomes: Vec<Outcome<V>>,
+    starts: &[usize],
+    reasoning: &[Range<usize>],
+) -> CallsFound<V> {
+    let inside: Vec<bool> = starts
+        .iter()
+        .map(|at| reasoning.iter().any(|span| span.contains(at)))
+        .collect();
+    let in_reasoning = !outcomes.is_empty() && inside.iter().all(|&i| i);
+    let kept = outcomes
+        .into_iter()
+        .zip(&inside)
+        .filter(|&(_, &inside)| in_reasoning || !inside)
+        .enumerate()
+        .map(|(index, (mut outcome, _))| {
+            if let Outcome::Invalid(invalid) = &mut outcome {
+                invalid.index = index;
+            }
+            outcome
+        })
+        .collect();
+    CallsFound {
+        outcomes: kept,
+        in_reasoning,
+    }
 }
 
 /// Whether raw JSON may hold a call of `text`: the message starts with JSON or a code fence
@@ -194,6 +251,7 @@ mod tests {
         raw_json: Some(RawJsonMode::Fenced),
         json: ParseOptions::model_text(false),
         tools: None,
+        starts_in_reasoning: false,
     };
 
     fn calls(text: &str) -> Vec<(String, Value)> {

@@ -47,7 +47,22 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    let (outcomes, _) = raw_json_anywhere_at(builder, text, options)?;
+    Ok(outcomes)
+}
+
+/// [`parse_raw_json_anywhere`], and where each outcome's JSON starts in the text.
+pub(crate) fn raw_json_anywhere_at<B>(
+    builder: &mut B,
+    text: &str,
+    options: ParseOptions,
+) -> Result<(Outcomes<B>, Vec<usize>), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
     let mut outcomes = Vec::new();
+    let mut starts = Vec::new();
     let scan = balanced_spans(text);
     let mut covered_until = 0;
     for span in scan.spans {
@@ -65,6 +80,7 @@ where
         )?;
         if outcomes.len() > before {
             covered_until = span.range.end;
+            starts.resize(outcomes.len(), span.range.start);
         }
     }
     if let Some(start) = scan.unterminated.filter(|&s| s >= covered_until) {
@@ -81,8 +97,9 @@ where
             line_column: None,
             offset: None,
         }));
+        starts.push(start);
     }
-    Ok(outcomes)
+    Ok((outcomes, starts))
 }
 
 /// The answer of llama.cpp's generic format: the string of `body` when it is the object

@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
                 raw_json: None,
                 json: json_options(control),
                 tools,
+                starts_in_reasoning: false,
             };
             let Ok(mut outcomes) = extract_text(&mut ValueBuilder, &text, &options);
             check_outcomes(&text, &mut outcomes);

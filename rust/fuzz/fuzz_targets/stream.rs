@@ -2,8 +2,8 @@
 //! UTF-8 sequence) gives the same coalesced events as one feed of the whole text, `parse_text`
 //! folds exactly those events, and the calls agree with the batch `~~~tool_call` parser.
 //! Byte 0 picks the options (raw JSON mode, repair, calls in reasoning), byte 1 the formats
-//! (bit 7: none; else the low nibble: one of the ten open-weight formats, or 10–15 for all of them)
-//! and seeds the chunk sizes.
+//! (bit 7: none; else the low nibble: one of the ten open-weight formats, or 10–15 for all of them),
+//! whether the text starts in reasoning (bit 6), and seeds the chunk sizes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
             [usize::from(control % 3)],
         formats,
         calls_in_reasoning: control & 0x40 != 0,
+        starts_in_reasoning: seed & 0x40 != 0,
         json: json_options(*control),
         json_answers: false,
     };

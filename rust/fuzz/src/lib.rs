@@ -33,6 +33,7 @@ pub fn cascade_options(control: u8) -> TextOptions<'static> {
         ),
         json: json_options(control),
         tools: None,
+        starts_in_reasoning: false,
     }
 }
 

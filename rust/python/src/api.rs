@@ -189,6 +189,7 @@ pub fn parse_text_tagged<'py>(
             formats: FormatSet::NONE,
             json: ParseOptions::model_text(repair),
             tools: None,
+            starts_in_reasoning: false,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))
     })
@@ -217,6 +218,7 @@ pub fn parse_raw_json<'py>(
             formats: FormatSet::NONE,
             json: ParseOptions::model_text(repair),
             tools: None,
+            starts_in_reasoning: false,
         };
         with_text(text, "text", |text| text_calls(py, text, &options, policy))
     })
@@ -236,11 +238,14 @@ pub fn parse_raw_json<'py>(
 /// `on_error` is "raise" (the default), "skip" or "keep"; `tools` (tool definitions) types the
 /// raw-text values of the XML-style formats; `unknown_tools` says what a call to a name not
 /// among `tools` becomes: "keep" (the default), "invalid" (an `InvalidToolCall` saying so) or
-/// "drop". See docs/parsing.md.
+/// "drop"; `starts_in_reasoning=True` says the prompt opened a think span (a chat template that
+/// ends with `<think>`): the text is reasoning up to its first closing think tag. See
+/// docs/parsing.md.
 #[pyfunction]
 #[pyo3(signature = (
     response, /, *, native_tool_calls = None, formats = None, raw_json = "fenced",
-    repair = false, on_error = "raise", tools = None, unknown_tools = "keep"
+    repair = false, on_error = "raise", tools = None, unknown_tools = "keep",
+    starts_in_reasoning = false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract<'py>(
@@ -253,6 +258,7 @@ pub fn extract<'py>(
     on_error: &str,
     tools: Option<&Bound<'py, PyAny>>,
     unknown_tools: &str,
+    starts_in_reasoning: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
@@ -261,6 +267,7 @@ pub fn extract<'py>(
         let tools = tools.as_ref().map(|t| t as &dyn ParamTypes);
         let mut options = extract_text_options(formats, raw_json, repair, tools)?;
         honour_native_calls(&mut options, native_tool_calls);
+        options.starts_in_reasoning = starts_in_reasoning;
         extract_any(
             py,
             &plain_data(response)?,

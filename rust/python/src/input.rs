@@ -180,6 +180,7 @@ pub fn text_options<'a>(
             raw_json: Some(mode),
             json,
             tools,
+            starts_in_reasoning: false,
         });
     };
     let formats = names
@@ -195,6 +196,7 @@ pub fn text_options<'a>(
             .then_some(mode),
         json,
         tools,
+        starts_in_reasoning: false,
     })
 }
 
@@ -213,6 +215,7 @@ pub fn extract_text_options<'a>(
             raw_json: Some(raw_json_mode(raw_json)?),
             json: ParseOptions::model_text(repair),
             tools,
+            starts_in_reasoning: false,
         }),
     }
 }

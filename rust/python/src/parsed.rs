@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use toolwire_core::formats::ParamTypes;
-use toolwire_core::stream::parse_text_with_tools;
+use toolwire_core::stream::{parse_text_with_tools, StreamOptions};
 
 use crate::api::calls_list;
 use crate::builder::PyBuilder;
@@ -154,6 +154,10 @@ impl Parsed {
 ///   part of the reasoning. Read, they are returned only when the text has no call outside
 ///   think spans: a draft in the reasoning followed by the call gives the call once
 ///   (docs/formats.md, "Calls in reasoning").
+/// * `starts_in_reasoning`: the prompt opened a think span (a chat template that ends with
+///   `<think>`, as DeepSeek-R1's and Qwen3's thinking templates do): the text is reasoning up
+///   to its first closing think tag (an opening tag the model writes first is dropped), all of
+///   it when none comes.
 /// * `tools`: tool definitions (`Tool`s or provider tool dicts) whose schemas type the values of
 ///   the XML-style formats (qwen3_coder, glm45, …), which are text on the wire.
 /// * `unknown_tools`: what a call to a name that is not among `tools` becomes: `"keep"` (the
@@ -166,9 +170,10 @@ impl Parsed {
 /// ('Sure.\n', 'Paris?', {'city': 'Paris'})
 #[pyfunction]
 #[pyo3(
-    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None, unknown_tools = "keep"),
-    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None, unknown_tools='keep')"
+    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None, unknown_tools = "keep", starts_in_reasoning = false),
+    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None, unknown_tools='keep', starts_in_reasoning=False)"
 )]
+#[allow(clippy::too_many_arguments)]
 pub fn parse_text<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyAny>,
@@ -177,11 +182,15 @@ pub fn parse_text<'py>(
     calls_in_reasoning: bool,
     tools: Option<&Bound<'py, PyAny>>,
     unknown_tools: &str,
+    starts_in_reasoning: bool,
 ) -> PyResult<Bound<'py, Parsed>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let auto = PyString::new(py, "auto");
-        let options = stream_options(format.unwrap_or(&auto), true, calls_in_reasoning)?;
+        let options = StreamOptions {
+            starts_in_reasoning,
+            ..stream_options(format.unwrap_or(&auto), true, calls_in_reasoning)?
+        };
         let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;
         // Read in place, as `extract` does: a stream's owned copy of the schemas is not needed
         // for one pass.

@@ -44,6 +44,7 @@ pub(crate) fn stream_options(
             .filter_map(|n| Format::parse(n))
             .fold(FormatSet::NONE, FormatSet::with),
         calls_in_reasoning,
+        starts_in_reasoning: false,
         json: ParseOptions::model_text(false),
         json_answers: enabled("llamacpp_generic"),
     })
@@ -202,7 +203,9 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
 /// `InvalidToolCall` event), "skip" (dropped) or "raise" (`feed`/`finish` raise
 /// `ToolCallParseError`). `calls_in_reasoning` (the default) reads calls written inside think
 /// spans: their events are held until a call starts outside reasoning (then they are dropped)
-/// or `finish` (then they are sent), so a draft followed by the call gives the call once. The
+/// or `finish` (then they are sent), so a draft followed by the call gives the call once.
+/// `starts_in_reasoning=True` says the prompt opened a think span (a chat template that ends
+/// with `<think>`): the text is reasoning up to its first closing think tag. The
 /// gateway policies: `release` is "eager" (the default: a call's pieces as they arrive),
 /// "complete" (each call whole once it ends) or "valid" (whole, once its arguments validate
 /// against `tools`); `unknown_tools` is "keep" (the default), "invalid" or "drop" for a call to
@@ -246,8 +249,9 @@ impl StreamParser {
     #[new]
     #[pyo3(signature = (
         *, formats = None, tools = None, on_error = "keep", calls_in_reasoning = true,
-        release = "eager", unknown_tools = "keep"
+        release = "eager", unknown_tools = "keep", starts_in_reasoning = false
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         formats: Option<&Bound<'_, PyAny>>,
@@ -256,6 +260,7 @@ impl StreamParser {
         calls_in_reasoning: bool,
         release: &str,
         unknown_tools: &str,
+        starts_in_reasoning: bool,
     ) -> PyResult<Self> {
         let options = match formats {
             Some(formats) => stream_options(formats, true, calls_in_reasoning)?,
@@ -263,6 +268,10 @@ impl StreamParser {
                 calls_in_reasoning,
                 ..StreamOptions::default()
             },
+        };
+        let options = StreamOptions {
+            starts_in_reasoning,
+            ..options
         };
         let tools_given = tools.as_ref().map(|t| t.bind(py));
         let schemas = stream_tools(tools_given)?;

@@ -415,6 +415,7 @@ pub(crate) mod tests {
                 raw_json: Some(RawJsonMode::Fenced),
                 json: ParseOptions::model_text(false),
                 tools: None,
+                starts_in_reasoning: false,
             },
             shape,
             locate,

@@ -53,6 +53,7 @@ fn ids(format: Format, text: &str) -> Vec<Option<String>> {
         raw_json: None,
         json: ParseOptions::model_text(false),
         tools: None,
+        starts_in_reasoning: false,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);
     outcomes
@@ -76,6 +77,7 @@ fn extracted(text: &str, formats: FormatSet) -> Vec<String> {
         raw_json: None,
         json: ParseOptions::model_text(false),
         tools: None,
+        starts_in_reasoning: false,
     };
     let Ok(outcomes) = crate::extract::extract_text(&mut ValueBuilder, text, &options);
     shown(&outcomes)

@@ -139,6 +139,9 @@ pub struct StreamOptions {
     /// Look for calls inside think spans; they count only when the message has no call outside
     /// them ([`held`]).
     pub calls_in_reasoning: bool,
+    /// The prompt opened a think span (a chat template that ends with `<think>`): the text
+    /// starts inside reasoning, up to the first closing think tag.
+    pub starts_in_reasoning: bool,
     pub json: ParseOptions,
     /// A whole-message raw-JSON value `{"response": "…"}` is that string as content (llama.cpp's
     /// generic format, named as `llamacpp_generic`); else it is kept as the JSON written.
@@ -164,6 +167,7 @@ impl Default for StreamOptions {
             raw_json: Some(RawJsonMode::Fenced),
             formats: FormatSet::ALL,
             calls_in_reasoning: true,
+            starts_in_reasoning: false,
             json: ParseOptions::model_text(false),
             json_answers: false,
         }
@@ -240,6 +244,16 @@ impl Setup {
         Self::literal(options, events)
     }
 
+    /// A stream's state at its start.
+    fn shared(&self) -> Shared {
+        let mut shared = Shared::new(self.events, !self.starts.is_empty());
+        if self.options.starts_in_reasoning {
+            shared.prose.in_think = true;
+            shared.prose.saw_think = true;
+        }
+        shared
+    }
+
     /// The setup for `options` taken as given.
     fn literal(options: StreamOptions, events: bool) -> Self {
         let starts = starts_of(options.formats) | control_of(options.formats);
@@ -285,7 +299,7 @@ impl StreamParser {
         Self {
             setup,
             tools,
-            shared: Shared::new(setup.events, !setup.starts.is_empty()),
+            shared: setup.shared(),
             text: Text::default(),
             mode: Mode::Text,
             utf8_pending: Vec::new(),
@@ -648,7 +662,7 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let mut shared = Shared::new(setup.events, !setup.starts.is_empty());
+    let mut shared = setup.shared();
     let mut events = Vec::new();
     let (mut text_mode, mut mode) = (Text::default(), Mode::Text);
     let mut cx = Ctx {

@@ -14,6 +14,7 @@ const EXTRACT: TextOptions<'static> = TextOptions {
     raw_json: Some(RawJsonMode::Fenced),
     json: ParseOptions::model_text(false),
     tools: None,
+    starts_in_reasoning: false,
 };
 
 fn call(name: &str, a: i64) -> String {

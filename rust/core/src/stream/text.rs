@@ -553,7 +553,12 @@ impl<B: JsonBuilder> Ctx<'_, B> {
     fn marker_mask(&mut self) -> Mask {
         let prose = &mut self.shared.prose;
         let mut mask = if prose.in_think {
-            markers::THINK_CLOSE
+            // In a span the prompt opened, an opening tag the model writes before any reasoning
+            // is that span's, not text.
+            match self.options.starts_in_reasoning && !prose.reasoning_sent {
+                true => markers::THINK_CLOSE | markers::THINK_OPEN,
+                false => markers::THINK_CLOSE,
+            }
         } else {
             markers::THINK_OPEN | markers::THINK_STRAY
         };
