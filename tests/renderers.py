@@ -360,6 +360,23 @@ def k2_horizon(case: Case, k: int) -> str | None:
     return text
 
 
+def plamo3(case: Case, k: int) -> str | None:
+    """PLaMo 3's tags around each call's name and JSON arguments, in a `tool_requests` section
+    (left out on some cases), the end of turn after it on others."""
+    calls = "".join(
+        "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
+        f"{call['name']}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>"
+        f"<|plamo:constrain|>json<|plamo:msg|>{json.dumps(call['arguments'], ensure_ascii=k % 2 == 0)}"
+        "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+        for call in case["calls"]
+    )
+    if k % 5:
+        calls = f"<|plamo:begin_tool_requests:plamo|>{calls}<|plamo:end_tool_requests:plamo|>"
+    if k % 3 == 0:
+        calls += "<|plamo:tag|>"
+    return ("Let me check." if k % 4 == 0 else "") + calls
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -413,7 +430,7 @@ def granite_pythonic(case: Case, k: int) -> str | None:
     # its own.
     lines = []
     for call in case["calls"]:
-        if not all(part.isidentifier() and part.isascii() for part in call["name"].split(".")):
+        if not call["name"].isidentifier():
             return None
         if not all(key.isidentifier() for key in call["arguments"]):
             return None
@@ -573,6 +590,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
     "k2_horizon": k2_horizon,
+    "plamo3": plamo3,
     "kimi_k3": kimi_k3,
     "inkling": inkling,
     "nemotron": nemotron,

@@ -44,6 +44,7 @@ FormatName: TypeAlias = Literal[
     "inkling",
     "hy_v4",
     "k2_horizon",
+    "plamo3",
     "function_gemma",
     "gemma4",
     "functionary_v3_2",

@@ -110,6 +110,9 @@ macro_rules! for_each_group {
             k2_horizon K2Horizon [
                 K2Horizon "k2_horizon" ["k2_v3", "k2v3"],
             ]
+            plamo3 Plamo3 [
+                Plamo3 "plamo3" [],
+            ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma"],
                 Gemma4 "gemma4" [],

@@ -93,7 +93,7 @@ impl GraniteCalls {
                         self.depth = 1;
                         self.state = State::Key;
                     }
-                    _ if (is_name_byte(c) || c == b'.') && i - start < NAME_MAX => {}
+                    _ if is_name_byte(c) && i - start < NAME_MAX => {}
                     _ => return Some(self.end),
                 },
                 // Granite writes keyword arguments only: `len(x)` or `print("hi")` on a line
@@ -233,7 +233,9 @@ mod tests {
             ("f(a=1)\n\n  g()", 13),
             ("f(s='x)\ny', t=[1, (2)])\nok", 23),
             ("f(a=1)<|end_of_text|>", 6),
-            ("mod.f()", 7),
+            // Plain names, as vLLM reads them: `again.` at a message start is prose at once.
+            ("mod.f()", 0),
+            ("again.", 0),
             // Not call lines: prose after the `)`, no `(`, a cut call.
             ("print(x) prints x", 0),
             ("f(a=1)\ng() and more", 6),

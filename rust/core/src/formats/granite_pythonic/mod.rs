@@ -9,7 +9,7 @@
 //! With no marker to tell a call from prose, only a message that *starts* with a call line is
 //! read ([`Grammar::IMPLIED_START`]), with the call lines right after it; the first line that
 //! is not a call ends the calls, and it and the rest are content. A line is a call when it
-//! holds one call whole: a (dotted) name, `(`, keyword arguments (or none) and their matching
+//! holds one call whole: a name, `(`, keyword arguments (or none) and their matching
 //! `)`, then only blank space to the line's end (a string or a bracket may run over lines).
 //! Granite writes keyword arguments only, so `len(obj)` on a line of its own stays prose. A
 //! call line cut by the end of the text is content, as vLLM reads it. The values are
