@@ -363,10 +363,11 @@ def k2_horizon(case: Case, k: int) -> str | None:
 def plamo3(case: Case, k: int) -> str | None:
     """PLaMo 3's tags around each call's name and JSON arguments, in a `tool_requests` section
     (left out on some cases), the end of turn after it on others."""
+    ascii = k % 2 == 0
     calls = "".join(
         "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
         f"{call['name']}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>"
-        f"<|plamo:constrain|>json<|plamo:msg|>{json.dumps(call['arguments'], ensure_ascii=k % 2 == 0)}"
+        f"<|plamo:constrain|>json<|plamo:msg|>{json.dumps(call['arguments'], ensure_ascii=ascii)}"
         "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
         for call in case["calls"]
     )
