@@ -12,7 +12,7 @@ import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from renderers import RENDERERS
-from support import cases
+from support import cases, every_path
 from test_new_formats_json import shape
 from test_stream import check_invariants
 from test_stream_formats import check_stream
@@ -91,6 +91,40 @@ def test_end_tokens_and_failures() -> None:
     # A call whose string never ends keeps its text, to the end of the text.
     text = '<|tool_call>call:f{a:<|"|>x}<tool_call|>'
     [bad] = toolwire.parse_text(text).calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+    assert bad.raw == text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ('q:weather in Tokyo<|"|>', {"q": "weather in Tokyo"}),
+        ('q:Paris, France<|"|>,n:5', {"q": "Paris, France", "n": 5}),
+        ('f:{city:Tokyo<|"|>},q:<|"|>x<|"|>', {"f": {"city": "Tokyo"}, "q": "x"}),
+        ('q:[<|"|>a<|"|>,b<|"|>]', {"q": ["a", "b"]}),
+        ('a:x,b:y<|"|>', {"a": "x", "b": "y"}),
+        # A token that opens a quoted key closes no value.
+        ('a:1,<|"|>b<|"|>:2', {"a": 1, "b": 2}),
+    ],
+)
+def test_a_string_whose_opening_token_was_left_out(arguments: str, expected: Any) -> None:
+    # Gemma 4 at times leaves out a string's opening <|"|>: the closing token ends the string
+    # when the text before it can be nothing else (no `:`, bracket, brace or quote).
+    text = "<|tool_call>call:f{" + arguments + "}<tool_call|>"
+    for calls in every_path(text):
+        assert [c.arguments for c in calls] == [expected]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        "p:':\\s*'<|\"|>",  # quotes and a colon: which text is the value is a guess
+        'q:a<|"|>b',  # text after the token: where the string ends is a guess
+    ],
+)
+def test_a_token_that_closes_no_string_breaks_the_call(arguments: str) -> None:
+    text = "<|tool_call>call:f{" + arguments + "}<tool_call|>"
+    [bad] = toolwire.parse_text(text, format="gemma4").calls
     assert isinstance(bad, toolwire.InvalidToolCall)
     assert bad.raw == text
 

@@ -388,6 +388,34 @@ def test_markers_in_code_spans_are_prose() -> None:
 M3 = "]<]minimax[>["
 
 
+def test_step3_skips_an_entry_of_another_kind() -> None:
+    # Step-3 frames each call in its call tokens (`function` and the separator); an entry of
+    # another kind (SGLang's compatibility tests: a `thought`) holds no invoke and is skipped,
+    # so the call after it is read on every path, in any chunks. Cut short, it stays broken.
+    begin, sep, end = (
+        "<\uff5ctool_call_begin\uff5c>",
+        "<\uff5ctool_sep\uff5c>",
+        "<\uff5ctool_call_end\uff5c>",
+    )
+    entry = f"{begin}thought{sep}hmm{end}\n"
+    param = '<steptml:parameter name="a">1</steptml:parameter>'
+    call = f'{begin}function{sep}<steptml:invoke name="f">{param}</steptml:invoke>{end}'
+    text = f"<\uff5ctool_calls_begin\uff5c>\n{entry}{call}<\uff5ctool_calls_end\uff5c>"
+    rng = random.Random(5)
+    [read] = toolwire.parse_text(text, format="step3").calls
+    assert (read.name, read.arguments) == ("f", {"a": 1})
+    for _ in range(5):
+        size = rng.randint(1, 9)
+        stream = toolwire.StreamParser(formats=["step3"])
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        events = [e for piece in pieces for e in stream.feed(piece)] + stream.finish()
+        assert [e.call.name for e in events if e.kind == "tool_call_end"] == ["f"]
+        assert not [e for e in events if e.kind in ("invalid_tool_call", "text_delta")]
+    cut = text[: text.index("hmm") + 2]
+    [bad] = toolwire.parse_text(cut, format="step3").calls
+    assert isinstance(bad, toolwire.InvalidToolCall)
+
+
 def test_minimax_m3_marker_is_found_at_its_first_angle_bracket() -> None:
     # The marker begins with `]`, not a stop byte: text mode and sniffing find it at its `<`,
     # looking back over the `]`, in any chunks; the `<tool_call>` inside it is no Hermes call.
@@ -453,3 +481,23 @@ def test_minimax_m3_elements_and_lenient_closing() -> None:
     deep = "".join(f"{M3}<a>" for _ in range(200))
     [bad] = toolwire.parse_text(f'{M3}<tool_call>{M3}<invoke name="d">{deep}').calls
     assert isinstance(bad, toolwire.InvalidToolCall)
+
+
+def test_minimax_m3_list_parameter_whatever_its_elements_are_called() -> None:
+    # A parameter the schema types as a list holds items, whatever the model called their
+    # elements (SGLang's compatibility tests: `<element>` beside `<item>`); untyped, it is an
+    # object of its elements, as before.
+    tools = [{"name": "f", "parameters": {"properties": {"l": {"type": "array"}}}}]
+    items = f"{M3}<item>a{M3}</item>{M3}<element>b{M3}</element>"
+    invoke = f'{M3}<invoke name="f">{M3}<l>{items}{M3}</l>{M3}</invoke>'
+    text = f"{M3}<tool_call>{invoke}{M3}</tool_call>"
+    stream = toolwire.StreamParser(formats=["minimax_m3"], tools=tools)
+    events = [e for ch in text for e in stream.feed(ch)] + stream.finish()
+    for calls in (
+        toolwire.extract(text, tools=tools),
+        toolwire.parse_text(text, tools=tools).calls,
+        [e.call for e in events if e.kind == "tool_call_end"],
+    ):
+        assert [c.arguments for c in calls] == [{"l": ["a", "b"]}]
+    [call] = toolwire.parse_text(text).calls
+    assert call.arguments == {"l": {"item": "a", "element": "b"}}

@@ -125,6 +125,11 @@ impl Types {
         }
     }
 
+    /// Whether these are known types that allow a list and not an object.
+    pub(crate) fn list_not_object(self) -> bool {
+        self.0 & Self::ARRAY != 0 && self.0 & Self::OBJECT == 0
+    }
+
     /// Whether these are known types, none of them a string.
     pub(crate) fn excludes_string(self) -> bool {
         self.0 != 0 && self.0 & Self::STRING == 0

@@ -39,6 +39,7 @@ static TAGS: Tags = Tags {
     parameter_close: Needle::new("</｜DSML｜parameter>"),
     between: &[],
     between_name: None,
+    other_entry: None,
     attrs: XML_ATTRS,
 };
 

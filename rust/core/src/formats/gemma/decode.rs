@@ -33,7 +33,7 @@ where
         pos: brace,
         json: cx.options.json,
     };
-    let arguments = match reader.value(cx.builder, 0)? {
+    let arguments = match reader.value(cx.builder, 0, b'}')? {
         Ok(arguments) => arguments,
         Err(failure) => {
             let failure = Failure::parse(failure.0, failure.1, Some(name));
@@ -75,10 +75,12 @@ impl<'t> Reader<'t> {
         Err(Bad(what.to_owned(), self.pos))
     }
 
+    /// The value at `pos`, a member's (`closer` `}`) or a list item's (`]`).
     fn value<B: JsonBuilder>(
         &mut self,
         builder: &mut B,
         depth: usize,
+        closer: u8,
     ) -> Result<Result<B::Value, Bad>, B::Error> {
         if depth > MAX_DEPTH {
             return Ok(self.bad("nesting too deep"));
@@ -89,6 +91,9 @@ impl<'t> Reader<'t> {
                 Ok(s) => builder.string(JsonStr::from_utf8(s)).map(Ok),
                 Err(bad) => Ok(Err(bad)),
             };
+        }
+        if let Some(s) = self.unopened_string(closer) {
+            return builder.string(JsonStr::from_utf8(s)).map(Ok);
         }
         match self.rest().as_bytes().first() {
             Some(b'{') => self.object(builder, depth),
@@ -112,6 +117,30 @@ impl<'t> Reader<'t> {
         None
     }
 
+    /// A string whose opening token the model left out (`query:weather in Tokyo<|"|>`, a Gemma
+    /// 4 habit): the text up to the next string token, when nothing else could be meant. That
+    /// text holds no `:`, bracket, brace or quote (so it ends no member and opens no value), nor,
+    /// in a list, a comma (which would part two items); and the token is followed by what
+    /// follows a value (`,` or the closer). Anything else stays a token that closes no string.
+    fn unopened_string(&mut self, closer: u8) -> Option<&'t str> {
+        let rest = self.rest();
+        let at = rest.find(self.tokens.quote)?;
+        let text = &rest[..at];
+        let inside_a_value = |c: char| {
+            !matches!(c, ':' | '{' | '}' | '[' | ']' | '"' | '\'') && (closer == b'}' || c != ',')
+        };
+        let after = self.pos + at + self.tokens.quote.len();
+        let next = self.text.as_bytes()[skip_ws(self.text, after, self.end)..self.end].first();
+        if text.trim().is_empty() || !text.chars().all(inside_a_value) {
+            return None;
+        }
+        if !matches!(next, Some(&b) if b == b',' || b == closer) {
+            return None;
+        }
+        self.pos = after;
+        Some(text)
+    }
+
     fn object<B: JsonBuilder>(
         &mut self,
         builder: &mut B,
@@ -132,7 +161,7 @@ impl<'t> Reader<'t> {
                 Ok(key) => key,
                 Err(bad) => return Ok(Err(bad)),
             };
-            let value = match self.value(builder, depth + 1)? {
+            let value = match self.value(builder, depth + 1, b'}')? {
                 Ok(value) => value,
                 Err(bad) => return Ok(Err(bad)),
             };
@@ -178,7 +207,7 @@ impl<'t> Reader<'t> {
                 self.pos += 1;
                 return builder.finish_array(array).map(Ok);
             }
-            let value = match self.value(builder, depth + 1)? {
+            let value = match self.value(builder, depth + 1, b']')? {
                 Ok(value) => value,
                 Err(bad) => return Ok(Err(bad)),
             };
@@ -194,7 +223,8 @@ impl<'t> Reader<'t> {
 
     /// A JSON literal (number, `true`, `false`, `null`, a JSON string) up to the next `,`, `}`
     /// or `]`; a bare word that is not JSON is kept as text, unless it holds a string token
-    /// (`'abc'<|"|>`): a delimiter with no string to close is broken markup, never a value's text.
+    /// that [`Self::unopened_string`] does not read (`':\s*'<|"|>`): a delimiter with no string
+    /// to close is then broken markup, never a value's text.
     fn literal<B: JsonBuilder>(&mut self, builder: &mut B) -> Result<Result<B::Value, Bad>, B::Error> {
         let rest = self.rest();
         let len = if rest.starts_with('"') {

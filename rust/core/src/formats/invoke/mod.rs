@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use super::cursor::Markers;
 use super::grammar::Start;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::{find_byte, Needle};
+use crate::scan::find::{find_byte, find_short, Needle};
 
 pub(crate) struct Tags {
     pub format: Format,
@@ -45,6 +45,11 @@ pub(crate) struct Tags {
     /// A between token ending with this may be followed by the tool's name, which is skipped
     /// too (Step-3 writes `<｜tool_call_begin｜>function<｜tool_sep｜>f` before the invoke).
     pub between_name: Option<&'static str>,
+    /// An entry of another kind than a call, skipped whole: (its begin token, the separator
+    /// after its kind, its end token). Step-3 frames a call as `<｜tool_call_begin｜>function
+    /// <｜tool_sep｜>…` and may frame other entries so (`thought<｜tool_sep｜>…<｜tool_call_end｜>`),
+    /// which hold no invoke.
+    pub other_entry: Option<(&'static str, &'static str, &'static str)>,
     pub attrs: Attrs,
 }
 
@@ -190,6 +195,7 @@ macro_rules! xml_tags {
             parameter_close: Needle::new(concat!("</", $parameter, ">")),
             between: &[],
             between_name: None,
+            other_entry: None,
             attrs: $attrs,
         }
     }};
@@ -246,6 +252,9 @@ impl Tags {
         at: usize,
         whole: bool,
     ) -> Result<usize, ()> {
+        if let Some(past) = self.past_other_entry(token, b, at, whole)? {
+            return Ok(past);
+        }
         if !self.between_name.is_some_and(|sep| token.ends_with(sep)) {
             return Ok(at);
         }
@@ -255,6 +264,42 @@ impl Tags {
             return Err(());
         }
         Ok(end)
+    }
+
+    /// Past an entry of another kind than `function` ([`Tags::other_entry`]) that the begin
+    /// token `token` ending at `at` opens, when it holds no invoke; `None` for any other
+    /// markup. `Err(())` while a stream's text so far (`b`, not `whole`) leaves it open.
+    fn past_other_entry(
+        &self,
+        token: &str,
+        b: &[u8],
+        at: usize,
+        whole: bool,
+    ) -> Result<Option<usize>, ()> {
+        let Some((_, sep, end)) = self.other_entry.filter(|(begin, ..)| *begin == token) else {
+            return Ok(None);
+        };
+        let kind_end = at
+            + b[at..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+        let rest = &b[kind_end..];
+        if !rest.starts_with(sep.as_bytes()) {
+            let open = kind_end == b.len() || sep.as_bytes().starts_with(rest);
+            return if open && !whole { Err(()) } else { Ok(None) };
+        }
+        if kind_end == at || &b[at..kind_end] == b"function" {
+            return Ok(None);
+        }
+        let body = kind_end + sep.len();
+        match find_short(&b[body..], end.as_bytes()) {
+            Some(i) if find_short(&b[body..body + i], self.invoke.as_bytes()).is_none() => {
+                Ok(Some(body + i + end.len()))
+            }
+            None if !whole => Err(()),
+            _ => Ok(None),
+        }
     }
 }
 

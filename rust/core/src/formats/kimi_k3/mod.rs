@@ -32,6 +32,7 @@ static TAGS: Tags = Tags {
     // The `<|sep|>` of the block's opening.
     between: &[SEP],
     between_name: None,
+    other_entry: None,
     attrs: Attrs {
         tool: "tool",
         key: "key",

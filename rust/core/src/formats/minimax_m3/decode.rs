@@ -1,7 +1,8 @@
 //! Decoding a MiniMax-M3 block. An invoke's body is elements, each behind the namespace token:
 //! `<key>text</key>` is a value (typed by the tool schema at the top level, as qwen3_coder's,
 //! and as JSON when it is valid below it), `<key>` holding elements is an object, and one whose
-//! elements are all `<item>` a list. A key written twice in one element is a list of its values
+//! elements are all `<item>` a list (as is any parameter the schema types as a list and not an
+//! object, whatever its elements are called). A key written twice in one element is a list of its values
 //! (the model's, none dropped). A closing tag closes the element it names, or, naming none that
 //! is open, the innermost one; elements left open close with the invoke.
 
@@ -191,7 +192,8 @@ where
 }
 
 /// The value of an element: its text typed by `types` when it holds no elements, a list when
-/// they are all `<item>`, else an object (text beside elements under `"$text"`).
+/// they are all `<item>` or `types` allow a list and not an object (`<entry>` in a list is an
+/// item too), else an object (text beside elements under `"$text"`).
 fn value<B>(cx: &mut Cx<'_, '_, B>, element: &Element<'_>, types: Types) -> Result<B::Value, B::Error>
 where
     B: JsonBuilder,
@@ -201,7 +203,7 @@ where
     if children.is_empty() {
         return cx.typed(&element.text, types);
     }
-    if children.iter().all(|c| c.name == "item") {
+    if types.list_not_object() || children.iter().all(|c| c.name == "item") {
         let mut list = cx.builder.new_array()?;
         for child in children {
             let item = value(cx, child, Types::default())?;

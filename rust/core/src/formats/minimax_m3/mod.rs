@@ -33,6 +33,7 @@ static TAGS: Tags = Tags {
     parameter_close: Needle::new(INVOKE_CLOSE),
     between: &[],
     between_name: None,
+    other_entry: None,
     attrs: XML_ATTRS,
 };
 

@@ -2,7 +2,8 @@
 //! <steptml:invoke name="f"><steptml:parameter name="a">1</steptml:parameter></steptml:invoke>
 //! <｜tool_call_end｜><｜tool_calls_end｜>`, several calls per block: the invoke shape, each
 //! invoke framed by its call tokens (`function<｜tool_sep｜>` and the tool's name after the begin
-//! token may be there or not). Values are typed by the tool schema, as in qwen3_coder.
+//! token may be there or not); an entry of another kind (`thought<｜tool_sep｜>…`) is skipped.
+//! Values are typed by the tool schema, as in qwen3_coder.
 //! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
 
 use super::cursor::Markers;
@@ -14,6 +15,8 @@ const OPEN: &str = "<｜tool_calls_begin｜>";
 const INVOKE_CLOSE: &str = "</steptml:invoke>";
 const CLOSE: &str = "<｜tool_calls_end｜>";
 const SEP: &str = "<｜tool_sep｜>";
+const BEGIN: &str = "<｜tool_call_begin｜>";
+const END: &str = "<｜tool_call_end｜>";
 
 static CLOSES: [Needle; 1] = [Needle::new(CLOSE)];
 
@@ -29,13 +32,10 @@ static TAGS: Tags = Tags {
     // The call's tokens as Step-3's template writes them, and as vLLM's tests spell them: the
     // begin token alone, the separator alone between calls, the tool's name after it.
     // (No token is a prefix of another: a stream cut after one decides as the whole text.)
-    between: &[
-        "<｜tool_call_begin｜>",
-        "function<｜tool_sep｜>",
-        SEP,
-        "<｜tool_call_end｜>",
-    ],
+    between: &[BEGIN, "function<｜tool_sep｜>", SEP, END],
     between_name: Some(SEP),
+    // SGLang's compatibility tests: a `thought` entry before the call.
+    other_entry: Some((BEGIN, SEP, END)),
     attrs: XML_ATTRS,
 };
 
