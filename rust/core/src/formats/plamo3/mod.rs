@@ -86,14 +86,5 @@ where
         ));
     };
     let name = name.to_owned();
-    Ok(match cx.json_at(body, end)? {
-        Ok((arguments, json_end)) => Body::Call {
-            format: Format::Plamo3,
-            name,
-            id: None,
-            arguments,
-            end: json_end,
-        },
-        Err(error) => Body::Fail(Format::Plamo3, Failure::json(error, Some(name))),
-    })
+    sectioned::json_body(cx, Format::Plamo3, name, None, body, end)
 }
