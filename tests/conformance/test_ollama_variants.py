@@ -1,10 +1,12 @@
 """Variants Ollama's parser tests hold (`model/parsers/*_test.go`), read the same way by
 `extract`, `parse_text` and the stream in random chunks: the tokens a chat template writes
-around an answer or a tool result are never content, and LFM2's call without its brackets."""
+around an answer or a tool result are never content, LFM2's call without its brackets, and
+Laguna's JSON calls in GLM's `<tool_call>`."""
 
 from __future__ import annotations
 
 import pytest
+import toolwire
 from test_variants import read
 
 
@@ -184,3 +186,39 @@ def test_gemma4_string_token_that_closes_no_string_breaks_the_call() -> None:
     assert read("<|tool_call>call:grep{pattern:'abc'}<tool_call|>", "gemma4")[0] == [
         ("grep", {"pattern": "'abc'"})
     ]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}\n'
+        "</tool_call>",
+        '<tool_call>get_weather\n{"location": "Paris", "days": 3}</tool_call>',
+        "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+    ],
+)
+def test_laguna_glm_call_as_a_json_object_or_a_name_and_json_arguments(call: str) -> None:
+    # Laguna writes GLM's calls, and at times the call as one JSON object in the tag, or the
+    # name on its line and the arguments as JSON: all three are the same call.
+    calls, content = read("Checking." + call + "Done.", "glm45")
+    assert calls == [("get_weather", {"location": "Paris", "days": 3})]
+    assert content == "Checking.Done."
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        '<tool_call>get_weather\n{"location": "Paris"</tool_call>',
+        '<tool_call>get_weather\n{"location": "Paris"} and more</tool_call>',
+        '<tool_call>{"name": "get_weather", "arguments": {"location": "Pa</tool_call>',
+    ],
+)
+def test_laguna_glm_json_call_that_breaks_is_invalid(call: str) -> None:
+    # A call that was begun never runs on arguments nobody can read, and never becomes prose.
+    calls, content = read(call + "Done.", "glm45")
+    assert [c[:2] for c in calls] == [("invalid", "get_weather")]
+    assert content == "Done."
+    (invalid,) = toolwire.parse_text(call, format="glm45").calls
+    assert isinstance(invalid, toolwire.InvalidToolCall)
+    assert invalid.raw == call

@@ -305,6 +305,15 @@ fn glm45_variants() {
 }
 
 #[test]
+fn glm45_reads_laguna_json_spellings() {
+    // A JSON call object in the tag, and a name followed by JSON arguments (Laguna writes both).
+    use Format::Glm45;
+    let object = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+    let named = "<tool_call>f\n{\"a\": 1}\n</tool_call>";
+    assert_eq!(calls(Glm45, &format!("{object}{named}")), [F_A1, F_A1]);
+}
+
+#[test]
 fn tool_call_tag_bodies_are_told_apart() {
     let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n<tool_call>h\n<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>";
     assert_eq!(auto(text), [F_A1, "g {}", r#"h {"b":2}"#]);

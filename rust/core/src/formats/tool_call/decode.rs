@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx};
 use super::tags::{
-    body_format, function_tag, is_call_object, shape_of, Body, Closers, Wrap, FUNCTION,
+    body_format, function_tag, is_call_object, reads_json, shape_of, Body, Closers, Wrap, FUNCTION,
     HERMES_WRAPS, OPENS, TOOL_CALL,
 };
 use super::{glm45, hermes, qwen3_coder};
@@ -55,7 +55,7 @@ where
                 || function_tag(text, body, end, cx.options.tools).is_some();
             let shape = shape_of(rest.as_bytes().first().copied().unwrap_or(0), is_function);
             match body_format(shape, cx.allowed) {
-                format @ (Format::Hermes | Format::Granite) => {
+                format if reads_json(format, shape) => {
                     hermes::call(cx, format, marker.start, body, end, &mut closers)
                 }
                 Format::Qwen3Coder => {

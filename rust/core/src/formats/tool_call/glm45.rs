@@ -1,12 +1,15 @@
 //! `glm45` (GLM-4.5/4.6, and GLM-4.7 without the newlines):
 //! `<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>`. Values are
-//! typed as in qwen3_coder. HY v3 writes the same calls with `<tool_sep>` after the name, in a
+//! typed as in qwen3_coder. Laguna writes these calls, and at times a JSON call object
+//! in the tag (read as hermes reads it) or the arguments as one JSON object after the name.
+//! HY v3 writes the same calls with `<tool_sep>` after the name, in a
 //! `<tool_calls>` list (read by the call-list group with [`calls`]).
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::hermes;
 use super::tags::{
-    close_tag, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
+    close_tag, AfterFunction, Closers, CLOSE, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -64,8 +67,15 @@ where
             Failure::parse("expected a tool name", body, None),
         ));
     }
-    let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, name_end, end);
+    if text[pos..end].starts_with('{') {
+        let wrap = Some(&TOOL_CALL);
+        return match hermes::json_arguments(cx, format, open, name, pos, end, wrap, false, closers)? {
+            AfterFunction::Closed(markup_end) | AfterFunction::Another(markup_end) => Ok(markup_end),
+            AfterFunction::Missing => unreachable!("a call read to its end says where"),
+        };
+    }
+    let mut arguments = cx.builder.new_object()?;
     if text[pos..end].starts_with(TOOL_SEP) {
         pos += TOOL_SEP.len();
     }

@@ -105,7 +105,7 @@ where
     if elements.iter().any(|tag| rest.starts_with(tag)) {
         return super::params::call(cx, open, name, body, end, closers);
     }
-    match json_arguments(cx, Format::Hermes, open, name, args, end, None, closers)? {
+    match json_arguments(cx, Format::Hermes, open, name, args, end, None, true, closers)? {
         AfterFunction::Closed(markup_end) | AfterFunction::Another(markup_end) => Ok(markup_end),
         AfterFunction::Missing => unreachable!("a call read to its end says where"),
     }
@@ -113,8 +113,9 @@ where
 
 /// A call named `name` whose JSON arguments follow at `at` (after whitespace), closed by
 /// `</function>` and then by the closing tag of `wrap` (if any, other than `</function>`), or by
-/// another `<function=…>` in `wrap`. Returns where its markup ends, or where the next block
-/// starts (never [`AfterFunction::Missing`]).
+/// another `<function=…>` in `wrap`; without a function tag (`function_tag` false: glm45's name
+/// then JSON arguments, as Laguna writes them), by the closing tag of `wrap` alone. Returns where
+/// its markup ends, or where the next block starts (never [`AfterFunction::Missing`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn json_arguments<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -124,6 +125,7 @@ pub(crate) fn json_arguments<B>(
     at: usize,
     end: usize,
     wrap: Option<&Wrap>,
+    function_tag: bool,
     closers: &mut Closers<'_>,
 ) -> Result<AfterFunction, B::Error>
 where
@@ -133,10 +135,16 @@ where
     let text = cx.text;
     let outer = wrap.filter(|wrap| wrap.body != Body::FunctionName);
     let args = skip_ws(text, at, end);
+    let closer = match wrap {
+        Some(wrap) if !function_tag => wrap.close,
+        _ => FUNCTION_CLOSE,
+    };
     let failure = match cx.json_at(args, end)? {
         Ok((arguments, json_end)) => {
-            let closed = close_tag(text, json_end, end, FUNCTION_CLOSE)
-                .map(|after| (after, after_function(text, after, end, wrap)));
+            let closed = close_tag(text, json_end, end, closer).map(|after| match function_tag {
+                true => (after, after_function(text, after, end, wrap)),
+                false => (after, AfterFunction::Closed(after)),
+            });
             match closed {
                 Some((_, AfterFunction::Closed(markup_end))) => {
                     cx.call(format, open..markup_end, name.to_owned(), None, arguments)?;
@@ -147,7 +155,7 @@ where
                     return Ok(AfterFunction::Another(next));
                 }
                 _ => Failure::parse(
-                    format!("expected {FUNCTION_CLOSE} after the JSON arguments"),
+                    format!("expected {closer} after the JSON arguments"),
                     json_end,
                     Some(name.into()),
                 ),

@@ -9,7 +9,8 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, function_name, is_call_object, parameter_name, reopens, shape_of, stray_close,
+    body_format, function_name, is_call_object, parameter_name, reads_json, reopens, shape_of,
+    stray_close,
     Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, FUNCTION_TAG, KEY,
     KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE,
 };
@@ -36,9 +37,9 @@ enum State {
     QValue(ValueScan),
     /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
     ArgsOpen(usize),
-    Args,
-    /// After the JSON arguments: `</function>`.
-    AfterArgs(usize),
+    Args(ArgsClose),
+    /// After the JSON arguments: their closing tag.
+    AfterArgs(usize, ArgsClose),
     /// The name of `<function name="NAME">`.
     FName { start: usize, scanned: usize },
     QAfterFunction(usize),
@@ -46,10 +47,20 @@ enum State {
     /// (`tags::stray_close`).
     StrayClose(usize),
     GName { start: usize, scanned: usize },
+    /// After a glm45 name: pairs, or JSON arguments.
+    GFirst(usize),
     GBetween(usize),
     GKey(usize),
     GValueTag(usize),
     GValue(usize),
+}
+
+/// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
+/// glm45 name: Laguna writes `<tool_call>f\n{"a": 1}</tool_call>` at times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgsClose {
+    Function,
+    ToolCall,
 }
 
 pub(crate) struct TagCall {
@@ -187,7 +198,7 @@ impl TagCall {
             Body::Function | Body::FunctionName => Format::Qwen3Coder,
         };
         self.state = match format {
-            Format::Hermes | Format::Granite => {
+            _ if reads_json(format, shape) => {
                 self.json = Some(JsonValue::new(q, self.open.json, self.open.track));
                 State::Json
             }
@@ -357,21 +368,32 @@ impl TagCall {
                         continue;
                     }
                     self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                    self.state = State::Args;
+                    self.state = State::Args(ArgsClose::Function);
                 }
-                State::Args => {
+                State::Args(then) => {
                     let args = self.args.as_mut().expect("set with the state");
                     match scan_arguments(args, buf, &mut self.records) {
                         Scanned::More => return Verdict::More,
-                        Scanned::Closed(end) => self.state = State::AfterArgs(end),
+                        Scanned::Closed(end) => self.state = State::AfterArgs(end, then),
                         Scanned::Broken(at) => self.state = State::SeekClose(at),
                     }
                 }
-                State::AfterArgs(p) => {
+                State::AfterArgs(p, ArgsClose::ToolCall) => {
+                    let q = ws(b, p);
+                    match starts(b, q, CLOSE) {
+                        None => {
+                            self.state = State::AfterArgs(q, ArgsClose::ToolCall);
+                            return Verdict::More;
+                        }
+                        Some(true) => return self.end(q + CLOSE.len()),
+                        Some(false) => self.state = State::SeekClose(q),
+                    }
+                }
+                State::AfterArgs(p, ArgsClose::Function) => {
                     let q = ws(b, p);
                     match starts(b, q, FUNCTION_CLOSE) {
                         None => {
-                            self.state = State::AfterArgs(q);
+                            self.state = State::AfterArgs(q, ArgsClose::Function);
                             return Verdict::More;
                         }
                         Some(true) => {
@@ -425,7 +447,21 @@ impl TagCall {
                     }
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::GBetween(at);
+                    self.state = State::GFirst(at);
+                }
+                State::GFirst(p) => {
+                    let q = ws(b, p);
+                    match b.get(q) {
+                        None => {
+                            self.state = State::GFirst(q);
+                            return Verdict::More;
+                        }
+                        Some(b'{') => {
+                            self.args = Some(arguments_at(&mut self.records, q, self.open.json));
+                            self.state = State::Args(ArgsClose::ToolCall);
+                        }
+                        Some(_) => self.state = State::GBetween(q),
+                    }
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
@@ -485,7 +521,7 @@ impl Machine for TagCall {
     fn reading_json(&mut self) -> Option<&mut CallScanner> {
         match self.state {
             State::Json => self.json.as_mut().map(|json| &mut json.scanner),
-            State::Args => self.args.as_mut().map(|args| &mut args.scanner),
+            State::Args(_) => self.args.as_mut().map(|args| &mut args.scanner),
             _ => None,
         }
     }

@@ -88,7 +88,7 @@ where
         } else {
             format
         };
-        return hermes::json_arguments(cx, format, open, name, pos, end, wrap, closers);
+        return hermes::json_arguments(cx, format, open, name, pos, end, wrap, true, closers);
     }
     let mut arguments = cx.builder.new_object()?;
     loop {

@@ -162,6 +162,14 @@ pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
         .unwrap_or(shape)
 }
 
+/// Whether a body of `shape` read as `format` is JSON: hermes's and Granite's bodies, and a call
+/// object in glm45's tag (Laguna writes `<tool_call>{"name": …, "arguments": …}</tool_call>` as
+/// well as its name-and-pairs calls; a name never starts with `{` or `[`).
+pub(crate) fn reads_json(format: Format, shape: Format) -> bool {
+    matches!(format, Format::Hermes | Format::Granite)
+        || (format == Format::Glm45 && shape == Format::Hermes)
+}
+
 /// The shape of a body that starts with `first` (`is_function`: with `<function=`).
 pub(crate) fn shape_of(first: u8, is_function: bool) -> Format {
     if matches!(first, b'{' | b'[') {
