@@ -238,9 +238,7 @@ def longcat(case: Case, k: int) -> str:
     return text
 
 
-def _token_invokes(
-    case: Case, k: int, token: str, block_name: str, space: str = ""
-) -> str | None:
+def _token_invokes(case: Case, k: int, token: str, block_name: str, space: str = "") -> str | None:
     """DSML's shape with `{token}` in its tags (and `space` after it: DeepSeek V4.1's
     spelling): `string="…"` on every parameter, and every 4th invoke a JSON object for its
     body."""
@@ -326,9 +324,7 @@ def _hy(case: Case, k: int, s: str, sep: str) -> str | None:
     return _wrapped(f"<tool_calls{s}>", "".join(calls), f"{nl}</tool_calls{s}>", k)
 
 
-def _arg_pairs(
-    case: Case, k: int, tag: str, write: Callable[[Any], str] = _text
-) -> str | None:
+def _arg_pairs(case: Case, k: int, tag: str, write: Callable[[Any], str] = _text) -> str | None:
     """glm45's calls in the tag `tag`, one call per tag: a name, then key/value tags, with
     newlines between the tags on odd cases; values written by `write` (as text, typed by
     tools=, unless told otherwise)."""
@@ -365,6 +361,56 @@ def hy_v3(case: Case, k: int) -> str | None:
 def hy_v4(case: Case, k: int) -> str | None:
     # Checkpoints whose tokens carry a suffix; no <tool_sep>.
     return _hy(case, k, (":6124c78e", ":opensource", ":a+b(c")[k % 3], "")
+
+
+def k2_horizon(case: Case, k: int) -> str | None:
+    """K2 Horizon's three dialects (its template's `tool_call_format`): a JSON call object as
+    the body (every third case), typed values (`<ifm|arg_type>`), or untyped ones; without the
+    `<ifm|tool_calls>` block on some cases, after a reasoning span on others."""
+    dialect = k % 3
+    if dialect and not _typed_as_written(case):
+        return None
+    nl = "\n" if k % 2 else ""
+    calls = []
+    for call in case["calls"]:
+        if dialect == 0:
+            body = json.dumps({"name": call["name"], "arguments": call["arguments"]})
+        else:
+            body = call["name"] + "".join(
+                f"{nl}<ifm|arg_key>{key}</ifm|arg_key>"
+                + (f"<ifm|arg_type>{_json_type(value)}</ifm|arg_type>" if dialect == 1 else "")
+                + f"{nl}<ifm|arg_value>{_text(value)}</ifm|arg_value>"
+                for key, value in call["arguments"].items()
+            )
+        calls.append(f"<ifm|tool_call>{body}{nl}</ifm|tool_call>")
+    if not calls:
+        return None
+    text = "\n".join(calls)
+    if k % 5:
+        text = f"<ifm|tool_calls>{nl}{text}{nl}</ifm|tool_calls>"
+    if k % 4 == 0:
+        text = "<ifm|think_fast>The user wants a tool.</ifm|think_fast>\n" + text
+    if k % 7 == 0:
+        text = "Let me check. " + text + " Done."
+    return text
+
+
+def plamo3(case: Case, k: int) -> str | None:
+    """PLaMo 3's tags around each call's name and JSON arguments, in a `tool_requests` section
+    (left out on some cases), the end of turn after it on others."""
+    ascii = k % 2 == 0
+    calls = "".join(
+        "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
+        f"{call['name']}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>"
+        f"<|plamo:constrain|>json<|plamo:msg|>{json.dumps(call['arguments'], ensure_ascii=ascii)}"
+        "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+        for call in case["calls"]
+    )
+    if k % 5:
+        calls = f"<|plamo:begin_tool_requests:plamo|>{calls}<|plamo:end_tool_requests:plamo|>"
+    if k % 3 == 0:
+        calls += "<|plamo:tag|>"
+    return ("Let me check." if k % 4 == 0 else "") + calls
 
 
 def nemotron(case: Case, k: int) -> str | None:
@@ -425,6 +471,30 @@ def hyperclovax_seed_think_14b(case: Case, k: int) -> str | None:
     text = " -> tool/function_call\n" + _json_list(case, k, key)
     if k % 3 == 0:
         text = "<think>The user wants a tool.</think>" + text + "<|im_end|>"
+    return text
+
+
+def granite_pythonic(case: Case, k: int) -> str | None:
+    # Bare pythonic calls one a line, from the message start; prose may follow on a line of
+    # its own.
+    lines = []
+    for call in case["calls"]:
+        if not call["name"].isidentifier():
+            return None
+        if not all(key.isidentifier() for key in call["arguments"]):
+            return None
+        arguments = ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=k % 2 == 0)}"
+            for key, value in call["arguments"].items()
+        )
+        lines.append(f"{call['name']}({arguments})" + (" " if k % 4 == 1 else ""))
+    text = ("\n\n" if k % 3 == 1 else "\n").join(lines)
+    if k % 3 == 0:
+        text = "<think>The user wants a tool.</think>\n" + text
+    if k % 5 == 0:
+        text += "\nChecking now."
+    elif k % 5 == 1:
+        text += "<|end_of_text|>"
     return text
 
 
@@ -586,6 +656,8 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "minimax_m1": minimax_m1,
     "hy_v3": hy_v3,
     "hy_v4": hy_v4,
+    "k2_horizon": k2_horizon,
+    "plamo3": plamo3,
     "kimi_k3": kimi_k3,
     "inkling": inkling,
     "nemotron": nemotron,
@@ -594,6 +666,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "command_r7b": command_r7b,
     "command_r": command_r,
     "olmo3": olmo3,
+    "granite_pythonic": granite_pythonic,
     "phi4_mini": phi4_mini,
     "internlm2": internlm2,
     "function_gemma": function_gemma,

@@ -42,6 +42,9 @@ macro_rules! for_each_group {
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
             ]
+            granite_pythonic GranitePythonic [
+                GranitePythonic "granite_pythonic" [],
+            ]
             deepseek Deepseek [
                 DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1"],
                 DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1"],
@@ -114,6 +117,12 @@ macro_rules! for_each_group {
             ]
             hy_v4 HyV4 [
                 HyV4 "hy_v4" [],
+            ]
+            k2_horizon K2Horizon [
+                K2Horizon "k2_horizon" ["k2_v3", "k2v3"],
+            ]
+            plamo3 Plamo3 [
+                Plamo3 "plamo3" [],
             ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma"],

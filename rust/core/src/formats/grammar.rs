@@ -84,10 +84,12 @@ pub(crate) trait Grammar {
     /// JSON after prose never runs.
     const WHOLE_JSON: FormatSet = FormatSet::NONE;
     /// A message may begin without the group's first start marker, because the chat template
-    /// writes it at the end of the generation prompt (Functionary's `>>>`): at the start of a
-    /// message whose first byte may begin a name, a region opens with no marker text and the
-    /// machine decides as after the marker (text that is not a header is an empty region, and
-    /// the message is read on as before). Sniffing asks [`Grammar::claims_message`].
+    /// writes it at the end of the generation prompt (Functionary's `>>>`), or because the
+    /// format has none (`granite_pythonic`'s bare calls): at the start of a message whose first
+    /// byte may begin a name, a region opens with no marker text and the machine decides as
+    /// after the marker (text that is not a header is an empty region, and the message is read
+    /// on as before; with several such groups, each is tried in turn). Sniffing asks
+    /// [`Grammar::claims_message`].
     const IMPLIED_START: bool = false;
     /// Markers that end a prose message of this group ([`Verdict::Prose`]); outside one, the
     /// formats they name read them as control tokens (dropped). Inside the message they are

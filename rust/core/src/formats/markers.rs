@@ -715,12 +715,14 @@ mod tests {
                 assert!(TABLE.iter().any(|e| e.text == end.text), "{}", end.text);
             }
         }
-        // Every format is opened by some marker or may start a message bare.
+        // Every format is opened by some marker or may start a message bare or after a marker
+        // the prompt wrote.
         for &format in Format::ALL {
             let group = format.group();
             let marked = group.starts().iter().any(|s| s.formats.contains(format));
             let bare = group.bare().is_some_and(|b| b.formats.contains(format));
-            assert!(marked || bare, "{format:?} can never be read");
+            let implied = group.implied_start();
+            assert!(marked || bare || implied, "{format:?} can never be read");
         }
     }
 

@@ -204,16 +204,14 @@ impl Machine for AnyMachine {
     }
 }
 
-/// The group among `formats` whose messages may begin without its first start marker
-/// ([`Grammar::IMPLIED_START`]), when `first` may begin a name.
-pub(crate) fn implied_group(first: u8, formats: FormatSet) -> Option<Group> {
-    if !(first.is_ascii_alphanumeric() || first == b'_') {
-        return None;
-    }
+/// The groups among `formats` whose messages may begin without their first start marker
+/// ([`Grammar::IMPLIED_START`]), when `first` may begin a name, in registry order.
+pub(crate) fn implied_groups(first: u8, formats: FormatSet) -> impl Iterator<Item = Group> {
+    let name = first.is_ascii_alphanumeric() || first == b'_';
     Group::ALL
         .iter()
         .copied()
-        .find(|g| g.implied_start() && g.formats().intersects(formats))
+        .filter(move |g| name && g.implied_start() && g.formats().intersects(formats))
 }
 
 /// The group whose markerless form a message starting with `first` may be, among `formats`.

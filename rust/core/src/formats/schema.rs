@@ -112,6 +112,19 @@ impl Types {
         Self::bits_of(value.kind(), false)
     }
 
+    /// These types (a parameter's, from the schema) narrowed to the type the markup names
+    /// (K2 Horizon's `<ifm|arg_type>integer</ifm|arg_type>`; `array[string]` names `array`): the
+    /// named type where the schema allows it or says nothing, else the schema's. An unknown
+    /// word (`any`) leaves them as they are.
+    pub(crate) fn narrowed_to(self, word: &str) -> Types {
+        let word = word.split('[').next().unwrap_or_default().trim();
+        match Self::bit(&word.to_ascii_lowercase()) {
+            0 => self,
+            bit if self.0 == 0 || self.0 & bit != 0 => Types(bit),
+            _ => self,
+        }
+    }
+
     /// Whether these are known types that allow a list and not an object.
     pub(crate) fn list_not_object(self) -> bool {
         self.0 & Self::ARRAY != 0 && self.0 & Self::OBJECT == 0
@@ -335,9 +348,14 @@ pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
 pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
     let mut bits = 0;
     for property in property_schemas(parameters, parameter) {
-        // A property may name its schema by a local `$ref` (`{"$ref": "#/$defs/Code"}`).
-        let Some(property) = followed(parameters, &property, 0) else {
-            return Types(0);
+        // A property may name its schema by a local `$ref` (`{"$ref": "#/$defs/Code"}`); a
+        // `type` written beside the reference says it outright.
+        let property = match property.get("type") {
+            Some(_) => property,
+            None => match followed(parameters, &property, 0) {
+                Some(target) => target,
+                None => return Types(0),
+            },
         };
         match Types::of_schema(&property, 0) {
             Types(0) => return Types(0),
@@ -719,6 +737,9 @@ mod tests {
             {"function": "not an object", "name": "q", "parameters": {"properties": {"x": {}}}},
             {"name": "r", "parameters": {"$defs": {"A/1": {"properties": {"a": {"type": "integer"}}}},
                 "oneOf": [{"$ref": "#/$defs/A~11"}, {"properties": {"a": {"type": "string"}, "b": {}}}]}},
+            {"name": "s", "parameters": {"$defs": {"Id": {"$ref": "#/$defs/Text"},
+                "Text": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/Id"},
+                "b": {"$ref": "#/$defs/Missing"}, "o": {"$ref": "#/$defs/Id", "type": "integer"}}}},
             "not a tool"
         ]"##;
         let Value::Array(items) = parse(tools, &mut ValueBuilder, ParseOptions::default()).unwrap()
@@ -727,7 +748,7 @@ mod tests {
         };
         let at_once = ToolSchemas::from_tools(&items);
         let on_demand = OnDemand(items.to_vec());
-        for tool in ["f", "g", "h", "p", "q", "r", "5", "missing"] {
+        for tool in ["f", "g", "h", "p", "q", "r", "s", "5", "missing"] {
             for parameter in ["a", "b", "o", "x", "missing"] {
                 assert_eq!(
                     on_demand.types(tool, parameter),
@@ -741,7 +762,12 @@ mod tests {
         names.sort();
         read.sort();
         assert_eq!(names, read);
-        assert_eq!(names, ["f", "g", "h", "p", "q", "r"]);
+        assert_eq!(names, ["f", "g", "h", "p", "q", "r", "s"]);
+        // A property that is a local `$ref` (followed through another) is typed by its target;
+        // a `type` beside the `$ref` wins, and a dangling one gives no type.
+        assert_eq!(at_once.types("s", "a"), Types::TEXT);
+        assert_eq!(at_once.types("s", "o"), Types(Types::INTEGER));
+        assert_eq!(at_once.types("s", "b"), Types::default());
         // A root `oneOf` (a `$ref` followed): a parameter is the union of its branches'.
         assert_eq!(
             at_once.types("r", "a"),

@@ -9,7 +9,7 @@ use super::markers::{
     lead_start, match_at, match_from, may_start, starts_of, Mask, Match, Role, ANCHORED,
     LINE_ANCHORED, TABLE,
 };
-use super::{bare_group, implied_group, FormatSet, Group};
+use super::{bare_group, implied_groups, FormatSet, Group};
 use crate::scan::find::{find_any3, find_either};
 use crate::scan::think::{closes_span, message_start, message_start_given, start_after};
 
@@ -124,7 +124,7 @@ pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
 /// ([`crate::formats::grammar::Grammar::IMPLIED_START`]).
 fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
     let &first = rest.as_bytes().first()?;
-    implied_group(first, allowed).filter(|g| g.claims_message(rest))
+    implied_groups(first, allowed).find(|g| g.claims_message(rest))
 }
 
 /// The next position at or after `pos` where a marker of `mask` may start: a `<` or `[`, or,
@@ -301,5 +301,14 @@ mod tests {
             .filter(|&&f| f != Format::FunctionaryV32)
             .fold(FormatSet::NONE, |set, &f| set.with(f));
         assert_ne!(sniff_calls(">>>f\n{}", others), Sniffed::MayHoldCalls);
+        // Two implied-start groups: the one the message begins as is found.
+        let granite = vec![Group::GranitePythonic];
+        for text in ["f(a=1)", "f(a=1)\nDone.", "<think>x</think>\n f()"] {
+            assert_eq!(sniffed(text, FormatSet::ALL), granite, "{text:?}");
+            assert_eq!(sniff_calls(text, FormatSet::ALL), Sniffed::MayHoldCalls);
+        }
+        for text in ["len(x)\nIt counts.", "f(a=1) is a call", "See:\nf(a=1)"] {
+            assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! Magistral's `[THINK]…[/THINK]`, Seed-OSS's `<seed:think>…</seed:think>`, Cohere's
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
 //! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
-//! `<|think:start|>…<|think:end|>`, MiniMax-M3's `<mm:think>…</mm:think>` and HY v4's
+//! `<|think:start|>…<|think:end|>`, MiniMax-M3's `<mm:think>…</mm:think>`, K2 Horizon's
+//! `<ifm|think>` (and `_fast`, `_faster`) spans and HY v4's
 //! `<think:6124c78e>…</think:6124c78e>` (a tag that ends with `:` takes the checkpoint's suffix,
 //! see [`suffix_len`]). Either closing tag ends a span either opening tag began.
 //!
@@ -16,7 +17,7 @@ use std::ops::Range;
 use super::find::{find_either, same};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 9] = [
+pub const OPENS: [&str; 12] = [
     "<think>",
     "<think:",
     "[THINK]",
@@ -26,8 +27,11 @@ pub const OPENS: [&str; 9] = [
     "<|channel>thought",
     "<|think:start|>",
     "<mm:think>",
+    "<ifm|think>",
+    "<ifm|think_fast>",
+    "<ifm|think_faster>",
 ];
-pub const CLOSES: [&str; 9] = [
+pub const CLOSES: [&str; 12] = [
     "</think>",
     "</think:",
     "[/THINK]",
@@ -37,6 +41,9 @@ pub const CLOSES: [&str; 9] = [
     "<channel|>",
     "<|think:end|>",
     "</mm:think>",
+    "</ifm|think>",
+    "</ifm|think_fast>",
+    "</ifm|think_faster>",
 ];
 /// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a

@@ -220,7 +220,7 @@ struct Ctx<'a, B: JsonBuilder> {
     pub out: &'a mut Out<B>,
     /// The start markers and control tokens of the enabled formats.
     pub starts: Mask,
-    /// Some enabled format may open bare at the message start.
+    /// Some enabled format may open bare (or without its first marker) at the message start.
     pub bare_formats: bool,
 }
 
@@ -263,6 +263,7 @@ impl Setup {
             bare_formats: Group::ALL.iter().any(|g| {
                 g.bare()
                     .is_some_and(|b| b.formats.intersects(options.formats))
+                    || (g.implied_start() && g.formats().intersects(options.formats))
             }),
             events,
         }

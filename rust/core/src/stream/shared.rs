@@ -55,9 +55,9 @@ pub(super) struct Prose {
     /// Non-whitespace content (or a call) has been seen: raw JSON `whole` and the bare formats
     /// no longer apply.
     pub message_started: bool,
-    /// The message start was read as a region of an implied-start group (`Grammar::
-    /// IMPLIED_START`), which gave it back: it is not tried again.
-    pub implied_tried: bool,
+    /// How many implied-start groups (`Grammar::IMPLIED_START`) the message start was read
+    /// as a region of, each giving it back: none is tried again.
+    pub implied_tried: usize,
     /// Inline code spans of the prose (markers in them are prose).
     pub spans: CodeSpans,
     /// Inside the body of a group's prose message (harmony): `(group, is_reasoning)`.

@@ -8,7 +8,7 @@
 use std::mem;
 
 use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
-use crate::formats::{bare_group, implied_group};
+use crate::formats::{bare_group, implied_groups};
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::{indent_len, LEADING_BOM};
@@ -130,11 +130,14 @@ impl Text {
             if start.is_none() {
                 let eligible = cx.whole_eligible();
                 // A message that may begin after a marker the generation prompt wrote.
-                let implied = (eligible && !cx.shared.prose.implied_tried)
-                    .then(|| implied_group(b, cx.options.formats))
+                // Each implied-start group is tried once, in registry order: one that gives
+                // the text back leaves it to the next.
+                let tried = cx.shared.prose.implied_tried;
+                let implied = eligible
+                    .then(|| implied_groups(b, cx.options.formats).nth(tried))
                     .flatten();
                 if let Some(group) = implied {
-                    cx.shared.prose.implied_tried = true;
+                    cx.shared.prose.implied_tried += 1;
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     cx.shared.flush(cx.out);
                     let region = RegionBody::open(group, 0, "", true, cx);

@@ -117,16 +117,7 @@ where
             ));
         }
         let name = header_text.to_owned();
-        return Ok(match cx.json_at(body, end)? {
-            Ok((arguments, json_end)) => Body::Call {
-                format,
-                name,
-                id: None,
-                arguments,
-                end: json_end,
-            },
-            Err(error) => Body::Fail(format, Failure::json(error, Some(name))),
-        });
+        return sectioned::json_body(cx, format, name, None, body, end);
     }
     // V3: the name on the rest of the line (ended by `\n`, `\r\n` or a lone `\r`, or by the
     // fence when the model wrote it on the same line), then a ```json fence.

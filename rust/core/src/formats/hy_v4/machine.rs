@@ -24,14 +24,29 @@ enum State {
 pub(crate) struct Block {
     state: State,
     tags: Option<Tags>,
+    /// Calls with no block around them (K2 Horizon's bare `<ifm|tool_call>`): the region ends
+    /// after the last call.
+    lone: bool,
     records: Vec<CallRecord>,
 }
 
 impl Block {
+    /// An HY v4 block whose `<tool_calls:` ends at `at`: its suffix is read first.
     pub fn new(at: usize) -> Self {
         Self {
             state: State::Suffix(at),
             tags: None,
+            lone: false,
+            records: Vec::new(),
+        }
+    }
+
+    /// A block of `tags` whose opening tag ends at `at`, or (`lone`) a call's.
+    pub fn with_tags(tags: Tags, at: usize, lone: bool) -> Self {
+        Self {
+            state: if lone { State::Name(at) } else { State::Between(at) },
+            tags: Some(tags),
+            lone,
             records: Vec::new(),
         }
     }
@@ -66,8 +81,10 @@ impl Machine for Block {
                 State::Between(p) => {
                     let q = ws(b, p);
                     match starts_any(b, q, &[&t.close_all, &t.call]) {
-                        Ok(Some(0)) => return Verdict::End(q + t.close_all.len()),
-                        Ok(Some(_)) => State::Name(q + t.call.len()),
+                        Ok(Some(1)) => State::Name(q + t.call.len()),
+                        // Lone calls end with the last one.
+                        Ok(_) if self.lone && q < b.len() => return Verdict::End(p),
+                        Ok(Some(_)) => return Verdict::End(q + t.close_all.len()),
                         Ok(None) if q < b.len() => State::Broken(q),
                         Err(()) | Ok(None) => {
                             self.state = State::Between(q);
@@ -76,6 +93,14 @@ impl Machine for Block {
                     }
                 }
                 State::Name(start) => {
+                    let q = ws(b, start);
+                    if t.json_bodies && matches!(b.get(q), Some(b'{' | b'[')) {
+                        // A JSON call object: its name is known when the call ends.
+                        let item = self.records.len();
+                        self.records.push(named("", None, true, item));
+                        self.state = State::Call(q);
+                        continue;
+                    }
                     let Some(len) = find_byte(b'<', &b[start..]) else {
                         return Verdict::More;
                     };

@@ -6,8 +6,8 @@
 //! after it. Values are typed by the tool schema, as in glm45. Unsuffixed tokens are HY v3's
 //! wire format (`<tool_calls>`, read by the call-list group).
 
-mod decode;
-mod machine;
+pub(crate) mod decode;
+pub(crate) mod machine;
 
 use std::ops::Range;
 
@@ -21,18 +21,42 @@ use crate::scan::think::suffix_len;
 /// The opening tag of a block, up to its suffix.
 const OPEN: &str = "<tool_calls:";
 
-/// The tags of one checkpoint, each with its suffix.
+/// The tags of a block of glm45-shaped calls whose tokens are spelt another way: one HY v4
+/// checkpoint's, each with its suffix, or K2 Horizon's `<ifm|…>` tokens.
 pub(crate) struct Tags {
     pub close_all: String,
     pub call: String,
     pub call_close: String,
     pub key: String,
     pub key_close: String,
+    /// An optional type tag between a key and its value (K2 Horizon's `<ifm|arg_type>`).
+    pub arg_type: Option<(String, String)>,
     pub value: String,
     pub value_close: String,
+    /// The format whose calls these are.
+    pub format: Format,
+    /// A call's body may be a JSON call object instead of a name and arguments (K2 Horizon).
+    pub json_bodies: bool,
 }
 
 impl Tags {
+    /// The tags `tag` spells (`tag("tool_call")`, `tag("/tool_call")`) for `format`; `ifm`:
+    /// with K2 Horizon's type tags and JSON bodies.
+    pub fn spelt(format: Format, tag: impl Fn(&str) -> String, ifm: bool) -> Tags {
+        Tags {
+            close_all: tag("/tool_calls"),
+            call: tag("tool_call"),
+            call_close: tag("/tool_call"),
+            key: tag("arg_key"),
+            key_close: tag("/arg_key"),
+            arg_type: ifm.then(|| (tag("arg_type"), tag("/arg_type"))),
+            value: tag("arg_value"),
+            value_close: tag("/arg_value"),
+            format,
+            json_bodies: ifm,
+        }
+    }
+
     /// The tags of the block whose `<tool_calls:` ends at `at` in `b`, and where its body
     /// starts: the suffix runs to the first `>`. `Ok(None)` while more bytes may tell;
     /// `Err(())` when what follows is no suffix (empty, spaced, or too long).
@@ -42,16 +66,7 @@ impl Tags {
             None => Ok(None),
             Some(len) => {
                 let suffix = std::str::from_utf8(&rest[..len]).map_err(|_| ())?;
-                let tag = |name: &str| format!("<{name}:{suffix}>");
-                let tags = Tags {
-                    close_all: tag("/tool_calls"),
-                    call: tag("tool_call"),
-                    call_close: tag("/tool_call"),
-                    key: tag("arg_key"),
-                    key_close: tag("/arg_key"),
-                    value: tag("arg_value"),
-                    value_close: tag("/arg_value"),
-                };
+                let tags = Tags::spelt(Format::HyV4, |name| format!("<{name}:{suffix}>"), false);
                 Ok(Some((tags, at + len + 1)))
             }
         }

@@ -92,16 +92,7 @@ where
         name => name.to_owned(),
     };
     let id = id.to_owned();
-    Ok(match cx.json_at(body, end)? {
-        Ok((arguments, json_end)) => Body::Call {
-            format: Format::KimiK2,
-            name,
-            id: Some(id),
-            arguments,
-            end: json_end,
-        },
-        Err(error) => Body::Fail(Format::KimiK2, Failure::json(error, Some(name))),
-    })
+    sectioned::json_body(cx, Format::KimiK2, name, Some(id), body, end)
 }
 
 /// The tool of a call whose id is only its index (`0`): the one `tools=` leaves no doubt about

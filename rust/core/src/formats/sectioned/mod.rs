@@ -12,7 +12,7 @@ use std::ops::Range;
 use super::cursor::Markers;
 use super::cx::{Cx, Failure};
 use super::grammar::Start;
-use crate::json::JsonBuilder;
+use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::Needle;
 
@@ -119,6 +119,31 @@ pub(crate) enum Body<V> {
         end: usize,
     },
     Fail(Format, Failure),
+}
+
+/// The call `name` of `format` whose body at `body` (before `end`) is its JSON arguments.
+pub(crate) fn json_body<B>(
+    cx: &mut Cx<'_, '_, B>,
+    format: Format,
+    name: String,
+    id: Option<String>,
+    body: usize,
+    end: usize,
+) -> Result<Body<B::Value>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    Ok(match cx.json_at(body, end)? {
+        Ok((arguments, json_end)) => Body::Call {
+            format,
+            name,
+            id,
+            arguments,
+            end: json_end,
+        },
+        Err(error) => Body::Fail(format, Failure::json(error, Some(name))),
+    })
 }
 
 /// A format's decoder of one call: its header range and where its body starts (before `end`).
