@@ -726,6 +726,15 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
             "",
         ),
         ("glm45", "Hello.<|role_end|>", "Hello."),
+        # A value whose </arg_value> was left out: the call ends at </tool_call>, the token after
+        # it is still a control token.
+        ("glm45", "<tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call><|im_end|>", ""),
+        ("glm45", "<tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call> Ok<|im_end|>", "Ok"),
+        (
+            "iquest_q1",
+            "<iquest_tool_call>f<arg_key>a</arg_key><arg_value>1</iquest_tool_call><|iquest_end|>",
+            "",
+        ),
         ("kimi_k2", "Hi<|im_end|>", "Hi"),
         ("llama3_json", '<|python_tag|>{"name": "f", "parameters": {}}<|eom_id|>', ""),
         ("llama3_json", "Hello.<|eot_id|>", "Hello."),

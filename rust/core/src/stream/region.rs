@@ -8,13 +8,16 @@
 //! that is not a Llama 3 call goes on to raw JSON, a `[` that is not a call list to raw JSON or
 //! text.
 
+use std::borrow::Cow;
 use std::mem;
 
 use crate::calls::Outcome;
 use crate::formats::grammar::{Machine, Open, Verdict};
-use crate::formats::{decode_region, AnyMachine, FormatOptions, Group, Place};
+use crate::formats::markers::{control_of, match_at, Match, TABLE};
+use crate::formats::{decode_region, AnyMachine, FormatOptions, FormatSet, Group, Place};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::CallRecord;
+use crate::scan::find::find_either;
 
 use super::emit::{Closing, LiveCalls};
 use super::raw::{RawBody, RawKind};
@@ -306,7 +309,8 @@ impl RegionBody {
             },
             cx.out,
         );
-        shared.prose_out(&decoded.content, self.in_think, cx.out);
+        let content = without_control(&decoded.content, cx.options.formats);
+        shared.prose_out(&content, self.in_think, cx.out);
         if let Some(reasoning) = decoded.reasoning {
             shared.prose_out(&reasoning, true, cx.out);
         }
@@ -358,4 +362,26 @@ impl RegionBody {
         }
         Next::To(used, Mode::Text, text.to_owned())
     }
+}
+
+/// The content a region's decoder gave back, without the control tokens of `formats`: text mode
+/// drops them wherever they stand outside a call, and a region that ran past its call's close
+/// (a value whose closing tag was left out) holds what follows, `<|im_end|>` too.
+fn without_control(content: &str, formats: FormatSet) -> Cow<'_, str> {
+    let (bytes, control) = (content.as_bytes(), control_of(formats));
+    let (mut kept, mut from, mut pos) = (String::new(), 0, 0);
+    while let Some(i) = find_either(b'<', b'[', &bytes[pos..]) {
+        let at = pos + i;
+        pos = at + 1;
+        if let Match::Found(entry) = match_at(&bytes[at..], control) {
+            kept.push_str(&content[from..at]);
+            from = at + TABLE[entry].text.len();
+            pos = from;
+        }
+    }
+    if from == 0 {
+        return Cow::Borrowed(content);
+    }
+    kept.push_str(&content[from..]);
+    Cow::Owned(kept)
 }
