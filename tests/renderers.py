@@ -410,6 +410,8 @@ def plamo3(case: Case, k: int) -> str | None:
         calls = f"<|plamo:begin_tool_requests:plamo|>{calls}<|plamo:end_tool_requests:plamo|>"
     if k % 3 == 0:
         calls += "<|plamo:tag|>"
+    if k % 7 == 1:
+        calls = "<|plamo:begin_think:plamo|>The user wants a tool.<|plamo:end_think:plamo|>" + calls
     return ("Let me check." if k % 4 == 0 else "") + calls
 
 

@@ -605,6 +605,23 @@ def test_minimax_m3_think_span_is_reasoning() -> None:
     assert toolwire.parse_text(text, format="minimax_m3").reasoning == "I should use a tool"
 
 
+def test_plamo3_think_span_is_reasoning() -> None:
+    # PLaMo 3's think tags are several ordinary tokens: they stay in the text whatever
+    # `skip_special_tokens` says, so they must be read as a span.
+    call = (
+        "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f"
+        "<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json"
+        '<|plamo:msg|>{"a": 1}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>'
+    )
+    thought = "<|plamo:begin_think:plamo|>I should use a tool<|plamo:end_think:plamo|>"
+    text = f"{thought}Sure.{call}"
+    assert read(text, "plamo3") == ([("f", {"a": 1})], "Sure.")
+    for fmt in ["plamo3", "auto"]:
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert (parsed.content, parsed.reasoning) == ("Sure.", "I should use a tool")
+        assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
+
+
 @pytest.mark.parametrize("close", ["</mm:think>", "</think>", "\n</think>\n\n"])
 def test_a_closing_think_tag_before_any_text_is_not_content(close: str) -> None:
     # MiniMax-M3 starts a turn without reasoning with a bare </mm:think>; other templates open

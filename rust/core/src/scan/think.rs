@@ -3,7 +3,8 @@
 //! `<|START_THINKING|>…<|END_THINKING|>`, Apertus's `<|inner_prefix|>…<|inner_suffix|>`,
 //! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
 //! `<|think:start|>…<|think:end|>`, MiniMax-M3's `<mm:think>…</mm:think>`, K2 Horizon's
-//! `<ifm|think>` (and `_fast`, `_faster`) spans and HY v4's
+//! `<ifm|think>` (and `_fast`, `_faster`) spans, PLaMo 3's
+//! `<|plamo:begin_think:plamo|>…<|plamo:end_think:plamo|>` and HY v4's
 //! `<think:6124c78e>…</think:6124c78e>` (a tag that ends with `:` takes the checkpoint's suffix,
 //! see [`suffix_len`]). Either closing tag ends a span either opening tag began.
 //!
@@ -17,7 +18,7 @@ use std::ops::Range;
 use super::find::{find_either, same};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 12] = [
+pub const OPENS: [&str; 13] = [
     "<think>",
     "<think:",
     "[THINK]",
@@ -30,8 +31,9 @@ pub const OPENS: [&str; 12] = [
     "<ifm|think>",
     "<ifm|think_fast>",
     "<ifm|think_faster>",
+    "<|plamo:begin_think:plamo|>",
 ];
-pub const CLOSES: [&str; 12] = [
+pub const CLOSES: [&str; 13] = [
     "</think>",
     "</think:",
     "[/THINK]",
@@ -44,6 +46,7 @@ pub const CLOSES: [&str; 12] = [
     "</ifm|think>",
     "</ifm|think_fast>",
     "</ifm|think_faster>",
+    "<|plamo:end_think:plamo|>",
 ];
 /// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
