@@ -352,6 +352,11 @@ fn hyperclovax_14b_tool_role_opens_a_list() {
     // The tool role opens a message only: in prose it is text.
     let prose = format!("Sure.{list}");
     assert!(calls(HyperclovaxSeedThink14b, &prose).is_empty());
+    // After an answer, the model ends its message and opens the tool role itself.
+    let after = format!("Let me check.\n<|im_end|>\n<|im_start|>assistant{list}");
+    let p = parsed(HyperclovaxSeedThink14b, &after);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content.trim(), "Let me check.");
 }
 
 #[test]
