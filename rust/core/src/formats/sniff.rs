@@ -6,11 +6,11 @@
 use std::ops::Range;
 
 use super::markers::{
-    lead_start, match_at, match_from, may_start, starts_of, Mask, Match, Role, ANCHORED,
-    LINE_ANCHORED, TABLE,
+    lead_start, match_at, match_from, may_start, opens_lines, starts_of, Mask, Match, Role,
+    ANCHORED, LINE_ANCHORED, TABLE,
 };
 use super::{bare_group, implied_groups, FormatSet, Group};
-use crate::scan::find::{find_any3, find_either};
+use crate::scan::find::{find_any4, find_either};
 use crate::scan::think::{closes_span, message_start, message_start_given, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
@@ -128,31 +128,38 @@ fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
 }
 
 /// The next position at or after `pos` where a marker of `mask` may start: a `<` or `[`, or,
-/// when `mask` holds line-start markers, a `>` that begins a line (after spaces or tabs).
+/// when `mask` holds line-start markers ([`LINE_ANCHORED`]), the first byte of a line (after
+/// spaces or tabs) that one of them begins with. A line starts after `\n`, `\r\n` or a lone
+/// `\r`, as in the stream's text mode.
 #[inline(always)]
 fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
     if (mask & LINE_ANCHORED).is_empty() {
         return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
     }
-    loop {
-        let at = pos + find_any3(b'<', b'[', b'>', &bytes[pos..])?;
-        if bytes[at] != b'>' || begins_line(bytes, at) {
+    if pos == 0 || matches!(bytes[pos - 1], b'\n' | b'\r') {
+        if let Some(at) = line_marker(bytes, pos, mask) {
             return Some(at);
+        }
+    }
+    loop {
+        let at = pos + find_any4(b'<', b'[', b'\n', b'\r', &bytes[pos..])?;
+        if !matches!(bytes[at], b'\n' | b'\r') {
+            return Some(at);
+        }
+        if let Some(marker) = line_marker(bytes, at + 1, mask) {
+            return Some(marker);
         }
         pos = at + 1;
     }
 }
 
-/// Whether only spaces and tabs stand between the line's start and `at` (out of line: the
-/// scanning loop stays small).
+/// Where the line starting at `line` begins with a line-start marker of `mask`, past its
+/// indentation (out of line: the scanning loop stays small).
 #[inline(never)]
-fn begins_line(bytes: &[u8], at: usize) -> bool {
-    let indent = bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .count();
-    at == indent || matches!(bytes[at - indent - 1], b'\n' | b'\r')
+fn line_marker(bytes: &[u8], line: usize, mask: Mask) -> Option<usize> {
+    let indent = bytes[line..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let at = line + indent;
+    bytes.get(at).filter(|&&b| opens_lines(b, mask)).map(|_| at)
 }
 
 /// The table entries that start regions of `group`.
