@@ -166,6 +166,23 @@ def solar_open2(case: Case, k: int) -> str | None:
     return text
 
 
+def rwkv(case: Case, k: int) -> str:
+    """RWKV: each call a `**Tool Call:**` line and a ```json fence, on lines of their own
+    (the fence on the label's line on some cases), prose on the line before on others."""
+    sep = " " if k % 3 == 1 else "\n"
+    indent = 2 if k % 2 else None
+    calls = [
+        f"**Tool Call:**{sep}```json\n"
+        f"{json.dumps({'name': c['name'], 'arguments': c['arguments']}, ensure_ascii=False, indent=indent)}"
+        "\n```"
+        for c in case["calls"]
+    ]
+    text = "\n".join(calls)
+    if k % 5 == 0:
+        text = "Let me check.\n" + text
+    return text
+
+
 def muse_glimmer(case: Case, k: int) -> str | None:
     return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
 
@@ -675,6 +692,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
+    "rwkv": rwkv,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

@@ -53,6 +53,7 @@ FormatName: TypeAlias = Literal[
     "gemma4",
     "functionary_v3_2",
     "solar_open2",
+    "rwkv",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.

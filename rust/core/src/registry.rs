@@ -134,6 +134,9 @@ macro_rules! for_each_group {
             solar_open2 SolarOpen2 [
                 SolarOpen2 "solar_open2" [],
             ]
+            rwkv Rwkv [
+                Rwkv "rwkv" [],
+            ]
         }
     };
 }

@@ -360,6 +360,21 @@ fn hyperclovax_14b_tool_role_opens_a_list() {
 }
 
 #[test]
+fn rwkv_labels_open_fenced_calls_at_line_starts() {
+    use Format::Rwkv;
+    let one = "**Tool Call:**\n```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```";
+    let two = format!("Checking.\n{one}\n  **Tool Call:** ```json\n{{\"name\": \"g\", \"arguments\": {{}}}}\n```");
+    let p = parsed(Rwkv, &two);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content.trim(), "Checking.");
+    // In the middle of a line the label is prose.
+    assert!(calls(Rwkv, &format!("See {one}")).is_empty());
+    // A fence that is not a call object is a failed call, not prose.
+    let broken = parsed(Rwkv, "**Tool Call:**\n```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}\n```");
+    assert!(matches!(broken.outcomes[..], [Outcome::Invalid(_)]));
+}
+
+#[test]
 fn iquest_wrappers_hold_glm45_bodies() {
     let v2 = "Sure.\n<iquestcoder_tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>g</iquestcoder_tool_call>";
     let p = parsed(Format::IquestCoderV2, v2);

@@ -19,6 +19,9 @@
 mod decode;
 mod machine;
 
+pub(crate) use decode::one_list;
+pub(crate) use machine::ListCall;
+
 use std::ops::Range;
 
 use super::cx::Cx;
@@ -150,7 +153,7 @@ pub(crate) static WRAPS: [Wrap; 12] = [
 ];
 
 /// A format's tokens, read by no other format.
-const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
+pub(crate) const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
     Wrap {
         format,
         end,
