@@ -183,6 +183,22 @@ def rwkv(case: Case, k: int) -> str:
     return text
 
 
+def cwm(case: Case, k: int) -> str:
+    """CWM: each call `<tool: NAME>` and its arguments as a JSON object (the free-text input is
+    the one argument `command`, rendered so where the arguments are only that), then `</tool>`."""
+    blocks = []
+    for c in case["calls"]:
+        args = c["arguments"]
+        command = args.get("command") if list(args) == ["command"] else None
+        plain = isinstance(command, str) and command == command.strip() and command[:1] not in "{"
+        body = command if plain else json.dumps(args, ensure_ascii=False)
+        blocks.append(f"<tool: {c['name']}>\n{body}\n</tool>")
+    text = "\n".join(blocks)
+    if k % 5 == 0:
+        text = "<think>The user wants a tool.</think>\nLet me check.\n" + text
+    return text
+
+
 def muse_glimmer(case: Case, k: int) -> str | None:
     return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
 
@@ -693,6 +709,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
     "rwkv": rwkv,
+    "cwm": cwm,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

@@ -54,6 +54,7 @@ FormatName: TypeAlias = Literal[
     "functionary_v3_2",
     "solar_open2",
     "rwkv",
+    "cwm",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.

@@ -137,6 +137,9 @@ macro_rules! for_each_group {
             rwkv Rwkv [
                 Rwkv "rwkv" [],
             ]
+            cwm Cwm [
+                Cwm "cwm" [],
+            ]
         }
     };
 }

@@ -157,7 +157,10 @@ fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
 /// indentation (out of line: the scanning loop stays small).
 #[inline(never)]
 fn line_marker(bytes: &[u8], line: usize, mask: Mask) -> Option<usize> {
-    let indent = bytes[line..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let indent = bytes[line..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
     let at = line + indent;
     bytes.get(at).filter(|&&b| opens_lines(b, mask)).map(|_| at)
 }
