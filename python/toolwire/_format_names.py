@@ -129,6 +129,20 @@ FormatAlias: TypeAlias = Literal[
     "k2v3",
     "functiongemma",
     "internlm",
+    "qwen2_5_coder",
+    "qwen25_coder",
+    "trinity",
+    "iquest_coder",
+    "berrylm",
+    "spark25",
+    "spark3",
+    "hunyuan",
+    "apertus2509",
+    "pangu",
+    "openpangu_v2",
+    "muse",
+    "intern_s1",
+    "interns1",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

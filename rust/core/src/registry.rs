@@ -22,14 +22,17 @@ macro_rules! for_each_group {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
-                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
+                    "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
+                    "minicpm5", "qwen2_5_coder", "qwen25_coder", "trinity",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
+                    "iquest_coder", "berrylm",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
+                    "spark25", "spark3",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -57,7 +60,7 @@ macro_rules! for_each_group {
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
-                MuseGlimmer "muse_glimmer" [],
+                MuseGlimmer "muse_glimmer" ["muse"],
             ]
             seed_oss SeedOss [
                 SeedOss "seed_oss" [],
@@ -78,7 +81,7 @@ macro_rules! for_each_group {
                 IquestQ1 "iquest_q1" [],
             ]
             internlm2 Internlm2 [
-                Internlm2 "internlm2" ["internlm"],
+                Internlm2 "internlm2" ["internlm", "intern_s1", "interns1"],
             ]
             dots Dots [
                 Dots "dots" [],
@@ -99,13 +102,13 @@ macro_rules! for_each_group {
                 ],
             ]
             json_list JsonList [
-                Lfm2 "lfm2" ["lfm2_with_json_tools"],
+                Lfm2 "lfm2" ["lfm2_with_json_tools", "pangu", "openpangu_v2"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
-                HyV3 "hy_v3" [],
+                HyV3 "hy_v3" ["hunyuan"],
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
-                Apertus "apertus" [],
+                Apertus "apertus" ["apertus2509"],
                 CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4"],
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
