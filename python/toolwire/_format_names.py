@@ -143,6 +143,12 @@ FormatAlias: TypeAlias = Literal[
     "muse",
     "intern_s1",
     "interns1",
+    "hermes_2_pro",
+    "qwen3_coder_xml",
+    "xiaomi_mimo",
+    "glm_4_5",
+    "llama_3_x",
+    "llama_3_x_with_builtin_tools",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

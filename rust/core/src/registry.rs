@@ -24,15 +24,15 @@ macro_rules! for_each_group {
                 Hermes "hermes" [
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
                     "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
-                    "minicpm5", "qwen2_5_coder", "qwen25_coder", "trinity",
+                    "minicpm5", "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
-                    "iquest_coder", "berrylm",
+                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark3",
+                    "spark25", "spark3", "glm_4_5",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -40,7 +40,10 @@ macro_rules! for_each_group {
                 Mistral "mistral" ["mistral_nemo", "magistral"],
             ]
             llama3_json Llama3Json [
-                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json", "llama3_builtin"],
+                Llama3Json "llama3_json" [
+                    "llama3", "llama3_x", "llama4_json", "llama3_builtin", "llama_3_x",
+                    "llama_3_x_with_builtin_tools",
+                ],
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
