@@ -135,7 +135,7 @@ FormatAlias: TypeAlias = Literal[
     "iquest_coder",
     "berrylm",
     "spark25",
-    "spark3",
+    "spark",
     "hunyuan",
     "apertus2509",
     "pangu",

@@ -32,7 +32,7 @@ macro_rules! for_each_group {
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark3", "glm_4_5",
+                    "spark25", "spark", "glm_4_5",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
