@@ -171,11 +171,10 @@ def rwkv(case: Case, k: int) -> str:
     (the fence on the label's line on some cases), prose on the line before on others."""
     sep = " " if k % 3 == 1 else "\n"
     indent = 2 if k % 2 else None
+    objects = [{"name": c["name"], "arguments": c["arguments"]} for c in case["calls"]]
     calls = [
-        f"**Tool Call:**{sep}```json\n"
-        f"{json.dumps({'name': c['name'], 'arguments': c['arguments']}, ensure_ascii=False, indent=indent)}"
-        "\n```"
-        for c in case["calls"]
+        f"**Tool Call:**{sep}```json\n{json.dumps(o, ensure_ascii=False, indent=indent)}\n```"
+        for o in objects
     ]
     text = "\n".join(calls)
     if k % 5 == 0:
