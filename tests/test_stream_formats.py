@@ -138,7 +138,8 @@ def test_kimi_call_with_nothing_after_its_argument_token_has_no_arguments() -> N
             f"<|tool_call_argument_begin|>{body}<|tool_call_end|><|tool_calls_section_end|>"
         )
         expected = [("f", {})]
-        assert [(c.name, c.arguments) for c in toolwire.extract(text, formats=["kimi_k2"])] == expected
+        extracted = toolwire.extract(text, formats=["kimi_k2"])
+        assert [(c.name, c.arguments) for c in extracted] == expected
         for chunks in (list(text), [text]):
             found = calls_of(streamed(text, chunks, formats=["kimi_k2"]))
             assert [(c.name, c.arguments) for c in found if isinstance(c, ToolCall)] == expected
