@@ -67,6 +67,7 @@ FormatAlias: TypeAlias = Literal[
     "qwen25",
     "qwen",
     "qwen2_5",
+    "qwen3",
     "ernie45",
     "ernie45_moe",
     "granite4",

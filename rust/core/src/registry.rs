@@ -22,8 +22,9 @@ macro_rules! for_each_group {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
-                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "qwen3", "ernie45", "ernie45_moe",
+                    "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
+                    "minicpm5",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
