@@ -192,3 +192,68 @@ def test_a_list_without_calls_is_still_prose() -> None:
     # An item with a name and no arguments beside a call is a call with `{}`, as in a block.
     text = '[{"name": "a", "arguments": {}}, {"name": "b"}]'
     assert shapes(agree(text)) == [("call", "a", {}), ("call", "b", {})]
+
+
+# A call whose closing tag the model left out before its next call: the next opening tag ends
+# it (docs/formats-xml.md, "A closing tag left out").
+UNCLOSED_THEN_NEXT = [
+    '<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n'
+    '<tool_call>\n{"name": "b", "arguments": {"y": 2}}\n</tool_call>',
+    "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n"
+    "<tool_call>b\n<arg_key>y</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+    "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n"
+    "<tool_call>\n<function=b>\n<parameter=y>\n2\n</parameter>\n</function>\n</tool_call>",
+    # `</function>` left out before the next block, inside one wrapper and bare.
+    "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n"
+    "<function=b>\n<parameter=y>\n2\n</parameter>\n</function>\n</tool_call>",
+    "<function=a>\n<parameter=x>\n1\n</parameter>\n<function=b>\n<parameter=y>\n2\n</parameter>\n"
+    "</function>",
+    '<function=a>{"x": 1}\n<function=b>{"y": 2}</function>',
+    '<tool_call>a\n{"x": 1}\n<tool_call>b\n{"y": 2}</tool_call>',
+]
+
+
+@pytest.mark.parametrize("text", UNCLOSED_THEN_NEXT)
+def test_a_call_left_unclosed_ends_at_the_next_call(text: str) -> None:
+    assert shapes(agree(text)) == [("call", "a", {"x": 1}), ("call", "b", {"y": 2})]
+
+
+def test_a_broken_call_left_unclosed_does_not_take_the_next_call() -> None:
+    """The broken call's markup ends where the next call opens: it stays an InvalidToolCall
+    with its own text, and the next call runs."""
+    first = '<tool_call>\n{"name": "a", "arguments": {"x": 1}\n'
+    text = first + '<tool_call>\n{"name": "b", "arguments": {"y": 2}}\n</tool_call>'
+    invalid, call = agree(text)
+    assert isinstance(invalid, InvalidToolCall) and invalid.raw == first
+    assert (call.name, call.arguments) == ("b", {"y": 2})
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        '<tool_call>skill\n{"name":"git-diff-review"}',
+        '<tool_call>\n{"name": "skill", "arguments": {"name": "git-diff-review"}}',
+        "<tool_call>\n<function=skill>\n<parameter=name>\ngit-diff-review\n</parameter>\n"
+        "</function>",
+    ],
+)
+@pytest.mark.parametrize("times", [2, 3])
+def test_a_call_written_again_after_a_left_out_closing_tag_runs_once(
+    call: str, times: int
+) -> None:
+    """Laguna at times writes a call, leaves its `</tool_call>` out and writes the same call
+    again: one call, never run twice. Two calls each closed are two calls."""
+    text = "\n".join([call] * times) + "</tool_call>"
+    assert shapes(agree(text)) == [("call", "skill", {"name": "git-diff-review"})]
+    closed = f"{call}</tool_call>\n"
+    assert len(agree(closed * 2)) == 2
+
+
+def test_an_opening_tag_inside_a_value_is_text() -> None:
+    """Only where the grammar is between elements does an opening tag end a call: one inside a
+    value, or a JSON string, is text of the value."""
+    hermes = '<tool_call>{"name": "a", "arguments": {"x": "<tool_call>"}}</tool_call>'
+    glm = "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value><tool_call></arg_value>\n</tool_call>"
+    qwen = "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n</tool_call>"
+    for text in (hermes, glm, qwen):
+        assert shapes(agree(text)) == [("call", "a", {"x": "<tool_call>"})], text

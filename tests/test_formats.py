@@ -219,7 +219,11 @@ def test_hostile_input_never_crashes() -> None:
     with pytest.raises(toolwire.ToolCallParseError, match="256"):
         toolwire.extract(deep)
     assert toolwire.extract("[f(a=" + "[" * 100_000 + ")]", on_error="skip") == []
-    # An unterminated block runs to the end of the text: one error, found in linear time.
+    # Each unterminated block ends where the next opens: one error each, in linear time; the
+    # last runs to the end of the text.
     many = "<tool_call>{" * 50_000
-    (bad,) = toolwire.extract(many, on_error="keep")
-    assert isinstance(bad, toolwire.InvalidToolCall) and bad.raw == many
+    bad = toolwire.extract(many, on_error="keep")
+    assert len(bad) == 50_000
+    assert all(isinstance(b, toolwire.InvalidToolCall) and b.raw == "<tool_call>{" for b in bad)
+    (last,) = toolwire.extract("<tool_call>{" + "{" * 50_000, on_error="keep")
+    assert isinstance(last, toolwire.InvalidToolCall) and len(last.raw) == 50_012

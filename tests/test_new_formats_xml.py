@@ -110,7 +110,12 @@ def matches(expected: dict[str, Any], call: Any, match: str | None) -> bool:
 )
 def test_peer_cases(case: dict[str, Any]) -> None:
     fmt = PEER_FORMATS[case["format"]]
-    parsed = toolwire.parse_text(case["text"], format=fmt, tools=tools_of(case))
+    parsed = toolwire.parse_text(
+        case["text"],
+        format=fmt,
+        tools=tools_of(case),
+        starts_in_reasoning=bool(case.get("starts_in_reasoning")),
+    )
     valid = [c for c in parsed.calls if isinstance(c, toolwire.ToolCall)]
     expected = case["calls"]
     if case["test"] in DIFFERENCES:

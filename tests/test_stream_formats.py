@@ -130,6 +130,21 @@ def test_calls_start_when_their_name_is_known() -> None:
     assert parser.feed("def f") == [ToolCallDelta(0, "def f")]
 
 
+def test_kimi_call_with_nothing_after_its_argument_token_has_no_arguments() -> None:
+    # LMDeploy's test_kimi_k2_parser.py: a complete call whose arguments are empty or blank.
+    for body in ("", "  "):
+        text = (
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+            f"<|tool_call_argument_begin|>{body}<|tool_call_end|><|tool_calls_section_end|>"
+        )
+        expected = [("f", {})]
+        extracted = toolwire.extract(text, formats=["kimi_k2"])
+        assert [(c.name, c.arguments) for c in extracted] == expected
+        for chunks in (list(text), [text]):
+            found = calls_of(streamed(text, chunks, formats=["kimi_k2"]))
+            assert [(c.name, c.arguments) for c in found if isinstance(c, ToolCall)] == expected
+
+
 def test_model_ids_typing_and_reasoning() -> None:
     kimi = (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"

@@ -76,6 +76,8 @@ FormatAlias: TypeAlias = Literal[
     "functionary_v3_1_llama_3_1",
     "granite_20b_fc",
     "minicpm5",
+    "qwen3",
+    "qwen2d5",
     "qwen3_xml",
     "qwen3coder",
     "qwen3_5",

@@ -622,6 +622,44 @@ def test_plamo3_think_span_is_reasoning() -> None:
         assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
 
 
+def test_kimi_k3_think_channel_is_reasoning_and_end_of_message_is_not_content() -> None:
+    # Kimi K3 writes its reasoning in a `think` channel and ends the turn with
+    # <|close|>message<|sep|><|end_of_msg|> (TensorRT-LLM's Kimi K3 parser tests).
+    call = (
+        '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>'
+        '<|open|>argument key="a" type="integer"<|sep|>1<|close|>argument<|sep|>'
+        "<|close|>call<|sep|><|close|>tools<|sep|>"
+    )
+    text = (
+        "<|open|>think<|sep|>I should use a tool<|close|>think<|sep|>"
+        f"<|open|>response<|sep|>Sure.<|close|>response<|sep|>{call}"
+        "<|close|>message<|sep|><|end_of_msg|>"
+    )
+    assert read(text, "kimi_k3") == ([("f", {"a": 1})], "Sure.")
+    parsed = toolwire.parse_text(text, format="kimi_k3")
+    assert (parsed.content, parsed.reasoning) == ("Sure.", "I should use a tool")
+    # The prompt opened the channel: the text starts inside it.
+    parsed = toolwire.parse_text(
+        text[len("<|open|>think<|sep|>") :], format="kimi_k3", starts_in_reasoning=True
+    )
+    assert (parsed.content, parsed.reasoning) == ("Sure.", "I should use a tool")
+
+
+@pytest.mark.parametrize("close", ["<|close|>json<|sep|>", ""])
+def test_kimi_k3_arguments_given_whole_in_a_json_element(close: str) -> None:
+    # Kimi K3's template writes arguments given as one object in a `json` element
+    # (TensorRT-LLM's Kimi K3 parser tests); its closing tag may be left out.
+    text = (
+        '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>'
+        f'<|open|>json type="object"<|sep|>{{"a": 1, "b": "x"}}{close}'
+        "<|close|>call<|sep|><|close|>tools<|sep|>"
+    )
+    assert read(text, "kimi_k3") == ([("f", {"a": 1, "b": "x"})], "")
+    broken = text.replace('"x"}', "x}")
+    calls, _ = read(broken, "kimi_k3")
+    assert [c[:2] for c in calls] == [("invalid", "f")], calls
+
+
 @pytest.mark.parametrize("close", ["</mm:think>", "</think>", "\n</think>\n\n"])
 def test_a_closing_think_tag_before_any_text_is_not_content(close: str) -> None:
     # MiniMax-M3 starts a turn without reasoning with a bare </mm:think>; other templates open

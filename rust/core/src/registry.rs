@@ -9,7 +9,7 @@
 //! Python `toolwire.FORMATS`. Adding a format is one folder and one line here.
 //!
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
-//! names and llama.cpp's chat formats, lower-cased.
+//! names, llama.cpp's chat formats and LMDeploy's `--tool-call-parser` names, lower-cased.
 
 /// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
 /// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
@@ -24,7 +24,8 @@ macro_rules! for_each_group {
                 Hermes "hermes" [
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
                     "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
-                    "minicpm5", "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro",
+                    "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
+                    "hermes_2_pro",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",

@@ -467,6 +467,11 @@ where
     let trimmed = raw.trim();
     let integral = !trimmed.contains(['.', 'e', 'E']);
     match parse(trimmed, builder, options) {
+        // A number beyond any float (`1e309`, or over 309 digits) is no JSON value: the text
+        // as written.
+        Ok(value) if (!integral || trimmed.len() > 309) && !finite(&value) => {
+            return string(builder)
+        }
         Ok(value) => {
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
@@ -505,6 +510,19 @@ where
         }
     }
     string(builder)
+}
+
+/// Whether `value` holds no infinite number (a literal that overflows a float, which JSON cannot
+/// carry).
+fn finite<V: JsonView>(value: &V) -> bool {
+    match value.kind() {
+        JsonKind::Number => !value
+            .number_text()
+            .is_some_and(|text| text.ends_with("Infinity") || text == "NaN"),
+        JsonKind::Array => value.items().iter().all(finite),
+        JsonKind::Object => value.entries().iter().all(|(_, v)| finite(v)),
+        _ => true,
+    }
 }
 
 /// An object or array the model wrote escaped, as the inside of a JSON string
@@ -679,6 +697,18 @@ mod tests {
         assert_eq!(typed("\n    ", s), Value::str(""));
         // Untyped text that is no JSON value is a string by the same rules.
         assert_eq!(typed("\nhello \n", "{}"), Value::str("hello "));
+    }
+
+    #[test]
+    fn numbers_beyond_any_float_stay_text() {
+        // JSON cannot carry infinity: the value is the text the model wrote, whatever the type.
+        for schema in [r#"{"type":"number"}"#, r#"{"type":"integer"}"#, "{}"] {
+            assert_eq!(typed("1e309", schema), Value::str("1e309"));
+            assert_eq!(typed("-1e309", schema), Value::str("-1e309"));
+        }
+        let nested = r#"{"a": 1e309}"#;
+        assert_eq!(typed(nested, r#"{"type":"object"}"#), Value::str(nested));
+        assert_eq!(typed("1e308", r#"{"type":"number"}"#), Value::Float(1e308));
     }
 
     #[test]

@@ -754,6 +754,26 @@ fn kimi_k2_variants() {
     assert_eq!(auto(singular), [F_A1]);
 }
 
+#[test]
+fn kimi_k2_nothing_between_argument_begin_and_call_end_is_no_arguments() {
+    // A complete call written with no arguments (LMDeploy's test_kimi_k2_parser.py).
+    for body in ["", "  ", "\n"] {
+        let text = format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{body}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{{\"a\": 1}}<|tool_call_end|><|tool_calls_section_end|>");
+        assert_eq!(
+            calls(Format::KimiK2, &text),
+            ["f {}", r#"g {"a":1}"#],
+            "{body:?}"
+        );
+    }
+    // The end token left out before the section's end: the call is complete all the same.
+    let left_out = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|tool_calls_section_end|>";
+    assert_eq!(calls(Format::KimiK2, left_out), ["f {}"]);
+    // Cut right after the argument token: the arguments were never written, so no call runs.
+    let cut =
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>";
+    assert!(calls(Format::KimiK2, cut)[0].starts_with('!'));
+}
+
 // --- harmony ------------------------------------------------------------------------------
 
 #[test]

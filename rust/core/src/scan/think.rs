@@ -4,7 +4,8 @@
 //! Gemma 4's thought channel `<|channel>thought…<channel|>`, Solar Open 2's
 //! `<|think:start|>…<|think:end|>`, MiniMax-M3's `<mm:think>…</mm:think>`, K2 Horizon's
 //! `<ifm|think>` (and `_fast`, `_faster`) spans, PLaMo 3's
-//! `<|plamo:begin_think:plamo|>…<|plamo:end_think:plamo|>` and HY v4's
+//! `<|plamo:begin_think:plamo|>…<|plamo:end_think:plamo|>`, Kimi K3's `<|open|>think<|sep|>…
+//! <|close|>think<|sep|>` (its tags without the `<|sep|>`, a control token of its own) and HY v4's
 //! `<think:6124c78e>…</think:6124c78e>` (a tag that ends with `:` takes the checkpoint's suffix,
 //! see [`suffix_len`]). Either closing tag ends a span either opening tag began.
 //!
@@ -18,7 +19,7 @@ use std::ops::Range;
 use super::find::{find_either, same};
 
 /// The opening tags, and the closing tags in the same order.
-pub const OPENS: [&str; 13] = [
+pub const OPENS: [&str; 14] = [
     "<think>",
     "<think:",
     "[THINK]",
@@ -32,8 +33,9 @@ pub const OPENS: [&str; 13] = [
     "<ifm|think_fast>",
     "<ifm|think_faster>",
     "<|plamo:begin_think:plamo|>",
+    "<|open|>think",
 ];
-pub const CLOSES: [&str; 13] = [
+pub const CLOSES: [&str; 14] = [
     "</think>",
     "</think:",
     "[/THINK]",
@@ -47,6 +49,7 @@ pub const CLOSES: [&str; 13] = [
     "</ifm|think_fast>",
     "</ifm|think_faster>",
     "<|plamo:end_think:plamo|>",
+    "<|close|>think",
 ];
 /// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a

@@ -42,6 +42,7 @@ static TAGS: Tags = Tags {
     between: &[],
     between_name: None,
     other_entry: None,
+    json_body: None,
     attrs: XML_ATTRS,
 };
 
@@ -64,6 +65,7 @@ static SPACED: Tags = Tags {
     between: &[],
     between_name: None,
     other_entry: None,
+    json_body: None,
     attrs: XML_ATTRS,
 };
 

@@ -37,7 +37,7 @@ impl GigaCall {
         Self {
             open,
             state,
-            eos: Seek::new(&WRAP.close_needle),
+            eos: Seek::new(&WRAP.ends),
             json: None,
         }
     }

@@ -15,7 +15,6 @@ use super::tool_call::hermes;
 use super::tool_call::tags::{Body, Closers, Wrap};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
 
 const MESSAGE_SEP: &str = "<|message_sep|>";
 const FUNCTION_CALL: &str = "<|function_call|>";
@@ -26,7 +25,7 @@ const EOS: &str = "</s>";
 static WRAP: Wrap = Wrap {
     format: Format::Gigachat3,
     close: EOS,
-    close_needle: Needle::new(EOS),
+    ends: Markers::new(&[EOS]),
     body: Body::Json,
     answer_of: FormatSet::NONE,
 };

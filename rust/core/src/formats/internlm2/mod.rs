@@ -5,17 +5,19 @@
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use super::cursor::Markers;
 
+const ACTION_START: &str = "<|action_start|>";
 const OPEN: &str = "<|plugin|>";
 const CLOSE: &str = "<|action_end|>";
 
 static WRAP: Wrap = Wrap {
     format: Format::Internlm2,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    // The next call opens with `<|action_start|>`.
+    ends: Markers::new(&[CLOSE, ACTION_START, OPEN]),
     body: Body::Json,
     answer_of: FormatSet::NONE,
 };
 
-tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2, &["<|action_start|>"]);
+tool_call::wrapped_spec!(WRAP, OPEN, Format::Internlm2, &[ACTION_START]);

@@ -193,7 +193,15 @@ where
         return Ok(body);
     }
     let mut pos = skip_ws(text, body, end);
-    // A JSON object for a body.
+    // A JSON object for a body, bare or in the format's JSON element.
+    let json_close = match tags.json_body {
+        Some((open, close)) if text[pos..end].starts_with(open) => {
+            let json_at = tag_rest(text, pos + open.len(), end).map_or(end, |(_, at)| at);
+            pos = skip_ws(text, json_at, end);
+            Some(close)
+        }
+        _ => None,
+    };
     if text[pos..end].starts_with('{') {
         let arguments = match cx.json_at(pos, end)? {
             Ok((arguments, json_end)) => {
@@ -202,7 +210,10 @@ where
             }
             Err(error) => return Ok(fail(cx, pos, Failure::json(error, Some(name.into())))),
         };
-        let after = skip_ws(text, pos, end);
+        let mut after = skip_ws(text, pos, end);
+        if let Some(close) = json_close.filter(|close| text[after..end].starts_with(close)) {
+            after = skip_ws(text, after + close.len(), end);
+        }
         let markup_end = if text[after..end].starts_with(tags.invoke_close.text) {
             after + tags.invoke_close.text.len()
         } else if after == end {

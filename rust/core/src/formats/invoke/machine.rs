@@ -14,6 +14,8 @@ enum State {
     /// An invoke tag whose attributes start at `.0`, read up to `.1`.
     InvokeTag(usize, usize),
     Body(usize),
+    /// The tag of the element that wraps a JSON body ([`Tags::json_body`]), read up to here.
+    JsonTag(usize),
     Json,
     AfterJson(usize),
     Params(usize),
@@ -163,6 +165,19 @@ impl Machine for InvokeBlock {
                         self.state = State::Body(q);
                         return Verdict::More;
                     }
+                    if let Some((open, _)) = t.json_body {
+                        match starts(b, q, open) {
+                            None => {
+                                self.state = State::Body(q);
+                                return Verdict::More;
+                            }
+                            Some(true) => {
+                                self.state = State::JsonTag(q + open.len());
+                                continue;
+                            }
+                            Some(false) => {}
+                        }
+                    }
                     if b[q] == b'{' {
                         if let Some(record) = self.records.last_mut() {
                             record.derived = false;
@@ -177,6 +192,13 @@ impl Machine for InvokeBlock {
                         self.state = State::Params(q);
                     }
                 }
+                State::JsonTag(scanned) => match tag_end(b, scanned) {
+                    Ok(gt) => self.state = State::Body(gt + 1),
+                    Err(scanned) => {
+                        self.state = State::JsonTag(scanned);
+                        return Verdict::More;
+                    }
+                },
                 State::Json => {
                     let json = self.json.as_mut().expect("set with the state");
                     match json.scan(buf) {
@@ -192,6 +214,19 @@ impl Machine for InvokeBlock {
                 }
                 State::AfterJson(p) => {
                     let q = ws(b, p);
+                    if let Some((_, json_close)) = t.json_body {
+                        match starts(b, q, json_close) {
+                            None => {
+                                self.state = State::AfterJson(q);
+                                return Verdict::More;
+                            }
+                            Some(true) => {
+                                self.state = State::AfterJson(q + json_close.len());
+                                continue;
+                            }
+                            Some(false) => {}
+                        }
+                    }
                     match starts(b, q, t.invoke_close.text) {
                         None => {
                             self.state = State::AfterJson(q);

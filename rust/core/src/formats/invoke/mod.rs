@@ -50,6 +50,10 @@ pub(crate) struct Tags {
     /// <｜tool_sep｜>…` and may frame other entries so (`thought<｜tool_sep｜>…<｜tool_call_end｜>`),
     /// which hold no invoke.
     pub other_entry: Option<(&'static str, &'static str, &'static str)>,
+    /// An element that may wrap a JSON object body: (its opening tag, before its attributes;
+    /// its closing tag). Kimi K3 writes `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>`
+    /// for arguments given whole.
+    pub json_body: Option<(&'static str, &'static str)>,
     pub attrs: Attrs,
 }
 
@@ -239,6 +243,7 @@ macro_rules! xml_tags {
             between: &[],
             between_name: None,
             other_entry: None,
+            json_body: None,
             attrs: $attrs,
         }
     }};

@@ -5,7 +5,7 @@
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use super::cursor::Markers;
 
 const OPEN: &str = "<iquestcoder_tool_call>";
 const CLOSE: &str = "</iquestcoder_tool_call>";
@@ -13,7 +13,7 @@ const CLOSE: &str = "</iquestcoder_tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::IquestCoderV2,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
     answer_of: FormatSet::NONE,
 };

@@ -6,7 +6,7 @@
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use super::cursor::Markers;
 
 const OPEN: &str = "<iquest_tool_call>";
 const CLOSE: &str = "</iquest_tool_call>";
@@ -14,7 +14,7 @@ const CLOSE: &str = "</iquest_tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::IquestQ1,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
     answer_of: FormatSet::NONE,
 };

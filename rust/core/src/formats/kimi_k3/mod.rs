@@ -2,7 +2,8 @@
 //! tool="f" index="1"<|sep|><|open|>argument key="a" type="integer"<|sep|>1<|close|>argument<|sep|>
 //! <|close|>call<|sep|><|close|>tools<|sep|>`: the invoke shape with XTML tags, several calls per
 //! block. A value of `type="string"` is its text as written; any other type is typed by the
-//! tool schema, JSON without one. The reply's `response` channel markers and the end of the
+//! tool schema, JSON without one. Arguments given whole are a JSON object in a `json` element
+//! (`<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>`). The reply's `response` channel markers and the end of the
 //! message are control tokens: the reply is content. A marker in the table has no `<` past its
 //! first byte, so the channels' markers are their `<|open|>NAME` / `<|close|>NAME` tokens and
 //! `<|sep|>` is a token of its own (skipped in the block, a control token outside it).
@@ -33,6 +34,7 @@ static TAGS: Tags = Tags {
     between: &[SEP],
     between_name: None,
     other_entry: None,
+    json_body: Some(("<|open|>json", "<|close|>json<|sep|>")),
     attrs: Attrs {
         tool: "tool",
         key: "key",
@@ -46,5 +48,5 @@ invoke::spec!(
     TAGS,
     [OPEN],
     Format::KimiK3,
-    control: &["<|open|>response", "<|close|>response", "<|close|>message", SEP]
+    control: &["<|open|>response", "<|close|>response", "<|close|>message", "<|end_of_msg|>", SEP]
 );

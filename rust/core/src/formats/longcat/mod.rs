@@ -4,7 +4,7 @@
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use super::cursor::Markers;
 
 const OPEN: &str = "<longcat_tool_call>";
 const CLOSE: &str = "</longcat_tool_call>";
@@ -12,7 +12,7 @@ const CLOSE: &str = "</longcat_tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::Longcat,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Json,
     answer_of: FormatSet::NONE,
 };

@@ -34,6 +34,7 @@ static TAGS: Tags = Tags {
     between: &[],
     between_name: None,
     other_entry: None,
+    json_body: None,
     attrs: XML_ATTRS,
 };
 

@@ -6,7 +6,7 @@
 use super::tool_call::tags::{Body, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use super::cursor::Markers;
 
 const OPEN: &str = "<seed:tool_call>";
 const CLOSE: &str = "</seed:tool_call>";
@@ -14,7 +14,7 @@ const CLOSE: &str = "</seed:tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::SeedOss,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Function,
     answer_of: FormatSet::NONE,
 };

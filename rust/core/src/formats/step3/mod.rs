@@ -36,6 +36,7 @@ static TAGS: Tags = Tags {
     between_name: Some(SEP),
     // SGLang's compatibility tests: a `thought` entry before the call.
     other_entry: Some((BEGIN, SEP, END)),
+    json_body: None,
     attrs: XML_ATTRS,
 };
 

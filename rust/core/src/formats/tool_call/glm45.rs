@@ -14,7 +14,7 @@ use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
+    close_tag, failed_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
     VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
@@ -60,7 +60,8 @@ where
 {
     let text = cx.text;
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
-        let markup_end = closers.tool_call.end_of_next(from, end);
+        // (The wrapper's seek alone: the closure borrows no other closer.)
+        let markup_end = failed_end(closers.wrap.next(from), end);
         cx.fail(format, open..markup_end, failure);
         markup_end
     };
@@ -96,8 +97,11 @@ where
         }
         let key_start = pos + KEY.len();
         let Some(key_close) = closers.arg_key.find(key_start) else {
+            // No `</arg_key>` in the rest of the text: the call runs to its end (the stream,
+            // waiting for one, knows no more).
             let failure = Failure::parse(format!("no {KEY_CLOSE}"), pos, Some(name.into()));
-            return Ok(fail(cx, pos, failure));
+            cx.fail(format, open..end, failure);
+            return Ok(end);
         };
         let key = text[key_start..key_close].trim();
         let value_tag = skip_ws(text, key_close + KEY_CLOSE.len(), end);
@@ -123,7 +127,7 @@ where
         pos = next;
     }
     let close = closers.close;
-    let Some(markup_end) = close_tag(text, pos, end, close) else {
+    let Some(markup_end) = close_tag(text, open, pos, end, closers.ends) else {
         let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };

@@ -7,7 +7,7 @@
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
-    after_function, close_tag, reopens, tag_name, AfterFunction, Body, Closers, Wrap, FUNCTION_CLOSE,
+    after_function, close_tag, function_ends, tag_name, AfterFunction, Body, Closers, Wrap,
 };
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
@@ -28,14 +28,8 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let optional = closers.close_optional;
-    let close = |json_end: usize| {
-        close_tag(text, json_end, end, closers.close).or_else(|| {
-            let next = skip_ws(text, json_end, end);
-            let reopened = reopens(&text.as_bytes()[..end], next, closers.close) == Some(true);
-            (optional && reopened).then_some(json_end)
-        })
-    };
+    let ends = closers.ends;
+    let close = |json_end: usize| close_tag(text, open, json_end, end, ends);
     if let Some((calls, json_end)) = cx.read_calls(body, end)? {
         if let Some(markup_end) = close(json_end) {
             cx.push_read(format, open..markup_end, calls)?;
@@ -58,7 +52,7 @@ where
                 Ok(markup_end)
             }
             None => {
-                let markup_end = closers.tool_call.end_of_next(json_end, end);
+                let markup_end = closers.wrap_end(json_end, end);
                 let at = json_end;
                 cx.fail(
                     format,
@@ -73,7 +67,7 @@ where
             }
         },
         Err(error) => {
-            let markup_end = closers.tool_call.end_of_next(body, end);
+            let markup_end = closers.wrap_end(body, end);
             cx.fail(format, open..markup_end, Failure::json(error, None));
             Ok(markup_end)
         }
@@ -93,7 +87,7 @@ where
     B::Value: JsonView,
 {
     let Some((name, args)) = tag_name(cx.text, at, end) else {
-        let markup_end = closers.function.end_of_next(at, end);
+        let markup_end = closers.function_end(at, end);
         let failure = Failure::parse("expected <function name=\"NAME\">", at, None);
         cx.fail(Format::Hermes, open..markup_end, failure);
         return Ok(markup_end);
@@ -101,7 +95,7 @@ where
     let name = name.trim_matches(['"', '\'']).trim();
     let body = skip_ws(cx.text, args, end);
     let rest = &cx.text[body..end];
-    let elements = [super::params::PARAM, super::params::ARGUMENTS[0], FUNCTION_CLOSE];
+    let elements = [super::params::PARAM, super::params::ARGUMENTS[0], super::tags::FUNCTION_CLOSE];
     if elements.iter().any(|tag| rest.starts_with(tag)) {
         return super::params::call(cx, open, name, body, end, closers);
     }
@@ -124,7 +118,7 @@ pub(crate) fn json_arguments<B>(
     name: &str,
     at: usize,
     end: usize,
-    wrap: Option<&Wrap>,
+    wrap: Option<&'static Wrap>,
     function_tag: bool,
     closers: &mut Closers<'_>,
 ) -> Result<AfterFunction, B::Error>
@@ -135,14 +129,15 @@ where
     let text = cx.text;
     let outer = wrap.filter(|wrap| wrap.body != Body::FunctionName);
     let args = skip_ws(text, at, end);
-    let closer = match wrap {
-        Some(wrap) if !function_tag => wrap.close,
-        _ => FUNCTION_CLOSE,
+    let ends = match wrap {
+        Some(wrap) if !function_tag => &wrap.ends,
+        _ => function_ends(wrap),
     };
+    let closer = ends.patterns()[0];
     let failure = match cx.json_at(args, end)? {
         Ok((arguments, json_end)) => {
-            let closed = close_tag(text, json_end, end, closer).map(|after| match function_tag {
-                true => (after, after_function(text, after, end, wrap)),
+            let closed = close_tag(text, open, json_end, end, ends).map(|after| match function_tag {
+                true => (after, after_function(text, open, after, end, wrap)),
                 false => (after, AfterFunction::Closed(after)),
             });
             match closed {
@@ -164,8 +159,8 @@ where
         Err(error) => Failure::json(error, Some(name.into())),
     };
     let markup_end = match outer {
-        Some(_) => closers.tool_call.end_of_next(args, end),
-        None => closers.function.end_of_next(args, end),
+        Some(_) => closers.wrap_end(args, end),
+        None => closers.function_end(args, end),
     };
     cx.fail(format, open..markup_end, failure);
     Ok(AfterFunction::Closed(markup_end))

@@ -9,14 +9,15 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, function_name, is_call_object, parameter_name, reads_json, reopens, shape_of,
-    stray_close,
-    Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_CLOSE_NEEDLE, FUNCTION_TAG, KEY,
-    KEY_CLOSE_NEEDLE, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE_NEEDLE,
+    body_format, failed_end, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    reads_json, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
+    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
+    VALUE_CLOSE_NEEDLE,
 };
+use super::super::cursor::Markers;
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::{find_any3, find_either};
+use crate::scan::find::find_any3;
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -24,8 +25,17 @@ enum State {
     Shape(usize),
     Json,
     AfterJson(usize),
-    /// A failed call: its markup runs to the closing tag, looked for from here.
+    /// A failed call: its markup runs to the closing tag, or to the next call's opening tag,
+    /// looked for from here.
     SeekClose(usize),
+    /// The call (`len` bytes of markup) written again from `from` (`tags::repeat_end`), read
+    /// up to `from + matched`; after it, reading goes on in `then`.
+    Repeat {
+        from: usize,
+        len: usize,
+        matched: usize,
+        then: fn(usize) -> State,
+    },
     /// A function tag's name (after `<function`, so `=NAME>` when canonical) that starts at
     /// `start`, read up to `scanned`.
     QName { start: usize, scanned: usize },
@@ -70,7 +80,8 @@ pub(crate) struct TagCall {
     open: Open,
     /// The tag around the call (else a bare `<function=…>`, closed by `</function>`).
     wrap: Option<&'static Wrap>,
-    /// Where the opening tag ends.
+    /// Where the opening tag starts and ends.
+    start: usize,
     at: usize,
     state: State,
     close: Seek,
@@ -81,10 +92,10 @@ pub(crate) struct TagCall {
     records: Vec<CallRecord>,
 }
 
-/// The first `>` or newline of a name that started at `start`, resuming at `scanned`; `Err`
-/// with the new resume point while neither has come.
-fn name_end(b: &[u8], scanned: usize, stop: u8) -> Result<usize, usize> {
-    match find_either(stop, b'\n', &b[scanned..]) {
+/// Where a name stops (`tags::name_stop`), resuming at `scanned`; `Err` with the new resume
+/// point while it has not.
+fn name_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
+    match find_name_stop(&b[scanned..]) {
         Some(i) => Ok(scanned + i),
         None => Err(b.len()),
     }
@@ -108,9 +119,10 @@ impl TagCall {
         Self {
             open,
             wrap,
+            start: 0,
             at,
             state,
-            close: Seek::new(wrap.map_or(&FUNCTION_CLOSE_NEEDLE, |wrap| &wrap.close_needle)),
+            close: Seek::new(wrap.map_or(&FUNCTION_ENDS, |wrap| &wrap.ends)),
             key_close: Seek::new(&KEY_CLOSE_NEEDLE),
             value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
             json: None,
@@ -123,6 +135,7 @@ impl TagCall {
     /// ends at `at` (HY v3's calls in a `<tool_calls>` list).
     pub fn glm(at: usize, open: Open) -> Self {
         let mut call = Self::new(Some(&TOOL_CALL), at, open);
+        call.start = at - OPEN.len();
         call.state = State::GName {
             start: at,
             scanned: at,
@@ -148,6 +161,41 @@ impl TagCall {
     fn end(&mut self, end: usize) -> Verdict {
         close_last(&mut self.records);
         Verdict::End(end)
+    }
+
+    /// What ends a call in the wrapper (`<tool_call>`'s for a bare function block, whose
+    /// stray `</tool_call>` may follow).
+    fn ends(&self) -> &'static Markers {
+        self.wrap.map_or(&TOOL_CALL.ends, |wrap| &wrap.ends)
+    }
+
+    /// At `q`, where the call's markup may end: the next call's opening tag ends it there (its
+    /// closing tag left out, `tags::close_tag`) unless it starts the same call written again
+    /// (read on in `then` after the repeat); anything else makes it a failed call.
+    fn reopened(
+        &mut self,
+        b: &[u8],
+        q: usize,
+        ends: &Markers,
+        then: fn(usize) -> State,
+    ) -> Option<Verdict> {
+        match reopens(b, q, ends) {
+            None => Some(Verdict::More),
+            Some(true) => {
+                let len = b[self.start..q].trim_ascii_end().len();
+                self.state = State::Repeat {
+                    from: q,
+                    len,
+                    matched: 0,
+                    then,
+                };
+                None
+            }
+            Some(false) => {
+                self.state = State::SeekClose(q);
+                None
+            }
+        }
     }
 
     fn shape(&mut self, b: &[u8], p: usize, tools: Option<&dyn ParamTypes>) -> Option<Verdict> {
@@ -238,31 +286,53 @@ impl TagCall {
                     }
                 }
                 State::AfterJson(p) => {
-                    // (`p` stays the JSON's end: an unclosed call ends there.)
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
                     match starts(b, q, close) {
-                        None => return Verdict::More,
+                        None => {
+                            self.state = State::AfterJson(q);
+                            return Verdict::More;
+                        }
                         Some(true) => return Verdict::End(q + close.len()),
-                        // A generic tag's call may be left unclosed before the next one.
-                        Some(false) if self.wrap.is_some_and(|w| w.body == Body::CallObject) => {
-                            match reopens(b, q, close) {
-                                None => return Verdict::More,
-                                Some(true) => return Verdict::End(p),
-                                Some(false) => self.state = State::SeekClose(q),
+                        Some(false) => {
+                            if let Some(verdict) = self.reopened(b, q, self.ends(), State::AfterJson) {
+                                return verdict;
                             }
                         }
-                        Some(false) => self.state = State::SeekClose(q),
                     }
+                }
+                State::Repeat {
+                    from,
+                    len,
+                    matched,
+                    then,
+                } => {
+                    let call = &b[self.start..self.start + len];
+                    let upto = b.len().min(from + len);
+                    if b[from + matched..upto] != call[matched..upto - from] {
+                        return self.end(from);
+                    }
+                    if upto < from + len {
+                        let matched = upto - from;
+                        self.state = State::Repeat {
+                            from,
+                            len,
+                            matched,
+                            then,
+                        };
+                        return Verdict::More;
+                    }
+                    self.start = from;
+                    self.state = then(from + len);
                 }
                 State::SeekClose(from) => {
                     return match self.close.find(b, from) {
-                        Some(found) => Verdict::End(found.end),
+                        found @ Some(_) => Verdict::End(failed_end(found, 0)),
                         None => Verdict::More,
                     };
                 }
                 State::QName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'>') {
+                    let at = match name_end(b, scanned) {
                         Ok(at) => at,
                         Err(scanned) => {
                             self.state = State::QName { start, scanned };
@@ -279,7 +349,7 @@ impl TagCall {
                     };
                     let item = self.records.len();
                     self.records.push(named(name, None, true, item));
-                    self.state = State::QFirst(at + 1);
+                    self.state = State::QFirst(past_stop(b, at));
                 }
                 State::QFirst(p) => {
                     let q = ws(b, p);
@@ -295,7 +365,7 @@ impl TagCall {
                 State::QBetween(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
-                    match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE, close]) {
+                    match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE, close, FUNCTION]) {
                         Err(()) => {
                             self.state = State::QBetween(q);
                             return Verdict::More;
@@ -312,17 +382,30 @@ impl TagCall {
                                 return verdict;
                             }
                         }
-                        // The wrapper's closing tag with `</function>` left out.
+                        // `</function>` left out before the wrapper's closing tag or the next
+                        // function block.
                         Ok(Some(_)) => {
                             if let Some(verdict) = self.function_closed(q) {
                                 return verdict;
                             }
                         }
-                        Ok(None) => self.state = State::SeekClose(q),
+                        // ... or before the next wrapper.
+                        Ok(None) => match reopens(b, q, self.ends()) {
+                            None => {
+                                self.state = State::QBetween(q);
+                                return Verdict::More;
+                            }
+                            Some(true) => {
+                                if let Some(verdict) = self.function_closed(q) {
+                                    return verdict;
+                                }
+                            }
+                            Some(false) => self.state = State::SeekClose(q),
+                        },
                     }
                 }
                 State::QParamName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'>') {
+                    let at = match name_end(b, scanned) {
                         Ok(at) => at,
                         Err(scanned) => {
                             self.state = State::QParamName { start, scanned };
@@ -336,7 +419,7 @@ impl TagCall {
                         self.state = State::SeekClose(start);
                         continue;
                     }
-                    self.state = State::QValue(ValueScan::new(at + 1));
+                    self.state = State::QValue(ValueScan::new(past_stop(b, at)));
                 }
                 State::QValue(mut scan) => match scan.end(b, false) {
                     ValueEnd::At(_, resume) => self.state = State::QBetween(resume),
@@ -346,7 +429,7 @@ impl TagCall {
                     }
                 },
                 State::FName { start, scanned } => {
-                    let at = match name_end(b, scanned, b'>') {
+                    let at = match name_end(b, scanned) {
                         Ok(at) => at,
                         Err(scanned) => {
                             self.state = State::FName { start, scanned };
@@ -354,7 +437,7 @@ impl TagCall {
                         }
                     };
                     let name = buf[start..at].trim().trim_matches(['"', '\'']).trim();
-                    if b[at] == b'\n' || name.is_empty() {
+                    if b[at] != b'>' || name.is_empty() {
                         self.state = State::SeekClose(start);
                         continue;
                     }
@@ -400,7 +483,12 @@ impl TagCall {
                             return Verdict::More;
                         }
                         Some(true) => return self.end(q + CLOSE.len()),
-                        Some(false) => self.state = State::SeekClose(q),
+                        Some(false) => {
+                            let then = |p| State::AfterArgs(p, ArgsClose::ToolCall);
+                            if let Some(verdict) = self.reopened(b, q, &TOOL_CALL.ends, then) {
+                                return verdict;
+                            }
+                        }
                     }
                 }
                 State::AfterArgs(p, ArgsClose::Function) => {
@@ -415,7 +503,19 @@ impl TagCall {
                                 return verdict;
                             }
                         }
-                        Some(false) => self.state = State::SeekClose(q),
+                        // `</function>` left out before the next function block.
+                        Some(false) => match reopens(b, q, function_ends(self.wrap)) {
+                            None => {
+                                self.state = State::AfterArgs(q, ArgsClose::Function);
+                                return Verdict::More;
+                            }
+                            Some(true) => {
+                                if let Some(verdict) = self.function_closed(q) {
+                                    return verdict;
+                                }
+                            }
+                            Some(false) => self.state = State::SeekClose(q),
+                        },
                     }
                 }
                 State::QAfterFunction(p) => {
@@ -437,7 +537,11 @@ impl TagCall {
                                 scanned: start,
                             };
                         }
-                        Ok(None) => self.state = State::SeekClose(q),
+                        Ok(None) => {
+                            if let Some(verdict) = self.reopened(b, q, self.ends(), State::QAfterFunction) {
+                                return verdict;
+                            }
+                        }
                     }
                 }
                 State::StrayClose(after) => {
@@ -493,7 +597,11 @@ impl TagCall {
                         Ok(Some(1)) => return self.end(q + close.len()),
                         // HY v3's separator after the name.
                         Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
-                        Ok(None) => self.state = State::SeekClose(q),
+                        Ok(None) => {
+                            if let Some(verdict) = self.reopened(b, q, self.ends(), State::GBetween) {
+                                return verdict;
+                            }
+                        }
                     }
                 }
                 State::GKey(from) => match self.key_close.find(b, from) {
@@ -549,8 +657,8 @@ impl Machine for TagCall {
         let piece = piece.as_bytes();
         match &mut self.state {
             State::QValue(scan) => scan.skip_piece(len, piece),
-            State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
             State::GKey(from) => self.key_close.skip_piece(*from, len, piece),
+            State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
             State::GValue(from) => self.value_close.skip_piece(*from, len, piece),
             _ => false,
         }

@@ -8,7 +8,7 @@
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
 use super::super::wrapped::unwrapped;
-use super::tags::Closers;
+use super::tags::{failed_end, Closers};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_short;
@@ -36,7 +36,8 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let (close, markup_end) = closers.function.next(body).map_or((end, end), |m| (m.start, m.end));
+    let next = closers.function.next(body);
+    let (close, markup_end) = (next.map_or(end, |m| m.start), failed_end(next, end));
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, body, close);
     while pos < close {

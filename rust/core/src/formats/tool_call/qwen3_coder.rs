@@ -15,8 +15,8 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    after_function, function_tag, parameter_name, parameter_tag, AfterFunction, Body, Closers, Wrap, CLOSE,
-    FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE,
+    after_function, function_tag, parameter_name, parameter_tag, reopens, AfterFunction, Body, Closers,
+    Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE, FUNCTION_TAG, PARAMETER, PARAMETER_CLOSE, TOOL_CALL,
 };
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -30,7 +30,7 @@ pub(super) fn call<B>(
     open: usize,
     at: usize,
     end: usize,
-    wrap: Option<&Wrap>,
+    wrap: Option<&'static Wrap>,
     closers: &mut Closers<'_>,
 ) -> Result<usize, B::Error>
 where
@@ -54,7 +54,7 @@ fn function<B>(
     open: usize,
     at: usize,
     end: usize,
-    wrap: Option<&Wrap>,
+    wrap: Option<&'static Wrap>,
     closers: &mut Closers<'_>,
 ) -> Result<AfterFunction, B::Error>
 where
@@ -65,20 +65,22 @@ where
     let format = wrap.map_or(Format::Qwen3Coder, |wrap| wrap.format);
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
         let markup_end = if wrap.is_some() {
-            closers.tool_call.end_of_next(from, end)
+            closers.wrap_end(from, end)
         } else {
-            closers.function.end_of_next(from, end)
+            closers.function_end(from, end)
         };
         cx.fail(format, open..markup_end, failure);
         AfterFunction::Closed(markup_end)
     };
     let tools = cx.options.tools;
     let Some((name, mut pos)) = function_tag(text, at, end, tools) else {
-        return Ok(fail(
-            cx,
-            at,
-            Failure::parse("expected <function=NAME>", at, None),
-        ));
+        // (What ends the block is looked for after its own `<function`.)
+        let from = match text[at..end].starts_with(FUNCTION_TAG) {
+            true => at + FUNCTION_TAG.len(),
+            false => at,
+        };
+        let failure = Failure::parse("expected <function=NAME>", at, None);
+        return Ok(fail(cx, from, failure));
     };
     if text.as_bytes().get(skip_ws(text, pos, end)) == Some(&b'{') {
         // JSON arguments after the name: hermes's spelling, where the tag is shared.
@@ -130,8 +132,13 @@ where
         } else if rest.starts_with(FUNCTION_CLOSE) {
             pos += FUNCTION_CLOSE.len();
             break;
-        } else if rest.is_empty() || rest.starts_with(wrap.map_or(CLOSE, |wrap| wrap.close)) {
-            // The end of the text, or the wrapper's closing tag with `</function>` left out.
+        } else if rest.is_empty()
+            || rest.starts_with(wrap.map_or(CLOSE, |wrap| wrap.close))
+            || rest.starts_with(FUNCTION)
+            || reopens(rest.as_bytes(), 0, wrap.map_or(&TOOL_CALL.ends, |wrap| &wrap.ends)) == Some(true)
+        {
+            // The end of the text, or `</function>` left out before the wrapper's closing tag,
+            // the next block or the next wrapper.
             break;
         } else {
             let failure = Failure::parse(
@@ -142,7 +149,7 @@ where
             return Ok(fail(cx, pos, failure));
         }
     }
-    let (markup_end, after) = match after_function(text, pos, end, wrap) {
+    let (markup_end, after) = match after_function(text, open, pos, end, wrap) {
         AfterFunction::Closed(markup_end) => (markup_end, AfterFunction::Closed(markup_end)),
         another @ AfterFunction::Another(_) => (pos, another),
         AfterFunction::Missing => {

@@ -1,11 +1,11 @@
 //! The tags of the `<tool_call>` group and the small rules the decoder and the machine share.
 
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::{find_either, Needle};
+use crate::scan::find::{find_any3, Needle};
 
-use super::super::cursor::{Markers, TextSeek};
+use super::super::cursor::{Marker, Markers, TextSeek};
 use super::super::cx::skip_ws;
-use super::super::machine::{starts, ws};
+use super::super::machine::{starts, starts_any, ws};
 use super::super::markers::same;
 use super::super::schema::ParamTypes;
 
@@ -19,7 +19,9 @@ pub(crate) struct Wrap {
     /// The format of the calls it wraps (of a `<function=…>` body, for `<tool_call>`).
     pub format: Format,
     pub close: &'static str,
-    pub close_needle: Needle,
+    /// What ends a call in it: `close`, then the wrapper's opening tag (a model that leaves
+    /// `close` out before its next call opens the next wrapper).
+    pub ends: Markers,
     pub body: Body,
     /// The formats whose answer this tag also wraps when its body is no call ([`answer_of`]).
     pub answer_of: FormatSet,
@@ -36,8 +38,8 @@ pub(crate) enum Body {
     Function,
     /// A JSON call object written name first (`{"name"`), read as hermes reads it; any other
     /// body makes the opening tag prose (`<json>{"a": 1}` or `<response>Sure` are no calls).
-    /// The closing tag may be left out before the next opening tag (Granite 20B FC writes
-    /// `<function_call> {…}` before each call and closes none): the object ends the call.
+    /// (Granite 20B FC writes `<function_call> {…}` before each call and closes none: see
+    /// [`Wrap::ends`].)
     CallObject,
     /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
     FunctionName,
@@ -49,7 +51,7 @@ pub(crate) enum Body {
 pub(crate) static TOOL_CALL: Wrap = Wrap {
     format: Format::Qwen3Coder,
     close: CLOSE,
-    close_needle: Needle::new(CLOSE),
+    ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Shared,
     answer_of: FormatSet::NONE,
 };
@@ -83,7 +85,7 @@ macro_rules! hermes_wraps {
             $(Wrap {
                 format: Format::Hermes,
                 close: $close,
-                close_needle: Needle::new($close),
+                ends: Markers::new(&[$close, $open]),
                 body: $body,
                 answer_of: answer_of($open),
             }),*
@@ -125,7 +127,8 @@ pub(crate) const FUNCTION: &str = "<function=";
 /// The start of any function tag, canonical (`<function=`) or garbled ([`function_name`]).
 pub(crate) const FUNCTION_TAG: &str = "<function";
 pub(crate) const FUNCTION_CLOSE: &str = "</function>";
-pub(crate) static FUNCTION_CLOSE_NEEDLE: Needle = Needle::new(FUNCTION_CLOSE);
+/// What ends a `<function=…>` block's call: its `</function>`, or the next block's tag.
+pub(crate) static FUNCTION_ENDS: Markers = Markers::new(&[FUNCTION_CLOSE, FUNCTION]);
 pub(crate) const PARAMETER: &str = "<parameter=";
 pub(crate) const PARAMETER_CLOSE: &str = "</parameter>";
 /// What ends a parameter value: its `</parameter>`, or, when that was left out, the next
@@ -190,10 +193,26 @@ pub(crate) fn shape_of(first: u8, is_function: bool) -> Format {
     }
 }
 
-/// Where the name of a tag that starts at `start` stops: at its `>`, or at the line break a
-/// model wrote instead (the first of them in `text[start..end]`).
+/// Where the name of a tag that starts at `start` stops: at its `>`, at the line break a model
+/// wrote instead, or at the `<` of markup that follows a tag left unclosed (a name holds none,
+/// so a call never reads past the next call's tag for one): the first of them in
+/// `text[start..end]`.
 pub(crate) fn name_stop(text: &str, start: usize, end: usize) -> Option<usize> {
-    find_either(b'>', b'\n', &text.as_bytes()[start..end]).map(|i| start + i)
+    find_name_stop(&text.as_bytes()[start..end]).map(|i| start + i)
+}
+
+/// [`name_stop`] in `bytes`.
+pub(crate) fn find_name_stop(bytes: &[u8]) -> Option<usize> {
+    find_any3(b'>', b'\n', b'<', bytes)
+}
+
+/// Where what follows a name that stopped at `stop` starts: past its `>` or line break, at
+/// the `<` of the markup that stopped it.
+pub(crate) fn past_stop(bytes: &[u8], stop: usize) -> usize {
+    match bytes[stop] {
+        b'<' => stop,
+        _ => stop + 1,
+    }
 }
 
 /// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
@@ -239,7 +258,8 @@ pub(crate) fn function_tag<'t>(
     }
     let stop = name_stop(text, start, end)?;
     let closed = text.as_bytes()[stop] == b'>';
-    Some((function_name(&text[start..stop], closed, tools)?, stop + 1))
+    let after = past_stop(text.as_bytes(), stop);
+    Some((function_name(&text[start..stop], closed, tools)?, after))
 }
 
 /// The parameter a `<parameter=` tag of a call to `tool` names: `raw` is the tag's text after
@@ -277,31 +297,75 @@ pub(crate) fn parameter_tag<'t>(
     let start = at + PARAMETER.len();
     let stop = name_stop(text, start, end)?;
     let closed = text.as_bytes()[stop] == b'>';
-    Some((parameter_name(&text[start..stop], closed, tool, tools)?, stop + 1))
+    let after = past_stop(text.as_bytes(), stop);
+    Some((parameter_name(&text[start..stop], closed, tool, tools)?, after))
 }
 
-/// Where the markup of a call that ends at `pos` ends: past whitespace and the closing tag
-/// `close`; a missing closing tag is accepted at the end of the text. `None` when something
-/// else follows.
-pub(crate) fn close_tag(text: &str, pos: usize, end: usize, close: &str) -> Option<usize> {
-    let after = skip_ws(text, pos, end);
-    if text[after..end].starts_with(close) {
-        Some(after + close.len())
-    } else if after == end {
-        Some(end)
-    } else {
-        None
+/// Where the markup of a call that starts at `open` and ends at `pos` ends: past whitespace and
+/// the closing tag (`ends`'s first marker); a missing closing tag is accepted at the end of the
+/// text and before the next opening tag ([`reopens`]: the call's markup ends there, unless that
+/// tag starts the same call written again, [`repeat_end`]). `None` when something else follows.
+pub(crate) fn close_tag(
+    text: &str,
+    open: usize,
+    pos: usize,
+    end: usize,
+    ends: &Markers,
+) -> Option<usize> {
+    let bytes = &text.as_bytes()[..end];
+    let close = ends.patterns()[0];
+    let (mut open, mut pos) = (open, pos);
+    loop {
+        let after = skip_ws(text, pos, end);
+        if text[after..end].starts_with(close) {
+            return Some(after + close.len());
+        }
+        if after == end {
+            return Some(end);
+        }
+        if reopens(bytes, after, ends) != Some(true) {
+            return None;
+        }
+        match repeat_end(bytes, open, after) {
+            Ok(Some(repeat)) => (open, pos) = (after, repeat),
+            _ => return Some(after),
+        }
     }
 }
 
-/// Whether `bytes[at..]` starts with the opening tag of the closing tag `close` (`<x>` for
-/// `</x>`): `None` while too short to tell.
-pub(crate) fn reopens(bytes: &[u8], at: usize, close: &str) -> Option<bool> {
-    let name = &close[2..];
-    match bytes.get(at) {
-        None => None,
-        Some(b'<') => starts(bytes, at + 1, name),
-        Some(_) => Some(false),
+/// A model that leaves a call's closing tag out may write the whole call again, word for word
+/// (Laguna's `<tool_call>f\n{…}\n<tool_call>f\n{…}</tool_call>`, Ollama's
+/// `TestLagunaParserIgnoresDuplicatedNestedToolCall`): one call, whose markup runs through the
+/// repeat, so that it never runs twice. With the call's markup `bytes[open..at]` (trailing
+/// whitespace aside), where the same bytes written again from `at` end (`None` when they are
+/// not); `Err(())` while `bytes` ends inside a repeat.
+pub(crate) fn repeat_end(bytes: &[u8], open: usize, at: usize) -> Result<Option<usize>, ()> {
+    let call = bytes[open..at].trim_ascii_end();
+    let written = &bytes[at..bytes.len().min(at + call.len())];
+    match call.starts_with(written) {
+        false => Ok(None),
+        true if written.len() == call.len() => Ok(Some(at + call.len())),
+        true => Err(()),
+    }
+}
+
+/// Whether `bytes[at..]` starts with an opening tag of `ends` (all but its first marker, the
+/// closing tag): the model left the closing tag out and opened its next call. `None` while too
+/// short to tell.
+pub(crate) fn reopens(bytes: &[u8], at: usize, ends: &Markers) -> Option<bool> {
+    starts_any(bytes, at, &ends.patterns()[1..])
+        .ok()
+        .map(|found| found.is_some())
+}
+
+/// Where the markup of a call that failed ends, given the next marker of its `ends` at or
+/// after the failure: past a closing tag, before an opening one (the next call's), or at
+/// `otherwise` when none comes.
+pub(crate) fn failed_end(next: Option<Marker>, otherwise: usize) -> usize {
+    match next {
+        Some(found) if found.pattern == 0 => found.end,
+        Some(found) => found.start,
+        None => otherwise,
     }
 }
 
@@ -317,9 +381,10 @@ pub(crate) enum AfterFunction {
 }
 
 /// What follows the `</function>` ending at `after` of a block in `wrap` (none, or
-/// `<function name=…>`'s own, which `</function>` closes).
+/// `<function name=…>`'s own, which `</function>` closes) whose markup starts at `open`.
 pub(crate) fn after_function(
     text: &str,
+    open: usize,
     after: usize,
     end: usize,
     wrap: Option<&Wrap>,
@@ -332,7 +397,7 @@ pub(crate) fn after_function(
     if text[next..end].starts_with(FUNCTION) {
         return AfterFunction::Another(next);
     }
-    close_tag(text, after, end, wrap.close).map_or(AfterFunction::Missing, AfterFunction::Closed)
+    close_tag(text, open, after, end, &wrap.ends).map_or(AfterFunction::Missing, AfterFunction::Closed)
 }
 
 /// Where a `</tool_call>` ends that follows (past whitespace) a block written without its
@@ -350,11 +415,11 @@ pub(crate) fn stray_close(bytes: &[u8], after: usize) -> Result<Option<usize>, (
 
 /// Closing markers of one region, searched forward once.
 pub(crate) struct Closers<'t> {
-    /// The wrapper's closing tag, and where it is.
+    /// The wrapper's closing tag, and what ends a call in it ([`Wrap::ends`]).
     pub close: &'static str,
-    /// The closing tag may be left out before the next opening tag ([`Body::CallObject`]).
-    pub close_optional: bool,
-    pub tool_call: TextSeek<'t>,
+    pub ends: &'static Markers,
+    pub wrap: TextSeek<'t>,
+    /// What ends a function block: [`FUNCTION_ENDS`], or the `<function name=…>` wrapper's.
     pub function: TextSeek<'t>,
     pub arg_key: TextSeek<'t>,
     pub arg_value: TextSeek<'t>,
@@ -364,11 +429,30 @@ impl<'t> Closers<'t> {
     pub fn new(text: &'t str, end: usize, wrap: &'static Wrap) -> Self {
         Self {
             close: wrap.close,
-            close_optional: wrap.body == Body::CallObject,
-            tool_call: TextSeek::new(text, end, &wrap.close_needle),
-            function: TextSeek::new(text, end, &FUNCTION_CLOSE_NEEDLE),
+            ends: &wrap.ends,
+            wrap: TextSeek::new(text, end, &wrap.ends),
+            function: TextSeek::new(text, end, function_ends(Some(wrap))),
             arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
             arg_value: TextSeek::new(text, end, &VALUE_CLOSE_NEEDLE),
         }
+    }
+
+    /// Where a call that failed at `from` ends ([`failed_end`]), by the wrapper's markers.
+    pub fn wrap_end(&mut self, from: usize, otherwise: usize) -> usize {
+        failed_end(self.wrap.next(from), otherwise)
+    }
+
+    /// Where a function block that failed at `from` ends ([`failed_end`]).
+    pub fn function_end(&mut self, from: usize, otherwise: usize) -> usize {
+        failed_end(self.function.next(from), otherwise)
+    }
+}
+
+/// What ends a function block in `wrap` (`None`: a bare one): `<function name=…>`'s own
+/// markers, else [`FUNCTION_ENDS`].
+pub(crate) fn function_ends(wrap: Option<&'static Wrap>) -> &'static Markers {
+    match wrap {
+        Some(wrap) if wrap.body == Body::FunctionName => &wrap.ends,
+        _ => &FUNCTION_ENDS,
     }
 }
