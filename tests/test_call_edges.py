@@ -254,6 +254,9 @@ def test_an_opening_tag_inside_a_value_is_text() -> None:
     value, or a JSON string, is text of the value."""
     hermes = '<tool_call>{"name": "a", "arguments": {"x": "<tool_call>"}}</tool_call>'
     glm = "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value><tool_call></arg_value>\n</tool_call>"
-    qwen = "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n</tool_call>"
+    qwen = (
+        "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n"
+        "</tool_call>"
+    )
     for text in (hermes, glm, qwen):
         assert shapes(agree(text)) == [("call", "a", {"x": "<tool_call>"})], text
