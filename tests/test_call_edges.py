@@ -257,3 +257,24 @@ def test_an_opening_tag_inside_a_value_is_text() -> None:
     qwen = "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n</tool_call>"
     for text in (hermes, glm, qwen):
         assert shapes(agree(text)) == [("call", "a", {"x": "<tool_call>"})], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The opener doubled (TensorRT-LLM's GLM-4.7 tests), in each body shape.
+        "<tool_call><tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+        '<tool_call>\n<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
+        "<tool_call> <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
+        "</tool_call>",
+        # A call restarted after its name, or after a pair: written again from its opening tag.
+        "<tool_call>f<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+        "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>f\n"
+        "<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n"
+        "<arg_value>2</arg_value>\n</tool_call>",
+    ],
+)
+def test_an_opened_again_call_is_one_call(text: str) -> None:
+    expected = {"a": 1, "b": 2} if "<arg_key>b" in text else {"a": 1}
+    assert shapes(agree(text)) == [("call", "f", expected)]
+    assert toolwire.parse_text(text).content == ""

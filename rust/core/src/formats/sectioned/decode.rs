@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{failed_end, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
@@ -22,7 +22,7 @@ where
     let text = cx.text;
     let end = range.end;
     let mut seps = TextSeek::new(text, end, &tokens.sep);
-    let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
+    let mut call_ends = TextSeek::new(text, end, &tokens.call_ends);
     cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
         let opens = tokens.opens[marker.pattern];
         if opens != Opens::Call {
@@ -95,12 +95,12 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let call_end = call_ends.find(header_start);
+    let call_end = call_ends.next(header_start);
     let sep = seps
         .find(header_start)
-        .filter(|&s| call_end.is_none_or(|e| s < e));
+        .filter(|&s| call_end.is_none_or(|e| s < e.start));
     let Some(sep) = sep else {
-        let markup_end = call_end.map_or(end, |e| e + tokens.call_end.text.len());
+        let markup_end = failed_end(call_end, end);
         let failure = Failure::parse(format!("missing {}", tokens.sep.text), header_start, None);
         let format = tokens.first_allowed(cx.allowed);
         cx.fail(format, at..markup_end, failure);
@@ -124,7 +124,7 @@ where
                 // was left out.
                 after
             } else {
-                let markup_end = call_ends.end_of_next(body_end, end);
+                let markup_end = failed_end(call_ends.next(body_end), end);
                 let detail = format!("expected {} after the arguments", tokens.call_end.text);
                 cx.fail(
                     format,
@@ -137,7 +137,7 @@ where
             Ok(markup_end)
         }
         Body::Fail(format, failure) => {
-            let markup_end = call_ends.end_of_next(body, end);
+            let markup_end = failed_end(call_ends.next(body), end);
             cx.fail(format, at..markup_end, failure);
             Ok(markup_end)
         }

@@ -1,6 +1,6 @@
 //! The stream machine of token-delimited regions.
 
-use super::super::cursor::Seek;
+use super::super::cursor::{failed_end, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
@@ -33,7 +33,8 @@ enum State {
     },
     V3Close(usize),
     AfterArgs(usize),
-    /// A failed call: its markup runs to `CALL_END`, looked for from here.
+    /// A failed call: its markup runs to `CALL_END` or the next `CALL_BEGIN`, looked for from
+    /// here.
     SeekEnd(usize),
 }
 
@@ -68,7 +69,7 @@ impl SectionCall {
             },
             header_end: Seek::new(&tokens.header_ends),
             section_mark: Seek::new(&tokens.in_section_marks),
-            call_end: Seek::new(&tokens.call_end),
+            call_end: Seek::new(&tokens.call_ends),
             args: None,
             records: Vec::new(),
         }
@@ -129,8 +130,15 @@ impl Machine for SectionCall {
                             header: (h, found.start),
                         };
                     }
+                    // `CALL_END` (its markup ends after it), or the next call's `CALL_BEGIN`
+                    // (before it): no separator, a failed call.
                     Some(found) => {
-                        if let Some(verdict) = self.next(found.end) {
+                        let at = if found.pattern == 1 {
+                            found.end
+                        } else {
+                            found.start
+                        };
+                        if let Some(verdict) = self.next(at) {
                             return verdict;
                         }
                     }
@@ -256,8 +264,8 @@ impl Machine for SectionCall {
                 }
                 State::SeekEnd(from) => match self.call_end.find(b, from) {
                     None => return Verdict::More,
-                    Some(found) => {
-                        if let Some(verdict) = self.next(found.end) {
+                    found @ Some(_) => {
+                        if let Some(verdict) = self.next(failed_end(found, 0)) {
                             return verdict;
                         }
                     }

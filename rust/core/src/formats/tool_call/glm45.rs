@@ -10,11 +10,11 @@
 
 use std::ops::Range;
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{failed_end, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, failed_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
+    close_tag, reopens, repeat_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
     VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
@@ -90,9 +90,19 @@ where
     if text[pos..end].starts_with(TOOL_SEP) {
         pos += TOOL_SEP.len();
     }
+    // Where the call's markup was last opened: a model that restarts the call writes it again
+    // from there (`tags::repeat_end`), then goes on.
+    let mut start = open;
     loop {
         pos = skip_ws(text, pos, end);
         if !text[pos..end].starts_with(KEY) {
+            let bytes = &text.as_bytes()[..end];
+            if reopens(bytes, pos, closers.ends) == Some(true) {
+                if let Ok(Some(repeat)) = repeat_end(bytes, start, pos) {
+                    (start, pos) = (pos, repeat);
+                    continue;
+                }
+            }
             break;
         }
         let key_start = pos + KEY.len();
@@ -127,7 +137,7 @@ where
         pos = next;
     }
     let close = closers.close;
-    let Some(markup_end) = close_tag(text, open, pos, end, closers.ends) else {
+    let Some(markup_end) = close_tag(text, start, pos, end, closers.ends) else {
         let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };

@@ -9,12 +9,12 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, failed_end, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
     reads_json, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
     FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
     VALUE_CLOSE_NEEDLE,
 };
-use super::super::cursor::Markers;
+use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
@@ -199,11 +199,13 @@ impl TagCall {
     }
 
     fn shape(&mut self, b: &[u8], p: usize, tools: Option<&dyn ParamTypes>) -> Option<Verdict> {
-        let q = ws(b, p);
-        if q == b.len() {
-            self.state = State::Shape(q);
-            return Some(Verdict::More);
-        }
+        let q = match body_start(b, p, self.ends()) {
+            Ok(q) if q < b.len() => q,
+            Ok(q) | Err(q) => {
+                self.state = State::Shape(q);
+                return Some(Verdict::More);
+            }
+        };
         if let Some(wrap) = self.wrap.filter(|wrap| wrap.body == Body::CallObject) {
             let Some(call) = is_call_object(b, q) else {
                 self.state = State::Shape(q);
