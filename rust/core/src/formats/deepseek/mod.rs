@@ -37,7 +37,6 @@ static TOKENS: Tokens = Tokens {
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
-    call_ends: Markers::new(&[CALL_END, CALL_BEGIN]),
     starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL]),
     opens: &[Opens::Section, Opens::Call, Opens::SectionAndCall],
     header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),

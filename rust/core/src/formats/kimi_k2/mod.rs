@@ -34,7 +34,6 @@ static TOKENS: Tokens = Tokens {
     call_begin: CALL_BEGIN,
     sep: Needle::new(SEP),
     call_end: Needle::new(CALL_END),
-    call_ends: Markers::new(&[CALL_END, CALL_BEGIN]),
     starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR]),
     opens: &[Opens::Section, Opens::Call, Opens::Section],
     header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{failed_end, TextSeek};
+use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
@@ -21,8 +21,8 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut seps = TextSeek::new(text, end, &tokens.sep);
-    let mut call_ends = TextSeek::new(text, end, &tokens.call_ends);
+    let mut header_ends = TextSeek::new(text, end, &tokens.header_ends);
+    let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
     cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
         let opens = tokens.opens[marker.pattern];
         if opens != Opens::Call {
@@ -31,7 +31,16 @@ where
             let mut calls = false;
             if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
-                p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                p = one_call(
+                    cx,
+                    at,
+                    header,
+                    end,
+                    tokens,
+                    &mut header_ends,
+                    &mut call_ends,
+                    read,
+                )?;
                 calls = true;
             }
             loop {
@@ -39,7 +48,16 @@ where
                 let rest = &text[p..end];
                 if rest.starts_with(tokens.call_begin) {
                     let header = p + tokens.call_begin.len();
-                    p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                    p = one_call(
+                        cx,
+                        p,
+                        header,
+                        end,
+                        tokens,
+                        &mut header_ends,
+                        &mut call_ends,
+                        read,
+                    )?;
                     calls = true;
                 } else if let Some(e) = tokens.section_ends().iter().find(|e| rest.starts_with(**e))
                 {
@@ -52,7 +70,16 @@ where
             }
         } else {
             let (at, header) = (marker.start, marker.end);
-            one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)
+            one_call(
+                cx,
+                at,
+                header,
+                end,
+                tokens,
+                &mut header_ends,
+                &mut call_ends,
+                read,
+            )
         }
     })
 }
@@ -86,7 +113,7 @@ fn one_call<B>(
     header_start: usize,
     end: usize,
     tokens: &Tokens,
-    seps: &mut TextSeek<'_>,
+    header_ends: &mut TextSeek<'_>,
     call_ends: &mut TextSeek<'_>,
     read: ReadBody<B>,
 ) -> Result<usize, B::Error>
@@ -95,12 +122,15 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let call_end = call_ends.next(header_start);
-    let sep = seps
-        .find(header_start)
-        .filter(|&s| call_end.is_none_or(|e| s < e.start));
-    let Some(sep) = sep else {
-        let markup_end = failed_end(call_end, end);
+    // The header ends at `SEP`; `CALL_END` (the call ends after it) or the next call's
+    // `CALL_BEGIN` (it ends before it) first: no separator, a failed call.
+    let header_end = header_ends.next(header_start);
+    let Some(sep) = header_end.filter(|m| m.pattern == 0).map(|m| m.start) else {
+        let markup_end = match header_end {
+            Some(m) if m.pattern == 1 => m.end,
+            Some(m) => m.start,
+            None => end,
+        };
         let failure = Failure::parse(format!("missing {}", tokens.sep.text), header_start, None);
         let format = tokens.first_allowed(cx.allowed);
         cx.fail(format, at..markup_end, failure);
@@ -124,7 +154,7 @@ where
                 // was left out.
                 after
             } else {
-                let markup_end = failed_end(call_ends.next(body_end), end);
+                let markup_end = call_ends.end_of_next(body_end, end);
                 let detail = format!("expected {} after the arguments", tokens.call_end.text);
                 cx.fail(
                     format,
@@ -137,7 +167,7 @@ where
             Ok(markup_end)
         }
         Body::Fail(format, failure) => {
-            let markup_end = failed_end(call_ends.next(body), end);
+            let markup_end = call_ends.end_of_next(body, end);
             cx.fail(format, at..markup_end, failure);
             Ok(markup_end)
         }

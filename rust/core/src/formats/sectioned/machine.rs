@@ -1,6 +1,6 @@
 //! The stream machine of token-delimited regions.
 
-use super::super::cursor::{failed_end, Seek};
+use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
@@ -33,8 +33,7 @@ enum State {
     },
     V3Close(usize),
     AfterArgs(usize),
-    /// A failed call: its markup runs to `CALL_END` or the next `CALL_BEGIN`, looked for from
-    /// here.
+    /// A failed call: its markup runs to `CALL_END`, looked for from here.
     SeekEnd(usize),
 }
 
@@ -69,7 +68,7 @@ impl SectionCall {
             },
             header_end: Seek::new(&tokens.header_ends),
             section_mark: Seek::new(&tokens.in_section_marks),
-            call_end: Seek::new(&tokens.call_ends),
+            call_end: Seek::new(&tokens.call_end),
             args: None,
             records: Vec::new(),
         }
@@ -264,8 +263,8 @@ impl Machine for SectionCall {
                 }
                 State::SeekEnd(from) => match self.call_end.find(b, from) {
                     None => return Verdict::More,
-                    found @ Some(_) => {
-                        if let Some(verdict) = self.next(failed_end(found, 0)) {
+                    Some(found) => {
+                        if let Some(verdict) = self.next(found.end) {
                             return verdict;
                         }
                     }

@@ -1,8 +1,9 @@
 //! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
 //! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
 //! accepted too, and a `CALL_END` left out at the end of the text, before the next
-//! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A call that fails
-//! ends at its `CALL_END` or before the next `CALL_BEGIN`, so it never hides the next call. A group of this shape
+//! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A header that meets
+//! the next `CALL_BEGIN` before its `SEP` is a failed call that ends there, so it never hides
+//! the next call. A group of this shape
 //! gives its [`Tokens`]; the decoder and the machine here do the rest.
 
 pub(crate) mod decode;
@@ -30,9 +31,6 @@ pub(crate) struct Tokens {
     pub call_begin: &'static str,
     pub sep: Needle,
     pub call_end: Needle,
-    /// `[call_end, call_begin]`: what ends a call that failed (`cursor::failed_end`: the next
-    /// call's begin token ends it too).
-    pub call_ends: Markers,
     /// The start markers, what each opens in [`Tokens::opens`].
     pub starts: Markers,
     pub opens: &'static [Opens],

@@ -9,9 +9,9 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, body_start, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, closes_value, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
     reads_json, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
+    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
     VALUE_CLOSE_NEEDLE,
 };
 use super::super::cursor::{failed_end, Markers};
@@ -62,7 +62,12 @@ enum State {
     GBetween(usize),
     GKey(usize),
     GValueTag(usize),
-    GValue(usize),
+    /// A value, its `</arg_value>` looked for from `from`; `quoted`: the first one met, which
+    /// did not close it (`tags::closes_value`).
+    GValue {
+        from: usize,
+        quoted: Option<usize>,
+    },
 }
 
 /// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
@@ -617,14 +622,39 @@ impl TagCall {
                             self.state = State::GValueTag(q);
                             return Verdict::More;
                         }
-                        Some(true) => self.state = State::GValue(q + VALUE.len()),
+                        Some(true) => {
+                            self.state = State::GValue {
+                                from: q + VALUE.len(),
+                                quoted: None,
+                            }
+                        }
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }
-                State::GValue(from) => match self.value_close.find(b, from) {
-                    Some(found) => self.state = State::GBetween(found.end),
-                    None => return Verdict::More,
-                },
+                State::GValue { from, quoted } => {
+                    let found = self.value_close.find(b, from);
+                    // After a quoted tag, the call's end first: the first tag closed the value.
+                    if let Some(first) = quoted {
+                        let call_end = self.close.find(b, from);
+                        if call_end.is_some_and(|e| found.is_none_or(|f| e.start < f.start)) {
+                            self.state = State::GBetween(first + VALUE_CLOSE.len());
+                            continue;
+                        }
+                    }
+                    let Some(found) = found else {
+                        return Verdict::More;
+                    };
+                    match closes_value(b, found.end, self.ends()) {
+                        None => return Verdict::More,
+                        Some(true) => self.state = State::GBetween(found.end),
+                        Some(false) => {
+                            self.state = State::GValue {
+                                from: found.end,
+                                quoted: quoted.or(Some(found.start)),
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -661,7 +691,7 @@ impl Machine for TagCall {
             State::QValue(scan) => scan.skip_piece(len, piece),
             State::GKey(from) => self.key_close.skip_piece(*from, len, piece),
             State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
-            State::GValue(from) => self.value_close.skip_piece(*from, len, piece),
+            State::GValue { from, quoted: None } => self.value_close.skip_piece(*from, len, piece),
             _ => false,
         }
     }

@@ -363,6 +363,22 @@ fn opening_len(bytes: &[u8], at: usize, ends: &Markers) -> Result<Option<usize>,
     starts_any(bytes, at, opens).map(|found| found.map(|i| opens[i].len()))
 }
 
+/// Whether the `</arg_value>` that ends at `after` closes its value: it does when `<arg_key>`,
+/// the call's closing tag or the next call's opening tag follows (past white space), or the
+/// end of the text; else the value quotes the tag (`let s = "</arg_value>"`). `None` while
+/// `bytes` may still grow into one of them (at the end of a complete text: it closes).
+pub(crate) fn closes_value(bytes: &[u8], after: usize, ends: &Markers) -> Option<bool> {
+    let q = ws(bytes, after);
+    if q == bytes.len() {
+        return None;
+    }
+    match starts_any(bytes, q, &[KEY, ends.patterns()[0]]) {
+        Err(()) => None,
+        Ok(Some(_)) => Some(true),
+        Ok(None) => reopens(bytes, q, ends),
+    }
+}
+
 /// Where a wrapper's body starts, at or after `at`: past white space and any opening tag of
 /// `ends` written again right after the wrapper's own (`<tool_call><tool_call>f…`: the opener
 /// doubled, one call). `Err(at)` while `bytes` may still hold such a tag at `at`.
