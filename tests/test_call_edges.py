@@ -260,3 +260,41 @@ def test_an_opening_tag_inside_a_value_is_text() -> None:
     )
     for text in (hermes, glm, qwen):
         assert shapes(agree(text)) == [("call", "a", {"x": "<tool_call>"})], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The opener doubled (TensorRT-LLM's GLM-4.7 tests), in each body shape.
+        "<tool_call><tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+        '<tool_call>\n<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
+        "<tool_call> <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
+        "</tool_call>",
+        # A call restarted after its name, or after a pair: written again from its opening tag.
+        "<tool_call>f<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+        "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>f\n"
+        "<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n"
+        "<arg_value>2</arg_value>\n</tool_call>",
+    ],
+)
+def test_an_opened_again_call_is_one_call(text: str) -> None:
+    expected = {"a": 1, "b": 2} if "<arg_key>b" in text else {"a": 1}
+    assert shapes(agree(text)) == [("call", "f", expected)]
+    assert toolwire.parse_text(text).content == ""
+
+
+def test_a_glm_value_may_quote_its_closing_tag() -> None:
+    """An `</arg_value>` closes the value only where the next pair, the call's end or the end
+    of the text follows it; one followed by more text is quoted in the value (TensorRT-LLM's
+    GLM tests). It never reaches past the call's end: then the first tag closed the value."""
+    code = 'let s = "</arg_value>"; run(s)'
+    text = (
+        f"<tool_call>run_js\n<arg_key>code</arg_key>\n<arg_value>{code}</arg_value>\n"
+        "<arg_key>timeout</arg_key>\n<arg_value>30</arg_value>\n</tool_call>"
+    )
+    assert shapes(agree(text)) == [("call", "run_js", {"code": code, "timeout": 30})]
+    last = "<tool_call>echo<arg_key>t</arg_key><arg_value>a</arg_value>b</arg_value></tool_call>"
+    assert shapes(agree(last)) == [("call", "echo", {"t": "a</arg_value>b"})]
+    broken = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>b</tool_call> and "
+    good = "<tool_call>g<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>"
+    assert shapes(agree(broken + good)) == [("invalid", "f"), ("call", "g", {"x": 1})]

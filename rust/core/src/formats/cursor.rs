@@ -144,6 +144,17 @@ impl Seek {
     }
 }
 
+/// Where the markup of a call that failed ends, given the next marker of a call's ends (its closing marker first, then the openings of the next) at or
+/// after the failure: past a closing tag, before an opening one (the next call's), or at
+/// `otherwise` when none comes.
+pub(crate) fn failed_end(next: Option<Marker>, otherwise: usize) -> usize {
+    match next {
+        Some(found) if found.pattern == 0 => found.end,
+        Some(found) => found.start,
+        None => otherwise,
+    }
+}
+
 /// A [`Seek`] over one complete text, up to `end`: what the decoders use.
 pub(crate) struct TextSeek<'t> {
     hay: &'t [u8],

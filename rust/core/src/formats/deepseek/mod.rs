@@ -39,7 +39,7 @@ static TOKENS: Tokens = Tokens {
     call_end: Needle::new(CALL_END),
     starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL]),
     opens: &[Opens::Section, Opens::Call, Opens::SectionAndCall],
-    header_ends: Markers::new(&[SEP, CALL_END]),
+    header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),
     header,
 };
 

@@ -39,7 +39,7 @@ static TOKENS: Tokens = Tokens {
     call_end: Needle::new(CALL_END),
     starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
     opens: &[Opens::Section, Opens::Call],
-    header_ends: Markers::new(&[SEP, CALL_END]),
+    header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),
     header,
 };
 

@@ -21,8 +21,9 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut seps = TextSeek::new(text, end, &tokens.sep);
-    let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
+    // Where each header ends (`Tokens::header_ends`).
+    let mut heads = TextSeek::new(text, end, &tokens.header_ends);
+    let mut ends = TextSeek::new(text, end, &tokens.call_end);
     cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
         let opens = tokens.opens[marker.pattern];
         if opens != Opens::Call {
@@ -31,7 +32,7 @@ where
             let mut calls = false;
             if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
-                p = one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                p = one_call(cx, at, header, end, tokens, &mut heads, &mut ends, read)?;
                 calls = true;
             }
             loop {
@@ -39,7 +40,7 @@ where
                 let rest = &text[p..end];
                 if rest.starts_with(tokens.call_begin) {
                     let header = p + tokens.call_begin.len();
-                    p = one_call(cx, p, header, end, tokens, &mut seps, &mut call_ends, read)?;
+                    p = one_call(cx, p, header, end, tokens, &mut heads, &mut ends, read)?;
                     calls = true;
                 } else if let Some(e) = tokens.section_ends().iter().find(|e| rest.starts_with(**e))
                 {
@@ -52,7 +53,7 @@ where
             }
         } else {
             let (at, header) = (marker.start, marker.end);
-            one_call(cx, at, header, end, tokens, &mut seps, &mut call_ends, read)
+            one_call(cx, at, header, end, tokens, &mut heads, &mut ends, read)
         }
     })
 }
@@ -86,7 +87,7 @@ fn one_call<B>(
     header_start: usize,
     end: usize,
     tokens: &Tokens,
-    seps: &mut TextSeek<'_>,
+    heads: &mut TextSeek<'_>,
     call_ends: &mut TextSeek<'_>,
     read: ReadBody<B>,
 ) -> Result<usize, B::Error>
@@ -95,12 +96,15 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let call_end = call_ends.find(header_start);
-    let sep = seps
-        .find(header_start)
-        .filter(|&s| call_end.is_none_or(|e| s < e));
-    let Some(sep) = sep else {
-        let markup_end = call_end.map_or(end, |e| e + tokens.call_end.text.len());
+    // The header ends at `SEP`; `CALL_END` (the call ends after it) or the next call's
+    // `CALL_BEGIN` (it ends before it) first: no separator, a failed call.
+    let header_end = heads.next(header_start);
+    let Some(sep) = header_end.filter(|m| m.pattern == 0).map(|m| m.start) else {
+        let markup_end = match header_end {
+            Some(m) if m.pattern == 1 => m.end,
+            Some(m) => m.start,
+            None => end,
+        };
         let failure = Failure::parse(format!("missing {}", tokens.sep.text), header_start, None);
         let format = tokens.first_allowed(cx.allowed);
         cx.fail(format, at..markup_end, failure);

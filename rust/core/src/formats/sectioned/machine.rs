@@ -129,8 +129,15 @@ impl Machine for SectionCall {
                             header: (h, found.start),
                         };
                     }
+                    // `CALL_END` (its markup ends after it), or the next call's `CALL_BEGIN`
+                    // (before it): no separator, a failed call.
                     Some(found) => {
-                        if let Some(verdict) = self.next(found.end) {
+                        let at = if found.pattern == 1 {
+                            found.end
+                        } else {
+                            found.start
+                        };
+                        if let Some(verdict) = self.next(at) {
                             return verdict;
                         }
                     }

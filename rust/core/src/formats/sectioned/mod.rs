@@ -1,7 +1,9 @@
 //! The token-delimited shape shared by DeepSeek and Kimi-K2: an optional section
 //! (`BEGIN … END`) of calls `CALL_BEGIN header SEP body CALL_END`. A call outside a section is
 //! accepted too, and a `CALL_END` left out at the end of the text, before the next
-//! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A group of this shape
+//! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A header that meets
+//! the next `CALL_BEGIN` before its `SEP` is a failed call that ends there, so it never hides
+//! the next call. A group of this shape
 //! gives its [`Tokens`]; the decoder and the machine here do the rest.
 
 pub(crate) mod decode;
@@ -32,7 +34,8 @@ pub(crate) struct Tokens {
     /// The start markers, what each opens in [`Tokens::opens`].
     pub starts: Markers,
     pub opens: &'static [Opens],
-    /// `[sep, call_end]`: what ends a header.
+    /// `[sep, call_end, call_begin]`: what ends a header (the next call's begin token ends a
+    /// header that never reached its separator).
     pub header_ends: Markers,
     /// How the machine reads a header, knowing the body's first byte.
     pub header: fn(&str, u8, FormatSet) -> Header,

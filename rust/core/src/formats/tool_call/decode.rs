@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx};
 use super::tags::{
-    body_format, function_tag, is_call_object, reads_json, shape_of, Body, Closers, Wrap, FUNCTION,
+    body_format, body_start, function_tag, is_call_object, reads_json, shape_of, Body, Closers, Wrap, FUNCTION,
     HERMES_WRAPS, OPENS, TOOL_CALL,
 };
 use super::{glm45, hermes, qwen3_coder};
@@ -25,8 +25,11 @@ where
     let mut closers = Closers::new(text, end, &TOOL_CALL);
     cx.markup_in_prose(range, &MARKERS, |cx, marker| {
         let bare_function = marker.pattern == 1;
-        let body = skip_ws(text, marker.end, end);
         let wrap = marker.pattern.checked_sub(2).map(|i| &HERMES_WRAPS[i]);
+        let body = match (bare_function, wrap) {
+            (true, _) => marker.end,
+            (false, wrap) => opened_body(text, marker.end, end, wrap.unwrap_or(&TOOL_CALL)),
+        };
         let prose_marker = match wrap {
             Some(wrap) => {
                 !cx.allowed.contains(Format::Hermes)
@@ -101,7 +104,7 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let body = skip_ws(cx.text, tag_end, end);
+    let body = opened_body(cx.text, tag_end, end, wrap);
     match wrap.body {
         Body::Json | Body::CallObject => hermes::call(cx, wrap.format, open, body, end, closers),
         Body::FunctionName => hermes::named_call(cx, open, tag_end, end, closers),
@@ -110,4 +113,13 @@ where
             qwen3_coder::call(cx, open, body, end, Some(wrap), closers)
         }
     }
+}
+
+/// Where the body of `wrap` whose opening tag ends at `tag_end` starts (`tags::body_start`;
+/// `<function name=…>`'s name follows its tag).
+fn opened_body(text: &str, tag_end: usize, end: usize, wrap: &'static Wrap) -> usize {
+    if wrap.body == Body::FunctionName {
+        return skip_ws(text, tag_end, end);
+    }
+    body_start(&text.as_bytes()[..end], tag_end, &wrap.ends).unwrap_or_else(|at| at)
 }

@@ -10,11 +10,11 @@
 
 use std::ops::Range;
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{failed_end, Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, failed_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
+    close_tag, closes_value, reopens, repeat_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
     VALUE_CLOSE,
 };
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
@@ -90,9 +90,19 @@ where
     if text[pos..end].starts_with(TOOL_SEP) {
         pos += TOOL_SEP.len();
     }
+    // Where the call's markup was last opened: a model that restarts the call writes it again
+    // from there (`tags::repeat_end`), then goes on.
+    let mut start = open;
     loop {
         pos = skip_ws(text, pos, end);
         if !text[pos..end].starts_with(KEY) {
+            let bytes = &text.as_bytes()[..end];
+            if reopens(bytes, pos, closers.ends) == Some(true) {
+                if let Ok(Some(repeat)) = repeat_end(bytes, start, pos) {
+                    (start, pos) = (pos, repeat);
+                    continue;
+                }
+            }
             break;
         }
         let key_start = pos + KEY.len();
@@ -114,7 +124,7 @@ where
             ));
         }
         let value_start = value_tag + VALUE.len();
-        let closes = (&mut closers.arg_value, closers.close);
+        let closes = (&mut closers.arg_value, closers.ends);
         let Some((value_end, next)) = value_end(text, value_start, end, closes) else {
             let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
@@ -127,7 +137,7 @@ where
         pos = next;
     }
     let close = closers.close;
-    let Some(markup_end) = close_tag(text, open, pos, end, closers.ends) else {
+    let Some(markup_end) = close_tag(text, start, pos, end, closers.ends) else {
         let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };
@@ -204,30 +214,64 @@ where
     Ok(markup_end)
 }
 
-/// Where the value that starts at `start` ends, and where reading goes on: after its
-/// `</arg_value>`, or, where the model left that tag out, at what follows the value: the next
-/// pair's `<arg_key>` (another `<arg_value>` opens before any `</arg_value>`) or the call's
-/// closing tag `call_close` (no `</arg_value>` at all). A value may hold either tag as text when it is
-/// closed (`Wrap each call in <tool_call>…</tool_call>` is one value).
+/// Where the value that starts at `start` ends, and where reading goes on: after the
+/// `</arg_value>` that closes it ([`closing_value_tag`]), or, where the model left that tag
+/// out, at what follows the value: the next pair's `<arg_key>` (another `<arg_value>` opens
+/// before any `</arg_value>`) or the call's closing tag (no `</arg_value>` at all). A value may
+/// hold either tag as text when it is closed (`Wrap each call in <tool_call>…</tool_call>` is
+/// one value).
 fn value_end(
     text: &str,
     start: usize,
     end: usize,
-    (arg_value_close, call_close): (&mut TextSeek<'_>, &str),
+    (arg_value_close, ends): (&mut TextSeek<'_>, &Markers),
 ) -> Option<(usize, usize)> {
     let close = arg_value_close.find(start);
     let value = &text[start..close.unwrap_or(end)];
     let cut = |before: usize| {
         let at = |tag: &str| value[..before].find(tag);
-        let cut = match (at(KEY), at(call_close)) {
+        let cut = match (at(KEY), at(ends.patterns()[0])) {
             (Some(k), Some(c)) => k.min(c),
             (k, c) => k.or(c)?,
         };
         Some((start + cut, start + cut))
     };
+    let closed = |close: usize, seek: &mut TextSeek<'_>| {
+        let close = closing_value_tag(text, close, end, seek, ends);
+        (close, close + VALUE_CLOSE.len())
+    };
     match (value.find(VALUE), close) {
-        (Some(next_value), _) => cut(next_value),
-        (None, Some(close)) => Some((close, close + VALUE_CLOSE.len())),
+        // A value that is itself the tag (`<arg_value><arg_value></arg_value>`) has no pair
+        // to cut at.
+        (Some(next_value), Some(close)) => {
+            cut(next_value).or_else(|| Some(closed(close, arg_value_close)))
+        }
+        (Some(next_value), None) => cut(next_value),
+        (None, Some(close)) => Some(closed(close, arg_value_close)),
         (None, None) => cut(value.len()),
+    }
+}
+
+/// The `</arg_value>` that closes a value whose first one is at `first`: the first that
+/// [`closes_value`], with none of the call's `ends` before it (a value never quotes the tag
+/// past its call's end); `first` when none does.
+fn closing_value_tag(
+    text: &str,
+    first: usize,
+    end: usize,
+    seek: &mut TextSeek<'_>,
+    ends: &Markers,
+) -> usize {
+    let bytes = &text.as_bytes()[..end];
+    let mut at = first;
+    loop {
+        let after = at + VALUE_CLOSE.len();
+        if closes_value(bytes, after, ends) != Some(false) {
+            return at;
+        }
+        match seek.find(after) {
+            Some(next) if ends.find(text, after, next).is_none() => at = next,
+            _ => return first,
+        }
     }
 }

@@ -9,72 +9,17 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, failed_end, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, closes_value, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
     reads_json, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE,
+    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
     VALUE_CLOSE_NEEDLE,
 };
-use super::super::cursor::Markers;
+use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
 
-#[derive(Clone, Copy, Debug)]
-enum State {
-    /// After `<tool_call>`: the body's first bytes decide its format.
-    Shape(usize),
-    Json,
-    AfterJson(usize),
-    /// A failed call: its markup runs to the closing tag, or to the next call's opening tag,
-    /// looked for from here.
-    SeekClose(usize),
-    /// The call (`len` bytes of markup) written again from `from` (`tags::repeat_end`), read
-    /// up to `from + matched`; after it, reading goes on in `then`.
-    Repeat {
-        from: usize,
-        len: usize,
-        matched: usize,
-        then: fn(usize) -> State,
-    },
-    /// A function tag's name (after `<function`, so `=NAME>` when canonical) that starts at
-    /// `start`, read up to `scanned`.
-    QName { start: usize, scanned: usize },
-    /// After a function's name: parameters, or JSON arguments.
-    QFirst(usize),
-    QBetween(usize),
-    QParamName { start: usize, scanned: usize },
-    /// A parameter value, read so far.
-    QValue(ValueScan),
-    /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
-    ArgsOpen(usize, ArgsClose),
-    Args(ArgsClose),
-    /// After the JSON arguments: their closing tag.
-    AfterArgs(usize, ArgsClose),
-    /// The name of `<function name="NAME">`.
-    FName { start: usize, scanned: usize },
-    QAfterFunction(usize),
-    /// After a block written without its wrapper: a stray `</tool_call>` may follow
-    /// (`tags::stray_close`).
-    StrayClose(usize),
-    GName { start: usize, scanned: usize },
-    /// After a glm45 name: pairs, or JSON arguments.
-    GFirst(usize),
-    GBetween(usize),
-    GKey(usize),
-    GValueTag(usize),
-    GValue(usize),
-}
-
-/// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
-/// glm45 name: Laguna writes `<tool_call>f\n{"a": 1}</tool_call>` at times).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ArgsClose {
-    Function,
-    ToolCall,
-    /// After a glm45 name's `>` (GLM-5.3 Flash's `<tool_call>f>{…}`): the wrapper's closing
-    /// tag, or the call ends with the arguments.
-    Optional,
-}
+use super::state::{ArgsClose, State};
 
 pub(crate) struct TagCall {
     open: Open,
@@ -198,12 +143,31 @@ impl TagCall {
         }
     }
 
-    fn shape(&mut self, b: &[u8], p: usize, tools: Option<&dyn ParamTypes>) -> Option<Verdict> {
-        let q = ws(b, p);
-        if q == b.len() {
-            self.state = State::Shape(q);
-            return Some(Verdict::More);
+    /// At `q`, where a function block's `</function>` was expected: the next block's or
+    /// wrapper's opening tag (`ends`) ends the block there, anything else makes the call a
+    /// failed one; `waiting` is kept while too short to tell.
+    fn left_open(&mut self, b: &[u8], q: usize, ends: &Markers, waiting: State) -> Option<Verdict> {
+        match reopens(b, q, ends) {
+            None => {
+                self.state = waiting;
+                Some(Verdict::More)
+            }
+            Some(true) => self.function_closed(q),
+            Some(false) => {
+                self.state = State::SeekClose(q);
+                None
+            }
         }
+    }
+
+    fn shape(&mut self, b: &[u8], p: usize, tools: Option<&dyn ParamTypes>) -> Option<Verdict> {
+        let q = match body_start(b, p, self.ends()) {
+            Ok(q) if q < b.len() => q,
+            Ok(q) | Err(q) => {
+                self.state = State::Shape(q);
+                return Some(Verdict::More);
+            }
+        };
         if let Some(wrap) = self.wrap.filter(|wrap| wrap.body == Body::CallObject) {
             let Some(call) = is_call_object(b, q) else {
                 self.state = State::Shape(q);
@@ -390,18 +354,12 @@ impl TagCall {
                             }
                         }
                         // ... or before the next wrapper.
-                        Ok(None) => match reopens(b, q, self.ends()) {
-                            None => {
-                                self.state = State::QBetween(q);
-                                return Verdict::More;
+                        Ok(None) => {
+                            let waiting = State::QBetween(q);
+                            if let Some(verdict) = self.left_open(b, q, self.ends(), waiting) {
+                                return verdict;
                             }
-                            Some(true) => {
-                                if let Some(verdict) = self.function_closed(q) {
-                                    return verdict;
-                                }
-                            }
-                            Some(false) => self.state = State::SeekClose(q),
-                        },
+                        }
                     }
                 }
                 State::QParamName { start, scanned } => {
@@ -504,18 +462,12 @@ impl TagCall {
                             }
                         }
                         // `</function>` left out before the next function block.
-                        Some(false) => match reopens(b, q, function_ends(self.wrap)) {
-                            None => {
-                                self.state = State::AfterArgs(q, ArgsClose::Function);
-                                return Verdict::More;
+                        Some(false) => {
+                            let (ends, waiting) = (function_ends(self.wrap), State::AfterArgs(q, ArgsClose::Function));
+                            if let Some(verdict) = self.left_open(b, q, ends, waiting) {
+                                return verdict;
                             }
-                            Some(true) => {
-                                if let Some(verdict) = self.function_closed(q) {
-                                    return verdict;
-                                }
-                            }
-                            Some(false) => self.state = State::SeekClose(q),
-                        },
+                        }
                     }
                 }
                 State::QAfterFunction(p) => {
@@ -615,14 +567,39 @@ impl TagCall {
                             self.state = State::GValueTag(q);
                             return Verdict::More;
                         }
-                        Some(true) => self.state = State::GValue(q + VALUE.len()),
+                        Some(true) => {
+                            self.state = State::GValue {
+                                from: q + VALUE.len(),
+                                quoted: None,
+                            }
+                        }
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }
-                State::GValue(from) => match self.value_close.find(b, from) {
-                    Some(found) => self.state = State::GBetween(found.end),
-                    None => return Verdict::More,
-                },
+                State::GValue { from, quoted } => {
+                    let found = self.value_close.find(b, from);
+                    // After a quoted tag, the call's end first: the first tag closed the value.
+                    if let Some(first) = quoted {
+                        let call_end = self.close.find(b, from);
+                        if call_end.is_some_and(|e| found.is_none_or(|f| e.start < f.start)) {
+                            self.state = State::GBetween(first + VALUE_CLOSE.len());
+                            continue;
+                        }
+                    }
+                    let Some(found) = found else {
+                        return Verdict::More;
+                    };
+                    match closes_value(b, found.end, self.ends()) {
+                        None => return Verdict::More,
+                        Some(true) => self.state = State::GBetween(found.end),
+                        Some(false) => {
+                            self.state = State::GValue {
+                                from: found.end,
+                                quoted: quoted.or(Some(found.start)),
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -659,7 +636,7 @@ impl Machine for TagCall {
             State::QValue(scan) => scan.skip_piece(len, piece),
             State::GKey(from) => self.key_close.skip_piece(*from, len, piece),
             State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
-            State::GValue(from) => self.value_close.skip_piece(*from, len, piece),
+            State::GValue { from, quoted: None } => self.value_close.skip_piece(*from, len, piece),
             _ => false,
         }
     }

@@ -8,7 +8,8 @@
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
 use super::super::wrapped::unwrapped;
-use super::tags::{failed_end, Closers};
+use super::super::cursor::failed_end;
+use super::tags::Closers;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_short;

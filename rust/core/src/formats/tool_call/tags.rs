@@ -3,7 +3,7 @@
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_any3, Needle};
 
-use super::super::cursor::{Marker, Markers, TextSeek};
+use super::super::cursor::{failed_end, Markers, TextSeek};
 use super::super::cx::skip_ws;
 use super::super::machine::{starts, starts_any, ws};
 use super::super::markers::same;
@@ -353,19 +353,43 @@ pub(crate) fn repeat_end(bytes: &[u8], open: usize, at: usize) -> Result<Option<
 /// closing tag): the model left the closing tag out and opened its next call. `None` while too
 /// short to tell.
 pub(crate) fn reopens(bytes: &[u8], at: usize, ends: &Markers) -> Option<bool> {
-    starts_any(bytes, at, &ends.patterns()[1..])
-        .ok()
-        .map(|found| found.is_some())
+    opening_len(bytes, at, ends).ok().map(|found| found.is_some())
 }
 
-/// Where the markup of a call that failed ends, given the next marker of its `ends` at or
-/// after the failure: past a closing tag, before an opening one (the next call's), or at
-/// `otherwise` when none comes.
-pub(crate) fn failed_end(next: Option<Marker>, otherwise: usize) -> usize {
-    match next {
-        Some(found) if found.pattern == 0 => found.end,
-        Some(found) => found.start,
-        None => otherwise,
+/// The length of the opening tag of `ends` at `at`, if one is there; `Err(())` while too short
+/// to tell.
+fn opening_len(bytes: &[u8], at: usize, ends: &Markers) -> Result<Option<usize>, ()> {
+    let opens = &ends.patterns()[1..];
+    starts_any(bytes, at, opens).map(|found| found.map(|i| opens[i].len()))
+}
+
+/// Whether the `</arg_value>` that ends at `after` closes its value: it does when `<arg_key>`,
+/// the call's closing tag or the next call's opening tag follows (past white space), or the
+/// end of the text; else the value quotes the tag (`let s = "</arg_value>"`). `None` while
+/// `bytes` may still grow into one of them (at the end of a complete text: it closes).
+pub(crate) fn closes_value(bytes: &[u8], after: usize, ends: &Markers) -> Option<bool> {
+    let q = ws(bytes, after);
+    if q == bytes.len() {
+        return None;
+    }
+    match starts_any(bytes, q, &[KEY, ends.patterns()[0]]) {
+        Err(()) => None,
+        Ok(Some(_)) => Some(true),
+        Ok(None) => reopens(bytes, q, ends),
+    }
+}
+
+/// Where a wrapper's body starts, at or after `at`: past white space and any opening tag of
+/// `ends` written again right after the wrapper's own (`<tool_call><tool_call>f…`: the opener
+/// doubled, one call). `Err(at)` while `bytes` may still hold such a tag at `at`.
+pub(crate) fn body_start(bytes: &[u8], at: usize, ends: &Markers) -> Result<usize, usize> {
+    let mut at = ws(bytes, at);
+    loop {
+        match opening_len(bytes, at, ends) {
+            Err(()) => return Err(at),
+            Ok(Some(len)) => at = ws(bytes, at + len),
+            Ok(None) => return Ok(at),
+        }
     }
 }
 
