@@ -1,6 +1,6 @@
 //! One `extract_text` pass over 1 MB of marker-free text, for instruction counts:
 //! `valgrind --tool=callgrind --toggle-collect='*extract_pass*' target/release/examples/extract_prose KIND`
-//! (KIND: prose, near_misses: the texts of the criterion bench `scanners`, which times them).
+//! (KIND: prose, markdown, near_misses: the texts of the criterion bench `scanners`, which times them).
 
 use std::hint::black_box;
 
@@ -15,6 +15,9 @@ fn text(kind: &str) -> String {
         "prose" => {
             "The quick brown fox jumps over the lazy dog; {braces} and [brackets] in prose. "
         }
+        // LLM answers in markdown: bold, lists and quotes at line starts, where line-start
+        // markers (Functionary's `>>>`, RWKV's `**Tool Call:**`) are looked for.
+        "markdown" => "- **Step 1:** run `make` and read the *output*.\n> a quote, 2 > 1\n",
         "near_misses" => {
             "If a < b and c <= d, see <b>bold</b>, [a link](x), <tool_response>, \
                           <|im_end|>, <functions>, <TOOL>, [INST] and <|tool_result|>. "

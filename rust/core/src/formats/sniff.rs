@@ -11,7 +11,7 @@ use super::markers::{
     ANCHORED, LINE_ANCHORED, LINE_FIRST, TABLE,
 };
 use super::{bare_group, implied_groups, FormatSet, Group};
-use crate::scan::find::{find_any3, find_byte, find_either};
+use crate::scan::find::find_either;
 use crate::scan::think::{closes_span, message_start, message_start_given, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
@@ -131,22 +131,22 @@ fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
 }
 
 /// Where markers may start in one text: at a `<` or `[`, or, for line-start markers
-/// ([`LINE_ANCHORED`]), at a byte one of them begins with ([`LINE_FIRST`]) that begins a line
-/// (after spaces or tabs). Asked at growing positions; each searcher remembers what it found,
-/// so the text is searched once whatever the callers skip.
+/// ([`LINE_ANCHORED`]), at the first byte of a line (after spaces or tabs) that one of them
+/// begins with ([`LINE_FIRST`]). Line starts are found by their line breaks, so text full of
+/// `*` or `>` mid-line (markdown) costs nothing more. Asked at growing positions; each search
+/// remembers what it found, so the text is searched once whatever the callers skip.
 struct Stops<'a> {
     bytes: &'a [u8],
-    /// The next `<`, `[` or `LINE_FIRST[0]`, and the next `LINE_FIRST[1]`: (searched from, found).
-    stop: Cell<(usize, Option<usize>)>,
-    second: Cell<(usize, Option<usize>)>,
+    /// The next line start holding a `LINE_FIRST` byte: (searched from, found). The `<` and
+    /// `[` before it are searched up to it, so no byte is searched twice either.
+    line: Cell<(usize, Option<usize>)>,
 }
 
 impl<'a> Stops<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Self {
             bytes,
-            stop: Cell::new((usize::MAX, None)),
-            second: Cell::new((usize::MAX, None)),
+            line: Cell::new((usize::MAX, None)),
         }
     }
 
@@ -157,25 +157,36 @@ impl<'a> Stops<'a> {
         if (mask & LINE_ANCHORED).is_empty() {
             return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
         }
-        let [c, d] = LINE_FIRST;
         loop {
-            let stop = next_from(&self.stop, pos, |from| {
-                find_any3(b'<', b'[', c, &bytes[from..])
+            let line = next_from(&self.line, pos, |from| {
+                line_first_byte(bytes, from).map(|at| at - from)
             });
-            let second = match c == d {
-                true => None,
-                false => next_from(&self.second, pos, |from| find_byte(d, &bytes[from..])),
-            };
-            let at = match (stop, second) {
-                (Some(a), Some(b)) => a.min(b),
-                (a, b) => a.or(b)?,
-            };
-            if matches!(bytes[at], b'<' | b'[')
-                || begins_line(bytes, at) && opens_lines(bytes[at], mask)
-            {
+            let before = line.unwrap_or(bytes.len());
+            if let Some(i) = find_either(b'<', b'[', &bytes[pos..before]) {
+                return Some(pos + i);
+            }
+            let at = line?;
+            if opens_lines(bytes[at], mask) {
                 return Some(at);
             }
             pos = at + 1;
+        }
+    }
+}
+
+/// The first byte at or after `from` that begins a line (after spaces or tabs) and that a
+/// line-start marker may begin with ([`LINE_FIRST`]).
+fn line_first_byte(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    let mut at_line_start = begins_line(bytes, at);
+    loop {
+        if !at_line_start {
+            at += find_either(b'\n', b'\r', &bytes[at..])? + 1;
+        }
+        at_line_start = false;
+        at += bytes[at..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        if bytes.get(at).is_some_and(|b| LINE_FIRST.contains(b)) {
+            return Some(at);
         }
     }
 }
