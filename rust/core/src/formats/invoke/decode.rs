@@ -45,15 +45,21 @@ where
             return bare_invokes(cx, tags, marker.start, end, &mut read);
         };
         let mut p = marker.end;
+        let mut read_one = false;
         let block_end = loop {
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
                 p = read(cx, p, end, close)?;
+                read_one = true;
             } else if rest.starts_with(close) {
                 break p + close.len();
-            } else if rest.is_empty() {
-                break end;
+            } else if rest.is_empty() || tags.ends_left_open(rest) {
+                // A token that stands only outside a block ends one left open.
+                break p;
+            } else if read_one && tags.left_open.is_some() && !rest.starts_with('<') {
+                // Prose after a call ends a block left open.
+                break p;
             } else if let Some((calls, json_end)) = json_calls(cx, rest, p, end)? {
                 // A JSON call object (or list) in place of invokes: dots writes both.
                 cx.push_read(tags.format, p..json_end, calls)?;
@@ -251,21 +257,24 @@ where
                 ));
             };
             let key = &*key;
-            let close = match parameter_closes.find(value_start) {
-                Some(first) => Some(value_close(
-                    text,
-                    tags,
-                    (first, end, block_close),
-                    parameter_closes,
-                )),
-                None => {
-                    let value = &text[value_start..end];
-                    let at = |tag: &str| value.find(tag).map(|i| value_start + i);
-                    match (at(tags.invoke_close.text), at(block_close)) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
+            let close = match tags.left_open {
+                Some(left_open) => left_open.value_end(text, value_start, end),
+                None => match parameter_closes.find(value_start) {
+                    Some(first) => Some(value_close(
+                        text,
+                        tags,
+                        (first, end, block_close),
+                        parameter_closes,
+                    )),
+                    None => {
+                        let value = &text[value_start..end];
+                        let at = |tag: &str| value.find(tag).map(|i| value_start + i);
+                        match (at(tags.invoke_close.text), at(block_close)) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        }
                     }
-                }
+                },
             };
             let Some(close) = close else {
                 let detail = format!(
@@ -288,8 +297,12 @@ where
             break pos + tags.invoke_close.text.len();
         } else if rest.is_empty() {
             break end;
-        } else if rest.starts_with(block_close) || rest.starts_with(tags.invoke) {
-            // The invoke's close was left out: the block's close or the next invoke ends it.
+        } else if rest.starts_with(block_close)
+            || rest.starts_with(tags.invoke)
+            || tags.ends_left_open(rest)
+        {
+            // The invoke's close was left out: the block's close, the next invoke or a token
+            // that stands only outside a block ends it.
             break pos;
         } else {
             let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);
