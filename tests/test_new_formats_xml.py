@@ -551,6 +551,15 @@ K3_LEFT_OPEN = [
     (f"{_K3_OPEN}{_k3_call(f'echo {_K3_CLOSE} ok')}{_K3_CLOSE}", [f"echo {_K3_CLOSE} ok"], ""),
     # A value the text cuts short still fails, keeping its text, after the call before it.
     (f"{_K3_OPEN}{_LS}{_k3_call('rm -', arg_close=False, call_close=False)}", ["ls", None], ""),
+    # A broken call left open ends where the next call opens: it fails alone.
+    (
+        f'{_K3_OPEN}<|open|>call<|sep|><|open|>argument key="a"<|sep|>1<|close|>argument<|sep|>'
+        f"{_LS}{_K3_CLOSE}",
+        [None, "ls"],
+        "",
+    ),
+    (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk{_LS}{_K3_CLOSE}', [None, "ls"], ""),
+    (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk<|close|>message<|sep|>', [None], ""),
 ]
 
 
@@ -559,6 +568,9 @@ def test_kimi_k3_markup_left_open_reads_on_every_path(
     text: str, commands: list[str | None], content: str
 ) -> None:
     def read(calls: list[Any]) -> list[str | None]:
+        # A failed call keeps its own markup, never the next call's.
+        invalid = [c.raw for c in calls if isinstance(c, toolwire.InvalidToolCall)]
+        assert all(raw.count("<|open|>call") == 1 for raw in invalid), invalid
         return [c.arguments["cmd"] if isinstance(c, toolwire.ToolCall) else None for c in calls]
 
     for fmt in ("auto", "kimi_k3"):

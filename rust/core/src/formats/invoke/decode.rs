@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{failed_end, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
@@ -177,7 +177,13 @@ where
 {
     let text = cx.text;
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
-        let markup_end = invoke_closes.end_of_next(from, end);
+        let markup_end = match tags.left_open {
+            Some(left_open) => {
+                let from = from.max(at + tags.invoke.len());
+                failed_end(left_open.broken_ends.find(text, from, end), end)
+            }
+            None => invoke_closes.end_of_next(from, end),
+        };
         cx.fail(tags.format, at..markup_end, failure);
         markup_end
     };

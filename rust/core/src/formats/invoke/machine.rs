@@ -72,7 +72,10 @@ impl InvokeBlock {
             state: State::Between(start),
             block,
             block_close: tags.closes.get(block).map(|close| Seek::new(close)),
-            invoke_end: Seek::new(&tags.recover[block]),
+            invoke_end: match tags.left_open {
+                Some(left_open) => Seek::new(&left_open.broken_ends),
+                None => Seek::new(&tags.recover[block]),
+            },
             parameter_close: match tags.left_open {
                 Some(left_open) => Seek::new(&left_open.value_ends),
                 None => Seek::new(&tags.parameter_close),
@@ -352,6 +355,9 @@ impl Machine for InvokeBlock {
                         close_last(&mut self.records);
                         if found.pattern == 0 {
                             self.state = State::Between(found.end);
+                        } else if t.left_open.is_some() {
+                            // The next call, the block's close or a token outside it.
+                            self.state = State::Between(found.start);
                         } else {
                             return Verdict::End(found.end);
                         }

@@ -32,7 +32,7 @@ pub(crate) struct Tags {
     /// of them that ends where anything else begins ([`Tags::close`] is `None` for it).
     pub closes: &'static [Needle],
     /// For each wrapper (and a run of bare invokes), what ends a broken invoke: the invoke's
-    /// closing tag, or the wrapper's.
+    /// closing tag, or the wrapper's (none where [`Tags::left_open`] says it).
     pub recover: &'static [Markers],
     /// The start of an invoke tag, before its attributes (`<invoke`).
     pub invoke: &'static str,
@@ -74,6 +74,10 @@ pub(crate) struct LeftOpen {
     /// first of them that markup follows ([`LeftOpen::markup_follows`]): one followed by text
     /// is the value's own (a command that quotes the tag).
     pub value_ends: Markers,
+    /// What ends the markup of a broken call: its own closing tag (past it), then the tags
+    /// before which it ends (the next call, the block's close, and `ends`), so that a broken
+    /// call never takes the next one with it.
+    pub broken_ends: Markers,
     /// The token that ends a tag with attributes or a name (`<|sep|>`).
     pub sep: &'static str,
     /// What every tag of the shape starts with (`<|`).

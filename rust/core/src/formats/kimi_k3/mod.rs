@@ -48,6 +48,17 @@ static LEFT_OPEN: LeftOpen = LeftOpen {
         "<|close|>message",
         "<|end_of_msg|>",
     ]),
+    broken_ends: Markers::new(&[
+        CALL_CLOSE,
+        CALL,
+        CLOSE,
+        OUTSIDE[0],
+        OUTSIDE[1],
+        OUTSIDE[2],
+        OUTSIDE[3],
+        OUTSIDE[4],
+        OUTSIDE[5],
+    ]),
     sep: SEP,
     tag: "<|",
 };
@@ -57,10 +68,8 @@ static TAGS: Tags = Tags {
     closes: &CLOSES,
     // The last marker opens a run of calls written with no block, which has no closing tag.
     open_markers: Markers::new(&[OPEN, CALL]),
-    recover: &[
-        Markers::new(&[CALL_CLOSE, CLOSE]),
-        Markers::new(&[CALL_CLOSE]),
-    ],
+    // A broken call ends at `LEFT_OPEN.broken_ends`.
+    recover: &[],
     // The attributes run to the `>` of `<|sep|>`.
     invoke: CALL,
     invoke_close: Needle::new(CALL_CLOSE),
