@@ -254,7 +254,10 @@ def test_an_opening_tag_inside_a_value_is_text() -> None:
     value, or a JSON string, is text of the value."""
     hermes = '<tool_call>{"name": "a", "arguments": {"x": "<tool_call>"}}</tool_call>'
     glm = "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value><tool_call></arg_value>\n</tool_call>"
-    qwen = "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n</tool_call>"
+    qwen = (
+        "<tool_call>\n<function=a>\n<parameter=x>\n<tool_call>\n</parameter>\n</function>\n"
+        "</tool_call>"
+    )
     for text in (hermes, glm, qwen):
         assert shapes(agree(text)) == [("call", "a", {"x": "<tool_call>"})], text
 
@@ -295,3 +298,25 @@ def test_a_glm_value_may_quote_its_closing_tag() -> None:
     broken = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>b</tool_call> and "
     good = "<tool_call>g<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>"
     assert shapes(agree(broken + good)) == [("invalid", "f"), ("call", "g", {"x": 1})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>{"name": "f", "arguments": {"a": 1e309}}</tool_call>',
+        '{"name": "f", "arguments": {"a": [1, -1.5e+999]}}',
+        '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1' + "0" * 400 + '.5}}]',
+    ],
+)
+def test_a_number_beyond_any_float_makes_the_call_invalid(text: str) -> None:
+    """JSON cannot write infinity: a call holding such a number could not be sent on, so it is
+    an InvalidToolCall on every path (toolwire.loads still reads it as json.loads does)."""
+    [invalid] = agree(text)
+    assert isinstance(invalid, InvalidToolCall)
+    assert "a number beyond any float" in invalid.error and invalid.name == "f"
+    assert toolwire.loads("1e400") == float("inf")
+    body = {"tool_calls": [{"id": "x", "function": {"name": "f", "arguments": '{"a": 1e309}'}}]}
+    [native] = toolwire.extract(body, on_error="keep")
+    assert isinstance(native, InvalidToolCall) and "beyond any float" in native.error
+    with pytest.raises(toolwire.ArgumentsError, match="beyond any float"):
+        toolwire.decode_arguments('{"a": 1e400}')

@@ -13,6 +13,7 @@ The suite runs a small budget; ``TOOLWIRE_HYPOTHESIS=slow`` runs 2000 examples p
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from typing import Any
@@ -112,7 +113,7 @@ def expected(call_text: str) -> tuple[str, Any] | None:
     arguments = {} if key is None or call[key] is None else call[key]
     # Names are text: a lone surrogate in one is read as U+FFFD.
     name = re.sub("[\ud800-\udfff]", "\ufffd", call["name"])
-    if not isinstance(arguments, dict) or holds_too_long(arguments):
+    if not isinstance(arguments, dict) or holds_too_long(arguments) or holds_infinity(call):
         return None
     if holds_too_long(call):
         # Beside the arguments, where nothing reads it: extract skips it; the stream engine
@@ -150,6 +151,16 @@ def holds_too_long(value: Any) -> bool:
     if isinstance(value, dict):
         return any(map(holds_too_long, value.values()))
     return isinstance(value, list) and any(map(holds_too_long, value))
+
+
+def holds_infinity(value: Any) -> bool:
+    """Whether a number beyond any float (`1e400`, infinity to `json.loads`) is in `value`:
+    tool arguments refuse it, JSON cannot write it."""
+    if isinstance(value, float):
+        return math.isinf(value)
+    if isinstance(value, dict):
+        return any(map(holds_infinity, value.values()))
+    return isinstance(value, list) and any(map(holds_infinity, value))
 
 
 def check_calls(calls: list[Any], blocks: list[str]) -> None:

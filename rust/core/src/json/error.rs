@@ -14,6 +14,8 @@ pub enum SyntaxErrorKind {
     ExpectedCommaOrBracket,
     ExpectedKey,
     InvalidNumber,
+    /// A number beyond any float, where only finite numbers are read.
+    NumberOutOfRange,
     InvalidLiteral,
     InvalidEscape,
     InvalidUnicodeEscape,
@@ -35,6 +37,7 @@ impl SyntaxErrorKind {
             Self::ExpectedCommaOrBracket => "expected ',' or ']'",
             Self::ExpectedKey => "expected a string key",
             Self::InvalidNumber => "invalid number",
+            Self::NumberOutOfRange => "a number beyond any float (JSON cannot write infinity)",
             Self::InvalidLiteral => "invalid literal",
             Self::InvalidEscape => "invalid escape sequence",
             Self::InvalidUnicodeEscape => "invalid \\u escape",

@@ -5,11 +5,12 @@ use super::builder::JsonBuilder;
 use super::error::{ParseError, SyntaxError, SyntaxErrorKind};
 
 /// Reads the number at `data[start]` (a `-` or a digit) into `b`; returns the value and the
-/// index after the number.
+/// index after the number. `finite`: a number beyond any float is an error, not infinity.
 pub(super) fn number<B: JsonBuilder>(
     data: &[u8],
     start: usize,
     b: &mut B,
+    finite: bool,
 ) -> Result<(B::Value, usize), ParseError<B::Error>> {
     let mut i = start;
     let negative = data[i] == b'-';
@@ -64,8 +65,16 @@ pub(super) fn number<B: JsonBuilder>(
     let text = unsafe { std::str::from_utf8_unchecked(&data[start..i]) };
     if is_float {
         // Rust's parser is correctly rounded, like CPython's; overflow gives ±inf as in
-        // `json.loads`.
+        // `json.loads`, unless `finite`.
         let value: f64 = text.parse().map_err(|_| invalid(start))?;
+        if finite && value.is_infinite() {
+            let kind = SyntaxErrorKind::NumberOutOfRange;
+            return Err(SyntaxError {
+                kind,
+                offset: start,
+            }
+            .into());
+        }
         return b.float(value).map(|v| (v, end)).map_err(ParseError::Build);
     }
     if int_end - int_start <= 18 {

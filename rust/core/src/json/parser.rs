@@ -25,14 +25,20 @@ pub struct ParseOptions {
     /// Accept a raw tab, line feed or carriage return in a string, as the character itself
     /// (lenient mode accepts every raw control character).
     pub raw_whitespace: bool,
+    /// Refuse a number beyond any float (`1e309`), as tool arguments do: it would be
+    /// infinity, which JSON cannot write, so the call could not be sent on. `json.loads` (and
+    /// `toolwire.loads`, the default options) reads it as infinity.
+    pub finite: bool,
 }
 
 impl ParseOptions {
-    /// Strict JSON, or the repairs of `repair=True`.
+    /// Strict JSON, or the repairs of `repair=True`, as tool arguments are read (finite
+    /// numbers only).
     pub const fn json(lenient: bool) -> Self {
         Self {
             lenient,
             raw_whitespace: false,
+            finite: true,
         }
     }
 
@@ -42,6 +48,7 @@ impl ParseOptions {
         Self {
             lenient,
             raw_whitespace: true,
+            finite: true,
         }
     }
 
@@ -350,7 +357,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn number<B: JsonBuilder>(&mut self, b: &mut B) -> Res<B::Value, B> {
-        let (value, end) = number(self.data, self.pos, b)?;
+        let (value, end) = number(self.data, self.pos, b, self.options.finite)?;
         self.pos = end;
         Ok(value)
     }

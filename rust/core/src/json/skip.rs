@@ -181,20 +181,26 @@ impl Skipper<'_> {
         (self.bytes.get(self.pos..end)? == word).then(|| self.pos = end)
     }
 
-    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`. One that may be
+    /// beyond any float (a float with 300 or more integer digits, or an exponent of three or
+    /// more digits) is left to the parser, which may refuse it (`ParseOptions::finite`).
     fn number(&mut self) -> Option<()> {
         if self.peek()? == b'-' {
             self.pos += 1;
         }
+        let int_start = self.pos;
         match self.peek()? {
             b'0' => self.pos += 1,
             b'1'..=b'9' => self.digits(),
             _ => return None,
         }
+        let int_digits = self.pos - int_start;
+        let mut float = false;
         if self.peek() == Some(b'.') {
             self.pos += 1;
             self.peek().filter(u8::is_ascii_digit)?;
             self.digits();
+            float = true;
         }
         if let Some(b'e' | b'E') = self.peek() {
             self.pos += 1;
@@ -202,9 +208,14 @@ impl Skipper<'_> {
                 self.pos += 1;
             }
             self.peek().filter(u8::is_ascii_digit)?;
+            let exponent = self.pos;
             self.digits();
+            if self.pos - exponent >= 3 {
+                return None;
+            }
+            float = true;
         }
-        Some(())
+        (!float || int_digits < 300).then_some(())
     }
 
     fn digits(&mut self) {

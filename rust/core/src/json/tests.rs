@@ -486,3 +486,29 @@ fn model_text_reads_raw_whitespace_in_strings_only() {
         Err(SyntaxErrorKind::UnterminatedString)
     );
 }
+
+#[test]
+fn tool_arguments_refuse_a_number_beyond_any_float() {
+    let arguments = |text: &str| {
+        parse(text, &mut ValueBuilder, ParseOptions::json(false)).map_err(|e| match e {
+            ParseError::Syntax(s) => (s.kind, s.offset),
+            ParseError::Build(never) => match never {},
+        })
+    };
+    let out_of_range = SyntaxErrorKind::NumberOutOfRange;
+    assert_eq!(arguments("1e400"), Err((out_of_range, 0)));
+    assert_eq!(
+        arguments(r#"{"a": [1, -1.5e+999]}"#),
+        Err((out_of_range, 10))
+    );
+    let digits = format!("{}.5", "9".repeat(400));
+    assert_eq!(arguments(&digits), Err((out_of_range, 0)));
+    // The largest float, and an underflow to zero, are numbers.
+    assert_eq!(
+        arguments("1.7976931348623157e308"),
+        Ok(Value::Float(f64::MAX))
+    );
+    assert_eq!(arguments("1e-400"), Ok(Value::Float(0.0)));
+    // `json.loads` (the default options) reads infinity.
+    assert_eq!(strict("1e400").unwrap(), Value::Float(f64::INFINITY));
+}

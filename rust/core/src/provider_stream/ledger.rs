@@ -209,7 +209,7 @@ impl Ledger {
             out.push(Event::Invalid(invalid));
             return Ok(());
         };
-        match decode_arguments_text(builder, &text, ParseOptions::default()) {
+        match decode_arguments_text(builder, &text, ParseOptions::json(false)) {
             Ok(arguments) => {
                 self.ended += 1;
                 out.push(Event::CallEnd {

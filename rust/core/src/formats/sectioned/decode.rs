@@ -21,8 +21,9 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let mut header_ends = TextSeek::new(text, end, &tokens.header_ends);
-    let mut call_ends = TextSeek::new(text, end, &tokens.call_end);
+    // Where each header ends (`Tokens::header_ends`).
+    let mut heads = TextSeek::new(text, end, &tokens.header_ends);
+    let mut ends = TextSeek::new(text, end, &tokens.call_end);
     cx.markup_in_prose(range, &tokens.starts, |cx, marker| {
         let opens = tokens.opens[marker.pattern];
         if opens != Opens::Call {
@@ -31,16 +32,7 @@ where
             let mut calls = false;
             if opens == Opens::SectionAndCall {
                 let (at, header) = (marker.start, marker.end);
-                p = one_call(
-                    cx,
-                    at,
-                    header,
-                    end,
-                    tokens,
-                    &mut header_ends,
-                    &mut call_ends,
-                    read,
-                )?;
+                p = one_call(cx, at, header, end, tokens, &mut heads, &mut ends, read)?;
                 calls = true;
             }
             loop {
@@ -48,16 +40,7 @@ where
                 let rest = &text[p..end];
                 if rest.starts_with(tokens.call_begin) {
                     let header = p + tokens.call_begin.len();
-                    p = one_call(
-                        cx,
-                        p,
-                        header,
-                        end,
-                        tokens,
-                        &mut header_ends,
-                        &mut call_ends,
-                        read,
-                    )?;
+                    p = one_call(cx, p, header, end, tokens, &mut heads, &mut ends, read)?;
                     calls = true;
                 } else if let Some(e) = tokens.section_ends().iter().find(|e| rest.starts_with(**e))
                 {
@@ -70,16 +53,7 @@ where
             }
         } else {
             let (at, header) = (marker.start, marker.end);
-            one_call(
-                cx,
-                at,
-                header,
-                end,
-                tokens,
-                &mut header_ends,
-                &mut call_ends,
-                read,
-            )
+            one_call(cx, at, header, end, tokens, &mut heads, &mut ends, read)
         }
     })
 }
@@ -113,7 +87,7 @@ fn one_call<B>(
     header_start: usize,
     end: usize,
     tokens: &Tokens,
-    header_ends: &mut TextSeek<'_>,
+    heads: &mut TextSeek<'_>,
     call_ends: &mut TextSeek<'_>,
     read: ReadBody<B>,
 ) -> Result<usize, B::Error>
@@ -124,7 +98,7 @@ where
     let text = cx.text;
     // The header ends at `SEP`; `CALL_END` (the call ends after it) or the next call's
     // `CALL_BEGIN` (it ends before it) first: no separator, a failed call.
-    let header_end = header_ends.next(header_start);
+    let header_end = heads.next(header_start);
     let Some(sep) = header_end.filter(|m| m.pattern == 0).map(|m| m.start) else {
         let markup_end = match header_end {
             Some(m) if m.pattern == 1 => m.end,

@@ -19,67 +19,7 @@ use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
 
-#[derive(Clone, Copy, Debug)]
-enum State {
-    /// After `<tool_call>`: the body's first bytes decide its format.
-    Shape(usize),
-    Json,
-    AfterJson(usize),
-    /// A failed call: its markup runs to the closing tag, or to the next call's opening tag,
-    /// looked for from here.
-    SeekClose(usize),
-    /// The call (`len` bytes of markup) written again from `from` (`tags::repeat_end`), read
-    /// up to `from + matched`; after it, reading goes on in `then`.
-    Repeat {
-        from: usize,
-        len: usize,
-        matched: usize,
-        then: fn(usize) -> State,
-    },
-    /// A function tag's name (after `<function`, so `=NAME>` when canonical) that starts at
-    /// `start`, read up to `scanned`.
-    QName { start: usize, scanned: usize },
-    /// After a function's name: parameters, or JSON arguments.
-    QFirst(usize),
-    QBetween(usize),
-    QParamName { start: usize, scanned: usize },
-    /// A parameter value, read so far.
-    QValue(ValueScan),
-    /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
-    ArgsOpen(usize, ArgsClose),
-    Args(ArgsClose),
-    /// After the JSON arguments: their closing tag.
-    AfterArgs(usize, ArgsClose),
-    /// The name of `<function name="NAME">`.
-    FName { start: usize, scanned: usize },
-    QAfterFunction(usize),
-    /// After a block written without its wrapper: a stray `</tool_call>` may follow
-    /// (`tags::stray_close`).
-    StrayClose(usize),
-    GName { start: usize, scanned: usize },
-    /// After a glm45 name: pairs, or JSON arguments.
-    GFirst(usize),
-    GBetween(usize),
-    GKey(usize),
-    GValueTag(usize),
-    /// A value, its `</arg_value>` looked for from `from`; `quoted`: the first one met, which
-    /// did not close it (`tags::closes_value`).
-    GValue {
-        from: usize,
-        quoted: Option<usize>,
-    },
-}
-
-/// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
-/// glm45 name: Laguna writes `<tool_call>f\n{"a": 1}</tool_call>` at times).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ArgsClose {
-    Function,
-    ToolCall,
-    /// After a glm45 name's `>` (GLM-5.3 Flash's `<tool_call>f>{…}`): the wrapper's closing
-    /// tag, or the call ends with the arguments.
-    Optional,
-}
+use super::state::{ArgsClose, State};
 
 pub(crate) struct TagCall {
     open: Open,
@@ -196,6 +136,23 @@ impl TagCall {
                 };
                 None
             }
+            Some(false) => {
+                self.state = State::SeekClose(q);
+                None
+            }
+        }
+    }
+
+    /// At `q`, where a function block's `</function>` was expected: the next block's or
+    /// wrapper's opening tag (`ends`) ends the block there, anything else makes the call a
+    /// failed one; `waiting` is kept while too short to tell.
+    fn left_open(&mut self, b: &[u8], q: usize, ends: &Markers, waiting: State) -> Option<Verdict> {
+        match reopens(b, q, ends) {
+            None => {
+                self.state = waiting;
+                Some(Verdict::More)
+            }
+            Some(true) => self.function_closed(q),
             Some(false) => {
                 self.state = State::SeekClose(q);
                 None
@@ -397,18 +354,12 @@ impl TagCall {
                             }
                         }
                         // ... or before the next wrapper.
-                        Ok(None) => match reopens(b, q, self.ends()) {
-                            None => {
-                                self.state = State::QBetween(q);
-                                return Verdict::More;
+                        Ok(None) => {
+                            let waiting = State::QBetween(q);
+                            if let Some(verdict) = self.left_open(b, q, self.ends(), waiting) {
+                                return verdict;
                             }
-                            Some(true) => {
-                                if let Some(verdict) = self.function_closed(q) {
-                                    return verdict;
-                                }
-                            }
-                            Some(false) => self.state = State::SeekClose(q),
-                        },
+                        }
                     }
                 }
                 State::QParamName { start, scanned } => {
@@ -511,18 +462,12 @@ impl TagCall {
                             }
                         }
                         // `</function>` left out before the next function block.
-                        Some(false) => match reopens(b, q, function_ends(self.wrap)) {
-                            None => {
-                                self.state = State::AfterArgs(q, ArgsClose::Function);
-                                return Verdict::More;
+                        Some(false) => {
+                            let (ends, waiting) = (function_ends(self.wrap), State::AfterArgs(q, ArgsClose::Function));
+                            if let Some(verdict) = self.left_open(b, q, ends, waiting) {
+                                return verdict;
                             }
-                            Some(true) => {
-                                if let Some(verdict) = self.function_closed(q) {
-                                    return verdict;
-                                }
-                            }
-                            Some(false) => self.state = State::SeekClose(q),
-                        },
+                        }
                     }
                 }
                 State::QAfterFunction(p) => {

@@ -18,6 +18,7 @@ pub(crate) mod hermes;
 pub(crate) mod machine;
 mod params;
 mod qwen3_coder;
+mod state;
 pub(crate) mod tags;
 mod value;
 

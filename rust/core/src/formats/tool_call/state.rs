@@ -1,0 +1,65 @@
+//! The states of the `<tool_call>` group's stream machine ([`super::machine::TagCall`]).
+
+use super::value::ValueScan;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum State {
+    /// After `<tool_call>`: the body's first bytes decide its format.
+    Shape(usize),
+    Json,
+    AfterJson(usize),
+    /// A failed call: its markup runs to the closing tag, or to the next call's opening tag,
+    /// looked for from here.
+    SeekClose(usize),
+    /// The call (`len` bytes of markup) written again from `from` (`tags::repeat_end`), read
+    /// up to `from + matched`; after it, reading goes on in `then`.
+    Repeat {
+        from: usize,
+        len: usize,
+        matched: usize,
+        then: fn(usize) -> State,
+    },
+    /// A function tag's name (after `<function`, so `=NAME>` when canonical) that starts at
+    /// `start`, read up to `scanned`.
+    QName { start: usize, scanned: usize },
+    /// After a function's name: parameters, or JSON arguments.
+    QFirst(usize),
+    QBetween(usize),
+    QParamName { start: usize, scanned: usize },
+    /// A parameter value, read so far.
+    QValue(ValueScan),
+    /// JSON arguments after a function's name (hermes's `<function=f>{…}`), from here.
+    ArgsOpen(usize, ArgsClose),
+    Args(ArgsClose),
+    /// After the JSON arguments: their closing tag.
+    AfterArgs(usize, ArgsClose),
+    /// The name of `<function name="NAME">`.
+    FName { start: usize, scanned: usize },
+    QAfterFunction(usize),
+    /// After a block written without its wrapper: a stray `</tool_call>` may follow
+    /// (`tags::stray_close`).
+    StrayClose(usize),
+    GName { start: usize, scanned: usize },
+    /// After a glm45 name: pairs, or JSON arguments.
+    GFirst(usize),
+    GBetween(usize),
+    GKey(usize),
+    GValueTag(usize),
+    /// A value, its `</arg_value>` looked for from `from`; `quoted`: the first one met, which
+    /// did not close it (`tags::closes_value`).
+    GValue {
+        from: usize,
+        quoted: Option<usize>,
+    },
+}
+
+/// What closes JSON arguments: `</function>` (after a function tag), or `</tool_call>` (after a
+/// glm45 name: Laguna writes `<tool_call>f\n{"a": 1}</tool_call>` at times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ArgsClose {
+    Function,
+    ToolCall,
+    /// After a glm45 name's `>` (GLM-5.3 Flash's `<tool_call>f>{…}`): the wrapper's closing
+    /// tag, or the call ends with the arguments.
+    Optional,
+}
