@@ -560,6 +560,8 @@ K3_LEFT_OPEN = [
     ),
     (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk{_LS}{_K3_CLOSE}', [None, "ls"], ""),
     (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk<|close|>message<|sep|>', [None], ""),
+    # Markup that is not a call, between calls, fails alone too.
+    (f"{_K3_OPEN}{_LS}<b>note</b>{_PWD}{_K3_CLOSE}", ["ls", None, "pwd"], ""),
 ]
 
 
@@ -570,7 +572,7 @@ def test_kimi_k3_markup_left_open_reads_on_every_path(
     def read(calls: list[Any]) -> list[str | None]:
         # A failed call keeps its own markup, never the next call's.
         invalid = [c.raw for c in calls if isinstance(c, toolwire.InvalidToolCall)]
-        assert all(raw.count("<|open|>call") == 1 for raw in invalid), invalid
+        assert all(raw.count("<|open|>call") <= 1 for raw in invalid), invalid
         return [c.arguments["cmd"] if isinstance(c, toolwire.ToolCall) else None for c in calls]
 
     for fmt in ("auto", "kimi_k3"):

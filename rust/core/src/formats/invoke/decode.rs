@@ -70,18 +70,28 @@ where
                     .after_between(token, &text.as_bytes()[..end], after, true)
                     .unwrap_or(end);
             } else {
-                // Not an invoke: the block's markup runs to its closing tag.
+                // Not an invoke: the block's markup runs to its closing tag; where the shape's
+                // closes may be left out, as a broken call's does, and the block reads on.
                 let at = p;
-                let markup_end = text[p..end]
-                    .find(close)
-                    .map_or(end, |i| p + i + close.len());
+                let markup_end = match tags.left_open {
+                    Some(left_open) => {
+                        failed_end(left_open.broken_ends.find(text, p + 1, end), end)
+                    }
+                    None => text[p..end]
+                        .find(close)
+                        .map_or(end, |i| p + i + close.len()),
+                };
                 let detail = format!("expected {} or {close}", tags.invoke);
                 cx.fail(
                     tags.format,
                     at..markup_end,
                     Failure::parse(detail, at, None),
                 );
-                break markup_end;
+                if tags.left_open.is_none() {
+                    break markup_end;
+                }
+                p = markup_end;
+                read_one = true;
             }
         };
         Ok(block_end)

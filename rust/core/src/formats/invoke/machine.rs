@@ -179,7 +179,11 @@ impl Machine for InvokeBlock {
                                 Ok(true) => return Verdict::End(q),
                                 Ok(false) => {
                                     self.invokes += 1;
-                                    self.state = State::SeekBlockEnd(q);
+                                    self.state = match t.left_open {
+                                        // It ends as a broken invoke does.
+                                        Some(_) => State::SeekInvokeEnd(q + 1),
+                                        None => State::SeekBlockEnd(q),
+                                    };
                                 }
                             },
                         },
