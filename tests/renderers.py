@@ -166,6 +166,38 @@ def solar_open2(case: Case, k: int) -> str | None:
     return text
 
 
+def rwkv(case: Case, k: int) -> str:
+    """RWKV: each call a `**Tool Call:**` line and a ```json fence, on lines of their own
+    (the fence on the label's line on some cases), prose on the line before on others."""
+    sep = " " if k % 3 == 1 else "\n"
+    indent = 2 if k % 2 else None
+    objects = [{"name": c["name"], "arguments": c["arguments"]} for c in case["calls"]]
+    calls = [
+        f"**Tool Call:**{sep}```json\n{json.dumps(o, ensure_ascii=False, indent=indent)}\n```"
+        for o in objects
+    ]
+    text = "\n".join(calls)
+    if k % 5 == 0:
+        text = "Let me check.\n" + text
+    return text
+
+
+def cwm(case: Case, k: int) -> str:
+    """CWM: each call `<tool: NAME>` and its arguments as a JSON object (the free-text input is
+    the one argument `command`, rendered so where the arguments are only that), then `</tool>`."""
+    blocks = []
+    for c in case["calls"]:
+        args = c["arguments"]
+        command = args.get("command") if list(args) == ["command"] else None
+        plain = isinstance(command, str) and command == command.strip() and command[:1] not in "{"
+        body = command if plain else json.dumps(args, ensure_ascii=False)
+        blocks.append(f"<tool: {c['name']}>\n{body}\n</tool>")
+    text = "\n".join(blocks)
+    if k % 5 == 0:
+        text = "<think>The user wants a tool.</think>\nLet me check.\n" + text
+    return text
+
+
 def muse_glimmer(case: Case, k: int) -> str | None:
     return _invokes(case, k, "atem:", ("<atem:function_calls>", "</atem:function_calls>"))
 
@@ -675,6 +707,8 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
+    "rwkv": rwkv,
+    "cwm": cwm,
     "seed_oss": seed_oss,
     "gigachat3": gigachat3,
     "gigachat35": gigachat35,

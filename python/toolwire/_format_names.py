@@ -53,6 +53,8 @@ FormatName: TypeAlias = Literal[
     "gemma4",
     "functionary_v3_2",
     "solar_open2",
+    "rwkv",
+    "cwm",
 ]
 
 #: The protocols ``formats=`` accepts beside the open-weight formats.
@@ -129,7 +131,26 @@ FormatAlias: TypeAlias = Literal[
     "k2v3",
     "functiongemma",
     "internlm",
+    "qwen2_5_coder",
+    "qwen25_coder",
+    "trinity",
+    "iquest_coder",
+    "berrylm",
+    "spark25",
+    "spark",
+    "hunyuan",
+    "apertus2509",
+    "pangu",
+    "openpangu_v2",
+    "muse",
     "intern_s1",
+    "interns1",
+    "hermes_2_pro",
+    "qwen3_coder_xml",
+    "xiaomi_mimo",
+    "glm_4_5",
+    "llama_3_x",
+    "llama_3_x_with_builtin_tools",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -22,15 +22,18 @@ macro_rules! for_each_group {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe", "granite4",
-                    "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5",
-                    "qwen3", "qwen2d5",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
+                    "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
+                    "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
+                    "hermes_2_pro",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
+                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
+                    "spark25", "spark", "glm_4_5",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -38,7 +41,10 @@ macro_rules! for_each_group {
                 Mistral "mistral" ["mistral_nemo", "magistral"],
             ]
             llama3_json Llama3Json [
-                Llama3Json "llama3_json" ["llama3", "llama3_x", "llama4_json", "llama3_builtin"],
+                Llama3Json "llama3_json" [
+                    "llama3", "llama3_x", "llama4_json", "llama3_builtin", "llama_3_x",
+                    "llama_3_x_with_builtin_tools",
+                ],
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
@@ -58,7 +64,7 @@ macro_rules! for_each_group {
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss"],
-                MuseGlimmer "muse_glimmer" [],
+                MuseGlimmer "muse_glimmer" ["muse"],
             ]
             seed_oss SeedOss [
                 SeedOss "seed_oss" [],
@@ -79,7 +85,7 @@ macro_rules! for_each_group {
                 IquestQ1 "iquest_q1" [],
             ]
             internlm2 Internlm2 [
-                Internlm2 "internlm2" ["internlm", "intern_s1"],
+                Internlm2 "internlm2" ["internlm", "intern_s1", "interns1"],
             ]
             dots Dots [
                 Dots "dots" [],
@@ -100,13 +106,13 @@ macro_rules! for_each_group {
                 ],
             ]
             json_list JsonList [
-                Lfm2 "lfm2" ["lfm2_with_json_tools"],
+                Lfm2 "lfm2" ["lfm2_with_json_tools", "pangu", "openpangu_v2"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
-                HyV3 "hy_v3" [],
+                HyV3 "hy_v3" ["hunyuan"],
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
-                Apertus "apertus" [],
+                Apertus "apertus" ["apertus2509"],
                 CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4"],
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
@@ -134,6 +140,12 @@ macro_rules! for_each_group {
             ]
             solar_open2 SolarOpen2 [
                 SolarOpen2 "solar_open2" [],
+            ]
+            rwkv Rwkv [
+                Rwkv "rwkv" [],
+            ]
+            cwm Cwm [
+                Cwm "cwm" [],
             ]
         }
     };

@@ -254,13 +254,26 @@ where
         span: Range<usize>,
         code: Range<usize>,
     ) -> Result<(), B::Error> {
-        let code = self.text[code].trim_end();
+        self.text_call(format, span, CODE_TOOL, "code", code)
+    }
+
+    /// Records the call `name` whose one argument `key` is the text `text` (trailing
+    /// whitespace cut), whose markup is `span`: raw code, a command line.
+    pub fn text_call(
+        &mut self,
+        format: Format,
+        span: Range<usize>,
+        name: &str,
+        key: &str,
+        text: Range<usize>,
+    ) -> Result<(), B::Error> {
+        let text = self.text[text].trim_end();
         let mut arguments = self.builder.new_object()?;
-        let value = self.builder.string(JsonStr::from_utf8(code))?;
+        let value = self.builder.string(JsonStr::from_utf8(text))?;
         self.builder
-            .object_insert(&mut arguments, JsonStr::from_utf8("code"), value)?;
+            .object_insert(&mut arguments, JsonStr::from_utf8(key), value)?;
         let arguments = self.builder.finish_object(arguments)?;
-        self.call(format, span, CODE_TOOL.to_owned(), None, arguments)
+        self.call(format, span, name.to_owned(), None, arguments)
     }
 
     /// Records a call whose arguments value still needs normalising to an object.

@@ -351,6 +351,31 @@ const fn line_anchored() -> Mask {
     mask
 }
 
+/// The first bytes of the line-start markers ([`LINE_ANCHORED`]), one repeated when they
+/// share it: sniffing searches for them beside `<` and `[`, so text without them costs one
+/// pass. (A third would need another search: the assertion says so at compile time.)
+pub(crate) const LINE_FIRST: [u8; 2] = line_first();
+
+const fn line_first() -> [u8; 2] {
+    let table = build();
+    let mut first = [0u8; 2];
+    let mut n = 0;
+    let mut i = 0;
+    while i < COUNT {
+        let b = table[i].text.as_bytes()[0];
+        if LINE_ANCHORED.has(i) && !(n > 0 && first[0] == b) && !(n > 1 && first[1] == b) {
+            assert!(n < 2, "more than two first bytes of line-start markers");
+            first[n] = b;
+            n += 1;
+        }
+        i += 1;
+    }
+    if n == 1 {
+        first[1] = first[0];
+    }
+    first
+}
+
 /// Whether a line-start marker ([`LINE_ANCHORED`]) among `mask` begins with `b`.
 pub(crate) fn opens_lines(b: u8, mask: Mask) -> bool {
     !(BY_FIRST[b as usize] & LINE_ANCHORED & mask).is_empty()

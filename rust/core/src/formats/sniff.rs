@@ -3,14 +3,15 @@
 //! `{"name": …}` objects, `pythonic` as a bare `[f(…)]` list) and for the markers that only open
 //! a call there (`functools[`).
 
+use std::cell::Cell;
 use std::ops::Range;
 
 use super::markers::{
-    lead_start, match_at, match_from, may_start, starts_of, Mask, Match, Role, ANCHORED,
-    LINE_ANCHORED, TABLE,
+    lead_start, match_at, match_from, may_start, opens_lines, starts_of, Mask, Match, Role,
+    ANCHORED, LINE_ANCHORED, LINE_FIRST, TABLE,
 };
 use super::{bare_group, implied_groups, FormatSet, Group};
-use crate::scan::find::{find_any3, find_either};
+use crate::scan::find::{find_any3, find_byte, find_either};
 use crate::scan::think::{closes_span, message_start, message_start_given, start_after};
 
 /// The groups of `allowed` whose markers occur in `text`, in the order of their first
@@ -49,9 +50,10 @@ pub fn sniff(
         for &(_, group) in &found {
             live &= !group_mask(group);
         }
+        let stops = Stops::new(bytes);
         let mut pos = 0;
         while !live.is_empty() {
-            let Some(stop) = next_marker_byte(bytes, pos, live) else {
+            let Some(stop) = stops.next(pos, live) else {
                 break;
             };
             pos = stop + 1;
@@ -92,8 +94,9 @@ pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
     let starts = starts_of(allowed);
     let bytes = text.as_bytes();
     let mut first_tag_closes = None;
+    let stops = Stops::new(bytes);
     let mut pos = 0;
-    while let Some(at) = next_marker_byte(bytes, pos, starts) {
+    while let Some(at) = stops.next(pos, starts) {
         let from = lead_start(bytes, at, 0);
         let may_match = from < at || bytes.len() - at < 2 || may_start(&bytes[at..], starts);
         if may_match && matches!(match_from(bytes, from, at, starts), (_, Match::Found(_))) {
@@ -127,20 +130,71 @@ fn implied_message(rest: &str, allowed: FormatSet) -> Option<Group> {
     implied_groups(first, allowed).find(|g| g.claims_message(rest))
 }
 
-/// The next position at or after `pos` where a marker of `mask` may start: a `<` or `[`, or,
-/// when `mask` holds line-start markers, a `>` that begins a line (after spaces or tabs).
-#[inline(always)]
-fn next_marker_byte(bytes: &[u8], mut pos: usize, mask: Mask) -> Option<usize> {
-    if (mask & LINE_ANCHORED).is_empty() {
-        return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
-    }
-    loop {
-        let at = pos + find_any3(b'<', b'[', b'>', &bytes[pos..])?;
-        if bytes[at] != b'>' || begins_line(bytes, at) {
-            return Some(at);
+/// Where markers may start in one text: at a `<` or `[`, or, for line-start markers
+/// ([`LINE_ANCHORED`]), at a byte one of them begins with ([`LINE_FIRST`]) that begins a line
+/// (after spaces or tabs). Asked at growing positions; each searcher remembers what it found,
+/// so the text is searched once whatever the callers skip.
+struct Stops<'a> {
+    bytes: &'a [u8],
+    /// The next `<`, `[` or `LINE_FIRST[0]`, and the next `LINE_FIRST[1]`: (searched from, found).
+    stop: Cell<(usize, Option<usize>)>,
+    second: Cell<(usize, Option<usize>)>,
+}
+
+impl<'a> Stops<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            stop: Cell::new((usize::MAX, None)),
+            second: Cell::new((usize::MAX, None)),
         }
-        pos = at + 1;
     }
+
+    /// The next position at or after `pos` where a marker of `mask` may start.
+    #[inline(always)]
+    fn next(&self, mut pos: usize, mask: Mask) -> Option<usize> {
+        let bytes = self.bytes;
+        if (mask & LINE_ANCHORED).is_empty() {
+            return find_either(b'<', b'[', &bytes[pos..]).map(|i| pos + i);
+        }
+        let [c, d] = LINE_FIRST;
+        loop {
+            let stop = next_from(&self.stop, pos, |from| {
+                find_any3(b'<', b'[', c, &bytes[from..])
+            });
+            let second = match c == d {
+                true => None,
+                false => next_from(&self.second, pos, |from| find_byte(d, &bytes[from..])),
+            };
+            let at = match (stop, second) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b)?,
+            };
+            if matches!(bytes[at], b'<' | b'[')
+                || begins_line(bytes, at) && opens_lines(bytes[at], mask)
+            {
+                return Some(at);
+            }
+            pos = at + 1;
+        }
+    }
+}
+
+/// The next hit at or after `pos` of the search `find` (offsets from where it starts), kept in
+/// `memo` for the next ask.
+fn next_from(
+    memo: &Cell<(usize, Option<usize>)>,
+    pos: usize,
+    find: impl FnOnce(usize) -> Option<usize>,
+) -> Option<usize> {
+    let (from, found) = memo.get();
+    let known = from <= pos && found.is_none_or(|at| at >= pos);
+    if known {
+        return found;
+    }
+    let found = find(pos).map(|i| pos + i);
+    memo.set((pos, found));
+    found
 }
 
 /// Whether only spaces and tabs stand between the line's start and `at` (out of line: the
@@ -230,6 +284,25 @@ mod tests {
         assert!(sniffed(json, FormatSet::ALL).is_empty());
         let object = r#"{"name": "f", "arguments": {"s": "<|python_tag|>"}}"#;
         assert_eq!(sniffed(object, FormatSet::ALL), vec![Group::Llama3Json]);
+        // Line-start markers: at the start of any line (after indentation), not mid-line.
+        let label = "**Tool Call:**\n```json\n{}\n```";
+        for text in [
+            format!("Sure.\n{label}"),
+            format!("Sure.\r\n  {label}"),
+            format!("a *b* > c\n{label}"),
+        ] {
+            assert_eq!(
+                sniffed(&text, FormatSet::ALL),
+                vec![Group::Rwkv],
+                "{text:?}"
+            );
+        }
+        assert!(sniffed(&format!("Sure. {label}"), FormatSet::ALL).is_empty());
+        assert_eq!(
+            sniffed("Hi.\n>>>f\n{}", FormatSet::ALL),
+            vec![Group::Functionary]
+        );
+        assert!(sniffed("Hi. >>>f\n{}", FormatSet::ALL).is_empty());
     }
 
     /// The one pass notes the first think tag on its way; the message starts where a pass of

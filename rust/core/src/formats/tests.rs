@@ -352,6 +352,62 @@ fn hyperclovax_14b_tool_role_opens_a_list() {
     // The tool role opens a message only: in prose it is text.
     let prose = format!("Sure.{list}");
     assert!(calls(HyperclovaxSeedThink14b, &prose).is_empty());
+    // After an answer, the model ends its message and opens the tool role itself.
+    let after = format!("Let me check.\n<|im_end|>\n<|im_start|>assistant{list}");
+    let p = parsed(HyperclovaxSeedThink14b, &after);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content.trim(), "Let me check.");
+}
+
+#[test]
+fn rwkv_labels_open_fenced_calls_at_line_starts() {
+    use Format::Rwkv;
+    let one = "**Tool Call:**\n```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```";
+    let two = format!(
+        "Checking.\n{one}\n  **Tool Call:** ```json\n{{\"name\": \"g\", \"arguments\": {{}}}}\n```"
+    );
+    let p = parsed(Rwkv, &two);
+    assert_eq!(shown(&p.outcomes), [F_A1, "g {}"]);
+    assert_eq!(p.content.trim(), "Checking.");
+    // In the middle of a line the label is prose.
+    assert!(calls(Rwkv, &format!("See {one}")).is_empty());
+    // A fence that is not a call object is a failed call, not prose.
+    let broken = parsed(
+        Rwkv,
+        "**Tool Call:**\n```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}\n```",
+    );
+    assert!(matches!(broken.outcomes[..], [Outcome::Invalid(_)]));
+}
+
+#[test]
+fn cwm_labels_name_tools_of_free_text_input() {
+    use Format::Cwm;
+    let text =
+        "Let me look.\n<tool: bash>\nls -la\n</tool>\n<tool: create>\n/tmp/a.py\nprint(1)\n</tool>";
+    let p = parsed(Cwm, text);
+    assert_eq!(
+        shown(&p.outcomes),
+        [
+            r#"bash {"command":"ls -la"}"#,
+            r#"create {"command":"/tmp/a.py\nprint(1)"}"#
+        ]
+    );
+    assert_eq!(p.content.trim(), "Let me look.");
+    // A JSON object is the arguments; the `>` may be left out; `</tool>` may be missing at the end.
+    assert_eq!(calls(Cwm, "<tool: f>\n{\"a\": 1}\n</tool>"), [F_A1]);
+    assert_eq!(
+        calls(Cwm, "<tool: python print(1) </tool>"),
+        [r#"python {"command":"print(1)"}"#]
+    );
+    assert_eq!(
+        calls(Cwm, "<tool: bash>\npwd"),
+        [r#"bash {"command":"pwd"}"#]
+    );
+    // No name: a failed call.
+    assert!(matches!(
+        parsed(Cwm, "<tool: </tool>").outcomes[..],
+        [Outcome::Invalid(_)]
+    ));
 }
 
 #[test]

@@ -39,7 +39,7 @@ where
 
 /// The list of the region whose start token begins at `span.start` and whose body begins at
 /// `span.end`; returns where the region's markup ends.
-fn one_list<B>(
+pub(crate) fn one_list<B>(
     cx: &mut Cx<'_, '_, B>,
     wrap: &'static Wrap,
     span: Range<usize>,

@@ -19,6 +19,9 @@
 mod decode;
 mod machine;
 
+pub(crate) use decode::one_list;
+pub(crate) use machine::ListCall;
+
 use std::ops::Range;
 
 use super::cx::Cx;
@@ -91,6 +94,9 @@ const COMMAND_R_START_LINE: &str = "Action:\n```json";
 /// `<|im_start|>assistant`, so a message that calls starts ` -> tool/function_call` and a JSON
 /// list follows, ended by `<|im_end|>`.
 const HYPERCLOVAX_14B_START: &str = "-> tool/function_call";
+/// The same tool role after some content: the model ends its answer message and opens the
+/// tool role itself (`Let me check.<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[…]`).
+const HYPERCLOVAX_14B_ROLE: &str = "<|im_start|>assistant -> tool/function_call";
 static IM_END: Needle = Needle::new("<|im_end|>");
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
@@ -106,12 +112,13 @@ static OLMO3_END: Needle = Needle::new("</function_calls>");
 static FENCE_END: Needle = Needle::new("```");
 
 /// The index in [`START_TEXTS`] of the first marker read only where a region starts (Command
-/// R's `Action:` spellings, HyperCLOVA X 14B's tool role): they are the last, as the only ones
-/// whose first byte is neither `<` nor `f` (the decoder's marker walk stops at two bytes).
-pub(crate) const AT_REGION_START: usize = 8;
+/// R's `Action:` spellings, HyperCLOVA X 14B's tool role at a message's start): they are the
+/// last, as the only ones whose first byte is neither `<` nor `f` (the decoder's marker walk
+/// stops at two bytes).
+pub(crate) const AT_REGION_START: usize = 9;
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 11] = [
+pub(crate) const START_TEXTS: [&str; 12] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -120,12 +127,13 @@ pub(crate) const START_TEXTS: [&str; 11] = [
     COHERE_START,
     OLMO3_START,
     FUNCTOOLS_START,
+    HYPERCLOVAX_14B_ROLE,
     COMMAND_R_START,
     COMMAND_R_START_LINE,
     HYPERCLOVAX_14B_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 11] = [
+pub(crate) static WRAPS: [Wrap; 12] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -138,13 +146,14 @@ pub(crate) static WRAPS: [Wrap; 11] = [
     wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
     wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
     wrap(Format::Phi4Mini, None, Shape::Named),
+    wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
     wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
 ];
 
 /// A format's tokens, read by no other format.
-const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
+pub(crate) const fn wrap(format: Format, end: Option<&'static Needle>, shape: Shape) -> Wrap {
     Wrap {
         format,
         end,
@@ -178,6 +187,7 @@ impl Grammar for Spec {
         start(COHERE_START, Format::CommandR7b),
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
+        start(HYPERCLOVAX_14B_ROLE, Format::HyperclovaxSeedThink14b),
         start(COMMAND_R_START, Format::CommandR),
         start(COMMAND_R_START_LINE, Format::CommandR),
         start(HYPERCLOVAX_14B_START, Format::HyperclovaxSeedThink14b),
@@ -195,8 +205,10 @@ impl Grammar for Spec {
     /// a message that is only the JSON call list, as hermes reads one.
     const WHOLE_JSON: FormatSet = FormatSet::only(Format::HyperclovaxSeedThink14b);
     /// Command R7B's and Command A's answer wrappers (their reasoning span is a think tag),
-    /// Command R+'s turn tokens around an answer, and Apertus's turn tokens.
+    /// Command R+'s turn tokens around an answer, Apertus's turn tokens, and the ChatML end of
+    /// turn (HyperCLOVA X 14B ends its answer with it before it opens the tool role).
     const CONTROL: &'static [&'static str] = &[
+        "<|im_end|>",
         "<|START_RESPONSE|>",
         "<|END_RESPONSE|>",
         "<|START_TEXT|>",
