@@ -8,12 +8,15 @@
 //! first byte, so the channels' markers are their `<|open|>NAME` / `<|close|>NAME` tokens and
 //! `<|sep|>` is a token of its own (skipped in the block, a control token outside it).
 //!
-//! The tags are special tokens, never text, so a close the model left out is read where the
-//! template's other tokens show it ([`LeftOpen`]): a value ends at the call's close, the next
-//! call or the block's close; a value, call or block ends before a new block, a think channel,
-//! the reply's or the message's close. Prose after a call ends a block left open, and calls
-//! written with no block around them (after that prose or a think channel) are read as a run of
-//! calls, whose stray block close is a control token.
+//! The tags are special tokens, so a close the model left out is read where the template's
+//! other tokens show it ([`LeftOpen`]): a value ends at the first closing tag (its own, the
+//! call's, the block's, the reply's or the message's) that another tag or the end follows (one
+//! followed by text is the value's own: a command that quotes it); a call or block ends before
+//! the next call, a new block, a think channel, the reply's or the message's close. Prose after
+//! a call ends a block left open, and calls written with no block around them (after that prose
+//! or a think channel) are read as a run of calls, whose stray block close is a control token.
+//! A broken call, or markup in a block that is not a call, ends past its own close or before
+//! those tags: it fails alone, and the next call is read.
 
 use super::cursor::Markers;
 use super::invoke::{self, Attrs, LeftOpen, Tags};
@@ -44,9 +47,9 @@ static LEFT_OPEN: LeftOpen = LeftOpen {
         ARGUMENT_CLOSE,
         CALL_CLOSE,
         CLOSE,
-        "<|close|>response",
-        "<|close|>message",
-        "<|end_of_msg|>",
+        OUTSIDE[3],
+        OUTSIDE[4],
+        OUTSIDE[5],
     ]),
     broken_ends: Markers::new(&[
         CALL_CLOSE,
