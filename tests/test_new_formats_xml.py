@@ -13,7 +13,7 @@ import pytest
 import toolwire
 from conformance.peer import decided
 from renderers import RENDERERS
-from support import DATA, cases
+from support import DATA, cases, fed_in_chunks, streamed_calls
 
 # A peer's format name -> the toolwire format that reads it.
 PEER_FORMATS = {
@@ -506,3 +506,84 @@ def test_minimax_m3_list_parameter_whatever_its_elements_are_called() -> None:
         assert [c.arguments for c in calls] == [{"l": ["a", "b"]}]
     [call] = toolwire.parse_text(text).calls
     assert call.arguments == {"l": {"item": "a", "element": "b"}}
+
+
+def _k3_call(value: str, *, arg_close: bool = True, call_close: bool = True) -> str:
+    return (
+        '<|open|>call tool="sh" index="1"<|sep|><|open|>argument key="cmd" type="string"<|sep|>'
+        + value
+        + ("<|close|>argument<|sep|>" if arg_close else "")
+        + ("<|close|>call<|sep|>" if call_close else "")
+    )
+
+
+_K3_OPEN, _K3_CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+_LS, _PWD = _k3_call("ls"), _k3_call("pwd")
+
+# Kimi K3 markup the model left open, each text with its calls (a command, or None for an
+# InvalidToolCall) and content: what ends the call or section left open, and the prose or
+# think channel between calls.
+K3_LEFT_OPEN = [
+    # A new section opened inside one never closed.
+    (f"{_K3_OPEN}{_LS}{_K3_OPEN}{_PWD}{_K3_CLOSE}", ["ls", "pwd"], ""),
+    # The message's close ends a section left open.
+    (f"{_K3_OPEN}{_LS}<|close|>message<|sep|>", ["ls"], ""),
+    # A think channel between calls is reasoning; the calls after it are read.
+    (
+        f"{_K3_OPEN}{_LS}<|open|>think<|sep|>hmm<|close|>think<|sep|>{_PWD}{_K3_CLOSE}",
+        ["ls", "pwd"],
+        "",
+    ),
+    # Prose between calls is content; prose after a call ends a section left open.
+    (f"{_K3_OPEN}{_LS}\nThen:\n{_PWD}{_K3_CLOSE}", ["ls", "pwd"], "Then:"),
+    (f"{_K3_OPEN}{_LS}and then I", ["ls"], "and then I"),
+    # A value whose close is left out ends at the call's close: the next call is its own.
+    (f"{_K3_OPEN}{_k3_call('pwd', arg_close=False)}{_LS}{_K3_CLOSE}", ["pwd", "ls"], ""),
+    # The reply's close ends a value or a call left open.
+    (
+        f"Checking:{_K3_OPEN}{_k3_call('x = 1;', arg_close=False, call_close=False)}"
+        "<|close|>response<|sep|><|close|>message<|sep|><|end_of_msg|>",
+        ["x = 1;"],
+        "Checking:",
+    ),
+    (f"{_K3_OPEN}{_k3_call('ls', call_close=False)}<|close|>response<|sep|>", ["ls"], ""),
+    # A closing tag followed by text is the value's own (a command that quotes it).
+    (f"{_K3_OPEN}{_k3_call(f'echo {_K3_CLOSE} ok')}{_K3_CLOSE}", [f"echo {_K3_CLOSE} ok"], ""),
+    # A value the text cuts short still fails, keeping its text, after the call before it.
+    (f"{_K3_OPEN}{_LS}{_k3_call('rm -', arg_close=False, call_close=False)}", ["ls", None], ""),
+    # A broken call left open ends where the next call opens: it fails alone.
+    (
+        f'{_K3_OPEN}<|open|>call<|sep|><|open|>argument key="a"<|sep|>1<|close|>argument<|sep|>'
+        f"{_LS}{_K3_CLOSE}",
+        [None, "ls"],
+        "",
+    ),
+    (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk{_LS}{_K3_CLOSE}', [None, "ls"], ""),
+    (f'{_K3_OPEN}<|open|>call tool="sh"<|sep|>junk<|close|>message<|sep|>', [None], ""),
+    # Markup that is not a call, between calls, fails alone too.
+    (f"{_K3_OPEN}{_LS}<b>note</b>{_PWD}{_K3_CLOSE}", ["ls", None, "pwd"], ""),
+]
+
+
+@pytest.mark.parametrize(("text", "commands", "content"), K3_LEFT_OPEN)
+def test_kimi_k3_markup_left_open_reads_on_every_path(
+    text: str, commands: list[str | None], content: str
+) -> None:
+    def read(calls: list[Any]) -> list[str | None]:
+        # A failed call keeps its own markup, never the next call's.
+        invalid = [c.raw for c in calls if isinstance(c, toolwire.InvalidToolCall)]
+        assert all(raw.count("<|open|>call") <= 1 for raw in invalid), invalid
+        return [c.arguments["cmd"] if isinstance(c, toolwire.ToolCall) else None for c in calls]
+
+    for fmt in ("auto", "kimi_k3"):
+        formats = fmt if fmt == "auto" else [fmt]
+        parsed = toolwire.parse_text(text, format=fmt)
+        assert (read(parsed.calls), parsed.content.strip()) == (commands, content)
+        assert read(toolwire.extract(text, formats=formats, on_error="keep")) == commands
+        for sizes in ((1,), (2, 3, 7, 40)):
+            parser = toolwire.StreamParser(formats=formats)
+            events = fed_in_chunks(parser, text, random.Random(text), sizes)
+            streamed = "".join(e.text for e in events if e.kind == "text_delta")
+            assert (read(streamed_calls(events)), streamed.strip()) == (commands, content)
+    if "think" in text:
+        assert toolwire.parse_text(text).reasoning == "hmm"

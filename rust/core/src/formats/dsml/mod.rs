@@ -44,6 +44,7 @@ static TAGS: Tags = Tags {
     other_entry: None,
     json_body: None,
     attrs: XML_ATTRS,
+    left_open: None,
 };
 
 const CALLS: &str = "<｜DSML｜ calls>";
@@ -67,6 +68,7 @@ static SPACED: Tags = Tags {
     other_entry: None,
     json_body: None,
     attrs: XML_ATTRS,
+    left_open: None,
 };
 
 invoke::spec!(

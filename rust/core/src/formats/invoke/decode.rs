@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::TextSeek;
+use super::super::cursor::{failed_end, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
@@ -45,15 +45,21 @@ where
             return bare_invokes(cx, tags, marker.start, end, &mut read);
         };
         let mut p = marker.end;
+        let mut read_one = false;
         let block_end = loop {
             p = skip_ws(text, p, end);
             let rest = &text[p..end];
             if rest.starts_with(tags.invoke) {
                 p = read(cx, p, end, close)?;
+                read_one = true;
             } else if rest.starts_with(close) {
                 break p + close.len();
-            } else if rest.is_empty() {
-                break end;
+            } else if rest.is_empty() || tags.ends_left_open(rest) {
+                // A token that stands only outside a block ends one left open.
+                break p;
+            } else if read_one && tags.left_open.is_some() && !rest.starts_with('<') {
+                // Prose after a call ends a block left open.
+                break p;
             } else if let Some((calls, json_end)) = json_calls(cx, rest, p, end)? {
                 // A JSON call object (or list) in place of invokes: dots writes both.
                 cx.push_read(tags.format, p..json_end, calls)?;
@@ -64,18 +70,28 @@ where
                     .after_between(token, &text.as_bytes()[..end], after, true)
                     .unwrap_or(end);
             } else {
-                // Not an invoke: the block's markup runs to its closing tag.
+                // Not an invoke: the block's markup runs to its closing tag; where the shape's
+                // closes may be left out, as a broken call's does, and the block reads on.
                 let at = p;
-                let markup_end = text[p..end]
-                    .find(close)
-                    .map_or(end, |i| p + i + close.len());
+                let markup_end = match tags.left_open {
+                    Some(left_open) => {
+                        failed_end(left_open.broken_ends.find(text, p + 1, end), end)
+                    }
+                    None => text[p..end]
+                        .find(close)
+                        .map_or(end, |i| p + i + close.len()),
+                };
                 let detail = format!("expected {} or {close}", tags.invoke);
                 cx.fail(
                     tags.format,
                     at..markup_end,
                     Failure::parse(detail, at, None),
                 );
-                break markup_end;
+                if tags.left_open.is_none() {
+                    break markup_end;
+                }
+                p = markup_end;
+                read_one = true;
             }
         };
         Ok(block_end)
@@ -171,7 +187,13 @@ where
 {
     let text = cx.text;
     let mut fail = |cx: &mut Cx<'_, '_, B>, from: usize, failure: Failure| {
-        let markup_end = invoke_closes.end_of_next(from, end);
+        let markup_end = match tags.left_open {
+            Some(left_open) => {
+                let from = from.max(at + tags.invoke.len());
+                failed_end(left_open.broken_ends.find(text, from, end), end)
+            }
+            None => invoke_closes.end_of_next(from, end),
+        };
         cx.fail(tags.format, at..markup_end, failure);
         markup_end
     };
@@ -251,21 +273,24 @@ where
                 ));
             };
             let key = &*key;
-            let close = match parameter_closes.find(value_start) {
-                Some(first) => Some(value_close(
-                    text,
-                    tags,
-                    (first, end, block_close),
-                    parameter_closes,
-                )),
-                None => {
-                    let value = &text[value_start..end];
-                    let at = |tag: &str| value.find(tag).map(|i| value_start + i);
-                    match (at(tags.invoke_close.text), at(block_close)) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
+            let close = match tags.left_open {
+                Some(left_open) => left_open.value_end(text, value_start, end),
+                None => match parameter_closes.find(value_start) {
+                    Some(first) => Some(value_close(
+                        text,
+                        tags,
+                        (first, end, block_close),
+                        parameter_closes,
+                    )),
+                    None => {
+                        let value = &text[value_start..end];
+                        let at = |tag: &str| value.find(tag).map(|i| value_start + i);
+                        match (at(tags.invoke_close.text), at(block_close)) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        }
                     }
-                }
+                },
             };
             let Some(close) = close else {
                 let detail = format!(
@@ -288,8 +313,12 @@ where
             break pos + tags.invoke_close.text.len();
         } else if rest.is_empty() {
             break end;
-        } else if rest.starts_with(block_close) || rest.starts_with(tags.invoke) {
-            // The invoke's close was left out: the block's close or the next invoke ends it.
+        } else if rest.starts_with(block_close)
+            || rest.starts_with(tags.invoke)
+            || tags.ends_left_open(rest)
+        {
+            // The invoke's close was left out: the block's close, the next invoke or a token
+            // that stands only outside a block ends it.
             break pos;
         } else {
             let detail = format!("expected {} or {}", tags.parameter, tags.invoke_close.text);

@@ -1,6 +1,6 @@
 //! The stream machine of an invoke block.
 
-use super::super::cursor::Seek;
+use super::super::cursor::{Marker, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
 use super::{is_self_closing, Tags};
@@ -26,6 +26,9 @@ enum State {
     ParamTag(usize, usize),
     /// A parameter value that starts here.
     Value(usize),
+    /// A closing tag in a value, of a shape whose closes may be left out ([`Tags::left_open`]):
+    /// it ends the value where markup follows it.
+    ValueTag(Marker),
     /// A broken invoke: its markup runs to its closing tag (or the wrapper's), from here.
     SeekInvokeEnd(usize),
     /// Not an invoke: the block runs to its closing tag, from here.
@@ -69,12 +72,50 @@ impl InvokeBlock {
             state: State::Between(start),
             block,
             block_close: tags.closes.get(block).map(|close| Seek::new(close)),
-            invoke_end: Seek::new(&tags.recover[block]),
-            parameter_close: Seek::new(&tags.parameter_close),
+            invoke_end: match tags.left_open {
+                Some(left_open) => Seek::new(&left_open.broken_ends),
+                None => Seek::new(&tags.recover[block]),
+            },
+            parameter_close: match tags.left_open {
+                Some(left_open) => Seek::new(&left_open.value_ends),
+                None => Seek::new(&tags.parameter_close),
+            },
             json: None,
             records: Vec::new(),
             invokes: 0,
         }
+    }
+
+    /// Whether the text at `q` is a token that stands only outside a block, which ends a block,
+    /// call or value left open ([`Tags::left_open`]). `Err(())` while too short to tell.
+    fn outside_token(&self, b: &[u8], q: usize) -> Result<bool, ()> {
+        let Some(left_open) = self.tags.left_open else {
+            return Ok(false);
+        };
+        starts_any(b, q, left_open.ends).map(|token| token.is_some())
+    }
+
+    /// [`LeftOpen::markup_follows`](super::LeftOpen::markup_follows) in the text so far.
+    fn markup_follows(&self, b: &[u8], at: usize) -> Result<bool, ()> {
+        let Some(left_open) = self.tags.left_open else {
+            return Ok(true);
+        };
+        let at = match starts(b, at, left_open.sep) {
+            None => return Err(()),
+            Some(true) => at + left_open.sep.len(),
+            Some(false) => at,
+        };
+        let q = ws(b, at);
+        if q == b.len() {
+            return Err(());
+        }
+        starts(b, q, left_open.tag).ok_or(())
+    }
+
+    /// Whether the text at `q` ends a block left open: such a token, or prose after a call.
+    fn ends_block(&self, b: &[u8], q: usize) -> Result<bool, ()> {
+        let prose = self.tags.left_open.is_some() && self.invokes > 0 && b[q] != b'<';
+        Ok(prose || self.outside_token(b, q)?)
     }
 }
 
@@ -130,10 +171,21 @@ impl Machine for InvokeBlock {
                                     }
                                 }
                             }
-                            Ok(None) => {
-                                self.invokes += 1;
-                                self.state = State::SeekBlockEnd(q);
-                            }
+                            Ok(None) => match self.ends_block(b, q) {
+                                Err(()) => {
+                                    self.state = State::Between(q);
+                                    return Verdict::More;
+                                }
+                                Ok(true) => return Verdict::End(q),
+                                Ok(false) => {
+                                    self.invokes += 1;
+                                    self.state = match t.left_open {
+                                        // It ends as a broken invoke does.
+                                        Some(_) => State::SeekInvokeEnd(q + 1),
+                                        None => State::SeekBlockEnd(q),
+                                    };
+                                }
+                            },
                         },
                     }
                 }
@@ -253,17 +305,26 @@ impl Machine for InvokeBlock {
                         }
                         Ok(None) if q == b.len() => return Verdict::More,
                         Ok(None) => {
-                            if let State::AfterValue(_) = self.state {
-                                // Another invoke or the block's close after the value: its
-                                // invoke's close was left out, and the value ended here.
-                                let ends = [t.invoke, close.unwrap_or(t.invoke)];
-                                match starts_any(b, q, &ends) {
-                                    Err(()) => return Verdict::More,
-                                    Ok(Some(_)) => self.state = State::SeekInvokeEnd(q),
-                                    Ok(None) => self.state = State::Value(p),
+                            // Another invoke, the block's close or a token that stands only
+                            // outside a block: the invoke's close was left out, and it ended
+                            // here.
+                            let ends = [t.invoke, close.unwrap_or(t.invoke)];
+                            let left_open = match starts_any(b, q, &ends) {
+                                Ok(Some(_)) => Ok(true),
+                                Ok(None) => self.outside_token(b, q),
+                                Err(()) => Err(()),
+                            };
+                            match left_open {
+                                Err(()) => return Verdict::More,
+                                Ok(true) if self.tags.left_open.is_some() => {
+                                    close_last(&mut self.records);
+                                    self.state = State::Between(q);
                                 }
-                            } else {
-                                self.state = State::SeekInvokeEnd(q);
+                                Ok(true) => self.state = State::SeekInvokeEnd(q),
+                                Ok(false) if matches!(self.state, State::AfterValue(_)) => {
+                                    self.state = State::Value(p);
+                                }
+                                Ok(false) => self.state = State::SeekInvokeEnd(q),
                             }
                         }
                     }
@@ -276,14 +337,31 @@ impl Machine for InvokeBlock {
                     }
                 },
                 State::Value(from) => match self.parameter_close.find(b, from) {
+                    Some(found) if t.left_open.is_some() => self.state = State::ValueTag(found),
                     Some(found) => self.state = State::AfterValue(found.end),
                     None => return Verdict::More,
+                },
+                State::ValueTag(tag) => match self.markup_follows(b, tag.end) {
+                    Err(()) => return Verdict::More,
+                    Ok(true) if tag.pattern == 0 => self.state = State::AfterValue(tag.end),
+                    // A token that stands only outside a block: the value, its call and the
+                    // block end there; the region holds it, so the decoder sees the value end.
+                    Ok(true) if self.outside_token(b, tag.start) == Ok(true) => {
+                        close_last(&mut self.records);
+                        return Verdict::End(tag.end);
+                    }
+                    // Another closing tag: the value's own close was left out.
+                    Ok(true) => self.state = State::Params(tag.start),
+                    Ok(false) => self.state = State::Value(tag.start + 1),
                 },
                 State::SeekInvokeEnd(from) => match self.invoke_end.find(b, from) {
                     Some(found) => {
                         close_last(&mut self.records);
                         if found.pattern == 0 {
                             self.state = State::Between(found.end);
+                        } else if t.left_open.is_some() {
+                            // The next call, the block's close or a token outside it.
+                            self.state = State::Between(found.start);
                         } else {
                             return Verdict::End(found.end);
                         }

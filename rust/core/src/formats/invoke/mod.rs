@@ -17,6 +17,7 @@ pub(crate) mod machine;
 use std::borrow::Cow;
 
 use super::cursor::Markers;
+use super::cx::skip_ws;
 use super::grammar::Start;
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_byte, find_short, Needle};
@@ -31,7 +32,7 @@ pub(crate) struct Tags {
     /// of them that ends where anything else begins ([`Tags::close`] is `None` for it).
     pub closes: &'static [Needle],
     /// For each wrapper (and a run of bare invokes), what ends a broken invoke: the invoke's
-    /// closing tag, or the wrapper's.
+    /// closing tag, or the wrapper's (none where [`Tags::left_open`] says it).
     pub recover: &'static [Markers],
     /// The start of an invoke tag, before its attributes (`<invoke`).
     pub invoke: &'static str,
@@ -55,6 +56,61 @@ pub(crate) struct Tags {
     /// for arguments given whole.
     pub json_body: Option<(&'static str, &'static str)>,
     pub attrs: Attrs,
+    /// For a shape whose tags are the model's special tokens, never text (Kimi K3's XTML): what
+    /// ends a block, a call or a value the model left open. `None`: a block ends at its
+    /// closing tag only.
+    pub left_open: Option<&'static LeftOpen>,
+}
+
+/// What ends a block, a call or a value whose closing tag the model left out, in a shape whose
+/// tags are special tokens ([`Tags::left_open`]).
+pub(crate) struct LeftOpen {
+    /// The template's tokens that stand only outside a block (a new block, a think channel,
+    /// the reply's or the message's close, the end of the turn): a block, a call or a value
+    /// left open ends before the first of them.
+    pub ends: &'static [&'static str],
+    /// The parameter's closing tag, then the other closing tags that end a value whose close
+    /// was left out (the call's, the block's, the reply's, the message's). A value ends at the
+    /// first of them that markup follows ([`LeftOpen::markup_follows`]): one followed by text
+    /// is the value's own (a command that quotes the tag).
+    pub value_ends: Markers,
+    /// What ends the markup of a broken call: its own closing tag (past it), then the tags
+    /// before which it ends (the next call, the block's close, and `ends`), so that a broken
+    /// call never takes the next one with it.
+    pub broken_ends: Markers,
+    /// The token that ends a tag with attributes or a name (`<|sep|>`).
+    pub sep: &'static str,
+    /// What every tag of the shape starts with (`<|`).
+    pub tag: &'static str,
+}
+
+impl LeftOpen {
+    /// Whether markup follows a tag that ends at `at`: past its `sep` and whitespace, the end
+    /// of the text or another tag.
+    pub(crate) fn markup_follows(&self, text: &str, at: usize, end: usize) -> bool {
+        let at = if text[at..end].starts_with(self.sep) {
+            at + self.sep.len()
+        } else {
+            at
+        };
+        let rest = &text[skip_ws(text, at, end)..end];
+        rest.is_empty() || rest.starts_with(self.tag)
+    }
+
+    /// Where a value that starts at `from` ends: at the first of [`LeftOpen::value_ends`] that
+    /// markup follows; else at the first of them (what follows is then reported), `None` when
+    /// none comes.
+    pub(crate) fn value_end(&self, text: &str, from: usize, end: usize) -> Option<usize> {
+        let first = self.value_ends.find(text, from, end)?;
+        let mut next = Some(first);
+        while let Some(tag) = next {
+            if self.markup_follows(text, tag.end, end) {
+                return Some(tag.start);
+            }
+            next = self.value_ends.find(text, tag.start + 1, end);
+        }
+        Some(first.start)
+    }
 }
 
 /// The names of the attributes a shape reads.
@@ -245,6 +301,7 @@ macro_rules! xml_tags {
             other_entry: None,
             json_body: None,
             attrs: $attrs,
+            left_open: None,
         }
     }};
 }
@@ -285,6 +342,13 @@ pub(crate) const fn starts<const N: usize>(opens: [&'static str; N], format: For
 }
 
 impl Tags {
+    /// Whether `rest` starts with one of the tokens that end a block, call or value the model
+    /// left open ([`LeftOpen::ends`]).
+    pub(crate) fn ends_left_open(&self, rest: &str) -> bool {
+        self.left_open
+            .is_some_and(|left_open| left_open.ends.iter().any(|end| rest.starts_with(end)))
+    }
+
     /// The closing tag of the wrapper `block` opened; `None` for a run of bare invokes.
     pub(crate) fn close(&self, block: usize) -> Option<&'static str> {
         self.closes.get(block).map(|needle| needle.text)

@@ -36,6 +36,7 @@ static TAGS: Tags = Tags {
     other_entry: None,
     json_body: None,
     attrs: XML_ATTRS,
+    left_open: None,
 };
 
 super::grammar::spec!(

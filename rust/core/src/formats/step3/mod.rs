@@ -38,6 +38,7 @@ static TAGS: Tags = Tags {
     other_entry: Some((BEGIN, SEP, END)),
     json_body: None,
     attrs: XML_ATTRS,
+    left_open: None,
 };
 
 invoke::spec!(TAGS, [OPEN], Format::Step3);
