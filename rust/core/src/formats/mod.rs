@@ -25,6 +25,7 @@ mod cursor;
 mod cx;
 pub(crate) mod grammar;
 mod invoke;
+mod lead;
 mod literal;
 pub(crate) mod machine;
 pub(crate) mod markers;

@@ -184,7 +184,10 @@ fn line_first_byte(bytes: &[u8], from: usize) -> Option<usize> {
             at += find_either(b'\n', b'\r', &bytes[at..])? + 1;
         }
         at_line_start = false;
-        at += bytes[at..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        at += bytes[at..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
         if bytes.get(at).is_some_and(|b| LINE_FIRST.contains(b)) {
             return Some(at);
         }
