@@ -320,6 +320,15 @@ def test_unwritable_arguments_raise_arguments_error() -> None:
     assert encode_calls([call], "anthropic")["content"][0]["input"] == {"a": {1, 2}}
 
 
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_arguments_holding_a_non_finite_float_cannot_be_written(value: float) -> None:
+    """JSON has no NaN or infinity: OpenAI's arguments text is never `Infinity` (the parsers
+    never make one; a caller's own call may hold one)."""
+    call = ToolCall("call_1", "f", {"a": [1.5, value]})
+    with pytest.raises(ArgumentsError, match="Out of range float values are not JSON compliant"):
+        encode_calls([call], "openai")
+
+
 def test_assistant_message_leaves_other_inputs_to_the_python_codecs() -> None:
     assert assistant_message(CALLS, "gemini", None) is None
     assert assistant_message(CALLS, "openai_responses", None) is None

@@ -114,8 +114,7 @@ fn write_value(value: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyRe
     } else if let Ok(i) = value.cast::<PyInt>() {
         write_int(i, out)
     } else if let Ok(f) = value.cast::<PyFloat>() {
-        out.push_str(&python_float_repr(f.value()));
-        Ok(())
+        write_float(f.value(), out)
     } else if let Ok(list) = value.cast::<PyList>() {
         enter(depth)?;
         out.push('[');
@@ -157,6 +156,20 @@ fn write_value(value: &Bound<'_, PyAny>, out: &mut String, depth: usize) -> PyRe
             value.get_type().name()?
         )))
     }
+}
+
+/// A finite float as `json.dumps` writes it; NaN and infinity are refused, as
+/// `json.dumps(allow_nan=False)` refuses them: JSON has no such numbers, and the text must be
+/// JSON a provider reads.
+fn write_float(value: f64, out: &mut String) -> PyResult<()> {
+    if !value.is_finite() {
+        return Err(PyValueError::new_err(format!(
+            "Out of range float values are not JSON compliant: {}",
+            python_float_repr(value)
+        )));
+    }
+    out.push_str(&python_float_repr(value));
+    Ok(())
 }
 
 fn enter(depth: usize) -> PyResult<()> {
