@@ -109,7 +109,19 @@ pub fn python_float_repr(value: f64) -> String {
         .to_owned();
     }
     // Rust's `{:e}` gives the shortest round-trip digits, like Python's repr.
-    let scientific = format!("{:e}", value);
+    let mut scientific = format!("{:e}", value);
+    let shortest_digits = scientific
+        .split_once('e')
+        .map_or(0, |(m, _)| m.bytes().filter(u8::is_ascii_digit).count());
+    // Two candidates of that length can both round-trip only when the digits are as fine as
+    // the float's spacing (16 or more). Where the value lies exactly between them, Rust takes
+    // the upper one and Python the even one; Rust's fixed precision rounds half to even.
+    if shortest_digits >= 16 {
+        let even = format!("{:.*e}", shortest_digits - 1, value);
+        if even.parse::<f64>() == Ok(value) {
+            scientific = even;
+        }
+    }
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -161,6 +173,8 @@ mod tests {
             (f64::INFINITY, "Infinity"),
             (4.0, "4.0"),
             (1e15, "1000000000000000.0"),
+            // Exactly between two shortest candidates: Python takes the even one.
+            (70368744177664.62, "70368744177664.62"),
         ];
         for (value, expected) in cases {
             assert_eq!(python_float_repr(value), expected, "{value:e}");
