@@ -35,6 +35,17 @@ DISAGREED = [
     '[{"name": "f", "arguments": {"a": 1}}]]',
 ]
 
+# A broken call before a good one in one block: the stream announced the good call first, and
+# the broken one still takes its place (index 0) in the numbering.
+_K3_CALL = '<|open|>call tool="python"<|sep|><|open|>argument key="c" type="string"<|sep|>1'
+BROKEN_FIRST = [
+    '<|open|>tools<|sep|><|open|>call tool=""<|sep|><|close|>call<|sep|>'
+    f"{_K3_CALL}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+    '<minimax:tool_call><invoke name=""></invoke><invoke>x</invoke><invoke name="f">'
+    '<parameter name="a">1</parameter></invoke></minimax:tool_call>',
+    '[TOOL_CALLS][{"arguments": {}}, 3, {"name": "g", "arguments": {}}]',
+]
+
 
 def conformance() -> list[dict[str, Any]]:
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
@@ -68,6 +79,7 @@ def stream_texts() -> list[str]:
 
 TEXTS = [
     *DISAGREED,
+    *BROKEN_FIRST,
     *(c["text"] for c in conformance()),
     *corpus_texts(),
     *rendered_texts(),
@@ -148,12 +160,18 @@ MARKERS = [
 def shape(call: Any) -> tuple[Any, ...]:
     if isinstance(call, toolwire.ToolCall):
         return ("call", call.name, json.dumps(call.arguments, sort_keys=True))
-    return ("invalid", call.name, call.protocol)
+    return ("invalid", call.name, call.protocol, call.index)
 
 
 def streamed(text: str, fmt: str, rng: random.Random) -> list[Any]:
     parser = toolwire.StreamParser(formats=[fmt])
-    return streamed_calls(fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64, len(text))))
+    events = fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64, len(text)))
+    # Every call the stream began ends once, and the calls are numbered 0, 1, 2… in all.
+    ended = [e.index for e in events if e.kind in ("tool_call_end", "invalid_tool_call")]
+    started = {e.index for e in events if e.kind == "tool_call_start"}
+    assert sorted(ended) == list(range(len(ended))), (fmt, text, events)
+    assert started <= set(ended), (fmt, text, events)
+    return streamed_calls(events)
 
 
 def is_body(text: str) -> bool:
@@ -162,7 +180,12 @@ def is_body(text: str) -> bool:
 
 
 def assert_agree(text: str, fmt: str, rng: random.Random) -> None:
-    parsed = [shape(c) for c in toolwire.parse_text(text, format=fmt).calls]
+    calls = toolwire.parse_text(text, format=fmt).calls
+    # An invalid call's index is its position among the calls, as the text orders them.
+    for position, call in enumerate(calls):
+        if isinstance(call, toolwire.InvalidToolCall):
+            assert call.index == position, (fmt, text, calls)
+    parsed = [shape(c) for c in calls]
     if not is_body(text):
         extracted = [shape(c) for c in toolwire.extract(text, formats=[fmt], on_error="keep")]
         assert extracted == parsed, (fmt, text)

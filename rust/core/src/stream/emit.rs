@@ -2,7 +2,7 @@
 //! argument bytes while the region grows ([`Shared::progress`]), then reporting what the
 //! region decoded to ([`Shared::emit_calls`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::calls::{FailureKind, Invalid, Outcome, Protocol};
 use crate::json::{to_compact_json, JsonView, StrictPieces};
@@ -53,6 +53,12 @@ pub(super) struct LiveCalls {
     pub live: Vec<Option<Live>>,
     /// Records before this one are finished (ended, or announced with all arguments sent).
     from: usize,
+    /// Indices taken for the items before an announced call that were not announced (a broken
+    /// call the machine found no name for), by item: their outcomes take them later, so indices
+    /// follow the calls' order in the text, not the order they were reported in.
+    reserved: BTreeMap<usize, usize>,
+    /// Items below this one have an index: announced, or reserved.
+    indexed_items: usize,
 }
 
 impl LiveCalls {
@@ -85,9 +91,10 @@ impl LiveCalls {
             .map(|_| r)
     }
 
-    /// The index of the first call announced, if any.
+    /// The index of the first call announced (or reserved), if any.
     pub fn first_index(&self) -> Option<usize> {
-        self.live.iter().flatten().map(|l| l.index).min()
+        let announced = self.live.iter().flatten().map(|l| l.index);
+        announced.chain(self.reserved.values().copied()).min()
     }
 }
 
@@ -123,7 +130,16 @@ impl Shared {
                 let Some(id) = record.ready.clone() else {
                     continue;
                 };
-                let index = self.take_index();
+                // Items before this call that have no index yet take theirs first.
+                for item in live.indexed_items..record.item {
+                    let index = self.take_index();
+                    live.reserved.insert(item, index);
+                }
+                live.indexed_items = live.indexed_items.max(record.item + 1);
+                let index = match live.reserved.remove(&record.item) {
+                    Some(index) => index,
+                    None => self.take_index(),
+                };
                 let id = self.claim_id(id);
                 if let Some(id) = id.clone().filter(|_| self.events) {
                     let name = record.name.clone().unwrap_or_default();
@@ -250,7 +266,7 @@ impl Shared {
                             (call_live.index, call_live.id.or(call.id.take()))
                         }
                         None => {
-                            let index = self.take_index();
+                            let index = self.unannounced_index(live, mapped.then_some(k));
                             let id = self.claim_id(call.id.take());
                             if let Some(id) = id.clone().filter(|_| self.events) {
                                 let name = call.name.clone();
@@ -274,7 +290,7 @@ impl Shared {
                 Outcome::Invalid(mut invalid) => {
                     invalid.index = match &announced {
                         Some(call_live) => call_live.index,
-                        None => self.take_index(),
+                        None => self.unannounced_index(live, mapped.then_some(k)),
                     };
                     if invalid.name.is_none() {
                         invalid.name = record.and_then(|rec| rec.name.clone());
@@ -316,5 +332,15 @@ impl Shared {
             invalid.name = records[r].name.clone();
             self.event(Event::Invalid(invalid), out);
         }
+    }
+
+    /// The index of an outcome no call was announced for: the one reserved for its item (`k`,
+    /// when outcomes map to items), else the first one reserved, else the next.
+    fn unannounced_index(&mut self, live: &mut LiveCalls, item: Option<usize>) -> usize {
+        let reserved = match item.and_then(|k| live.reserved.remove(&k)) {
+            Some(index) => Some(index),
+            None => live.reserved.pop_first().map(|(_, index)| index),
+        };
+        reserved.unwrap_or_else(|| self.take_index())
     }
 }

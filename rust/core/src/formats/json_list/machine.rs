@@ -121,7 +121,11 @@ impl Machine for ListCall {
                                 self.records = std::mem::take(&mut value.scanner.records);
                                 self.state = State::After(end, end);
                             }
-                            Scanned::Broken(_) => self.state = State::Broken(self.body),
+                            Scanned::Broken(_) => {
+                                // The calls announced so far end as the broken list's failure.
+                                self.records = std::mem::take(&mut value.scanner.records);
+                                self.state = State::Broken(self.body);
+                            }
                         }
                         continue;
                     };
