@@ -61,16 +61,17 @@ FormatName: TypeAlias = Literal[
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
 #: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
-#: raw_json, mistral and hermes, what vLLM's xLAM parser reads) (``toolwire.FORMAT_ALIASES``); a
+#: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and
+#: granite) (``toolwire.FORMAT_ALIASES``); a
 #: name is also matched ignoring ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
+    "ernie45",
+    "ernie45_moe",
     "hermes2_pro",
     "qwen25",
     "qwen",
     "qwen2_5",
-    "ernie45",
-    "ernie45_moe",
     "granite4",
     "functionary_v3_1",
     "functionary_v3_1_llama_3_1",

@@ -14,16 +14,21 @@
 /// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
 /// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
 /// vLLM's xLAM parser takes xLAM's own bare or fenced JSON list, and the same list after
-/// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`.
-pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[("xlam", &["raw_json", "mistral", "hermes"])];
+/// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`. ERNIE 4.5 writes hermes's calls and,
+/// thinking, wraps its answer in `<response>…</response>` as Granite does (vLLM's ernie45
+/// reasoning parser drops those tags): its names read hermes and granite.
+pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
+    ("xlam", &["raw_json", "mistral", "hermes"]),
+    ("ernie45", &["hermes", "granite"]),
+    ("ernie45_moe", &["hermes", "granite"]),
+];
 
 macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
-                    "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                     "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
                     "hermes_2_pro",
                 ],
