@@ -1317,3 +1317,28 @@ def test_openai_shaped_call_objects_in_markup(fmt: str, wrap: str) -> None:
     nameless = wrap.replace("{}", '{"function": {"arguments": {}}}')
     calls, _ = read(nameless, fmt)
     assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "block", "close"),
+    [
+        ("minimax_m2", "<minimax:tool_call>", "</minimax:tool_call>"),
+        ("dots", "<dots_function_call>", "</dots_function_call>"),
+    ],
+)
+@pytest.mark.parametrize(
+    "junk", ["I will call f.\n", '<parameter name="x">1</parameter>', "</invoke>"]
+)
+def test_markup_in_a_block_that_is_not_an_invoke_fails_alone(
+    fmt: str, block: str, close: str, junk: str
+) -> None:
+    """Text in an invoke block that is no invoke is an invalid call up to the next invoke,
+    which is read (it used to swallow the rest of the block), and keeps its place: index 0."""
+    invoke = '<invoke name="f"><parameter name="a">1</parameter></invoke>'
+    text = f"{block}\n{junk}{invoke}\n{close}Done."
+    calls, content = read(text, fmt)
+    assert [c[:2] for c in calls] == [("invalid", None), ("f", {"a": 1})]
+    assert content == "Done."
+    parsed = toolwire.parse_text(text, format=fmt).calls
+    assert isinstance(parsed[0], toolwire.InvalidToolCall)
+    assert (parsed[0].index, parsed[0].raw) == (0, junk)

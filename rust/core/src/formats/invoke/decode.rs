@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::super::cursor::{failed_end, TextSeek};
+use super::super::cursor::{failed_end, find_short, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
@@ -70,16 +70,16 @@ where
                     .after_between(token, &text.as_bytes()[..end], after, true)
                     .unwrap_or(end);
             } else {
-                // Not an invoke: the block's markup runs to its closing tag; where the shape's
-                // closes may be left out, as a broken call's does, and the block reads on.
+                // Not an invoke: the markup fails alone, up to the next invoke (which is read)
+                // or past the block's closing tag; where the shape's closes may be left out, as
+                // a broken call's does.
                 let at = p;
-                let markup_end = match tags.left_open {
-                    Some(left_open) => {
-                        failed_end(left_open.broken_ends.find(text, p + 1, end), end)
-                    }
-                    None => text[p..end]
-                        .find(close)
-                        .map_or(end, |i| p + i + close.len()),
+                let (markup_end, block_ends) = match tags.left_open {
+                    Some(left_open) => (
+                        failed_end(left_open.broken_ends.find(text, p + 1, end), end),
+                        false,
+                    ),
+                    None => junk_end(&text[..end], p, tags.invoke, close),
                 };
                 let detail = format!("expected {} or {close}", tags.invoke);
                 cx.fail(
@@ -87,7 +87,7 @@ where
                     at..markup_end,
                     Failure::parse(detail, at, None),
                 );
-                if tags.left_open.is_none() {
+                if block_ends {
                     break markup_end;
                 }
                 p = markup_end;
@@ -96,6 +96,17 @@ where
         };
         Ok(block_end)
     })
+}
+
+/// Where markup at `p` in a block that is not an invoke ends: before the next `invoke` tag, or
+/// past the block's `close` (then `true`: the block ends there), or at the end of `text`.
+fn junk_end(text: &str, p: usize, invoke: &str, close: &str) -> (usize, bool) {
+    let next_invoke = find_short(&text[p + 1..], invoke).map_or(text.len(), |i| p + 1 + i);
+    // Only up to the next invoke: a run of such markup stays linear.
+    match find_short(&text[p..next_invoke], close) {
+        Some(i) => (p + i + close.len(), true),
+        None => (next_invoke, next_invoke == text.len()),
+    }
 }
 
 /// A run of invokes written with no wrapper, from the first at `p`: it ends where anything

@@ -5,7 +5,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
 use super::{is_self_closing, Tags};
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::find_byte;
+use crate::scan::find::{find_byte, find_short};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -31,8 +31,9 @@ enum State {
     ValueTag(Marker),
     /// A broken invoke: its markup runs to its closing tag (or the wrapper's), from here.
     SeekInvokeEnd(usize),
-    /// Not an invoke: the block runs to its closing tag, from here.
-    SeekBlockEnd(usize),
+    /// Not an invoke: its markup runs to the next invoke or past the block's closing tag,
+    /// from `.0`; no invoke starts before `.1`.
+    SeekBlockEnd(usize, usize),
 }
 
 pub(crate) struct InvokeBlock {
@@ -182,7 +183,7 @@ impl Machine for InvokeBlock {
                                     self.state = match t.left_open {
                                         // It ends as a broken invoke does.
                                         Some(_) => State::SeekInvokeEnd(q + 1),
-                                        None => State::SeekBlockEnd(q),
+                                        None => State::SeekBlockEnd(q, q + 1),
                                     };
                                 }
                             },
@@ -368,14 +369,24 @@ impl Machine for InvokeBlock {
                     }
                     None => return Verdict::More,
                 },
-                State::SeekBlockEnd(from) => {
+                State::SeekBlockEnd(from, scanned) => {
                     let Some(block_close) = self.block_close.as_mut() else {
                         return Verdict::End(from);
                     };
-                    return match block_close.find(b, from) {
-                        Some(found) => Verdict::End(found.end),
-                        None => Verdict::More,
-                    };
+                    let next_invoke = find_short(&b[scanned..], t.invoke.as_bytes());
+                    let close = block_close.find(b, from);
+                    match (next_invoke.map(|i| scanned + i), close) {
+                        (Some(invoke_at), found) if found.is_none_or(|f| invoke_at < f.start) => {
+                            self.state = State::Between(invoke_at);
+                        }
+                        (_, Some(found)) => return Verdict::End(found.end),
+                        (_, None) => {
+                            // An invoke tag cut by the end of the text so far may still come.
+                            let rest = b.len().saturating_sub(t.invoke.len() - 1);
+                            self.state = State::SeekBlockEnd(from, rest.max(scanned));
+                            return Verdict::More;
+                        }
+                    }
                 }
             }
         }
