@@ -24,7 +24,6 @@ const EOS: &str = "</s>";
 
 static WRAP: Wrap = Wrap {
     format: Format::Gigachat3,
-    close: EOS,
     ends: Markers::new(&[EOS]),
     body: Body::Json,
     answer_of: FormatSet::NONE,

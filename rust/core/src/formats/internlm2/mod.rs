@@ -13,7 +13,6 @@ const CLOSE: &str = "<|action_end|>";
 
 static WRAP: Wrap = Wrap {
     format: Format::Internlm2,
-    close: CLOSE,
     // The next call opens with `<|action_start|>`.
     ends: Markers::new(&[CLOSE, ACTION_START, OPEN]),
     body: Body::Json,

@@ -12,7 +12,6 @@ const CLOSE: &str = "</iquestcoder_tool_call>";
 
 static WRAP: Wrap = Wrap {
     format: Format::IquestCoderV2,
-    close: CLOSE,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
     answer_of: FormatSet::NONE,

@@ -13,7 +13,6 @@ const CLOSE: &str = "</iquest_tool_call>";
 
 static WRAP: Wrap = Wrap {
     format: Format::IquestQ1,
-    close: CLOSE,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
     answer_of: FormatSet::NONE,

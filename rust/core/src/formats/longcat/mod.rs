@@ -11,7 +11,6 @@ const CLOSE: &str = "</longcat_tool_call>";
 
 static WRAP: Wrap = Wrap {
     format: Format::Longcat,
-    close: CLOSE,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Json,
     answer_of: FormatSet::NONE,

@@ -13,7 +13,6 @@ const CLOSE: &str = "</seed:tool_call>";
 
 static WRAP: Wrap = Wrap {
     format: Format::SeedOss,
-    close: CLOSE,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Function,
     answer_of: FormatSet::NONE,

@@ -251,7 +251,7 @@ impl TagCall {
                 }
                 State::AfterJson(p) => {
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
                     match starts(b, q, close) {
                         None => {
                             self.state = State::AfterJson(q);
@@ -328,7 +328,7 @@ impl TagCall {
                 }
                 State::QBetween(p) => {
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
                     match starts_any(b, q, &[PARAMETER, FUNCTION_CLOSE, close, FUNCTION]) {
                         Err(()) => {
                             self.state = State::QBetween(q);
@@ -426,7 +426,7 @@ impl TagCall {
                 State::AfterArgs(p, ArgsClose::Optional) => {
                     // (`p` stays the arguments' end: a call left unclosed ends there.)
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
                     return match starts(b, q, close) {
                         None => Verdict::More,
                         Some(true) => self.end(q + close.len()),
@@ -472,7 +472,7 @@ impl TagCall {
                 }
                 State::QAfterFunction(p) => {
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
                     // The wrapper's closing tag, or another `<function=…>` in it: its own call
                     // (`tags::after_function`).
                     match starts_any(b, q, &[close, FUNCTION]) {
@@ -539,7 +539,7 @@ impl TagCall {
                 }
                 State::GBetween(p) => {
                     let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close);
+                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
                     match starts_any(b, q, &[KEY, close, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);

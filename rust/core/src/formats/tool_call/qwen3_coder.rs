@@ -133,7 +133,7 @@ where
             pos += FUNCTION_CLOSE.len();
             break;
         } else if rest.is_empty()
-            || rest.starts_with(wrap.map_or(CLOSE, |wrap| wrap.close))
+            || rest.starts_with(wrap.map_or(CLOSE, |wrap| wrap.close()))
             || rest.starts_with(FUNCTION)
             || reopens(rest.as_bytes(), 0, wrap.map_or(&TOOL_CALL.ends, |wrap| &wrap.ends)) == Some(true)
         {
@@ -153,7 +153,7 @@ where
         AfterFunction::Closed(markup_end) => (markup_end, AfterFunction::Closed(markup_end)),
         another @ AfterFunction::Another(_) => (pos, another),
         AfterFunction::Missing => {
-            let detail = format!("expected {}", wrap.map_or(FUNCTION_CLOSE, |wrap| wrap.close));
+            let detail = format!("expected {}", wrap.map_or(FUNCTION_CLOSE, |wrap| wrap.close()));
             let failure = Failure::parse(detail, pos, Some(name.into()));
             return Ok(fail(cx, pos, failure));
         }

@@ -18,13 +18,19 @@ pub(crate) const CLOSE: &str = "</tool_call>";
 pub(crate) struct Wrap {
     /// The format of the calls it wraps (of a `<function=…>` body, for `<tool_call>`).
     pub format: Format,
-    pub close: &'static str,
-    /// What ends a call in it: `close`, then the wrapper's opening tag (a model that leaves
-    /// `close` out before its next call opens the next wrapper).
+    /// What ends a call in it: its closing tag ([`Wrap::close`]), then the wrapper's opening
+    /// tag (a model that leaves the close out before its next call opens the next wrapper).
     pub ends: Markers,
     pub body: Body,
     /// The formats whose answer this tag also wraps when its body is no call ([`answer_of`]).
     pub answer_of: FormatSet,
+}
+
+impl Wrap {
+    /// The wrapper's closing tag: the first of its `ends`.
+    pub fn close(&self) -> &'static str {
+        self.ends.patterns()[0]
+    }
 }
 
 /// What a wrapper holds.
@@ -50,7 +56,6 @@ pub(crate) enum Body {
 
 pub(crate) static TOOL_CALL: Wrap = Wrap {
     format: Format::Qwen3Coder,
-    close: CLOSE,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Shared,
     answer_of: FormatSet::NONE,
@@ -84,7 +89,6 @@ macro_rules! hermes_wraps {
         pub(crate) static HERMES_WRAPS: [Wrap; OPENS.len() - 2] = [
             $(Wrap {
                 format: Format::Hermes,
-                close: $close,
                 ends: Markers::new(&[$close, $open]),
                 body: $body,
                 answer_of: answer_of($open),
@@ -452,7 +456,7 @@ pub(crate) struct Closers<'t> {
 impl<'t> Closers<'t> {
     pub fn new(text: &'t str, end: usize, wrap: &'static Wrap) -> Self {
         Self {
-            close: wrap.close,
+            close: wrap.close(),
             ends: &wrap.ends,
             wrap: TextSeek::new(text, end, &wrap.ends),
             function: TextSeek::new(text, end, function_ends(Some(wrap))),
