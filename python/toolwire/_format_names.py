@@ -61,10 +61,11 @@ FormatName: TypeAlias = Literal[
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
 #: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
-#: raw_json, mistral and hermes, what vLLM's xLAM parser reads) (``toolwire.FORMAT_ALIASES``); a
+#: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``json``: raw_json, the SGLang gateway's JSON parser) (``toolwire.FORMAT_ALIASES``); a
 #: name is also matched ignoring ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
+    "json",
     "hermes2_pro",
     "qwen25",
     "qwen",
@@ -100,8 +101,10 @@ FormatAlias: TypeAlias = Literal[
     "llama4_pythonic",
     "deepseekv3",
     "deepseek_r1",
+    "deepseek",
     "deepseekv31",
     "deepseek_v3_1",
+    "deepseek31",
     "kimik2",
     "openai",
     "gpt_oss",
@@ -113,6 +116,7 @@ FormatAlias: TypeAlias = Literal[
     "deepseekv4",
     "deepseek_v41",
     "deepseekv41",
+    "deepseek32",
     "lfm2_with_json_tools",
     "hunyuan_a13b",
     "apriel_1_5",
@@ -123,6 +127,7 @@ FormatAlias: TypeAlias = Literal[
     "command_a",
     "cohere_command3",
     "cohere_command4",
+    "cohere",
     "command_r_plus",
     "phi4_mini_json",
     "firefunction_v2",
@@ -148,9 +153,14 @@ FormatAlias: TypeAlias = Literal[
     "hermes_2_pro",
     "qwen3_coder_xml",
     "xiaomi_mimo",
+    "qwen_xml",
+    "qwen_coder",
     "glm_4_5",
+    "glm45_moe",
+    "glm47_moe",
     "llama_3_x",
     "llama_3_x_with_builtin_tools",
+    "llama",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.
