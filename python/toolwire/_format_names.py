@@ -61,8 +61,9 @@ FormatName: TypeAlias = Literal[
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
 #: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
-#: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``json``: raw_json, the SGLang gateway's JSON parser) (``toolwire.FORMAT_ALIASES``); a
-#: name is also matched ignoring ASCII case and with ``-`` for ``_``.
+#: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``json``: raw_json, the SGLang
+#: model gateway's JSON parser) (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring
+#: ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
     "json",
