@@ -1365,3 +1365,19 @@ def test_the_sglang_gateway_parser_names(alias: str, name: Any) -> None:
     text = '{"name": "f", "arguments": {"a": 1}}'
     if alias == "json":
         assert toolwire.parse_text(text, format="json").calls[0].arguments == {"a": 1}
+
+
+# DeepSeek's DSML token, its full-width bars written as escapes.
+DSML = "\uff5cDSML\uff5c"
+
+
+@pytest.mark.parametrize(
+    "close", [f"</{DSML}function_calls>", f"</{DSML}tool_calls>", f"</{DSML} calls>"]
+)
+def test_a_stray_dsml_block_close_is_a_control_token(close: str) -> None:
+    # As a stray `</minimax:tool_call>` or `</dots_function_call>` is (the SGLang gateway's
+    # DSML streaming tests send one alone).
+    assert read(close, "deepseek_dsml") == ([], "")
+    assert read(f"Done.{close} Next.", "deepseek_dsml") == ([], "Done. Next.")
+    block = f'<{DSML}tool_calls><{DSML}invoke name="f"></{DSML}invoke></{DSML}tool_calls>'
+    assert read(f"{block}{close}", "deepseek_dsml") == ([("f", {})], "")
