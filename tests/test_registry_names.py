@@ -6,15 +6,18 @@ import typing
 
 import pytest
 import toolwire
+from toolwire._format_names import ProtocolName
 
 
 def test_formats_are_the_registry_and_the_literal_type() -> None:
     assert toolwire.FORMATS == typing.get_args(toolwire.FormatName)
     assert len(set(toolwire.FORMATS)) == len(toolwire.FORMATS)
     for alias, name in toolwire.FORMAT_ALIASES.items():
-        # An alias names a format, or (an alias of a set) several names.
+        # An alias names a format, or (an alias of a set) several names, or a protocol (the
+        # SGLang gateway's `json`, which is raw JSON).
         if isinstance(name, tuple):
-            assert len(name) > 1 and set(name) <= set(toolwire.FORMAT_NAMES)
+            protocol = len(name) == 1 and name[0] in typing.get_args(ProtocolName)
+            assert (len(name) > 1 or protocol) and set(name) <= set(toolwire.FORMAT_NAMES)
         else:
             assert name in toolwire.FORMATS
         assert alias not in toolwire.FORMAT_NAMES

@@ -62,12 +62,14 @@ ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
 #: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
 #: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and
-#: granite) (``toolwire.FORMAT_ALIASES``); a
-#: name is also matched ignoring ASCII case and with ``-`` for ``_``.
+#: granite; ``json``: raw_json, the SGLang model gateway's JSON parser)
+#: (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and with ``-`` for
+#: ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
     "ernie45",
     "ernie45_moe",
+    "json",
     "hermes2_pro",
     "qwen25",
     "qwen",
@@ -101,8 +103,10 @@ FormatAlias: TypeAlias = Literal[
     "llama4_pythonic",
     "deepseekv3",
     "deepseek_r1",
+    "deepseek",
     "deepseekv31",
     "deepseek_v3_1",
+    "deepseek31",
     "kimik2",
     "openai",
     "gpt_oss",
@@ -114,6 +118,7 @@ FormatAlias: TypeAlias = Literal[
     "deepseekv4",
     "deepseek_v41",
     "deepseekv41",
+    "deepseek32",
     "lfm2_with_json_tools",
     "hunyuan_a13b",
     "apriel_1_5",
@@ -124,6 +129,7 @@ FormatAlias: TypeAlias = Literal[
     "command_a",
     "cohere_command3",
     "cohere_command4",
+    "cohere",
     "command_r_plus",
     "phi4_mini_json",
     "firefunction_v2",
@@ -149,9 +155,14 @@ FormatAlias: TypeAlias = Literal[
     "hermes_2_pro",
     "qwen3_coder_xml",
     "xiaomi_mimo",
+    "qwen_xml",
+    "qwen_coder",
     "glm_4_5",
+    "glm45_moe",
+    "glm47_moe",
     "llama_3_x",
     "llama_3_x_with_builtin_tools",
+    "llama",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

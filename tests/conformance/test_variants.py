@@ -1342,3 +1342,67 @@ def test_markup_in_a_block_that_is_not_an_invoke_fails_alone(
     parsed = toolwire.parse_text(text, format=fmt).calls
     assert isinstance(parsed[0], toolwire.InvalidToolCall)
     assert (parsed[0].index, parsed[0].raw) == (0, junk)
+
+
+def test_cohere_action_in_the_generic_call_shape() -> None:
+    # The SGLang gateway's Cohere tests: `name`/`arguments` in an action, beside Cohere's own
+    # `tool_name`/`parameters`; both spellings of one field at once are ambiguous.
+    text = '<|START_ACTION|>{"name": "test", "arguments": {"key": "value"}}<|END_ACTION|>'
+    assert read(text, "command_r7b") == ([("test", {"key": "value"})], "")
+    text = '[{"name": "a", "parameters": {"x": 1}}, {"tool_name": "b"}]'
+    assert read(f"<|START_ACTION|>{text}<|END_ACTION|>", "command_r7b") == (
+        [("a", {"x": 1}), ("b", {})],
+        "",
+    )
+    for body in (
+        '{"tool_name": "a", "name": "b", "parameters": {}}',
+        '{"tool_name": "a", "parameters": {}, "arguments": {"x": 1}}',
+    ):
+        calls, content = read(f"<|START_ACTION|>{body}<|END_ACTION|>", "command_r7b")
+        assert [c[0] for c in calls] == ["invalid"] and content == "", body
+
+
+def test_kimi_k3_response_markers_spaced_by_the_detokenizer() -> None:
+    # A detokenizer that puts spaces between special tokens writes `<|open|> response <|sep|>`.
+    text = "<|open|> response <|sep|>answer<|close|> response <|sep|>"
+    assert read(text, "kimi_k3") == ([], "answer")
+    text += '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|close|>call<|sep|>'
+    assert read(text + "<|close|>tools<|sep|>", "kimi_k3") == ([("f", {})], "answer")
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("qwen_xml", "qwen3_coder"),
+        ("qwen_coder", "qwen3_coder"),
+        ("glm45_moe", "glm45"),
+        ("glm47_moe", "glm45"),
+        ("llama", "llama3_json"),
+        ("deepseek", "deepseek_v3"),
+        ("deepseek31", "deepseek_v31"),
+        ("deepseek32", "deepseek_dsml"),
+        ("cohere", "command_r7b"),
+        ("json", ("raw_json",)),
+    ],
+)
+def test_the_sglang_gateway_parser_names(alias: str, name: Any) -> None:
+    assert toolwire.FORMAT_ALIASES[alias] == name
+    text = '{"name": "f", "arguments": {"a": 1}}'
+    if alias == "json":
+        assert toolwire.parse_text(text, format="json").calls[0].arguments == {"a": 1}
+
+
+# DeepSeek's DSML token, its full-width bars written as escapes.
+DSML = "\uff5cDSML\uff5c"
+
+
+@pytest.mark.parametrize(
+    "close", [f"</{DSML}function_calls>", f"</{DSML}tool_calls>", f"</{DSML} calls>"]
+)
+def test_a_stray_dsml_block_close_is_a_control_token(close: str) -> None:
+    # As a stray `</minimax:tool_call>` or `</dots_function_call>` is (the SGLang gateway's
+    # DSML streaming tests send one alone).
+    assert read(close, "deepseek_dsml") == ([], "")
+    assert read(f"Done.{close} Next.", "deepseek_dsml") == ([], "Done. Next.")
+    block = f'<{DSML}tool_calls><{DSML}invoke name="f"></{DSML}invoke></{DSML}tool_calls>'
+    assert read(f"{block}{close}", "deepseek_dsml") == ([("f", {})], "")

@@ -16,11 +16,14 @@
 /// vLLM's xLAM parser takes xLAM's own bare or fenced JSON list, and the same list after
 /// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`. ERNIE 4.5 writes hermes's calls and,
 /// thinking, wraps its answer in `<response>…</response>` as Granite does (vLLM's ernie45
-/// reasoning parser drops those tags): its names read hermes and granite.
+/// reasoning parser drops those tags): its names read hermes and granite. An entry may also name
+/// one protocol: the SGLang model gateway's `json` parser reads raw JSON (`format="json"` is
+/// `raw_json`).
 pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("xlam", &["raw_json", "mistral", "hermes"]),
     ("ernie45", &["hermes", "granite"]),
     ("ernie45_moe", &["hermes", "granite"]),
+    ("json", &["raw_json"]),
 ];
 
 macro_rules! for_each_group {
@@ -34,11 +37,11 @@ macro_rules! for_each_group {
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
-                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo",
+                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml", "qwen_coder",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark", "glm_4_5",
+                    "spark25", "spark", "glm_4_5", "glm45_moe", "glm47_moe",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -48,7 +51,7 @@ macro_rules! for_each_group {
             llama3_json Llama3Json [
                 Llama3Json "llama3_json" [
                     "llama3", "llama3_x", "llama4_json", "llama3_builtin", "llama_3_x",
-                    "llama_3_x_with_builtin_tools",
+                    "llama_3_x_with_builtin_tools", "llama",
                 ],
             ]
             pythonic Pythonic [
@@ -58,8 +61,8 @@ macro_rules! for_each_group {
                 GranitePythonic "granite_pythonic" [],
             ]
             deepseek Deepseek [
-                DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1"],
-                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1"],
+                DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1", "deepseek"],
+                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31"],
             ]
             kimi_k2 KimiK2 [
                 KimiK2 "kimi_k2" ["kimik2"],
@@ -107,7 +110,7 @@ macro_rules! for_each_group {
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" [
                     "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
-                    "deepseek_v41", "deepseekv41",
+                    "deepseek_v41", "deepseekv41", "deepseek32",
                 ],
             ]
             json_list JsonList [
@@ -118,7 +121,7 @@ macro_rules! for_each_group {
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" ["apertus2509"],
-                CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4"],
+                CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4", "cohere"],
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],

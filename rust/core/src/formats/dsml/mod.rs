@@ -71,10 +71,13 @@ static SPACED: Tags = Tags {
     left_open: None,
 };
 
+// A block's closing tag that closes no block is a control token, as the other invoke formats'
+// stray wrappers are (the SGLang gateway's DSML streaming tests).
 invoke::spec!(
     spellings: [TAGS, SPACED],
     [FUNCTION_CALLS, TOOL_CALLS, INVOKE, CALLS],
-    Format::DeepseekDsml
+    Format::DeepseekDsml,
+    control: &[FUNCTION_CALLS_CLOSE, TOOL_CALLS_CLOSE, CALLS_CLOSE]
 );
 
 #[cfg(test)]

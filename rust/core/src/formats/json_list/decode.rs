@@ -288,8 +288,8 @@ impl OutsideStrings {
 /// A call's name, id and arguments.
 type Shaped<V> = (String, Option<String>, V);
 
-/// The call of an Apertus (`{"f": {…}}`) or Cohere (`{"tool_name": "f", "parameters": {…}}`)
-/// call object.
+/// The call of an Apertus (`{"f": {…}}`) or Cohere (`{"tool_name": "f", "parameters": {…}}`, or
+/// `{"name": "f", "arguments": {…}}`) call object.
 fn shaped_call<B>(
     cx: &mut Cx<'_, '_, B>,
     shape: Shape,
@@ -309,7 +309,20 @@ where
             _ => Err("expected a call object {\"NAME\": {arguments}} with one key"),
         });
     }
-    let [name, arguments, id] = item.members(["tool_name", "parameters", "tool_call_id"]);
+    // Cohere's own keys; a call object in the generic shape (`name`, `arguments`) is read too,
+    // as every JSON call format reads it. Both spellings of one field at once are ambiguous.
+    let [tool_name, parameters, id, name, generic_arguments] =
+        item.members(["tool_name", "parameters", "tool_call_id", "name", "arguments"]);
+    if tool_name.is_some() && name.is_some() {
+        return Ok(Err("the call object names its tool twice (\"tool_name\" and \"name\")"));
+    }
+    if parameters.is_some() && generic_arguments.is_some() {
+        return Ok(Err(
+            "the call object gives its arguments twice (\"parameters\" and \"arguments\")",
+        ));
+    }
+    let name = tool_name.or(name);
+    let arguments = parameters.or(generic_arguments);
     let Some(name) = name.as_ref().and_then(|n| n.as_str()).filter(|n| !n.is_empty()) else {
         return Ok(Err("missing tool name (\"tool_name\")"));
     };

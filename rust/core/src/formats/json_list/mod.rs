@@ -42,7 +42,8 @@ pub(crate) enum Shape {
     PythonicLines,
     /// `{"f": {…arguments}}`: the one key is the name (Apertus).
     Keyed,
-    /// `{"tool_call_id": …, "tool_name": …, "parameters": …}` (Cohere).
+    /// `{"tool_call_id": …, "tool_name": …, "parameters": …}` (Cohere; `name` and `arguments`
+    /// are read too).
     Cohere,
 }
 

@@ -4,7 +4,8 @@
 //! block. A value of `type="string"` is its text as written; any other type is typed by the
 //! tool schema, JSON without one. Arguments given whole are a JSON object in a `json` element
 //! (`<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>`). The reply's `response` channel markers and the end of the
-//! message are control tokens: the reply is content. A marker in the table has no `<` past its
+//! message are control tokens: the reply is content (the channel markers also as a detokenizer
+//! that puts spaces between special tokens writes them, `<|open|> response <|sep|>`). A marker in the table has no `<` past its
 //! first byte, so the channels' markers are their `<|open|>NAME` / `<|close|>NAME` tokens and
 //! `<|sep|>` is a token of its own (skipped in the block, a control token outside it).
 //!
@@ -100,6 +101,9 @@ invoke::spec!(
     control: &[
         "<|open|>response",
         "<|close|>response",
+        // As a detokenizer that puts spaces between special tokens writes them.
+        "<|open|> response",
+        "<|close|> response",
         "<|close|>message",
         "<|end_of_msg|>",
         "<|close|>tools",
