@@ -151,6 +151,9 @@ FormatAlias: TypeAlias = Literal[
     "glm_4_5",
     "llama_3_x",
     "llama_3_x_with_builtin_tools",
+    "json_tools",
+    "functionary",
+    "laguna",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -25,7 +25,7 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
                     "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                     "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
-                    "hermes_2_pro",
+                    "hermes_2_pro", "json_tools", "functionary",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -33,7 +33,7 @@ macro_rules! for_each_group {
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark", "glm_4_5",
+                    "spark25", "spark", "glm_4_5", "laguna",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
