@@ -1358,7 +1358,8 @@ def test_longcat_pairs_and_json_calls(newline: str) -> None:
     ]
     assert content == "Hi    bye"
     # glm45's own tags are not LongCat's.
-    calls, _ = read("<longcat_tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></longcat_tool_call>", "longcat")
+    glm = "<longcat_tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></longcat_tool_call>"
+    calls, _ = read(glm, "longcat")
     assert calls[0][0] == "invalid"
 
 
@@ -1375,3 +1376,39 @@ def test_mistral_v11_calls_written_one_after_another_without_their_token() -> No
         assert calls == [("a", {"x": 1})] and content == after.strip(), after
     calls, _ = read('[TOOL_CALLS]a[ARGS]{"x": 1}b[ARGS]nope', "mistral")
     assert calls[0] == ("a", {"x": 1}) and calls[1][:2] == ("invalid", "b") and len(calls) == 2
+
+
+def test_a_json_call_in_qwen3_coders_tag_is_read() -> None:
+    # mlx-swift-lm's Qwen3.5 tests: Qwen3.5 at times writes Qwen's JSON call in its <tool_call>.
+    text = (
+        'Hi <tool_call>{"name": "f", "arguments": {"s": "a } <function=x>"}}</tool_call>'
+        "<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+        '<tool_call>{"name": "h", "arguments": {"b": 2}}'
+    )
+    calls, content = read(text, "qwen3_coder")
+    assert calls == [("f", {"s": "a } <function=x>"}), ("g", {"a": 1}), ("h", {"b": 2})]
+    assert content == "Hi"
+    calls, _ = read('<tool_call>{"name": "f", "arguments": {}</tool_call>', "qwen3_coder")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_lfm2_arguments_wrapped_in_properties_are_unwrapped_by_the_schema() -> None:
+    # mlx-swift-lm's LFM2 tests: `f(properties={…})` holds the whole arguments object.
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {"properties": {"location": {"type": "string"}}},
+            },
+        }
+    ]
+    text = '<|tool_call_start|>[get_weather(properties={"location": "Tokyo"})]<|tool_call_end|>'
+    calls, _ = read(text, "lfm2", tools=tools)
+    assert calls == [("get_weather", {"location": "Tokyo"})]
+    # Without tools=, or beside another argument, `properties` is the parameter's own name.
+    calls, _ = read(text, "lfm2")
+    assert calls == [("get_weather", {"properties": {"location": "Tokyo"}})]
+    other = text.replace("})", "}, units='c')")
+    calls, _ = read(other, "lfm2", tools=tools)
+    assert calls == [("get_weather", {"properties": {"location": "Tokyo"}, "units": "c"})]

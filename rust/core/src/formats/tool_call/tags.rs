@@ -210,11 +210,12 @@ pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
 }
 
 /// Whether a body of `shape` read as `format` is JSON: hermes's and Granite's bodies, and a call
-/// object in glm45's tag (Laguna writes `<tool_call>{"name": …, "arguments": …}</tool_call>` as
-/// well as its name-and-pairs calls; a name never starts with `{` or `[`).
+/// object in glm45's or qwen3_coder's tag (Laguna writes `<tool_call>{"name": …, "arguments":
+/// …}</tool_call>` as well as its name-and-pairs calls, and Qwen3.5 at times Qwen's earlier JSON
+/// call for its `<function=…>` block; a name never starts with `{` or `[`).
 pub(crate) fn reads_json(format: Format, shape: Format) -> bool {
     matches!(format, Format::Hermes | Format::Granite)
-        || (format == Format::Glm45 && shape == Format::Hermes)
+        || (matches!(format, Format::Glm45 | Format::Qwen3Coder) && shape == Format::Hermes)
 }
 
 /// The shape of a body that starts with `first` (`is_function`: with `<function=`).
