@@ -154,6 +154,10 @@ FormatAlias: TypeAlias = Literal[
     "json_tools",
     "functionary",
     "laguna",
+    "json",
+    "xml_function",
+    "glm4",
+    "gemma",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -25,15 +25,15 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
                     "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                     "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
-                    "hermes_2_pro", "json_tools", "functionary",
+                    "hermes_2_pro", "json_tools", "functionary", "json",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
-                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo",
+                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "xml_function",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark", "glm_4_5", "laguna",
+                    "spark25", "spark", "glm_4_5", "laguna", "glm4",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -132,7 +132,7 @@ macro_rules! for_each_group {
                 Plamo3 "plamo3" [],
             ]
             gemma Gemma [
-                FunctionGemma "function_gemma" ["functiongemma"],
+                FunctionGemma "function_gemma" ["functiongemma", "gemma"],
                 Gemma4 "gemma4" [],
             ]
             functionary Functionary [
