@@ -163,6 +163,12 @@ FormatAlias: TypeAlias = Literal[
     "llama_3_x",
     "llama_3_x_with_builtin_tools",
     "llama",
+    "json_tools",
+    "functionary",
+    "laguna",
+    "xml_function",
+    "glm4",
+    "gemma",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -1382,7 +1382,7 @@ def test_kimi_k3_response_markers_spaced_by_the_detokenizer() -> None:
         ("deepseek31", "deepseek_v31"),
         ("deepseek32", "deepseek_dsml"),
         ("cohere", "command_r7b"),
-        ("json", ("raw_json",)),
+        ("json", ("raw_json", "hermes")),
     ],
 )
 def test_the_sglang_gateway_parser_names(alias: str, name: Any) -> None:
@@ -1406,3 +1406,98 @@ def test_a_stray_dsml_block_close_is_a_control_token(close: str) -> None:
     assert read(f"Done.{close} Next.", "deepseek_dsml") == ([], "Done. Next.")
     block = f'<{DSML}tool_calls><{DSML}invoke name="f"></{DSML}invoke></{DSML}tool_calls>'
     assert read(f"{block}{close}", "deepseek_dsml") == ([("f", {})], "")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "start", "end", "quote"),
+    [
+        ("gemma4", "<|tool_call>", "<tool_call|>", '<|"|>'),
+        ("function_gemma", "<start_function_call>", "<end_function_call>", "<escape>"),
+    ],
+)
+def test_calls_written_one_after_another_in_one_gemma_block(
+    fmt: str, start: str, end: str, quote: str
+) -> None:
+    # mlx-lm's test_gemma4: two calls in one start token, no delimiter between them.
+    q = quote
+    body = f"call:glob{{pattern:{q}a {{b}}{q}}}call:ls{{}} call:cd{{path:{q}/x{q}}}"
+    calls, content = read(f"Sure.{start}{body}{end} Done.", fmt)
+    assert calls == [("glob", {"pattern": "a {b}"}), ("ls", {}), ("cd", {"path": "/x"})]
+    assert content == "Sure. Done."
+    # A broken second call fails alone; the first is read.
+    calls, _ = read(f"{start}call:a{{x:1}}call:b{{y:{q}open}}{end}", fmt)
+    assert calls[0] == ("a", {"x": 1}) and calls[1][0] == "invalid" and len(calls) == 2
+
+
+@pytest.mark.parametrize("newline", ["", "\n"])
+def test_longcat_pairs_and_json_calls(newline: str) -> None:
+    # mlx-lm's longcat parser: glm45's pairs spelled with LongCat's tags, or a JSON call.
+    pairs = (
+        f"<longcat_tool_call>multiply{newline}<longcat_arg_key>a</longcat_arg_key>{newline}"
+        "<longcat_arg_value>12</longcat_arg_value>\n<longcat_arg_key>s</longcat_arg_key>"
+        "<longcat_arg_value>x </arg_value> y</longcat_arg_value></longcat_tool_call>"
+    )
+    json_call = '<longcat_tool_call>{"name": "f", "arguments": {"a": 1}}</longcat_tool_call>'
+    bare = "<longcat_tool_call>now\n</longcat_tool_call>"
+    calls, content = read(f"Hi {pairs} {json_call} {bare} bye", "longcat")
+    assert calls == [
+        ("multiply", {"a": 12, "s": "x </arg_value> y"}),
+        ("f", {"a": 1}),
+        ("now", {}),
+    ]
+    assert content == "Hi    bye"
+    # glm45's own tags are not LongCat's.
+    glm = "<longcat_tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></longcat_tool_call>"
+    calls, _ = read(glm, "longcat")
+    assert calls[0][0] == "invalid"
+
+
+def test_mistral_v11_calls_written_one_after_another_without_their_token() -> None:
+    # mlx-lm's test_mistral (PR 1448): `a[ARGS]{…}b[ARGS]{…}` is two calls.
+    text = '[TOOL_CALLS]a[ARGS]{"x": 1}b[CALL_ID]abc123XYZ[ARGS]{"y": 2}c[ARGS]{}[TOOL_CALLS]d{} ok'
+    calls, content = read(text, "mistral")
+    assert calls == [("a", {"x": 1}), ("b", {"y": 2}), ("c", {}), ("d", {})]
+    assert content == "ok"
+    # Only a name and the [ARGS] or [CALL_ID] token continue the calls: prose, a name with its
+    # [ARGS] dropped, or a line break, do not.
+    for after in ["Sure thing", "b", 'b{"y": 2}', '\nb[ARGS]{"y": 2}', "bb[ARG"]:
+        calls, content = read('[TOOL_CALLS]a[ARGS]{"x": 1}' + after, "mistral")
+        assert calls == [("a", {"x": 1})] and content == after.strip(), after
+    calls, _ = read('[TOOL_CALLS]a[ARGS]{"x": 1}b[ARGS]nope', "mistral")
+    assert calls[0] == ("a", {"x": 1}) and calls[1][:2] == ("invalid", "b") and len(calls) == 2
+
+
+def test_a_json_call_in_qwen3_coders_tag_is_read() -> None:
+    # mlx-swift-lm's Qwen3.5 tests: Qwen3.5 at times writes Qwen's JSON call in its <tool_call>.
+    text = (
+        'Hi <tool_call>{"name": "f", "arguments": {"s": "a } <function=x>"}}</tool_call>'
+        "<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+        '<tool_call>{"name": "h", "arguments": {"b": 2}}'
+    )
+    calls, content = read(text, "qwen3_coder")
+    assert calls == [("f", {"s": "a } <function=x>"}), ("g", {"a": 1}), ("h", {"b": 2})]
+    assert content == "Hi"
+    calls, _ = read('<tool_call>{"name": "f", "arguments": {}</tool_call>', "qwen3_coder")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_lfm2_arguments_wrapped_in_properties_are_unwrapped_by_the_schema() -> None:
+    # mlx-swift-lm's LFM2 tests: `f(properties={…})` holds the whole arguments object.
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {"properties": {"location": {"type": "string"}}},
+            },
+        }
+    ]
+    text = '<|tool_call_start|>[get_weather(properties={"location": "Tokyo"})]<|tool_call_end|>'
+    calls, _ = read(text, "lfm2", tools=tools)
+    assert calls == [("get_weather", {"location": "Tokyo"})]
+    # Without tools=, or beside another argument, `properties` is the parameter's own name.
+    calls, _ = read(text, "lfm2")
+    assert calls == [("get_weather", {"properties": {"location": "Tokyo"}})]
+    other = text.replace("})", "}, units='c')")
+    calls, _ = read(other, "lfm2", tools=tools)
+    assert calls == [("get_weather", {"properties": {"location": "Tokyo"}, "units": "c"})]

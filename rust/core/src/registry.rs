@@ -16,14 +16,14 @@
 /// vLLM's xLAM parser takes xLAM's own bare or fenced JSON list, and the same list after
 /// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`. ERNIE 4.5 writes hermes's calls and,
 /// thinking, wraps its answer in `<response>…</response>` as Granite does (vLLM's ernie45
-/// reasoning parser drops those tags): its names read hermes and granite. An entry may also name
-/// one protocol: the SGLang model gateway's `json` parser reads raw JSON (`format="json"` is
-/// `raw_json`).
+/// reasoning parser drops those tags): its names read hermes and granite. `json` is the SGLang
+/// model gateway's JSON parser (raw JSON) and mlx-swift-lm's `json` format (hermes's
+/// `<tool_call>` JSON): it reads both.
 pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("xlam", &["raw_json", "mistral", "hermes"]),
     ("ernie45", &["hermes", "granite"]),
     ("ernie45_moe", &["hermes", "granite"]),
-    ("json", &["raw_json"]),
+    ("json", &["raw_json", "hermes"]),
 ];
 
 macro_rules! for_each_group {
@@ -31,17 +31,18 @@ macro_rules! for_each_group {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
-                    "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
-                    "hermes_2_pro",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
+                    "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
+                    "hermes_2_pro", "json_tools", "functionary",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
-                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml", "qwen_coder",
+                    "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
+                    "qwen_coder", "xml_function",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark", "glm_4_5", "glm45_moe", "glm47_moe",
+                    "spark25", "spark", "glm_4_5", "glm45_moe", "glm47_moe", "laguna", "glm4",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -140,7 +141,7 @@ macro_rules! for_each_group {
                 Plamo3 "plamo3" [],
             ]
             gemma Gemma [
-                FunctionGemma "function_gemma" ["functiongemma"],
+                FunctionGemma "function_gemma" ["functiongemma", "gemma"],
                 Gemma4 "gemma4" [],
             ]
             functionary Functionary [

@@ -1,14 +1,14 @@
-//! Arguments a model wrapped in one parameter: a call whose only parameter is `arguments` or
-//! `input`, holding the whole arguments object (as an object, or as its JSON text), where the
-//! tool's schema has no such parameter but does list every key inside (vLLM's DeepSeek V3.2
-//! tests). Only `tools=` can tell a wrapper from a parameter of that name, so without it, or
+//! Arguments a model wrapped in one parameter: a call whose only parameter is `arguments`,
+//! `input` or `properties`, holding the whole arguments object (as an object, or as its JSON
+//! text), where the tool's schema has no such parameter but does list every key inside (vLLM's
+//! DeepSeek V3.2 tests; LFM2 writes `f(properties={…})`, mlx-swift-lm's tests). Only `tools=` can tell a wrapper from a parameter of that name, so without it, or
 //! when the schema says otherwise, the arguments stay as the model wrote them.
 
 use super::schema::ParamTypes;
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions};
 
 /// The names a model wraps arguments in.
-const WRAPPERS: [&str; 2] = ["arguments", "input"];
+const WRAPPERS: [&str; 3] = ["arguments", "input", "properties"];
 
 /// `arguments` of a call to `tool`, unwrapped when the schema says they are wrapped (see the
 /// module documentation).

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{name, tokens_of, Tokens};
+use super::{name, tokens_of, Tokens, CALL};
 use crate::json::{parse, JsonBuilder, JsonStr, JsonView, ParseError, ParseOptions};
 use crate::scan::find::find_byte;
 
@@ -17,14 +17,38 @@ where
 {
     let text = cx.text;
     let tokens = tokens_of(&text[range.clone()]);
-    let at = range.start + tokens.start.len();
+    let (mut start, mut at) = (range.start, range.start + tokens.start.len());
+    // The calls one start token holds: one, or several written one after another
+    // (`call:f{…}call:g{…}`), each read up to where the next `call:` begins.
+    loop {
+        match call(cx, tokens, start..range.end, at)? {
+            Some(next) => (start, at) = (next, next),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// The call whose name starts at `at`, in the region `range` (the region's start token, or the
+/// previous call's end, to its end); returns where the next call of the region starts, if one
+/// does.
+fn call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    tokens: &'static Tokens,
+    range: Range<usize>,
+    at: usize,
+) -> Result<Option<usize>, B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let text = cx.text;
     let end = range.end;
     let brace = find_byte(b'{', &text.as_bytes()[at..end]).map(|i| at + i);
     let Some((brace, name)) = brace.and_then(|b| name(text, at, b).map(|n| (b, n.to_owned())))
     else {
         let failure = Failure::parse("expected call:NAME{…}", at, None);
         cx.fail(tokens.format, range, failure);
-        return Ok(());
+        return Ok(None);
     };
     let mut reader = Reader {
         text,
@@ -38,16 +62,20 @@ where
         Err(failure) => {
             let failure = Failure::parse(failure.0, failure.1, Some(name));
             cx.fail(tokens.format, range, failure);
-            return Ok(());
+            return Ok(None);
         }
     };
     let after = skip_ws(text, reader.pos, end);
+    if after < end && text[after..end].starts_with(CALL) {
+        cx.call(tokens.format, range.start..after, name, None, arguments)?;
+        return Ok(Some(after));
+    }
     if after < end && !text[after..end].starts_with(tokens.end) {
         let failure = Failure::parse(format!("expected {}", tokens.end), after, Some(name));
         cx.fail(tokens.format, range, failure);
-        return Ok(());
+        return Ok(None);
     }
-    cx.call(tokens.format, range, name, None, arguments)
+    cx.call(tokens.format, range, name, None, arguments).map(|()| None)
 }
 
 /// Why a value could not be read, and where.

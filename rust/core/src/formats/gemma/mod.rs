@@ -3,7 +3,8 @@
 //! `<|tool_call>call:f{a:<|"|>text<|"|>,b:1}<tool_call|>`. The arguments are an object whose
 //! keys are bare (or quoted by the string token), whose strings sit between two string tokens
 //! (kept as written, never typed), and whose other values are JSON literals, objects and arrays
-//! in the same syntax. One call per start token; a missing end token is accepted at the end of
+//! in the same syntax. A start token opens one call, or several written one after another
+//! (`call:f{…}call:g{…}`, each ending where the next `call:` begins); a missing end token is accepted at the end of
 //! the text (or before the next start token, or Gemma 4's end of turn `<turn|>`). A Gemma 4
 //! message that starts with `call:f{` (the model dropped its `<|tool_call>`, often right after
 //! its thought channel) is a call too; only at the start of a message, as a bare pythonic list.
@@ -50,7 +51,7 @@ pub(crate) static TOKENS: [Tokens; 3] = [
 ];
 
 /// What precedes the name (after a start token, or opening a message: [`TOKENS`]' last).
-const CALL: &str = "call:";
+pub(crate) const CALL: &str = "call:";
 
 /// Gemma 4's end of turn: it ends a call whose end token the model left out, and is never text.
 pub(crate) const END_OF_TURN: &str = "<turn|>";

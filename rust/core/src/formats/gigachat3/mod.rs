@@ -12,7 +12,7 @@ use super::cursor::Markers;
 use super::cx::{skip_ws, Cx};
 use super::grammar::{Grammar, Open, Start};
 use super::tool_call::hermes;
-use super::tool_call::tags::{Body, Closers, Wrap};
+use super::tool_call::tags::{Body, Closers, Wrap, GLM_PAIRS};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
@@ -26,6 +26,7 @@ static WRAP: Wrap = Wrap {
     format: Format::Gigachat3,
     ends: Markers::new(&[EOS]),
     body: Body::Json,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 

@@ -2,7 +2,7 @@
 //! in `<|action_start|><|plugin|>…<|action_end|>`, one call per action. `<|plugin|>` (the tool
 //! channel) opens the call; `<|action_start|>` before it is a control token, never content.
 
-use super::tool_call::tags::{Body, Wrap};
+use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
 use super::cursor::Markers;
@@ -16,6 +16,7 @@ static WRAP: Wrap = Wrap {
     // The next call opens with `<|action_start|>`.
     ends: Markers::new(&[CLOSE, ACTION_START, OPEN]),
     body: Body::Json,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 

@@ -2,7 +2,7 @@
 //! </iquestcoder_tool_call>`, one call per tag: `<iquestcoder_tool_call>f<arg_key>a</arg_key>
 //! <arg_value>1</arg_value></iquestcoder_tool_call>`. Values are typed as glm45's.
 
-use super::tool_call::tags::{Body, Wrap};
+use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
 use super::cursor::Markers;
@@ -14,6 +14,7 @@ static WRAP: Wrap = Wrap {
     format: Format::IquestCoderV2,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 

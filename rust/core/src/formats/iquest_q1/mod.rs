@@ -3,7 +3,7 @@
 //! </iquest_tool_call>`. Values are typed as glm45's. Its end of turn `<|iquest_end|>` is a
 //! control token, never content.
 
-use super::tool_call::tags::{Body, Wrap};
+use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
 use super::cursor::Markers;
@@ -15,6 +15,7 @@ static WRAP: Wrap = Wrap {
     format: Format::IquestQ1,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::ArgPairs,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 

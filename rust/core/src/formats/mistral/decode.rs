@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::{Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{ARGS, CALL_ID, TOOL_CALLS, TOOL_CALLS_NEEDLE};
+use super::{next_call_name, ARGS, CALL_ID, TOOL_CALLS, TOOL_CALLS_NEEDLE};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -53,12 +53,19 @@ where
                 }
             }
         } else {
-            match v11_call(cx, body, end)? {
-                Ok(json_end) => json_end,
-                Err(failure) => {
-                    let markup_end = recover(&mut next_marker);
-                    cx.fail(Format::Mistral, marker.start..markup_end, failure);
-                    markup_end
+            // A v11 call, and those written right after it without their `[TOOL_CALLS]`.
+            let mut start = (marker.start, body);
+            loop {
+                match v11_call(cx, start.1, end)? {
+                    Ok(json_end) => match next_call_name(&text.as_bytes()[..end], json_end) {
+                        Ok(Some(_)) => start = (json_end, json_end),
+                        _ => break json_end,
+                    },
+                    Err(failure) => {
+                        let markup_end = recover(&mut next_marker);
+                        cx.fail(Format::Mistral, start.0..markup_end, failure);
+                        break markup_end;
+                    }
                 }
             }
         };

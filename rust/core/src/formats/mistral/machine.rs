@@ -5,7 +5,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts_any, ws, JsonValue, Scanned,
 };
-use super::{ARGS, CALL_ID, TOOL_CALLS_NEEDLE};
+use super::{next_call_name, ARGS, CALL_ID, TOOL_CALLS_NEEDLE};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::{find_byte, find_either};
 
@@ -22,6 +22,9 @@ enum State {
     Args,
     /// A failed call: its markup runs to the next `[TOOL_CALLS]`, looked for from here.
     SeekNext(usize),
+    /// After a v11 call's arguments, which end here: another call may follow without its
+    /// `[TOOL_CALLS]` (`next_call_name`).
+    AfterCall(usize),
 }
 
 pub(crate) struct MistralCall {
@@ -59,7 +62,8 @@ impl MistralCall {
             Err(()) => Some(Verdict::More),
             Ok(Some(0)) => {
                 let name = &buf[self.name.0..self.name.1];
-                self.records.push(named(name, id, false, 0));
+                let item = self.records.len();
+                self.records.push(named(name, id, false, item));
                 self.state = State::ArgsOpen(at + ARGS.len());
                 None
             }
@@ -139,7 +143,8 @@ impl Machine for MistralCall {
                     let offset = buf[start..].find(name).unwrap_or(0) + start;
                     self.name = (offset, offset + name.len());
                     if b[at] == b'{' {
-                        self.records.push(named(name, None, false, 0));
+                        let item = self.records.len();
+                        self.records.push(named(name, None, false, item));
                         self.state = State::ArgsOpen(at);
                         continue;
                     }
@@ -185,11 +190,21 @@ impl Machine for MistralCall {
                         Scanned::More => return Verdict::More,
                         Scanned::Closed(end) => {
                             close_last(&mut self.records);
-                            return Verdict::End(end);
+                            self.state = State::AfterCall(end);
                         }
                         Scanned::Broken(at) => self.state = State::SeekNext(at),
                     }
                 }
+                State::AfterCall(end) => match next_call_name(b, end) {
+                    Err(()) => return Verdict::More,
+                    Ok(None) => return Verdict::End(end),
+                    Ok(Some(_)) => {
+                        self.state = State::Name {
+                            start: end,
+                            scanned: end,
+                        }
+                    }
+                },
                 State::SeekNext(from) => {
                     return match self.next.find(b, from) {
                         Some(found) => Verdict::End(found.start),

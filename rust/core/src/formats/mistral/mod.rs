@@ -1,7 +1,9 @@
 //! `mistral`: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (before v11) and, per call,
 //! `[TOOL_CALLS]f[ARGS]{…}` or `[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{…}` (v11 and later), also
 //! with the `[ARGS]` token dropped in decoding (`[TOOL_CALLS]f{…}`, as vLLM's tests write it).
-//! The model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept.
+//! The model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept. A v11 call written right after
+//! another's arguments, without its `[TOOL_CALLS]` (`a[ARGS]{…}b[ARGS]{…}`), is the next call:
+//! only a name and the `[ARGS]` or `[CALL_ID]` token, nothing else, continue the region.
 
 mod decode;
 mod machine;
@@ -18,6 +20,27 @@ const TOOL_CALLS: &str = "[TOOL_CALLS]";
 static TOOL_CALLS_NEEDLE: Needle = Needle::new(TOOL_CALLS);
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
+
+/// The end of the name of a v11 call that starts at `at` right after a call's arguments (its
+/// `[TOOL_CALLS]` left out): `Ok(Some(end))` when a name and `[ARGS]` or `[CALL_ID]` are there,
+/// `Ok(None)` when anything else is, `Err(())` while `b` may still grow into one.
+fn next_call_name(b: &[u8], at: usize) -> Result<Option<usize>, ()> {
+    let len = b[at..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    let name_end = at + len;
+    if name_end == b.len() {
+        return Err(());
+    }
+    if len == 0 {
+        return Ok(None);
+    }
+    match super::machine::starts_any(b, name_end, &[ARGS, CALL_ID]) {
+        Err(()) => Err(()),
+        Ok(found) => Ok(found.map(|_| name_end)),
+    }
+}
 
 pub(crate) struct Spec;
 

@@ -7,6 +7,7 @@ use std::ops::Range;
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::literal::{LitErr, LiteralError, Literals};
+use super::super::wrapped::unwrapped;
 use super::machine::strip;
 use super::{dotted_name, starts_call_list, PYTHON_END, PYTHON_START};
 use crate::calls::Outcome;
@@ -106,6 +107,8 @@ where
     let call_start = reader.pos;
     match one_call(cx, reader, guesses)? {
         Ok((name, arguments)) => {
+            let (tools, json) = (cx.options.tools, cx.options.json);
+            let arguments = unwrapped(cx.builder, tools, &name, arguments, json)?;
             cx.call(format, call_start..reader.pos, name, None, arguments)?;
         }
         Err((failure, Some(resume))) => {

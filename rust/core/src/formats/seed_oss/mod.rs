@@ -3,7 +3,7 @@
 //! by the tool schema, as in qwen3_coder. Seed's `<seed:think>` reasoning is not a think span:
 //! it stays in `content`, and a call written inside it is read.
 
-use super::tool_call::tags::{Body, Wrap};
+use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
 use super::cursor::Markers;
@@ -15,6 +15,7 @@ static WRAP: Wrap = Wrap {
     format: Format::SeedOss,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Function,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 

@@ -108,6 +108,10 @@ where
     match wrap.body {
         Body::Json | Body::CallObject => hermes::call(cx, wrap.format, open, body, end, closers),
         Body::FunctionName => hermes::named_call(cx, open, tag_end, end, closers),
+        // A JSON call in a pairs wrapper (LongCat writes both) is read as hermes reads it.
+        Body::ArgPairs if cx.text[body..end].starts_with(['{', '[']) => {
+            hermes::call(cx, wrap.format, open, body, end, closers)
+        }
         Body::ArgPairs => glm45::call(cx, wrap.format, open, body, end, closers),
         Body::Function | Body::Shared => {
             qwen3_coder::call(cx, open, body, end, Some(wrap), closers)

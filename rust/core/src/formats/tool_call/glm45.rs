@@ -14,8 +14,7 @@ use super::super::cursor::{failed_end, Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, closes_value, reopens, repeat_end, AfterFunction, Closers, KEY, KEY_CLOSE, OPEN, TOOL_CALL, TOOL_SEP, VALUE,
-    VALUE_CLOSE,
+    close_tag, closes_value, reopens, repeat_end, AfterFunction, Closers, Pairs, OPEN, TOOL_CALL, TOOL_SEP,
 };
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
 use crate::protocol::Format;
@@ -93,9 +92,12 @@ where
     // Where the call's markup was last opened: a model that restarts the call writes it again
     // from there (`tags::repeat_end`), then goes on.
     let mut start = open;
+    let pairs = closers.pairs;
+    let (key_tag, key_close_tag) = (pairs.key, pairs.key_close);
+    let (value_tag_text, value_close_tag) = (pairs.value, pairs.value_close);
     loop {
         pos = skip_ws(text, pos, end);
-        if !text[pos..end].starts_with(KEY) {
+        if !text[pos..end].starts_with(key_tag) {
             let bytes = &text.as_bytes()[..end];
             if reopens(bytes, pos, closers.ends) == Some(true) {
                 if let Ok(Some(repeat)) = repeat_end(bytes, start, pos) {
@@ -105,28 +107,28 @@ where
             }
             break;
         }
-        let key_start = pos + KEY.len();
+        let key_start = pos + key_tag.len();
         let Some(key_close) = closers.arg_key.find(key_start) else {
             // No `</arg_key>` in the rest of the text: the call runs to its end (the stream,
             // waiting for one, knows no more).
-            let failure = Failure::parse(format!("no {KEY_CLOSE}"), pos, Some(name.into()));
+            let failure = Failure::parse(format!("no {key_close_tag}"), pos, Some(name.into()));
             cx.fail(format, open..end, failure);
             return Ok(end);
         };
         let key = text[key_start..key_close].trim();
-        let value_tag = skip_ws(text, key_close + KEY_CLOSE.len(), end);
-        if !text[value_tag..end].starts_with(VALUE) {
-            let detail = format!("expected {VALUE} after the key '{key}'");
+        let value_tag = skip_ws(text, key_close + key_close_tag.len(), end);
+        if !text[value_tag..end].starts_with(value_tag_text) {
+            let detail = format!("expected {value_tag_text} after the key '{key}'");
             return Ok(fail(
                 cx,
                 value_tag,
                 Failure::parse(detail, value_tag, Some(name.into())),
             ));
         }
-        let value_start = value_tag + VALUE.len();
-        let closes = (&mut closers.arg_value, closers.ends);
+        let value_start = value_tag + value_tag_text.len();
+        let closes = (&mut closers.arg_value, closers.ends, pairs);
         let Some((value_end, next)) = value_end(text, value_start, end, closes) else {
-            let failure = Failure::parse(format!("no {VALUE_CLOSE}"), value_tag, Some(name.into()));
+            let failure = Failure::parse(format!("no {value_close_tag}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
         let raw = value_start..value_end;
@@ -138,7 +140,7 @@ where
     }
     let close = closers.close;
     let Some(markup_end) = close_tag(text, start, pos, end, closers.ends) else {
-        let failure = Failure::parse(format!("expected {KEY} or {close}"), pos, Some(name.into()));
+        let failure = Failure::parse(format!("expected {key_tag} or {close}"), pos, Some(name.into()));
         return Ok(fail(cx, pos, failure));
     };
     let arguments = cx.builder.finish_object(arguments)?;
@@ -224,23 +226,23 @@ fn value_end(
     text: &str,
     start: usize,
     end: usize,
-    (arg_value_close, ends): (&mut TextSeek<'_>, &Markers),
+    (arg_value_close, ends, pairs): (&mut TextSeek<'_>, &Markers, &Pairs),
 ) -> Option<(usize, usize)> {
     let close = arg_value_close.find(start);
     let value = &text[start..close.unwrap_or(end)];
     let cut = |before: usize| {
         let at = |tag: &str| value[..before].find(tag);
-        let cut = match (at(KEY), at(ends.patterns()[0])) {
+        let cut = match (at(pairs.key), at(ends.patterns()[0])) {
             (Some(k), Some(c)) => k.min(c),
             (k, c) => k.or(c)?,
         };
         Some((start + cut, start + cut))
     };
     let closed = |close: usize, seek: &mut TextSeek<'_>| {
-        let close = closing_value_tag(text, close, end, seek, ends);
-        (close, close + VALUE_CLOSE.len())
+        let close = closing_value_tag(text, close, end, seek, (ends, pairs));
+        (close, close + pairs.value_close.len())
     };
-    match (value.find(VALUE), close) {
+    match (value.find(pairs.value), close) {
         // A value that is itself the tag (`<arg_value><arg_value></arg_value>`) has no pair
         // to cut at.
         (Some(next_value), Some(close)) => {
@@ -260,13 +262,13 @@ fn closing_value_tag(
     first: usize,
     end: usize,
     seek: &mut TextSeek<'_>,
-    ends: &Markers,
+    (ends, pairs): (&Markers, &Pairs),
 ) -> usize {
     let bytes = &text.as_bytes()[..end];
     let mut at = first;
     loop {
-        let after = at + VALUE_CLOSE.len();
-        if closes_value(bytes, after, ends) != Some(false) {
+        let after = at + pairs.value_close.len();
+        if closes_value(bytes, after, ends, pairs.key) != Some(false) {
             return at;
         }
         match seek.find(after) {

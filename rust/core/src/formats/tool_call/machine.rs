@@ -10,9 +10,8 @@ use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
     body_format, body_start, closes_value, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
-    reads_json, reopens, shape_of, stray_close, Body, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    FUNCTION_ENDS, FUNCTION_TAG, KEY, KEY_CLOSE_NEEDLE, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP, VALUE, VALUE_CLOSE,
-    VALUE_CLOSE_NEEDLE,
+    reads_json, reopens, shape_of, stray_close, Body, Pairs, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
+    FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP,
 };
 use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
@@ -49,6 +48,7 @@ fn name_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
 impl TagCall {
     pub fn new(wrap: Option<&'static Wrap>, at: usize, open: Open) -> Self {
         let (start, scanned) = (at, at);
+        let pairs = wrap.map_or(&GLM_PAIRS, |wrap| wrap.pairs);
         let state = match wrap.map(|wrap| wrap.body) {
             // After the `<function=` marker: its name starts at its `=`.
             None => {
@@ -68,8 +68,8 @@ impl TagCall {
             at,
             state,
             close: Seek::new(wrap.map_or(&FUNCTION_ENDS, |wrap| &wrap.ends)),
-            key_close: Seek::new(&KEY_CLOSE_NEEDLE),
-            value_close: Seek::new(&VALUE_CLOSE_NEEDLE),
+            key_close: Seek::new(&pairs.key_close_needle),
+            value_close: Seek::new(&pairs.value_close_needle),
             json: None,
             args: None,
             records: Vec::new(),
@@ -112,6 +112,11 @@ impl TagCall {
     /// stray `</tool_call>` may follow).
     fn ends(&self) -> &'static Markers {
         self.wrap.map_or(&TOOL_CALL.ends, |wrap| &wrap.ends)
+    }
+
+    /// The tags of the wrapper's key and value pairs.
+    fn pairs(&self) -> &'static Pairs {
+        self.wrap.map_or(&GLM_PAIRS, |wrap| wrap.pairs)
     }
 
     /// At `q`, where the call's markup may end: the next call's opening tag ends it there (its
@@ -540,12 +545,13 @@ impl TagCall {
                 State::GBetween(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
-                    match starts_any(b, q, &[KEY, close, TOOL_SEP]) {
+                    let key = self.pairs().key;
+                    match starts_any(b, q, &[key, close, TOOL_SEP]) {
                         Err(()) => {
                             self.state = State::GBetween(q);
                             return Verdict::More;
                         }
-                        Ok(Some(0)) => self.state = State::GKey(q + KEY.len()),
+                        Ok(Some(0)) => self.state = State::GKey(q + key.len()),
                         Ok(Some(1)) => return self.end(q + close.len()),
                         // HY v3's separator after the name.
                         Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
@@ -562,14 +568,15 @@ impl TagCall {
                 },
                 State::GValueTag(p) => {
                     let q = ws(b, p);
-                    match starts(b, q, VALUE) {
+                    let value = self.pairs().value;
+                    match starts(b, q, value) {
                         None => {
                             self.state = State::GValueTag(q);
                             return Verdict::More;
                         }
                         Some(true) => {
                             self.state = State::GValue {
-                                from: q + VALUE.len(),
+                                from: q + value.len(),
                                 quoted: None,
                             }
                         }
@@ -582,14 +589,14 @@ impl TagCall {
                     if let Some(first) = quoted {
                         let call_end = self.close.find(b, from);
                         if call_end.is_some_and(|e| found.is_none_or(|f| e.start < f.start)) {
-                            self.state = State::GBetween(first + VALUE_CLOSE.len());
+                            self.state = State::GBetween(first + self.pairs().value_close.len());
                             continue;
                         }
                     }
                     let Some(found) = found else {
                         return Verdict::More;
                     };
-                    match closes_value(b, found.end, self.ends()) {
+                    match closes_value(b, found.end, self.ends(), self.pairs().key) {
                         None => return Verdict::More,
                         Some(true) => self.state = State::GBetween(found.end),
                         Some(false) => {

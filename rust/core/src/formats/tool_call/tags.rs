@@ -22,6 +22,8 @@ pub(crate) struct Wrap {
     /// tag (a model that leaves the close out before its next call opens the next wrapper).
     pub ends: Markers,
     pub body: Body,
+    /// The tags of an [`Body::ArgPairs`] body's pairs.
+    pub pairs: &'static Pairs,
     /// The formats whose answer this tag also wraps when its body is no call ([`answer_of`]).
     pub answer_of: FormatSet,
 }
@@ -50,7 +52,8 @@ pub(crate) enum Body {
     /// hermes's `<function name="NAME">` and JSON arguments, closed by `</function>`.
     FunctionName,
     /// glm45's name and `<arg_key>`/`<arg_value>` pairs (or GLM-5.3 Flash's JSON after the
-    /// name's `>`), read as glm45 reads them (IQuest-Coder v2, IQuest Q1).
+    /// name's `>`), read as glm45 reads them (IQuest-Coder v2, IQuest Q1), with the wrapper's
+    /// [`Pairs`] (LongCat's `<longcat_arg_key>`); or a JSON call, read as hermes reads it.
     ArgPairs,
 }
 
@@ -58,6 +61,7 @@ pub(crate) static TOOL_CALL: Wrap = Wrap {
     format: Format::Qwen3Coder,
     ends: Markers::new(&[CLOSE, OPEN]),
     body: Body::Shared,
+    pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
 };
 
@@ -91,6 +95,7 @@ macro_rules! hermes_wraps {
                 format: Format::Hermes,
                 ends: Markers::new(&[$close, $open]),
                 body: $body,
+                pairs: &GLM_PAIRS,
                 answer_of: answer_of($open),
             }),*
         ];
@@ -145,10 +150,40 @@ pub(crate) static VALUE_ENDS: Markers =
 pub(crate) const TOOL_SEP: &str = "<tool_sep>";
 pub(crate) const KEY: &str = "<arg_key>";
 pub(crate) const KEY_CLOSE: &str = "</arg_key>";
-pub(crate) static KEY_CLOSE_NEEDLE: Needle = Needle::new(KEY_CLOSE);
 pub(crate) const VALUE: &str = "<arg_value>";
 pub(crate) const VALUE_CLOSE: &str = "</arg_value>";
-pub(crate) static VALUE_CLOSE_NEEDLE: Needle = Needle::new(VALUE_CLOSE);
+
+/// The tags of a key and value pair: glm45's `<arg_key>a</arg_key><arg_value>1</arg_value>`, or
+/// another model's spelling of them.
+pub(crate) struct Pairs {
+    pub key: &'static str,
+    pub key_close: &'static str,
+    pub key_close_needle: Needle,
+    pub value: &'static str,
+    pub value_close: &'static str,
+    pub value_close_needle: Needle,
+}
+
+impl Pairs {
+    pub(crate) const fn new(
+        key: &'static str,
+        key_close: &'static str,
+        value: &'static str,
+        value_close: &'static str,
+    ) -> Self {
+        Self {
+            key,
+            key_close,
+            key_close_needle: Needle::new(key_close),
+            value,
+            value_close,
+            value_close_needle: Needle::new(value_close),
+        }
+    }
+}
+
+/// glm45's pairs (also HY v3's, IQuest-Coder v2's and IQuest Q1's).
+pub(crate) static GLM_PAIRS: Pairs = Pairs::new(KEY, KEY_CLOSE, VALUE, VALUE_CLOSE);
 
 /// The formats, in the order a body of a shape whose format is off is tried (HyperCLOVA X
 /// SEED Think writes glm45's shape).
@@ -179,11 +214,12 @@ pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
 }
 
 /// Whether a body of `shape` read as `format` is JSON: hermes's and Granite's bodies, and a call
-/// object in glm45's tag (Laguna writes `<tool_call>{"name": …, "arguments": …}</tool_call>` as
-/// well as its name-and-pairs calls; a name never starts with `{` or `[`).
+/// object in glm45's or qwen3_coder's tag (Laguna writes `<tool_call>{"name": …, "arguments":
+/// …}</tool_call>` as well as its name-and-pairs calls, and Qwen3.5 at times Qwen's earlier JSON
+/// call for its `<function=…>` block; a name never starts with `{` or `[`).
 pub(crate) fn reads_json(format: Format, shape: Format) -> bool {
     matches!(format, Format::Hermes | Format::Granite)
-        || (format == Format::Glm45 && shape == Format::Hermes)
+        || (matches!(format, Format::Glm45 | Format::Qwen3Coder) && shape == Format::Hermes)
 }
 
 /// The shape of a body that starts with `first` (`is_function`: with `<function=`).
@@ -367,16 +403,17 @@ fn opening_len(bytes: &[u8], at: usize, ends: &Markers) -> Result<Option<usize>,
     starts_any(bytes, at, opens).map(|found| found.map(|i| opens[i].len()))
 }
 
-/// Whether the `</arg_value>` that ends at `after` closes its value: it does when `<arg_key>`,
-/// the call's closing tag or the next call's opening tag follows (past white space), or the
-/// end of the text; else the value quotes the tag (`let s = "</arg_value>"`). `None` while
-/// `bytes` may still grow into one of them (at the end of a complete text: it closes).
-pub(crate) fn closes_value(bytes: &[u8], after: usize, ends: &Markers) -> Option<bool> {
+/// Whether the `</arg_value>` that ends at `after` closes its value: it does when `<arg_key>`
+/// (`key`, the pairs' own), the call's closing tag or the next call's opening tag follows (past
+/// white space), or the end of the text; else the value quotes the tag
+/// (`let s = "</arg_value>"`). `None` while `bytes` may still grow into one of them (at the end
+/// of a complete text: it closes).
+pub(crate) fn closes_value(bytes: &[u8], after: usize, ends: &Markers, key: &str) -> Option<bool> {
     let q = ws(bytes, after);
     if q == bytes.len() {
         return None;
     }
-    match starts_any(bytes, q, &[KEY, ends.patterns()[0]]) {
+    match starts_any(bytes, q, &[key, ends.patterns()[0]]) {
         Err(()) => None,
         Ok(Some(_)) => Some(true),
         Ok(None) => reopens(bytes, q, ends),
@@ -451,6 +488,8 @@ pub(crate) struct Closers<'t> {
     pub function: TextSeek<'t>,
     pub arg_key: TextSeek<'t>,
     pub arg_value: TextSeek<'t>,
+    /// The tags of the wrapper's key and value pairs.
+    pub pairs: &'static Pairs,
 }
 
 impl<'t> Closers<'t> {
@@ -460,8 +499,9 @@ impl<'t> Closers<'t> {
             ends: &wrap.ends,
             wrap: TextSeek::new(text, end, &wrap.ends),
             function: TextSeek::new(text, end, function_ends(Some(wrap))),
-            arg_key: TextSeek::new(text, end, &KEY_CLOSE_NEEDLE),
-            arg_value: TextSeek::new(text, end, &VALUE_CLOSE_NEEDLE),
+            arg_key: TextSeek::new(text, end, &wrap.pairs.key_close_needle),
+            arg_value: TextSeek::new(text, end, &wrap.pairs.value_close_needle),
+            pairs: wrap.pairs,
         }
     }
 
