@@ -1501,3 +1501,17 @@ def test_lfm2_arguments_wrapped_in_properties_are_unwrapped_by_the_schema() -> N
     other = text.replace("})", "}, units='c')")
     calls, _ = read(other, "lfm2", tools=tools)
     assert calls == [("get_weather", {"properties": {"location": "Tokyo"}, "units": "c"})]
+
+
+def test_a_list_of_call_objects_after_the_python_tag_is_calls() -> None:
+    # mlx-swift-lm's Llama 3 test: several calls as one JSON list after `<|python_tag|>`.
+    listed = '[{"name": "f", "parameters": {"a": 1}}, {"name": "g", "parameters": {}}]'
+    assert read(f"<|python_tag|>{listed}<|eom_id|>", "llama3_json") == (
+        [("f", {"a": 1}), ("g", {})],
+        "",
+    )
+    # An entry that is not a call is an invalid call of its own; the others are read.
+    calls, _ = read('<|python_tag|>[{"name": "f", "parameters": {}}, 3]', "llama3_json")
+    assert [c[:2] for c in calls] == [("f", {}), ("invalid", None)]
+    # A list with no call object in it is code, as before.
+    assert read("<|python_tag|>[1, 2]", "llama3_json")[0] == [("python", {"code": "[1, 2]"})]

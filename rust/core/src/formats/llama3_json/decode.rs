@@ -93,6 +93,19 @@ where
             Some((ReadCalls::Object(fields), json_end)) if fields.has_name() || tentative => {
                 Some((fields, json_end))
             }
+            // A list of call objects right after the tag, each read cleanly.
+            Some((calls @ ReadCalls::List(_), json_end)) if first && committed => {
+                cx.push_read(Format::Llama3Json, object_start..json_end, calls)?;
+                pos = json_end;
+                first = false;
+                match next_object(text, pos, end) {
+                    Some((next, false)) => {
+                        pos = next;
+                        continue;
+                    }
+                    _ => return Ok(Some(pos)),
+                }
+            }
             _ => None,
         };
         if let Some((fields, json_end)) = read {
@@ -105,7 +118,9 @@ where
         } else {
             match cx.json_at(object_start, end)? {
                 Ok((value, json_end)) => {
-                    let is_call = value.kind() == JsonKind::Object && value.get("name").is_some();
+                    // A list right after the tag: its items are calls, each read or reported.
+                    let is_call = (value.kind() == JsonKind::Object && value.get("name").is_some())
+                        || (value.kind() == JsonKind::Array && first && committed);
                     if tentative && !(is_call && has_arguments(&value)) {
                         return Ok(None);
                     }

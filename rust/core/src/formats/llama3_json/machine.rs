@@ -83,7 +83,9 @@ impl Machine for LlamaCall {
                             Some(Tagged::Json) => {}
                         }
                     }
-                    if b[q] != b'{' {
+                    // A list only right after the tag ([`tagged_body`] said it holds calls).
+                    let list = b[q] == b'[' && !self.bare && self.first_end.is_none();
+                    if b[q] != b'{' && !list {
                         self.state = State::ToEnd;
                         continue;
                     }

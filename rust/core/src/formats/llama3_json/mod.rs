@@ -1,5 +1,5 @@
 //! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
-//! several joined by `;`. After the tag, a Python call is one of Llama 3's built-in tools,
+//! several joined by `;` (or, after the tag, in one JSON list). After the tag, a Python call is one of Llama 3's built-in tools,
 //! `brave_search.call(query="x")`, named without its `.call` (read as pythonic calls, one a
 //! line, up to a `<`), and anything else is raw code for the code interpreter, up to the end of
 //! the message (its end token, or the end of the text): the call `python` with `{"code": …}`,
@@ -17,6 +17,7 @@ use std::ops::Range;
 
 use super::cx::Cx;
 use super::grammar::{Bare, Grammar, Open, Start};
+use super::tool_call::tags::is_call_object;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 
@@ -45,6 +46,14 @@ pub(crate) fn tagged_body(b: &[u8], at: usize) -> Option<Tagged> {
     let &first = b.get(at)?;
     if first == b'{' {
         return Some(Tagged::Json);
+    }
+    // A list of call objects (`[{"name": …}, …]`, as Llama 3.2 writes several calls) is no
+    // code: nothing runs a list literal.
+    if first == b'[' {
+        return Some(match is_call_object(b, at)? {
+            true => Tagged::Json,
+            false => Tagged::Code,
+        });
     }
     if first != b'_' && !first.is_ascii_alphabetic() {
         return Some(Tagged::Code);
