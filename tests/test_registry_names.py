@@ -16,7 +16,8 @@ def test_formats_are_the_registry_and_the_literal_type() -> None:
         if isinstance(name, tuple):
             assert len(name) > 1 and set(name) <= set(toolwire.FORMAT_NAMES)
         else:
-            assert name in toolwire.FORMATS
+            # A format, or a protocol (llama.cpp's `generic` is `llamacpp_generic`).
+            assert name in toolwire.FORMAT_NAMES
         assert alias not in toolwire.FORMAT_NAMES
 
 

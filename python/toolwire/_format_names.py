@@ -60,7 +60,8 @@ FormatName: TypeAlias = Literal[
 #: The protocols ``formats=`` accepts beside the open-weight formats.
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
-#: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
+#: Other projects' names for the open-weight formats, for a protocol (``generic``, llama.cpp's
+#: name of ``llamacpp_generic``), and for a set of names (``xlam``:
 #: raw_json, mistral and hermes, what vLLM's xLAM parser reads) (``toolwire.FORMAT_ALIASES``); a
 #: name is also matched ignoring ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
@@ -151,6 +152,9 @@ FormatAlias: TypeAlias = Literal[
     "glm_4_5",
     "llama_3_x",
     "llama_3_x_with_builtin_tools",
+    "step_audio_2",
+    "exaone_moe",
+    "generic",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

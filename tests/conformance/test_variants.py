@@ -1317,3 +1317,68 @@ def test_openai_shaped_call_objects_in_markup(fmt: str, wrap: str) -> None:
     nameless = wrap.replace("{}", '{"function": {"arguments": {}}}')
     calls, _ = read(nameless, fmt)
     assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_step_audio_2_calls_are_glm45_calls_after_a_type_line() -> None:
+    # Step-Audio 2's chat template writes `<tool_call>function\nNAME\n{json}</tool_call>`: the
+    # first line is the call's type, the tool's name is on the next line (vLLM's and SGLang's
+    # `step_audio_2` parsers split the body so).
+    text = (
+        "Let me check the weather for you.\n<tool_call>function\nget_weather\n"
+        '{"location": "Shanghai"}</tool_call>\nI\'ll get that information for you.'
+    )
+    for fmt in ("step_audio_2", "glm45"):
+        calls, content = read(text, fmt)
+        assert calls == [("get_weather", {"location": "Shanghai"})]
+        assert content == (
+            "Let me check the weather for you.\n\nI'll get that information for you."
+        )
+    two = (
+        '<tool_call>function\nget_weather\n{"location": "Shanghai"}</tool_call>'
+        '<tool_call>function\nsearch\n{"query": "weather forecast"}</tool_call><|EOT|>'
+    )
+    calls, _ = read(two, "step_audio_2")
+    assert [c[0] for c in calls] == ["get_weather", "search"]
+    assert toolwire.FORMAT_ALIASES["step_audio_2"] == "glm45"
+    # Sniffed too: `<tool_call>` then a name is glm45's shape.
+    assert [c.name for c in toolwire.extract(two)] == ["get_weather", "search"]
+
+
+def test_a_glm_tool_named_function_is_still_that_tool() -> None:
+    # Only a name line followed by JSON arguments makes `function` a type line: GLM's pairs
+    # after `function` call the tool `function`, and a second line that is not a bare name
+    # leaves the call as glm45 reads it (a failed call, never another tool).
+    pairs = "<tool_call>function\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+    assert read(pairs, "glm45")[0] == [("function", {"a": 1})]
+    laguna = '<tool_call>function\n{"a": 1}</tool_call>'
+    assert read(laguna, "glm45")[0] == [("function", {"a": 1})]
+    two_words = '<tool_call>function\nget weather\n{"a": 1}</tool_call>'
+    calls, _ = read(two_words, "glm45")
+    assert [c[0] for c in calls] == ["invalid"]
+    cut = "<tool_call>function\nget_weather\n"
+    calls, _ = read(cut, "step_audio_2")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_exaone_moe_fences_its_json_in_the_hermes_tag() -> None:
+    # K-EXAONE writes hermes's `<tool_call>` JSON, at times in a ```json fence inside the tag
+    # (llama.cpp's EXAONE_MOE format reads both; vLLM serves the model with `hermes`).
+    for body in ('```json\n{"name": "f", "arguments": {"a": 1}}\n```', '\n```\n{"name": "f", "arguments": {"a": 1}}\n```\n'):
+        text = f"Sure.\n<tool_call>{body}</tool_call>\nDone."
+        for fmt in ("exaone_moe", "hermes"):
+            calls, content = read(text, fmt)
+            assert calls == [("f", {"a": 1})]
+            assert content == "Sure.\n\nDone."
+    assert toolwire.FORMAT_ALIASES["exaone_moe"] == "hermes"
+    # A fence that names another language is no JSON body: the call is broken, never run.
+    xml = '<tool_call>```xml\n{"name": "f", "arguments": {"a": 1}}\n```</tool_call>'
+    assert [c[0] for c in read(xml, "hermes")[0]] == ["invalid"]
+
+
+def test_generic_is_llamacpp_generic() -> None:
+    # llama.cpp's chat format `Generic` is toolwire's `llamacpp_generic`.
+    assert toolwire.FORMAT_ALIASES["generic"] == "llamacpp_generic"
+    answer = '{"response": "Hello"}'
+    assert toolwire.parse_text(answer, format="generic").content == "Hello"
+    call = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
+    assert [c.name for c in toolwire.extract(call, formats=["Generic"])] == ["f"]

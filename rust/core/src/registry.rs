@@ -17,6 +17,10 @@
 /// `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`.
 pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[("xlam", &["raw_json", "mistral", "hermes"])];
 
+/// The peers' names for a protocol of [`crate::protocol::Protocol::TEXT`]: llama.cpp's chat
+/// format `Generic` is `llamacpp_generic`.
+pub(crate) const TEXT_ALIASES: &[(&str, &str)] = &[("generic", "llamacpp_generic")];
+
 macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
@@ -25,7 +29,7 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "ernie45", "ernie45_moe",
                     "granite4", "functionary_v3_1", "functionary_v3_1_llama_3_1", "granite_20b_fc",
                     "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
-                    "hermes_2_pro",
+                    "hermes_2_pro", "exaone_moe",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -33,7 +37,7 @@ macro_rules! for_each_group {
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
-                    "spark25", "spark", "glm_4_5",
+                    "spark25", "spark", "glm_4_5", "step_audio_2",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]

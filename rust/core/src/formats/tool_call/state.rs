@@ -40,6 +40,13 @@ pub(super) enum State {
     /// (`tags::stray_close`).
     StrayClose(usize),
     GName { start: usize, scanned: usize },
+    /// A glm45 name `function` that stopped at the line break at `stop`: Step-Audio 2's type
+    /// line, if the tool's name follows on the next line (`tags::typed_name`, from `scanned`).
+    GTyped {
+        start: usize,
+        stop: usize,
+        scanned: usize,
+    },
     /// After a glm45 name: pairs, or JSON arguments.
     GFirst(usize),
     GBetween(usize),
