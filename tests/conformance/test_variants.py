@@ -1382,3 +1382,31 @@ def test_generic_is_llamacpp_generic() -> None:
     assert toolwire.parse_text(answer, format="generic").content == "Hello"
     call = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
     assert [c.name for c in toolwire.extract(call, formats=["Generic"])] == ["f"]
+
+
+def test_rwkv_earlier_spelling_is_a_call_object_on_the_line_after_the_tag() -> None:
+    # RWKV's earlier spelling (vLLM's rwkv parser reads it): `<tool_call>`, then the call
+    # object on one line, a Python dict or JSON, no closing tag. The arguments stay as written.
+    text = (
+        "Need to inspect the file.\n<tool_call>\n"
+        "{'arguments': {'filePath': 'calculator.py'}, 'name': 'read', 'type': 'tool_call'}\n"
+        "Then I will fix it."
+    )
+    calls, content = read(text, "rwkv")
+    assert calls == [("read", {"filePath": "calculator.py"})]
+    assert content == "Need to inspect the file.\nThen I will fix it."
+    closed = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>\nDone.'
+    calls, content = read(closed, "rwkv")
+    assert calls == [("f", {"a": 1})]
+    assert content == "Done."
+    # A tag that holds no object is prose; a broken object is a failed call, never run.
+    assert read("Write <tool_call> before a call.", "rwkv") == (
+        [],
+        "Write <tool_call> before a call.",
+    )
+    broken = "<tool_call>\n{'name': 'f', 'arguments': {'a': 1}\nmore"
+    calls, _ = read(broken, "rwkv")
+    assert [c[0] for c in calls] == ["invalid"]
+    # Where hermes is read too, the tag is hermes's (a Python dict is no JSON: a failed call).
+    calls, _ = read(text, "hermes")
+    assert [c[0] for c in calls] == ["invalid"]

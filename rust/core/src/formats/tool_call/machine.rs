@@ -223,6 +223,9 @@ impl TagCall {
                 scanned: q + FUNCTION_TAG.len(),
             },
             Format::Qwen3Coder => State::SeekClose(q),
+            // RWKV's earlier spelling: a call object on a line, else the tag is prose.
+            Format::Rwkv if b[q] == b'{' => State::RLine(q),
+            Format::Rwkv => State::RNone,
             _ => State::GName {
                 start: q,
                 scanned: q,
@@ -545,6 +548,22 @@ impl TagCall {
                     }
                     if let Some(verdict) = self.glm_name(buf, start, at, at + 1) {
                         return verdict;
+                    }
+                }
+                State::RNone => return Verdict::End(self.at),
+                State::RLine(from) => match b[from..].iter().position(|&c| c == b'\n') {
+                    Some(i) => self.state = State::RAfter(from + i + 1),
+                    None => {
+                        self.state = State::RLine(b.len());
+                        return Verdict::More;
+                    }
+                },
+                State::RAfter(after) => {
+                    let q = ws(b, after);
+                    match starts(b, q, CLOSE) {
+                        None => return Verdict::More,
+                        Some(true) => return Verdict::End(q + CLOSE.len()),
+                        Some(false) => return Verdict::End(after),
                     }
                 }
                 State::GTyped { start, stop, scanned } => {

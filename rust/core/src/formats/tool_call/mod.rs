@@ -69,6 +69,8 @@ impl Grammar for Spec {
                 Format::Glm45,
                 Format::HyperclovaxSeedThink,
                 Format::Granite,
+                // RWKV's earlier spelling (`rwkv::legacy`).
+                Format::Rwkv,
             ]),
         }; tags::OPENS.len()];
         starts[1] = Start {

@@ -163,6 +163,10 @@ pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
     if !allowed.intersects(FormatSet::of(&FORMATS)) && allowed.contains(Format::Granite) {
         return Format::Granite;
     }
+    // RWKV's earlier spelling: `<tool_call>` and a call object on a line (`rwkv::legacy`).
+    if !allowed.intersects(FormatSet::of(&FORMATS)) && allowed.contains(Format::Rwkv) {
+        return Format::Rwkv;
+    }
     // `<function=f>` is hermes's spelling too when JSON arguments follow (the reader decides).
     let function_for_hermes = shape == Format::Qwen3Coder && allowed.contains(Format::Hermes);
     if allowed.contains(shape) || function_for_hermes {
