@@ -53,6 +53,7 @@ FormatName: TypeAlias = Literal[
     "gemma4",
     "functionary_v3_2",
     "solar_open2",
+    "solar_open",
     "rwkv",
     "cwm",
 ]

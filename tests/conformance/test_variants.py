@@ -1410,3 +1410,25 @@ def test_rwkv_earlier_spelling_is_a_call_object_on_the_line_after_the_tag() -> N
     # Where hermes is read too, the tag is hermes's (a Python dict is no JSON: a failed call).
     calls, _ = read(text, "hermes")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_solar_open_calls_keep_their_id_and_the_turn_tokens_are_not_content() -> None:
+    # Upstage Solar Open 100B: `<|tool_calls|>` then `<|tool_call:begin|>ID<|tool_call:name|>`
+    # NAME `<|tool_call:args|>` JSON `<|tool_call:end|>`, the turn ended by `<|calls|>`.
+    call = '<|tool_call:begin|>{}<|tool_call:name|>{}<|tool_call:args|>{}<|tool_call:end|>'
+    text = (
+        "Let me check.<|end|><|begin|>assistant<|tool_calls|>"
+        + call.format("a1b2c3d4e5", "get_weather", '{"city": "Seoul"}')
+        + call.format("f6g7h8i9j0", "get_time", '{"tz": "UTC"}')
+        + "<|calls|>"
+    )
+    calls, content = read(text, "solar_open")
+    assert calls == [("get_weather", {"city": "Seoul"}), ("get_time", {"tz": "UTC"})]
+    assert content == "Let me check."
+    assert [c.id for c in toolwire.extract(text, formats=["solar_open"])] == [
+        "a1b2c3d4e5",
+        "f6g7h8i9j0",
+    ]
+    # Sniffed too; a call written without the section, its end token cut off, still reads.
+    cut = call.format("x", "f", '{"a": 1}')[: -len("<|tool_call:end|>")]
+    assert [c.name for c in toolwire.extract(cut)] == ["f"]

@@ -145,6 +145,9 @@ macro_rules! for_each_group {
             solar_open2 SolarOpen2 [
                 SolarOpen2 "solar_open2" [],
             ]
+            solar_open SolarOpen [
+                SolarOpen "solar_open" [],
+            ]
             rwkv Rwkv [
                 Rwkv "rwkv" [],
             ]
