@@ -1363,7 +1363,8 @@ def test_a_glm_tool_named_function_is_still_that_tool() -> None:
 def test_exaone_moe_fences_its_json_in_the_hermes_tag() -> None:
     # K-EXAONE writes hermes's `<tool_call>` JSON, at times in a ```json fence inside the tag
     # (llama.cpp's EXAONE_MOE format reads both; vLLM serves the model with `hermes`).
-    for body in ('```json\n{"name": "f", "arguments": {"a": 1}}\n```', '\n```\n{"name": "f", "arguments": {"a": 1}}\n```\n'):
+    call = '{"name": "f", "arguments": {"a": 1}}'
+    for body in (f"```json\n{call}\n```", f"\n```\n{call}\n```\n"):
         text = f"Sure.\n<tool_call>{body}</tool_call>\nDone."
         for fmt in ("exaone_moe", "hermes"):
             calls, content = read(text, fmt)
@@ -1415,7 +1416,7 @@ def test_rwkv_earlier_spelling_is_a_call_object_on_the_line_after_the_tag() -> N
 def test_solar_open_calls_keep_their_id_and_the_turn_tokens_are_not_content() -> None:
     # Upstage Solar Open 100B: `<|tool_calls|>` then `<|tool_call:begin|>ID<|tool_call:name|>`
     # NAME `<|tool_call:args|>` JSON `<|tool_call:end|>`, the turn ended by `<|calls|>`.
-    call = '<|tool_call:begin|>{}<|tool_call:name|>{}<|tool_call:args|>{}<|tool_call:end|>'
+    call = "<|tool_call:begin|>{}<|tool_call:name|>{}<|tool_call:args|>{}<|tool_call:end|>"
     text = (
         "Let me check.<|end|><|begin|>assistant<|tool_calls|>"
         + call.format("a1b2c3d4e5", "get_weather", '{"city": "Seoul"}')
