@@ -1433,3 +1433,27 @@ def test_solar_open_calls_keep_their_id_and_the_turn_tokens_are_not_content() ->
     # Sniffed too; a call written without the section, its end token cut off, still reads.
     cut = call.format("x", "f", '{"a": 1}')[: -len("<|tool_call:end|>")]
     assert [c.name for c in toolwire.extract(cut)] == ["f"]
+
+
+def test_rwkv_earliest_spelling_is_minimax_invokes_in_the_tag() -> None:
+    # The spelling vLLM's first RWKV parser read (its tests at 38a442be): MiniMax-M2's invokes
+    # inside `<tool_call>`; values typed by the schema, as in the other invoke formats.
+    tools = [
+        {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        }
+    ]
+    text = (
+        'I\'ll check.\n<tool_call>\n<invoke name="get_weather">\n'
+        '<parameter name="city">杭州</parameter>\n<parameter name="days">2</parameter>\n'
+        "</invoke>\n</tool_call>\nDone."
+    )
+    calls, content = read(text, "rwkv", tools=tools)
+    assert calls == [("get_weather", {"city": "杭州", "days": 2})]
+    assert content == "I'll check.\n\nDone."
+    # Another tag after the tag is no call: prose.
+    assert read("<tool_call><b>bold</b>", "rwkv") == ([], "<tool_call><b>bold</b>")

@@ -11,17 +11,29 @@
 //! read and none of that group's own formats is (`tool_call::tags::body_format`). The call is the
 //! object on the line after the tag (JSON, else a Python literal; a call object as every format
 //! reads one), and its markup runs to the end of that line, and through a `</tool_call>` that
-//! follows. A tag followed by anything but an object is prose. Arguments are returned as the
-//! model wrote them (vLLM rewrites them for one coding agent's tools).
+//! follows. Arguments are returned as the model wrote them (vLLM rewrites them for one coding
+//! agent's tools). An earlier parser read invokes in the tag instead (vLLM's tests at
+//! 38a442be): `<tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n</invoke>\n
+//! </tool_call>`, read as MiniMax-M2's invokes are ([`INVOKE_TAGS`]), to the closing tag (or
+//! the next `<tool_call>`, or the end of the text). A tag followed by anything else is prose.
 
+use super::super::cursor::failed_end;
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::invoke::{self, Tags};
 use super::super::literal::{parse_literal, LitErr};
+use super::super::tool_call::tags::TOOL_CALL;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
 /// The tag that ends the call's markup when it follows the call's line.
 pub(crate) const CLOSE: &str = "</tool_call>";
+
+/// The start of the earlier spelling's invoke.
+pub(crate) const INVOKE: &str = "<invoke";
+
+/// The earlier spelling's invokes in `<tool_call>`, read as MiniMax-M2's.
+static INVOKE_TAGS: Tags = invoke::xml_tags!(Format::Rwkv, "tool_call", "invoke", "parameter");
 
 /// The call whose `<tool_call>` spans `open..tag_end` and whose object starts at `body` (past
 /// white space). Returns where its markup ends.
@@ -36,6 +48,12 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
+    if text[body..end].starts_with(INVOKE) {
+        // To the closing tag, or before the next call's tag (the stream's `SeekClose`).
+        let markup_end = failed_end(TOOL_CALL.ends.find(text, body, end), end);
+        invoke::decode::parse_region(cx, open..markup_end, &INVOKE_TAGS)?;
+        return Ok(markup_end);
+    }
     if !text[body..end].starts_with('{') {
         cx.prose(open..tag_end);
         return Ok(tag_end);

@@ -19,6 +19,7 @@ use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
 
+use super::super::rwkv::legacy::INVOKE;
 use super::state::{ArgsClose, State};
 
 pub(crate) struct TagCall {
@@ -225,7 +226,7 @@ impl TagCall {
             Format::Qwen3Coder => State::SeekClose(q),
             // RWKV's earlier spelling: a call object on a line, else the tag is prose.
             Format::Rwkv if b[q] == b'{' => State::RLine(q),
-            Format::Rwkv => State::RNone,
+            Format::Rwkv => State::RInvoke(q),
             _ => State::GName {
                 start: q,
                 scanned: q,
@@ -551,6 +552,12 @@ impl TagCall {
                     }
                 }
                 State::RNone => return Verdict::End(self.at),
+                // The earlier spelling's invokes run to the closing tag (`rwkv::legacy`).
+                State::RInvoke(q) => match starts(b, q, INVOKE) {
+                    None => return Verdict::More,
+                    Some(true) => self.state = State::SeekClose(q),
+                    Some(false) => self.state = State::RNone,
+                },
                 State::RLine(from) => match b[from..].iter().position(|&c| c == b'\n') {
                     Some(i) => self.state = State::RAfter(from + i + 1),
                     None => {

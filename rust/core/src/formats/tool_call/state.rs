@@ -41,7 +41,10 @@ pub(super) enum State {
     StrayClose(usize),
     /// RWKV's earlier call (`rwkv::legacy`): the object's line, its break looked for from here.
     RLine(usize),
-    /// A `<tool_call>` read as RWKV's that holds no object: the tag is prose.
+    /// A `<tool_call>` read as RWKV's that holds no object: invokes follow (`<invoke`, from
+    /// here), or the tag is prose ([`State::RNone`]).
+    RInvoke(usize),
+    /// A `<tool_call>` read as RWKV's that holds no call: the tag is prose.
     RNone,
     /// After that line: a `</tool_call>` may follow (the call's markup runs through it).
     RAfter(usize),
