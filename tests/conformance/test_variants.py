@@ -1337,8 +1337,9 @@ def test_step_audio_2_calls_are_glm45_calls_after_a_type_line() -> None:
         '<tool_call>function\nget_weather\n{"location": "Shanghai"}</tool_call>'
         '<tool_call>function\nsearch\n{"query": "weather forecast"}</tool_call><|EOT|>'
     )
-    calls, _ = read(two, "step_audio_2")
+    calls, content = read(two, "step_audio_2")
     assert [c[0] for c in calls] == ["get_weather", "search"]
+    assert content == ""  # its end of turn, `<|EOT|>`, is a control token
     assert toolwire.FORMAT_ALIASES["step_audio_2"] == "glm45"
     # Sniffed too: `<tool_call>` then a name is glm45's shape.
     assert [c.name for c in toolwire.extract(two)] == ["get_weather", "search"]
