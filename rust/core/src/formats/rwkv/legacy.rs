@@ -18,9 +18,10 @@
 //! the next `<tool_call>`, or the end of the text). A tag followed by anything else is prose.
 
 use super::super::cursor::failed_end;
-use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::cx::{Cx, Failure};
 use super::super::invoke::{self, Tags};
 use super::super::literal::{parse_literal, LitErr};
+use super::super::machine::{starts, ws};
 use super::super::tool_call::tags::TOOL_CALL;
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
@@ -83,11 +84,16 @@ where
 
 /// Where the markup of a call whose line ends at `after` (past its line break) ends: through a
 /// `</tool_call>` that follows (white space before it allowed), else at `after`.
-pub(crate) fn markup_end(text: &str, after: usize, end: usize) -> usize {
-    let at = skip_ws(text, after, end);
-    if text[at..end].starts_with(CLOSE) {
-        at + CLOSE.len()
-    } else {
-        after
+fn markup_end(text: &str, after: usize, end: usize) -> usize {
+    after_line(&text.as_bytes()[..end], after).unwrap_or(after)
+}
+
+/// [`markup_end`] for the stream machine, in the text so far: `None` while `b` may still hold
+/// the `</tool_call>`.
+pub(crate) fn after_line(b: &[u8], after: usize) -> Option<usize> {
+    let at = ws(b, after);
+    match starts(b, at, CLOSE)? {
+        true => Some(at + CLOSE.len()),
+        false => Some(after),
     }
 }

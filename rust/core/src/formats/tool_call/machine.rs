@@ -19,7 +19,7 @@ use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
 
-use super::super::rwkv::legacy::INVOKE;
+use super::super::rwkv::legacy::{after_line, INVOKE};
 use super::state::{ArgsClose, State};
 
 pub(crate) struct TagCall {
@@ -565,14 +565,7 @@ impl TagCall {
                         return Verdict::More;
                     }
                 },
-                State::RAfter(after) => {
-                    let q = ws(b, after);
-                    match starts(b, q, CLOSE) {
-                        None => return Verdict::More,
-                        Some(true) => return Verdict::End(q + CLOSE.len()),
-                        Some(false) => return Verdict::End(after),
-                    }
-                }
+                State::RAfter(after) => return after_line(b, after).map_or(Verdict::More, Verdict::End),
                 State::GTyped { start, stop, scanned } => {
                     if let Some(verdict) = self.glm_name(buf, start, stop, scanned) {
                         return verdict;
