@@ -447,6 +447,25 @@ def plamo3(case: Case, k: int) -> str | None:
     return ("Let me check." if k % 4 == 0 else "") + calls
 
 
+def solar_open(case: Case, k: int) -> str | None:
+    """Solar Open's tokens around each call's id, name and JSON arguments, in a `<|tool_calls|>`
+    section (left out on some cases) ended by `<|calls|>` on others, after an answer whose
+    turn the model ended (`<|end|><|begin|>assistant`) on others."""
+    ascii = k % 2 == 0
+    calls = "".join(
+        f"<|tool_call:begin|>{k:04d}{i}<|tool_call:name|>{call['name']}<|tool_call:args|>"
+        f"{json.dumps(call['arguments'], ensure_ascii=ascii)}<|tool_call:end|>"
+        for i, call in enumerate(case["calls"])
+    )
+    if k % 5:
+        calls = "<|tool_calls|>" + calls
+    if k % 3 == 0:
+        calls += "<|calls|>"
+    if k % 4 == 0:
+        calls = "Let me check.<|end|><|begin|>assistant" + calls
+    return calls
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -707,6 +726,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "gemma4": gemma4,
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
+    "solar_open": solar_open,
     "rwkv": rwkv,
     "cwm": cwm,
     "seed_oss": seed_oss,

@@ -19,7 +19,8 @@ def test_formats_are_the_registry_and_the_literal_type() -> None:
             protocol = len(name) == 1 and name[0] in typing.get_args(ProtocolName)
             assert (len(name) > 1 or protocol) and set(name) <= set(toolwire.FORMAT_NAMES)
         else:
-            assert name in toolwire.FORMATS
+            # A format, or a protocol (llama.cpp's `generic` is `llamacpp_generic`).
+            assert name in toolwire.FORMAT_NAMES
         assert alias not in toolwire.FORMAT_NAMES
 
 

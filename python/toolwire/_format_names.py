@@ -53,6 +53,7 @@ FormatName: TypeAlias = Literal[
     "gemma4",
     "functionary_v3_2",
     "solar_open2",
+    "solar_open",
     "rwkv",
     "cwm",
 ]
@@ -60,11 +61,11 @@ FormatName: TypeAlias = Literal[
 #: The protocols ``formats=`` accepts beside the open-weight formats.
 ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 
-#: Other projects' names for the open-weight formats, and for a set of names (``xlam``:
-#: raw_json, mistral and hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and
-#: granite; ``json``: raw_json, the SGLang model gateway's JSON parser)
-#: (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and with ``-`` for
-#: ``_``.
+#: Other projects' names for the open-weight formats, for a protocol (``generic``, llama.cpp's
+#: name of ``llamacpp_generic``), and for a set of names (``xlam``: raw_json, mistral and
+#: hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and granite; ``json``: raw_json
+#: and hermes) (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and
+#: with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
     "ernie45",
@@ -169,6 +170,9 @@ FormatAlias: TypeAlias = Literal[
     "xml_function",
     "glm4",
     "gemma",
+    "step_audio_2",
+    "exaone_moe",
+    "generic",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -51,9 +51,12 @@ __version__: Final[str]
 
 #: The open-weight formats, in registry order.
 FORMATS: Final[tuple[FormatName, ...]]
-#: Other projects' names for a format → toolwire's name (accepted by ``formats=``), or the
-#: tuple of names an alias of a set stands for (``xlam``: raw_json, mistral, hermes).
-FORMAT_ALIASES: Final[Mapping[str, FormatName | tuple[FormatName | ProtocolName, ...]]]
+#: Other projects' names for a format (or a protocol: ``generic`` is ``llamacpp_generic``) →
+#: toolwire's name (accepted by ``formats=``), or the tuple of names an alias of a set stands
+#: for (``xlam``: raw_json, mistral, hermes).
+FORMAT_ALIASES: Final[
+    Mapping[str, FormatName | ProtocolName | tuple[FormatName | ProtocolName, ...]]
+]
 #: Every name ``formats=`` accepts (aliases apart): ``text_tagged``, ``raw_json``,
 #: ``llamacpp_generic``, ``FORMATS``.
 FORMAT_NAMES: Final[tuple[str, ...]]

@@ -1515,3 +1515,144 @@ def test_a_list_of_call_objects_after_the_python_tag_is_calls() -> None:
     assert [c[:2] for c in calls] == [("f", {}), ("invalid", None)]
     # A list with no call object in it is code, as before.
     assert read("<|python_tag|>[1, 2]", "llama3_json")[0] == [("python", {"code": "[1, 2]"})]
+
+
+def test_step_audio_2_calls_are_glm45_calls_after_a_type_line() -> None:
+    # Step-Audio 2's chat template writes `<tool_call>function\nNAME\n{json}</tool_call>`: the
+    # first line is the call's type, the tool's name is on the next line (vLLM's and SGLang's
+    # `step_audio_2` parsers split the body so).
+    text = (
+        "Let me check the weather for you.\n<tool_call>function\nget_weather\n"
+        '{"location": "Shanghai"}</tool_call>\nI\'ll get that information for you.'
+    )
+    for fmt in ("step_audio_2", "glm45"):
+        calls, content = read(text, fmt)
+        assert calls == [("get_weather", {"location": "Shanghai"})]
+        assert content == (
+            "Let me check the weather for you.\n\nI'll get that information for you."
+        )
+    two = (
+        '<tool_call>function\nget_weather\n{"location": "Shanghai"}</tool_call>'
+        '<tool_call>function\nsearch\n{"query": "weather forecast"}</tool_call><|EOT|>'
+    )
+    calls, content = read(two, "step_audio_2")
+    assert [c[0] for c in calls] == ["get_weather", "search"]
+    assert content == ""  # its end of turn, `<|EOT|>`, is a control token
+    assert toolwire.FORMAT_ALIASES["step_audio_2"] == "glm45"
+    # Sniffed too: `<tool_call>` then a name is glm45's shape.
+    assert [c.name for c in toolwire.extract(two)] == ["get_weather", "search"]
+
+
+def test_a_glm_tool_named_function_is_still_that_tool() -> None:
+    # Only a name line followed by JSON arguments makes `function` a type line: GLM's pairs
+    # after `function` call the tool `function`, and a second line that is not a bare name
+    # leaves the call as glm45 reads it (a failed call, never another tool).
+    pairs = "<tool_call>function\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+    assert read(pairs, "glm45")[0] == [("function", {"a": 1})]
+    laguna = '<tool_call>function\n{"a": 1}</tool_call>'
+    assert read(laguna, "glm45")[0] == [("function", {"a": 1})]
+    two_words = '<tool_call>function\nget weather\n{"a": 1}</tool_call>'
+    calls, _ = read(two_words, "glm45")
+    assert [c[0] for c in calls] == ["invalid"]
+    cut = "<tool_call>function\nget_weather\n"
+    calls, _ = read(cut, "step_audio_2")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_exaone_moe_fences_its_json_in_the_hermes_tag() -> None:
+    # K-EXAONE writes hermes's `<tool_call>` JSON, at times in a ```json fence inside the tag
+    # (llama.cpp's EXAONE_MOE format reads both; vLLM serves the model with `hermes`).
+    call = '{"name": "f", "arguments": {"a": 1}}'
+    for body in (f"```json\n{call}\n```", f"\n```\n{call}\n```\n"):
+        text = f"Sure.\n<tool_call>{body}</tool_call>\nDone."
+        for fmt in ("exaone_moe", "hermes"):
+            calls, content = read(text, fmt)
+            assert calls == [("f", {"a": 1})]
+            assert content == "Sure.\n\nDone."
+    assert toolwire.FORMAT_ALIASES["exaone_moe"] == "hermes"
+    # A fence that names another language is no JSON body: the call is broken, never run.
+    xml = '<tool_call>```xml\n{"name": "f", "arguments": {"a": 1}}\n```</tool_call>'
+    assert [c[0] for c in read(xml, "hermes")[0]] == ["invalid"]
+
+
+def test_generic_is_llamacpp_generic() -> None:
+    # llama.cpp's chat format `Generic` is toolwire's `llamacpp_generic`.
+    assert toolwire.FORMAT_ALIASES["generic"] == "llamacpp_generic"
+    answer = '{"response": "Hello"}'
+    assert toolwire.parse_text(answer, format="generic").content == "Hello"
+    call = '{"tool_call": {"name": "f", "arguments": {"a": 1}}}'
+    assert [c.name for c in toolwire.extract(call, formats=["Generic"])] == ["f"]
+
+
+def test_rwkv_earlier_spelling_is_a_call_object_on_the_line_after_the_tag() -> None:
+    # RWKV's earlier spelling (vLLM's rwkv parser reads it): `<tool_call>`, then the call
+    # object on one line, a Python dict or JSON, no closing tag. The arguments stay as written.
+    text = (
+        "Need to inspect the file.\n<tool_call>\n"
+        "{'arguments': {'filePath': 'calculator.py'}, 'name': 'read', 'type': 'tool_call'}\n"
+        "Then I will fix it."
+    )
+    calls, content = read(text, "rwkv")
+    assert calls == [("read", {"filePath": "calculator.py"})]
+    assert content == "Need to inspect the file.\nThen I will fix it."
+    closed = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>\nDone.'
+    calls, content = read(closed, "rwkv")
+    assert calls == [("f", {"a": 1})]
+    assert content == "Done."
+    # A tag that holds no object is prose; a broken object is a failed call, never run.
+    assert read("Write <tool_call> before a call.", "rwkv") == (
+        [],
+        "Write <tool_call> before a call.",
+    )
+    broken = "<tool_call>\n{'name': 'f', 'arguments': {'a': 1}\nmore"
+    calls, _ = read(broken, "rwkv")
+    assert [c[0] for c in calls] == ["invalid"]
+    # Where hermes is read too, the tag is hermes's (a Python dict is no JSON: a failed call).
+    calls, _ = read(text, "hermes")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_solar_open_calls_keep_their_id_and_the_turn_tokens_are_not_content() -> None:
+    # Upstage Solar Open 100B: `<|tool_calls|>` then `<|tool_call:begin|>ID<|tool_call:name|>`
+    # NAME `<|tool_call:args|>` JSON `<|tool_call:end|>`, the turn ended by `<|calls|>`.
+    call = "<|tool_call:begin|>{}<|tool_call:name|>{}<|tool_call:args|>{}<|tool_call:end|>"
+    text = (
+        "Let me check.<|end|><|begin|>assistant<|tool_calls|>"
+        + call.format("a1b2c3d4e5", "get_weather", '{"city": "Seoul"}')
+        + call.format("f6g7h8i9j0", "get_time", '{"tz": "UTC"}')
+        + "<|calls|>"
+    )
+    calls, content = read(text, "solar_open")
+    assert calls == [("get_weather", {"city": "Seoul"}), ("get_time", {"tz": "UTC"})]
+    assert content == "Let me check."
+    assert [c.id for c in toolwire.extract(text, formats=["solar_open"])] == [
+        "a1b2c3d4e5",
+        "f6g7h8i9j0",
+    ]
+    # Sniffed too; a call written without the section, its end token cut off, still reads.
+    cut = call.format("x", "f", '{"a": 1}')[: -len("<|tool_call:end|>")]
+    assert [c.name for c in toolwire.extract(cut)] == ["f"]
+
+
+def test_rwkv_earliest_spelling_is_minimax_invokes_in_the_tag() -> None:
+    # The spelling vLLM's first RWKV parser read (its tests at 38a442be): MiniMax-M2's invokes
+    # inside `<tool_call>`; values typed by the schema, as in the other invoke formats.
+    tools = [
+        {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        }
+    ]
+    text = (
+        'I\'ll check.\n<tool_call>\n<invoke name="get_weather">\n'
+        '<parameter name="city">杭州</parameter>\n<parameter name="days">2</parameter>\n'
+        "</invoke>\n</tool_call>\nDone."
+    )
+    calls, content = read(text, "rwkv", tools=tools)
+    assert calls == [("get_weather", {"city": "杭州", "days": 2})]
+    assert content == "I'll check.\n\nDone."
+    # Another tag after the tag is no call: prose.
+    assert read("<tool_call><b>bold</b>", "rwkv") == ([], "<tool_call><b>bold</b>")

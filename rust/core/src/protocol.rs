@@ -26,12 +26,22 @@ impl Protocol {
         Protocol::LlamacppGeneric,
     ];
 
-    /// The protocol of [`Protocol::TEXT`] a name designates (matched as [`Format::parse`]
-    /// does).
+    /// The protocol of [`Protocol::TEXT`] a name or alias ([`Protocol::text_aliases`])
+    /// designates (matched as [`Format::parse`] does).
     pub fn parse_text(name: &str) -> Option<Self> {
+        let canonical = crate::registry::TEXT_ALIASES
+            .iter()
+            .find(|(alias, _)| same_name(alias, name))
+            .map_or(name, |(_, canonical)| canonical);
         Protocol::TEXT
             .into_iter()
-            .find(|p| same_name(p.as_str(), name))
+            .find(|p| same_name(p.as_str(), canonical))
+    }
+
+    /// The peers' names for protocols of [`Protocol::TEXT`], with the protocol's name
+    /// (`generic`, llama.cpp's, is `llamacpp_generic`).
+    pub fn text_aliases() -> &'static [(&'static str, &'static str)] {
+        crate::registry::TEXT_ALIASES
     }
 
     /// The names an alias of several formats stands for ([`crate::registry::SET_ALIASES`],
@@ -249,6 +259,13 @@ mod tests {
             Protocol::parse_text("LlamaCpp-Generic"),
             Some(Protocol::LlamacppGeneric)
         );
+        for (alias, name) in Protocol::text_aliases() {
+            assert!(seen.insert(alias.to_string()), "{alias} names two formats");
+            assert_eq!(
+                Protocol::parse_text(alias).map(Protocol::as_str),
+                Some(*name)
+            );
+        }
         // An alias of a set of names is no other name.
         for (alias, names) in Protocol::alias_sets() {
             assert!(seen.insert(alias.to_string()), "{alias} names two formats");

@@ -26,14 +26,19 @@ pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("json", &["raw_json", "hermes"]),
 ];
 
+/// The peers' names for a protocol of [`crate::protocol::Protocol::TEXT`]: llama.cpp's chat
+/// format `Generic` is `llamacpp_generic`.
+pub(crate) const TEXT_ALIASES: &[(&str, &str)] = &[("generic", "llamacpp_generic")];
+
 macro_rules! for_each_group {
     ($callback:ident) => {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
-                    "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5", "qwen2_5_coder", "qwen25_coder", "trinity",
-                    "hermes_2_pro", "json_tools", "functionary",
+                    "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
+                    "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
+                    "functionary", "exaone_moe",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -43,6 +48,7 @@ macro_rules! for_each_group {
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
                     "spark25", "spark", "glm_4_5", "glm45_moe", "glm47_moe", "laguna", "glm4",
+                    "step_audio_2",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -149,6 +155,9 @@ macro_rules! for_each_group {
             ]
             solar_open2 SolarOpen2 [
                 SolarOpen2 "solar_open2" [],
+            ]
+            solar_open SolarOpen [
+                SolarOpen "solar_open" [],
             ]
             rwkv Rwkv [
                 Rwkv "rwkv" [],

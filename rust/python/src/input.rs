@@ -115,6 +115,9 @@ pub fn add_format_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
             aliases.set_item(alias, format.as_str())?;
         }
     }
+    for (alias, name) in Protocol::text_aliases() {
+        aliases.set_item(alias, name)?;
+    }
     for (alias, names) in Protocol::alias_sets() {
         aliases.set_item(alias, PyTuple::new(py, names.iter())?)?;
     }

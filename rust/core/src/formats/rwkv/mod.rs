@@ -11,7 +11,10 @@
 //!
 //! The label opens a call at the start of any line ([`Grammar::AT_LINES`]; in the middle of a
 //! line it is prose), with the fence on the next line or on the same one. The object is read as
-//! a call list of one (`json_list`'s grammar, up to the closing fence).
+//! a call list of one (`json_list`'s grammar, up to the closing fence). RWKV's earlier spelling,
+//! `<tool_call>` and the call object on a line, is read by [`legacy`].
+
+pub(crate) mod legacy;
 
 use std::ops::Range;
 

@@ -9,6 +9,7 @@ use super::tags::{
     body_format, body_start, function_tag, is_call_object, reads_json, shape_of, Body, Closers, Wrap, FUNCTION,
     HERMES_WRAPS, OPENS, TOOL_CALL,
 };
+use super::super::rwkv::legacy;
 use super::{glm45, hermes, qwen3_coder};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
@@ -65,6 +66,7 @@ where
                     let closer = Some(&TOOL_CALL);
                     qwen3_coder::call(cx, marker.start, body, end, closer, &mut closers)
                 }
+                Format::Rwkv => legacy::call(cx, (marker.start, marker.end), body, end),
                 format => glm45::call(cx, format, marker.start, body, end, &mut closers),
             }
         }

@@ -14,7 +14,8 @@ use super::super::cursor::{failed_end, Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::hermes;
 use super::tags::{
-    close_tag, closes_value, reopens, repeat_end, AfterFunction, Closers, Pairs, OPEN, TOOL_CALL, TOOL_SEP,
+    close_tag, closes_value, reopens, repeat_end, typed_name, AfterFunction, Closers, Pairs, OPEN,
+    TOOL_CALL, TOOL_SEP,
 };
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView};
 use crate::protocol::Format;
@@ -64,8 +65,11 @@ where
         cx.fail(format, open..markup_end, failure);
         markup_end
     };
-    let name_end = find_any3(b'<', b'>', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
-    let name = text[body..name_end].trim();
+    let mut name_end = find_any3(b'<', b'>', b'\n', &text.as_bytes()[body..end]).map_or(end, |i| body + i);
+    let mut name = text[body..name_end].trim();
+    if let Ok(Some(real)) = typed_name(&text[..end], name, name_end, name_end + 1) {
+        (name, name_end) = (&text[real.clone()], real.end);
+    }
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Ok(fail(
             cx,

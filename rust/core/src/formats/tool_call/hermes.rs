@@ -7,7 +7,7 @@
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
-    after_function, close_tag, function_ends, tag_name, AfterFunction, Body, Closers, Wrap,
+    after_function, close_tag, function_ends, past_fence_close, tag_name, AfterFunction, Body, Closers, Wrap,
 };
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
@@ -29,7 +29,8 @@ where
 {
     let text = cx.text;
     let ends = closers.ends;
-    let close = |json_end: usize| close_tag(text, open, json_end, end, ends);
+    // (A Markdown fence around the JSON, EXAONE MoE's, closes before the tag.)
+    let close = |json_end: usize| close_tag(text, open, past_fence_close(text, json_end, end), end, ends);
     if let Some((calls, json_end)) = cx.read_calls(body, end)? {
         if let Some(markup_end) = close(json_end) {
             cx.push_read(format, open..markup_end, calls)?;

@@ -10,14 +10,15 @@ use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
     body_format, body_start, closes_value, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
-    reads_json, reopens, shape_of, stray_close, Body, Pairs, Wrap, CLOSE, FUNCTION, FUNCTION_CLOSE,
-    FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP,
+    reads_json, reopens, shape_of, stray_close, typed_name, Body, Pairs, Wrap, CLOSE, FENCE, FUNCTION,
+    FUNCTION_CLOSE, FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP,
 };
 use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_any3;
 
+use super::super::rwkv::legacy::{after_line, INVOKE};
 use super::state::{ArgsClose, State};
 
 pub(crate) struct TagCall {
@@ -228,11 +229,39 @@ impl TagCall {
                 scanned: q + FUNCTION_TAG.len(),
             },
             Format::Qwen3Coder => State::SeekClose(q),
+            // RWKV's earlier spelling: a call object on a line, else the tag is prose.
+            Format::Rwkv if b[q] == b'{' => State::RLine(q),
+            Format::Rwkv => State::RInvoke(q),
             _ => State::GName {
                 start: q,
                 scanned: q,
             },
         };
+    }
+
+    /// A glm45 name that starts at `start` and stopped at `stop`, or Step-Audio 2's real name on
+    /// the next line (`tags::typed_name`, looked for from `from`): announces the call, or waits.
+    fn glm_name(&mut self, buf: &str, start: usize, stop: usize, from: usize) -> Option<Verdict> {
+        let name = buf[start..stop].trim();
+        let (name, stop) = match typed_name(buf, name, stop, from) {
+            Err(scanned) => {
+                self.state = State::GTyped {
+                    start,
+                    stop,
+                    scanned,
+                };
+                return Some(Verdict::More);
+            }
+            Ok(Some(real)) => (&buf[real.clone()], real.end),
+            Ok(None) => (name, stop),
+        };
+        let item = self.records.len();
+        self.records.push(named(name, None, true, item));
+        self.state = match buf.as_bytes()[stop] {
+            b'>' => State::ArgsOpen(stop + 1, ArgsClose::Optional),
+            _ => State::GFirst(stop),
+        };
+        None
     }
 
     /// [`Machine::advance`] knowing the offered tools, which Step-3.5's garbled tags may name
@@ -257,13 +286,15 @@ impl TagCall {
                 State::AfterJson(p) => {
                     let q = ws(b, p);
                     let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
-                    match starts(b, q, close) {
-                        None => {
+                    match starts_any(b, q, &[close, FENCE]) {
+                        Err(()) => {
                             self.state = State::AfterJson(q);
                             return Verdict::More;
                         }
-                        Some(true) => return Verdict::End(q + close.len()),
-                        Some(false) => {
+                        Ok(Some(0)) => return Verdict::End(q + close.len()),
+                        // The fence around EXAONE MoE's JSON closes before the tag.
+                        Ok(Some(_)) => self.state = State::AfterJson(q + FENCE.len()),
+                        Ok(None) => {
                             if let Some(verdict) = self.reopened(b, q, self.ends(), State::AfterJson) {
                                 return verdict;
                             }
@@ -521,12 +552,29 @@ impl TagCall {
                         self.state = State::SeekClose(start);
                         continue;
                     }
-                    let item = self.records.len();
-                    self.records.push(named(name, None, true, item));
-                    self.state = match b[at] {
-                        b'>' => State::ArgsOpen(at + 1, ArgsClose::Optional),
-                        _ => State::GFirst(at),
-                    };
+                    if let Some(verdict) = self.glm_name(buf, start, at, at + 1) {
+                        return verdict;
+                    }
+                }
+                State::RNone => return Verdict::End(self.at),
+                // The earlier spelling's invokes run to the closing tag (`rwkv::legacy`).
+                State::RInvoke(q) => match starts(b, q, INVOKE) {
+                    None => return Verdict::More,
+                    Some(true) => self.state = State::SeekClose(q),
+                    Some(false) => self.state = State::RNone,
+                },
+                State::RLine(from) => match b[from..].iter().position(|&c| c == b'\n') {
+                    Some(i) => self.state = State::RAfter(from + i + 1),
+                    None => {
+                        self.state = State::RLine(b.len());
+                        return Verdict::More;
+                    }
+                },
+                State::RAfter(after) => return after_line(b, after).map_or(Verdict::More, Verdict::End),
+                State::GTyped { start, stop, scanned } => {
+                    if let Some(verdict) = self.glm_name(buf, start, stop, scanned) {
+                        return verdict;
+                    }
                 }
                 State::GFirst(p) => {
                     let q = ws(b, p);

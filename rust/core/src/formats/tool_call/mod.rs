@@ -69,6 +69,8 @@ impl Grammar for Spec {
                 Format::Glm45,
                 Format::HyperclovaxSeedThink,
                 Format::Granite,
+                // RWKV's earlier spelling (`rwkv::legacy`).
+                Format::Rwkv,
             ]),
         }; tags::OPENS.len()];
         starts[1] = Start {
@@ -97,8 +99,10 @@ impl Grammar for Spec {
         text: tags::RESPONSE_CLOSE,
         formats: tags::answer_of(tags::RESPONSE),
     }];
-    /// Qwen's and GLM's end of turn, and Ling 3's (`<|role_end|>`, read as glm45).
-    const CONTROL: &'static [&'static str] = &["<|im_end|>", "<|endoftext|>", "<|role_end|>"];
+    /// Qwen's and GLM's end of turn, Ling 3's (`<|role_end|>`, read as glm45) and Step-Audio
+    /// 2's (`<|EOT|>`, read as glm45).
+    const CONTROL: &'static [&'static str] =
+        &["<|im_end|>", "<|endoftext|>", "<|role_end|>", "<|EOT|>"];
     type Machine = machine::TagCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {

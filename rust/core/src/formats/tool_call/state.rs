@@ -39,7 +39,23 @@ pub(super) enum State {
     /// After a block written without its wrapper: a stray `</tool_call>` may follow
     /// (`tags::stray_close`).
     StrayClose(usize),
+    /// RWKV's earlier call (`rwkv::legacy`): the object's line, its break looked for from here.
+    RLine(usize),
+    /// A `<tool_call>` read as RWKV's that holds no object: invokes follow (`<invoke`, from
+    /// here), or the tag is prose ([`State::RNone`]).
+    RInvoke(usize),
+    /// A `<tool_call>` read as RWKV's that holds no call: the tag is prose.
+    RNone,
+    /// After that line: a `</tool_call>` may follow (the call's markup runs through it).
+    RAfter(usize),
     GName { start: usize, scanned: usize },
+    /// A glm45 name `function` that stopped at the line break at `stop`: Step-Audio 2's type
+    /// line, if the tool's name follows on the next line (`tags::typed_name`, from `scanned`).
+    GTyped {
+        start: usize,
+        stop: usize,
+        scanned: usize,
+    },
     /// After a glm45 name: pairs, or JSON arguments.
     GFirst(usize),
     GBetween(usize),

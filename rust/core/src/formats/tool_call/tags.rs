@@ -202,6 +202,10 @@ pub(crate) fn body_format(shape: Format, allowed: FormatSet) -> Format {
     if !allowed.intersects(FormatSet::of(&FORMATS)) && allowed.contains(Format::Granite) {
         return Format::Granite;
     }
+    // RWKV's earlier spelling: `<tool_call>` and a call object on a line (`rwkv::legacy`).
+    if !allowed.intersects(FormatSet::of(&FORMATS)) && allowed.contains(Format::Rwkv) {
+        return Format::Rwkv;
+    }
     // `<function=f>` is hermes's spelling too when JSON arguments follow (the reader decides).
     let function_for_hermes = shape == Format::Qwen3Coder && allowed.contains(Format::Hermes);
     if allowed.contains(shape) || function_for_hermes {
@@ -244,6 +248,46 @@ pub(crate) fn name_stop(text: &str, start: usize, end: usize) -> Option<usize> {
 /// [`name_stop`] in `bytes`.
 pub(crate) fn find_name_stop(bytes: &[u8]) -> Option<usize> {
     find_any3(b'>', b'\n', b'<', bytes)
+}
+
+/// The type line of Step-Audio 2's calls: `<tool_call>function\nf\n{"a": 1}</tool_call>`, as
+/// its chat template writes them (a glm45-shaped body whose first line is the call's type).
+pub(crate) const TYPE_LINE: &str = "function";
+
+/// Step-Audio 2's call: after a first line `function` (the glm45 name `name`, stopped by a
+/// line break at `stop`), the tool's name on a line of its own, then JSON arguments. Returns the
+/// real name's span (trimmed) when a `{` follows it, `Ok(None)` when the body is not so spelled
+/// (the name is then `function`, as glm45 reads it), or, while `text` does not tell yet, where
+/// to look again from (`from`: the second line's stop is looked for from there, at most `stop +
+/// 1`).
+pub(crate) fn typed_name(
+    text: &str,
+    name: &str,
+    stop: usize,
+    from: usize,
+) -> Result<Option<std::ops::Range<usize>>, usize> {
+    let b = text.as_bytes();
+    if name != TYPE_LINE || b.get(stop) != Some(&b'\n') {
+        return Ok(None);
+    }
+    let line = stop + 1;
+    let from = from.max(line);
+    let Some(line_end) = find_name_stop(&b[from..]).map(|i| from + i) else {
+        return Err(b.len());
+    };
+    let written = &text[line..line_end];
+    let real = written.trim();
+    if b[line_end] != b'\n' || real.is_empty() || real.contains(char::is_whitespace) {
+        return Ok(None);
+    }
+    match b.get(ws(b, line_end)) {
+        None => Err(line_end),
+        Some(b'{') => {
+            let start = line + (written.len() - written.trim_start().len());
+            Ok(Some(start..start + real.len()))
+        }
+        Some(_) => Ok(None),
+    }
 }
 
 /// Where what follows a name that stopped at `stop` starts: past its `>` or line break, at
@@ -420,17 +464,51 @@ pub(crate) fn closes_value(bytes: &[u8], after: usize, ends: &Markers, key: &str
     }
 }
 
-/// Where a wrapper's body starts, at or after `at`: past white space and any opening tag of
+/// Where a wrapper's body starts, at or after `at`: past white space, any opening tag of
 /// `ends` written again right after the wrapper's own (`<tool_call><tool_call>f…`: the opener
-/// doubled, one call). `Err(at)` while `bytes` may still hold such a tag at `at`.
+/// doubled, one call), and a Markdown fence opened around the body ([`fence_open`]). `Err(at)`
+/// while `bytes` may still hold such a tag or fence at `at`.
 pub(crate) fn body_start(bytes: &[u8], at: usize, ends: &Markers) -> Result<usize, usize> {
     let mut at = ws(bytes, at);
     loop {
         match opening_len(bytes, at, ends) {
             Err(()) => return Err(at),
             Ok(Some(len)) => at = ws(bytes, at + len),
-            Ok(None) => return Ok(at),
+            Ok(None) => match fence_open(bytes, at) {
+                Err(()) => return Err(at),
+                Ok(Some(len)) => at = ws(bytes, at + len),
+                Ok(None) => return Ok(at),
+            },
         }
+    }
+}
+
+/// A Markdown fence around a tag's JSON body: EXAONE MoE (K-EXAONE) writes
+/// ```` <tool_call>```json\n{…}\n```</tool_call> ```` at times (llama.cpp's `EXAONE_MOE`
+/// format reads it). An opening fence is ```` ``` ```` or ```` ```json ````, then a line break.
+pub(crate) const FENCE: &str = "```";
+const FENCE_OPENS: [&str; 4] = ["```json\n", "```json\r\n", "```\n", "```\r\n"];
+
+/// The length of a fence opening at `at` ([`FENCE`]), `Ok(None)` when none does, `Err(())`
+/// while `bytes` may still hold one. A fence naming another language (```` ```xml ````) is none:
+/// its body is not read as JSON.
+fn fence_open(bytes: &[u8], at: usize) -> Result<Option<usize>, ()> {
+    match starts_any(bytes, at, &FENCE_OPENS)? {
+        Some(k) => Ok(Some(FENCE_OPENS[k].len())),
+        None => Ok(None),
+    }
+}
+
+/// Past the closing [`FENCE`]s after a tag's JSON body that ends at `at` (white space around
+/// them skipped; the stream machine skips each one it meets), or `at` when none follows.
+pub(crate) fn past_fence_close(text: &str, at: usize, end: usize) -> usize {
+    let mut at = at;
+    loop {
+        let after = skip_ws(text, at, end);
+        if !text[after..end].starts_with(FENCE) {
+            return at;
+        }
+        at = after + FENCE.len();
     }
 }
 
