@@ -9,7 +9,7 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, body_start, closes_value, find_name_stop, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, closes_value, name_end, function_ends, function_name, past_stop, is_call_object, parameter_name,
     reads_json, reopens, shape_of, stray_close, typed_name, Body, Pairs, Wrap, CLOSE, FENCE, FUNCTION,
     FUNCTION_CLOSE, FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP,
 };
@@ -35,15 +35,6 @@ pub(crate) struct TagCall {
     json: Option<JsonValue>,
     args: Option<JsonValue>,
     records: Vec<CallRecord>,
-}
-
-/// Where a name stops (`tags::name_stop`), resuming at `scanned`; `Err` with the new resume
-/// point while it has not.
-fn name_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
-    match find_name_stop(&b[scanned..]) {
-        Some(i) => Ok(scanned + i),
-        None => Err(b.len()),
-    }
 }
 
 impl TagCall {

@@ -250,6 +250,15 @@ pub(crate) fn find_name_stop(bytes: &[u8]) -> Option<usize> {
     find_any3(b'>', b'\n', b'<', bytes)
 }
 
+/// Where a name stops ([`find_name_stop`]) in a stream's text so far, resuming at `scanned`;
+/// `Err` with the new resume point while it has not.
+pub(crate) fn name_end(b: &[u8], scanned: usize) -> Result<usize, usize> {
+    match find_name_stop(&b[scanned..]) {
+        Some(i) => Ok(scanned + i),
+        None => Err(b.len()),
+    }
+}
+
 /// The type line of Step-Audio 2's calls: `<tool_call>function\nf\n{"a": 1}</tool_call>`, as
 /// its chat template writes them (a glm45-shaped body whose first line is the call's type).
 pub(crate) const TYPE_LINE: &str = "function";
