@@ -10,13 +10,11 @@
 
 use std::ops::Range;
 
-use super::cursor::Markers;
 use super::cx::{skip_ws, Cx, Failure};
-use super::sectioned::{self, Body, Header, Opens, Tokens};
+use super::sectioned::{self, Body, Header, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::fence::line_end;
-use crate::scan::find::Needle;
 
 const SECTION_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
@@ -30,17 +28,12 @@ const SECTION_END: &str = "<｜tool▁calls▁end｜>";
 const FORMATS: &[Format] = &[Format::DeepseekV31, Format::DeepseekV3];
 const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END];
 
-static TOKENS: Tokens = Tokens {
+static TOKENS: Tokens = sectioned::tokens! {
     formats: FORMATS,
     in_section: IN_SECTION,
-    in_section_marks: Markers::new(IN_SECTION),
-    call_begin: CALL_BEGIN,
-    sep: Needle::new(SEP),
-    call_end: Needle::new(CALL_END),
-    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL]),
-    opens: &[Opens::Section, Opens::Call, Opens::SectionAndCall],
-    header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),
-    header,
+    call: [CALL_BEGIN, SEP, CALL_END],
+    starts: [(SECTION_BEGIN, Section), (CALL_BEGIN, Call), (SECTION_AND_CALL, SectionAndCall)],
+    header: header,
 };
 
 const FENCE: &str = "```";

@@ -8,13 +8,11 @@
 
 use std::ops::Range;
 
-use super::cursor::Markers;
 use super::cx::{skip_ws, Cx, Failure};
-use super::sectioned::{self, Body, Header, Opens, Tokens};
+use super::sectioned::{self, Body, Header, Tokens};
 use super::schema::only_fitting_tool;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 const SECTION_BEGIN_SINGULAR: &str = "<|tool_call_section_begin|>";
@@ -27,17 +25,12 @@ const SECTION_END_SINGULAR: &str = "<|tool_call_section_end|>";
 const FORMATS: &[Format] = &[Format::KimiK2];
 const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END, SECTION_END_SINGULAR];
 
-static TOKENS: Tokens = Tokens {
+static TOKENS: Tokens = sectioned::tokens! {
     formats: FORMATS,
     in_section: IN_SECTION,
-    in_section_marks: Markers::new(IN_SECTION),
-    call_begin: CALL_BEGIN,
-    sep: Needle::new(SEP),
-    call_end: Needle::new(CALL_END),
-    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR]),
-    opens: &[Opens::Section, Opens::Call, Opens::Section],
-    header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),
-    header,
+    call: [CALL_BEGIN, SEP, CALL_END],
+    starts: [(SECTION_BEGIN, Section), (CALL_BEGIN, Call), (SECTION_BEGIN_SINGULAR, Section)],
+    header: header,
 };
 
 sectioned::spec!(

@@ -51,6 +51,33 @@ impl Tokens {
     }
 }
 
+/// The [`Tokens`] of a group of this shape: its formats, what may follow a call in a section
+/// (`[CALL_BEGIN, SECTION_END…]`), its call's `[CALL_BEGIN, SEP, CALL_END]`, its start markers
+/// each with what it opens, and its header reader; the rest is derived from those.
+macro_rules! tokens {
+    (
+        formats: $formats:expr,
+        in_section: $in_section:expr,
+        call: [$begin:expr, $sep:expr, $end:expr],
+        starts: [$(($start:expr, $opens:ident)),+ $(,)?],
+        header: $header:expr $(,)?
+    ) => {
+        $crate::formats::sectioned::Tokens {
+            formats: $formats,
+            in_section: $in_section,
+            in_section_marks: $crate::formats::cursor::Markers::new($in_section),
+            call_begin: $begin,
+            sep: $crate::scan::find::Needle::new($sep),
+            call_end: $crate::scan::find::Needle::new($end),
+            starts: $crate::formats::cursor::Markers::new(&[$($start),+]),
+            opens: &[$($crate::formats::sectioned::Opens::$opens),+],
+            header_ends: $crate::formats::cursor::Markers::new(&[$sep, $end, $begin]),
+            header: $header,
+        }
+    };
+}
+pub(crate) use tokens;
+
 /// The `Spec` of a group of this shape, from its [`Tokens`], its start markers (in the order of
 /// [`Tokens::starts`]), its formats, its control tokens and its body reader:
 /// `sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);`.

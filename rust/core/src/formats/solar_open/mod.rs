@@ -7,12 +7,10 @@
 
 use std::ops::Range;
 
-use super::cursor::Markers;
 use super::cx::{Cx, Failure};
-use super::sectioned::{self, Body, Header, Opens, Tokens};
+use super::sectioned::{self, Body, Header, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
 
 const SECTION_BEGIN: &str = "<|tool_calls|>";
 const CALL_BEGIN: &str = "<|tool_call:begin|>";
@@ -26,17 +24,12 @@ const SECTION_END: &str = "<|calls|>";
 const FORMATS: &[Format] = &[Format::SolarOpen];
 const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END];
 
-static TOKENS: Tokens = Tokens {
+static TOKENS: Tokens = sectioned::tokens! {
     formats: FORMATS,
     in_section: IN_SECTION,
-    in_section_marks: Markers::new(IN_SECTION),
-    call_begin: CALL_BEGIN,
-    sep: Needle::new(SEP),
-    call_end: Needle::new(CALL_END),
-    starts: Markers::new(&[SECTION_BEGIN, CALL_BEGIN]),
-    opens: &[Opens::Section, Opens::Call],
-    header_ends: Markers::new(&[SEP, CALL_END, CALL_BEGIN]),
-    header,
+    call: [CALL_BEGIN, SEP, CALL_END],
+    starts: [(SECTION_BEGIN, Section), (CALL_BEGIN, Call)],
+    header: header,
 };
 
 sectioned::spec!(
