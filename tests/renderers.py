@@ -466,6 +466,18 @@ def solar_open(case: Case, k: int) -> str | None:
     return calls
 
 
+def sarashina(case: Case, k: int) -> str | None:
+    """Sarashina: the calls as a Python-literal list of dicts (`repr`, so `True`, `None` and
+    single quotes), after `<|tool_calls|>` on odd cases (prose before it on some), bare at the
+    message start on the others (the token dropped by the detokenizer)."""
+    calls = repr([{"name": c["name"], "arguments": c["arguments"]} for c in case["calls"]])
+    if k % 2:
+        calls = ("Let me check." if k % 4 == 1 else "") + "<|tool_calls|>" + calls
+    if k % 3 == 0:
+        calls = "<think>The user wants a tool.</think>" + calls
+    return calls
+
+
 def nemotron(case: Case, k: int) -> str | None:
     return _wrapped("<TOOLCALL>", _json_list(case, k), "</TOOLCALL>", k)
 
@@ -727,6 +739,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
     "solar_open": solar_open,
+    "sarashina": sarashina,
     "rwkv": rwkv,
     "cwm": cwm,
     "seed_oss": seed_oss,

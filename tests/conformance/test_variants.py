@@ -1656,3 +1656,36 @@ def test_rwkv_earliest_spelling_is_minimax_invokes_in_the_tag() -> None:
     assert content == "I'll check.\n\nDone."
     # Another tag after the tag is no call: prose.
     assert read("<tool_call><b>bold</b>", "rwkv") == ([], "<tool_call><b>bold</b>")
+
+
+def test_sarashina_python_list_after_its_token_or_opening_the_message() -> None:
+    # SB Intuitions Sarashina: a Python-literal list of call dicts after `<|tool_calls|>`, a
+    # special token detokenizers drop, so a message that starts with the list is read too.
+    listed = "[{'name': 'f', 'arguments': {'a': True, 'b': None}}, {'name': 'g', 'arguments': {}}]"
+    expected = [("f", {"a": True, "b": None}), ("g", {})]
+    assert read("Sure.<|tool_calls|>" + listed, "sarashina") == (expected, "Sure.")
+    assert read(listed, "sarashina") == (expected, "")
+    # One dict is a list of one; an empty list is no call.
+    assert read("<|tool_calls|>{'name': 'f', 'arguments': {'a': 1}}", "sarashina")[0] == [
+        ("f", {"a": 1})
+    ]
+    assert read("<|tool_calls|>[]", "sarashina") == ([], "")
+    # A bare list is a call list only when its first item is a dict with a name; a JSON list is
+    # raw JSON's (read where raw JSON is), and after prose a bare list is prose.
+    assert read("[{'id': 1}]", "sarashina") == ([], "[{'id': 1}]")
+    assert read('[{"name": "f", "arguments": {}}]', "sarashina")[0] == []
+    assert read("Here: " + listed, "sarashina")[0] == []
+    # Where the literal breaks, the items before it are calls and the rest one failure.
+    calls, _ = read("[{'name': 'f', 'arguments': {}}, {'name': 'g', 'argu", "sarashina")
+    assert [c[:2] for c in calls] == [("f", {}), ("invalid", calls[1][1])]
+    # Solar Open's section token: what follows it decides, with both formats read.
+    solar = '<|tool_calls|><|tool_call:begin|>0<|tool_call:name|>h<|tool_call:args|>{"x": 1}'
+    both = ["solar_open", "sarashina"]
+    assert [c.name for c in toolwire.extract(solar + "<|tool_call:end|>", formats=both)] == ["h"]
+    assert [c.name for c in toolwire.extract("<|tool_calls|>" + listed, formats=both)] == [
+        "f",
+        "g",
+    ]
+    # Solar Open alone reads no list after its token: a section without its call token fails.
+    calls, _ = read("<|tool_calls|>" + listed, "solar_open")
+    assert [c[0] for c in calls] == ["invalid"]

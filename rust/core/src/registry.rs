@@ -63,6 +63,7 @@ macro_rules! for_each_group {
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic"],
+                Sarashina "sarashina" [],
             ]
             granite_pythonic GranitePythonic [
                 GranitePythonic "granite_pythonic" [],

@@ -39,6 +39,10 @@ pub(crate) struct Tokens {
     pub header_ends: Markers,
     /// How the machine reads a header, knowing the body's first byte.
     pub header: fn(&str, u8, FormatSet) -> Header,
+    /// The format whose section may hold a Python-literal list of call dicts instead of calls
+    /// (`sarashina`, whose `<|tool_calls|>` is Solar Open's section token): read when it is
+    /// asked for and the section's first byte opens a list or a dict.
+    pub list: Option<Format>,
 }
 
 impl Tokens {
@@ -60,7 +64,8 @@ macro_rules! tokens {
         in_section: $in_section:expr,
         call: [$begin:expr, $sep:expr, $end:expr],
         starts: [$(($start:expr, $opens:ident)),+ $(,)?],
-        header: $header:expr $(,)?
+        header: $header:expr
+        $(, list: $list:expr)? $(,)?
     ) => {
         $crate::formats::sectioned::Tokens {
             formats: $formats,
@@ -73,6 +78,7 @@ macro_rules! tokens {
             opens: &[$($crate::formats::sectioned::Opens::$opens),+],
             header_ends: $crate::formats::cursor::Markers::new(&[$sep, $end, $begin]),
             header: $header,
+            list: $crate::formats::sectioned::list_format(&[$($list)?]),
         }
     };
 }
@@ -81,10 +87,12 @@ pub(crate) use tokens;
 /// The `Spec` of a group of this shape, from its [`Tokens`], its start markers (in the order of
 /// [`Tokens::starts`]), its formats, its control tokens and its body reader:
 /// `sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);`.
+/// A group whose section may hold a list ([`Tokens::list`]) names its format last,
+/// `list: Format::Sarashina`, and its section marker first.
 macro_rules! spec {
-    ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr) => {
+    ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr $(, list: $list:expr)?) => {
         $crate::formats::grammar::spec!(
-            starts: &$crate::formats::sectioned::starts($starts, $formats),
+            starts: &$crate::formats::sectioned::starts($starts, $formats, &[$($list)?]),
             control: &$control,
             machine: $crate::formats::sectioned::machine::SectionCall,
             open: |start, at, open| Self::Machine::new(&$tokens, start, at, open),
@@ -105,17 +113,32 @@ pub(crate) enum Opens {
     SectionAndCall,
 }
 
+/// The format given as a group's `list`, if one was.
+pub(crate) const fn list_format(given: &[Format]) -> Option<Format> {
+    match given {
+        [format] => Some(*format),
+        _ => None,
+    }
+}
+
 impl Tokens {
+    /// Whether a section whose first byte is `first` holds `list`'s literal list.
+    pub fn holds_list(&self, first: u8, allowed: FormatSet) -> bool {
+        matches!(first, b'[' | b'{') && self.list.is_some_and(|f| allowed.contains(f))
+    }
+
     /// The section ends: what follows a call in a section, but the next call.
     pub fn section_ends(&self) -> &'static [&'static str] {
         &self.in_section[1..]
     }
 }
 
-/// The start markers of a group of this shape, in the order of [`Tokens::starts`].
+/// The start markers of a group of this shape, in the order of [`Tokens::starts`]; the first
+/// (the section's) also opens `list`'s format ([`Tokens::list`]).
 pub(crate) const fn starts<const N: usize>(
     texts: [&'static str; N],
     formats: &[Format],
+    list: &[Format],
 ) -> [Start; N] {
     let formats = FormatSet::of(formats);
     let mut starts = [Start { text: "", formats }; N];
@@ -124,6 +147,7 @@ pub(crate) const fn starts<const N: usize>(
         starts[i].text = texts[i];
         i += 1;
     }
+    starts[0].formats = formats.union(FormatSet::of(list));
     starts
 }
 

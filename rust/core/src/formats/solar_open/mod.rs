@@ -4,6 +4,9 @@
 //! `<|tool_call:name|>`, the tool's name; the body is the JSON arguments. The turn's tokens
 //! (`<|end|>`, `<|begin|>assistant`, `<|content|>`, `<|flush|>`) and the end of a turn of calls,
 //! `<|calls|>`, are control tokens. (Solar Open 2 writes another format: `solar_open2`.)
+//!
+//! Sarashina writes `<|tool_calls|>` too, then a Python-literal list of call dicts: with
+//! `sarashina` asked for, a section that opens with a list is its (`pythonic::sarashina`).
 
 use std::ops::Range;
 
@@ -30,6 +33,7 @@ static TOKENS: Tokens = sectioned::tokens! {
     call: [CALL_BEGIN, SEP, CALL_END],
     starts: [(SECTION_BEGIN, Section), (CALL_BEGIN, Call)],
     header: header,
+    list: Format::Sarashina,
 };
 
 sectioned::spec!(
@@ -45,7 +49,8 @@ sectioned::spec!(
         "<|flush|>",
         SECTION_END
     ],
-    read
+    read,
+    list: Format::Sarashina
 );
 
 /// The id and the tool's name in a call's header (`ID<|tool_call:name|>NAME`), if it names one.
