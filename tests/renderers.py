@@ -450,7 +450,8 @@ def plamo3(case: Case, k: int) -> str | None:
 def solar_open(case: Case, k: int) -> str | None:
     """Solar Open's tokens around each call's id, name and JSON arguments, in a `<|tool_calls|>`
     section (left out on some cases) ended by `<|calls|>` on others, after an answer whose
-    turn the model ended (`<|end|><|begin|>assistant`) on others."""
+    turn the model ended (`<|end|><|begin|>assistant`) on others, and after its reasoning
+    channel (`<|think|>…<|end|>`) on others."""
     ascii = k % 2 == 0
     calls = "".join(
         f"<|tool_call:begin|>{k:04d}{i}<|tool_call:name|>{call['name']}<|tool_call:args|>"
@@ -463,6 +464,8 @@ def solar_open(case: Case, k: int) -> str | None:
         calls += "<|calls|>"
     if k % 4 == 0:
         calls = "Let me check.<|end|><|begin|>assistant" + calls
+    if k % 7 == 0:
+        calls = "<|think|>The user wants a tool.<|end|><|begin|>assistant" + calls
     return calls
 
 

@@ -1689,3 +1689,24 @@ def test_sarashina_python_list_after_its_token_or_opening_the_message() -> None:
     # Solar Open alone reads no list after its token: a section without its call token fails.
     calls, _ = read("<|tool_calls|>" + listed, "solar_open")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_solar_open_reasoning_channel_is_reasoning() -> None:
+    # Solar Open's turn is a run of channels: `<|think|>` opens the reasoning, ended by `<|end|>`
+    # (harmony's end token too: one marker ends the messages of both).
+    text = "<|think|>Check the weather.<|end|><|content|>It is sunny."
+    parsed = toolwire.parse_text(text, format="solar_open")
+    assert (parsed.reasoning, parsed.content, parsed.calls) == (
+        "Check the weather.",
+        "It is sunny.",
+        [],
+    )
+    call = '<|tool_call:begin|>0<|tool_call:name|>f<|tool_call:args|>{"a": 1}<|tool_call:end|>'
+    text = "<|begin|>assistant<|think|>Need f.<|end|><|begin|>assistant<|tool_calls|>" + call
+    calls, content = read(text, "solar_open")
+    assert (calls, content) == ([("f", {"a": 1})], "")
+    assert toolwire.parse_text(text, format="solar_open").reasoning == "Need f."
+    # Read with harmony too, each group's messages end at the shared token.
+    both = ["solar_open", "harmony"]
+    parsed = toolwire.parse_text(text, both)
+    assert (parsed.reasoning, [c.name for c in parsed.calls]) == ("Need f.", ["f"])

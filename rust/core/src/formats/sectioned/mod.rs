@@ -87,12 +87,10 @@ pub(crate) use tokens;
 /// The `Spec` of a group of this shape, from its [`Tokens`], its start markers (in the order of
 /// [`Tokens::starts`]), its formats, its control tokens and its body reader:
 /// `sectioned::spec!(TOKENS, [SECTION_BEGIN, CALL_BEGIN], FORMATS, ["<|im_end|>"], read);`.
-/// A group whose section may hold a list ([`Tokens::list`]) names its format last,
-/// `list: Format::Sarashina`, and its section marker first.
 macro_rules! spec {
-    ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr $(, list: $list:expr)?) => {
+    ($tokens:expr, $starts:expr, $formats:expr, $control:expr, $read:expr) => {
         $crate::formats::grammar::spec!(
-            starts: &$crate::formats::sectioned::starts($starts, $formats, &[$($list)?]),
+            starts: &$crate::formats::sectioned::starts($starts, $formats),
             control: &$control,
             machine: $crate::formats::sectioned::machine::SectionCall,
             open: |start, at, open| Self::Machine::new(&$tokens, start, at, open),
@@ -133,12 +131,10 @@ impl Tokens {
     }
 }
 
-/// The start markers of a group of this shape, in the order of [`Tokens::starts`]; the first
-/// (the section's) also opens `list`'s format ([`Tokens::list`]).
+/// The start markers of a group of this shape, in the order of [`Tokens::starts`].
 pub(crate) const fn starts<const N: usize>(
     texts: [&'static str; N],
     formats: &[Format],
-    list: &[Format],
 ) -> [Start; N] {
     let formats = FormatSet::of(formats);
     let mut starts = [Start { text: "", formats }; N];
@@ -147,7 +143,6 @@ pub(crate) const fn starts<const N: usize>(
         starts[i].text = texts[i];
         i += 1;
     }
-    starts[0].formats = formats.union(FormatSet::of(list));
     starts
 }
 
