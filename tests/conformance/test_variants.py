@@ -1673,6 +1673,10 @@ def test_sarashina_python_list_after_its_token_or_opening_the_message() -> None:
     # A bare list is a call list only when its first item is a dict with a name; a JSON list is
     # raw JSON's (read where raw JSON is), and after prose a bare list is prose.
     assert read("[{'id': 1}]", "sarashina") == ([], "[{'id': 1}]")
+    # A list of records (a name, no arguments) is data, as raw JSON reads a JSON one.
+    records = "[{'name': 'Alice', 'age': 3}]"
+    assert read(records, "sarashina") == ([], records)
+    assert toolwire.extract(records) == []
     assert read('[{"name": "f", "arguments": {}}]', "sarashina")[0] == []
     assert read("Here: " + listed, "sarashina")[0] == []
     # Where the literal breaks, the items before it are calls and the rest one failure.

@@ -266,7 +266,7 @@ fn located_calls<V: JsonView>(value: &V) -> Option<Vec<Located<V>>> {
 }
 
 /// Whether a decoded value is itself a call object (a name and arguments).
-fn is_call_object<V: JsonView>(value: &V) -> bool {
+pub(crate) fn is_call_object<V: JsonView>(value: &V) -> bool {
     value.kind() == JsonKind::Object
         && value.get("name").is_some()
         && (value.get("arguments").is_some() || value.get("parameters").is_some())
@@ -274,7 +274,7 @@ fn is_call_object<V: JsonView>(value: &V) -> bool {
 
 /// Whether broken JSON was meant as a call: it mentions a name and arguments (quoted or not,
 /// since unquoted keys are a common way to break it).
-fn looks_like_call(body: &str) -> bool {
+pub(crate) fn looks_like_call(body: &str) -> bool {
     let bytes = body.as_bytes();
     memmem::find(bytes, b"name").is_some()
         && (memmem::find(bytes, b"arguments").is_some()

@@ -1,7 +1,9 @@
 //! `sarashina` (SB Intuitions Sarashina): a Python-literal list of call dicts,
 //! `[{'name': 'f', 'arguments': {'a': 1, 'b': True}}]`, after the `<|tool_calls|>` token. The
 //! token is a special one, which detokenizers usually drop, so a message that *starts* with such
-//! a list (`[{'`) is read too, when its first item is a dict with a `name`. Nothing is evaluated:
+//! a list (`[{'`) is read too, when its first item is a call object by raw JSON's rule for a bare
+//! list (a `name`, and `arguments` or `parameters`: a Python list of records is data, as its
+//! JSON is). Nothing is evaluated:
 //! the list is a literal (`literal`), as the pythonic grammar reads argument values.
 //!
 //! `<|tool_calls|>` is also Solar Open's section token (`solar_open`): what follows it decides.
@@ -15,6 +17,7 @@
 use super::super::cx::{Cx, Failure};
 use super::super::literal::{LitErr, LitResult, Literals};
 use crate::calls::push_calls_of_value;
+use crate::raw_json::{is_call_object, looks_like_call};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 
@@ -26,8 +29,9 @@ pub(crate) fn starts_dict_list(text: &str) -> bool {
 }
 
 /// The list (or single dict) of calls at `start`, whose markup began at `at` (its marker, or
-/// the list itself); returns where the markup ends. A `bare` list whose first item is no dict
-/// with a `name` is no call: nothing is read (returns `start`).
+/// the list itself); returns where the markup ends. A `bare` list whose first item is no call
+/// object, or that breaks without looking like a call, is no call: nothing is read (returns
+/// `start`).
 pub(crate) fn dict_list<B>(
     cx: &mut Cx<'_, '_, B>,
     at: usize,
@@ -46,11 +50,11 @@ where
         Err(LitErr::Syntax(error)) => Err(error),
         Ok(()) => Ok(reader.pos),
     };
-    let names_call = match items.first() {
-        Some((_, item)) => item.get("name").is_some(),
-        None => read.is_err() && names_first_item(cx.text, start, end),
+    let is_call = match items.first() {
+        Some((_, item)) => is_call_object(item),
+        None => looks_like_call(&cx.text[start..end]),
     };
-    if bare && !names_call {
+    if bare && !is_call {
         return Ok(start);
     }
     let list_end = *read.as_ref().unwrap_or(&end);
@@ -103,15 +107,5 @@ fn read_items<B: JsonBuilder>(
         reader.skip_ws();
         let start = reader.pos;
         items.push((start, reader.value(builder)?));
-    }
-}
-
-/// Whether a list that is not a literal was still meant as calls: its first item opens with a
-/// `'name'` key.
-fn names_first_item(text: &str, start: usize, end: usize) -> bool {
-    let mut reader = Literals::new(text, start, end);
-    reader.eat(b'[') && reader.eat(b'{') && {
-        reader.skip_ws();
-        text[reader.pos..end].starts_with("'name'")
     }
 }
