@@ -196,7 +196,7 @@ def test_formats_restrict_the_tiers() -> None:
     assert toolwire.extract(text, formats=["mistral", "text_tagged"]) == []
     assert one(text, formats=["hermes"]) == [("f", {"a": 1})]
     with pytest.raises(ValueError, match="format must be one of"):
-        toolwire.extract(text, formats=["hermes3"])
+        toolwire.extract(text, formats=["hermes9"])
 
 
 def test_errors_name_the_format_and_offset() -> None:

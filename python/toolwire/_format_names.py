@@ -174,6 +174,13 @@ FormatAlias: TypeAlias = Literal[
     "step_audio_2",
     "exaone_moe",
     "generic",
+    "hermes3",
+    "devstral",
+    "gptoss",
+    "onyx",
+    "atem",
+    "liquid",
+    "phi4",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -1714,3 +1714,64 @@ def test_solar_open_reasoning_channel_is_reasoning() -> None:
     both = ["solar_open", "harmony"]
     parsed = toolwire.parse_text(text, both)
     assert (parsed.reasoning, [c.name for c in parsed.calls]) == ("Need f.", ["f"])
+
+
+def _atem(name: str, city: str | None = None) -> str:
+    param = f'<atem:parameter name="city">{city}</atem:parameter>\n' if city else ""
+    return (
+        f'<atem:function_calls>\n<atem:invoke name="{name}">\n{param}'
+        "</atem:invoke>\n</atem:function_calls>"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["muse_glimmer", "onyx", "atem"])
+def test_muse_glimmer_header_after_eom_without_its_start(fmt: str) -> None:
+    # OpenVINO Model Server's Onyx tests: after `<|eom|>` (more messages follow) the next
+    # message's `<|start|>assistant` may be left out, its header ` to=f<|message|>` alone.
+    text = (
+        " to=self<|message|>Need the weather.<|eom|>"
+        f" to=get_weather<|message|>{_atem('get_weather', 'Paris')}<|eom|>"
+        f" to=get_time<|message|>{_atem('get_time')}<|eom|>"
+        "<|start|>assistant to=user<|message|>Done.<|eot|>"
+    )
+    calls, content = read(text, fmt)
+    assert calls == [("get_weather", {"city": "Paris"}), ("get_time", {})]
+    assert content == "Done."
+    assert toolwire.parse_text(text, format=fmt).reasoning == "Need the weather."
+    # Only right after `<|eom|>` (blank space aside): elsewhere ` to=f<|message|>` stays prose,
+    # and text after `<|eom|>` that is no header is content.
+    quoted = " to=user<|message|>Write to=f<|message|> like this.<|eot|>"
+    assert read(quoted, fmt) == ([], "Write to=f<|message|> like this.")
+    assert read(" to=self<|message|>x<|eom|> to be or not<|eot|>", fmt) == ([], "to be or not")
+    # After the end of a turn no header follows: the recipient is prose, and `<|message|>`
+    # opens an answer, in which an ATEM block is quoted text.
+    text = f" to=self<|message|>x<|eot|> to=f<|message|>{_atem('f')}"
+    calls, content = read(text, fmt)
+    assert calls == [] and content.startswith("to=f<atem:function_calls>")
+
+
+@pytest.mark.parametrize("fmt", ["muse_glimmer", "onyx", "atem"])
+def test_muse_glimmer_end_of_text_ends_its_message(fmt: str) -> None:
+    # mistral.rs's ATEM tests: `<|end_of_text|>`, Muse Glimmer's end-of-sequence token, ends the
+    # message it stands in, and is no content.
+    assert read(" to=user<|message|>Final answer<|end_of_text|>", fmt) == ([], "Final answer")
+    assert read("<|message|>Hi<|end_of_text|>", fmt) == ([], "Hi")
+    text = f" to=f<|message|>{_atem('f', 'Rome')}<|end_of_text|>"
+    assert read(text, fmt) == ([("f", {"city": "Rome"})], "")
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("hermes3", "hermes"),
+        ("devstral", "mistral"),
+        ("phi4", "phi4_mini"),
+        ("gptoss", "harmony"),
+        ("onyx", "muse_glimmer"),
+        ("atem", "muse_glimmer"),
+        ("liquid", "lfm2"),
+    ],
+)
+def test_ovms_and_mistralrs_parser_names(alias: str, name: str) -> None:
+    # OpenVINO Model Server's `tool_parser` names and mistral.rs's tool-call formats.
+    assert toolwire.FORMAT_ALIASES[alias] == name

@@ -38,7 +38,7 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
-                    "functionary", "exaone_moe",
+                    "functionary", "exaone_moe", "hermes3",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -53,7 +53,7 @@ macro_rules! for_each_group {
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
             mistral Mistral [
-                Mistral "mistral" ["mistral_nemo", "magistral"],
+                Mistral "mistral" ["mistral_nemo", "magistral", "devstral"],
             ]
             llama3_json Llama3Json [
                 Llama3Json "llama3_json" [
@@ -79,8 +79,8 @@ macro_rules! for_each_group {
                 KimiK3 "kimi_k3" [],
             ]
             harmony Harmony [
-                Harmony "harmony" ["openai", "gpt_oss"],
-                MuseGlimmer "muse_glimmer" ["muse"],
+                Harmony "harmony" ["openai", "gpt_oss", "gptoss"],
+                MuseGlimmer "muse_glimmer" ["muse", "onyx", "atem"],
             ]
             seed_oss SeedOss [
                 SeedOss "seed_oss" [],
@@ -122,7 +122,7 @@ macro_rules! for_each_group {
                 ],
             ]
             json_list JsonList [
-                Lfm2 "lfm2" ["lfm2_with_json_tools", "pangu", "openpangu_v2"],
+                Lfm2 "lfm2" ["lfm2_with_json_tools", "pangu", "openpangu_v2", "liquid"],
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
                 HyV3 "hy_v3" ["hunyuan"],
@@ -132,7 +132,7 @@ macro_rules! for_each_group {
                 CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4", "cohere"],
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
-                Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction"],
+                Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction", "phi4"],
                 HyperclovaxSeedThink14b "hyperclovax_seed_think_14b" [],
             ]
             inkling Inkling [

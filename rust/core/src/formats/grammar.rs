@@ -95,6 +95,11 @@ pub(crate) trait Grammar {
     /// formats they name read them as control tokens (dropped). Inside the message they are
     /// looked for anywhere, whatever byte they start with.
     const PROSE_ENDS: &'static [Start] = &[];
+    /// Ends of a message after which the group's next message may begin with its header alone,
+    /// its start marker left out (Muse Glimmer's `<|eom|>` then ` to=f<|message|>`): after a
+    /// prose message or a region that ends with one, text mode looks for the group's
+    /// message-start markers (`markers::is_anchored`) as at the start of the text.
+    const NEXT_HEADER_AFTER: &'static [&'static str] = &[];
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
     const CONTROL: &'static [&'static str] = &[];

@@ -135,6 +135,15 @@ macro_rules! define_groups {
                 }
             }
 
+            /// Whether `text` ends with an end after which the group's next message may begin
+            /// with its header alone ([`Grammar::NEXT_HEADER_AFTER`]).
+            pub(crate) fn next_header_after(self, text: &str) -> bool {
+                let ends = match self {
+                    $(Group::$group => <$module::Spec as Grammar>::NEXT_HEADER_AFTER,)*
+                };
+                ends.iter().any(|end| text.ends_with(end))
+            }
+
             /// The control tokens of the group's formats ([`Grammar::CONTROL`]).
             pub(crate) const fn control(self) -> &'static [&'static str] {
                 match self {

@@ -316,6 +316,8 @@ impl RegionBody {
         }
         shared.pos = self.at.after(text);
         shared.after_markup(text);
+        let group = self.group;
+        shared.prose.header_next = group.next_header_after(text).then_some(group);
         Ok(None)
     }
 

@@ -62,6 +62,10 @@ pub(super) struct Prose {
     pub spans: CodeSpans,
     /// Inside the body of a group's prose message (harmony): `(group, is_reasoning)`.
     pub message: Option<(Group, bool)>,
+    /// Right after a message of this group that may be followed by a header alone
+    /// (`Grammar::NEXT_HEADER_AFTER`), blank space aside: its message-start markers are looked
+    /// for here as at the start of the text.
+    pub header_next: Option<Group>,
 }
 
 /// The shared state of one stream.

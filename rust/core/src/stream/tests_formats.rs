@@ -281,6 +281,8 @@ fn variants_match_the_one_shot_parsers() {
         (MuseGlimmer, "<|message|>Hi <atem:function_calls>x</atem:function_calls><|eot|>"),
         (MuseGlimmer, " to=f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1"),
         (MuseGlimmer, "Sure. <atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke></atem:function_calls> done"),
+        (MuseGlimmer, " to=self<|message|>Hm<|eom|> to=f<|message|><atem:function_calls><atem:invoke name=\"f\"></atem:invoke></atem:function_calls><|eom|>\n to=g<|message|><atem:function_calls><atem:invoke name=\"g\"><atem:parameter name=\"a\">1</atem:parameter></atem:invoke></atem:function_calls><|eom|> to be<|end_of_text|>"),
+        (MuseGlimmer, " to=user<|message|>Hi<|eom|>  to=f<|message|>{\"a\": 1}<|eot|> to=g<|message|>x"),
         (Step3, "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">1</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone."),
         (Step3, "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1"),
     ];

@@ -8,7 +8,7 @@
 use std::mem;
 
 use crate::formats::markers::{self, in_prose_of, match_at, Mask, Match, Role, TABLE};
-use crate::formats::{bare_group, implied_groups};
+use crate::formats::{bare_group, implied_groups, Group};
 use crate::json::{JsonBuilder, JsonView};
 use crate::raw_json::RawJsonMode;
 use crate::scan::fence::{indent_len, LEADING_BOM};
@@ -79,7 +79,7 @@ impl Text {
         i += plain;
         while i < bytes.len() {
             let prose = &cx.shared.prose;
-            if !(prose.at_line_start || cx.whole_eligible()) {
+            if !(prose.at_line_start || prose.header_next.is_some() || cx.whole_eligible()) {
                 match cx.next_stop(&bytes[i..]) {
                     Some(found) => i += found,
                     None => break,
@@ -129,6 +129,19 @@ impl Text {
             }
             if start.is_none() {
                 let eligible = cx.whole_eligible();
+                // After a message whose group's next one may begin with its header alone, that
+                // group's message-start markers, until the first byte that is not blank space.
+                let header_next = cx.shared.prose.header_next;
+                if !matches!(b, b' ' | b'\t') {
+                    cx.shared.prose.header_next = None;
+                }
+                let anchors = match header_next {
+                    Some(group) if !eligible => {
+                        cx.starts & markers::ANCHORED & markers::starts_of(group.formats())
+                    }
+                    _ if eligible => cx.starts & markers::ANCHORED,
+                    _ => Mask::NONE,
+                };
                 // A message that may begin after a marker the generation prompt wrote.
                 // Each implied-start group is tried once, in registry order: one that gives
                 // the text back leaves it to the next.
@@ -148,9 +161,7 @@ impl Text {
                     || (line_start && markers::opens_lines(b, cx.starts))
                     || cx.message_stop() == Some(b);
                 // A marker that only opens a call at the start of a message.
-                let anchored = eligible
-                    && !(cx.starts & markers::ANCHORED).is_empty()
-                    && !matches!(b, b'{' | b'[' | b' ' | b'\t');
+                let anchored = !anchors.is_empty() && !matches!(b, b'{' | b'[' | b' ' | b'\t');
                 if stop || anchored {
                     // A marker may begin a few bytes before its `<` (`markers::lead_len`).
                     let from = if stop {
@@ -161,11 +172,7 @@ impl Text {
                     cx.shared.text_out(&input[run_start..from], cx.out);
                     run_start = from;
                     // After the prose before it is released: its code spans count.
-                    let mask = if stop {
-                        cx.marker_mask()
-                    } else {
-                        cx.starts & markers::ANCHORED
-                    };
+                    let mask = if stop { cx.marker_mask() } else { anchors };
                     let (at, found) = markers::match_from(bytes, from, i, mask);
                     if at > from {
                         cx.shared.text_out(&input[from..at], cx.out);
@@ -257,7 +264,12 @@ impl Text {
     /// before a trailing marker lead (`]`) that the next chunk may complete. The usual chunk of
     /// prose is all of it.
     pub fn plain_len<B: JsonBuilder>(&self, input: &str, cx: &Ctx<'_, B>) -> usize {
-        if self.candidate.is_some() || cx.shared.prose.at_line_start || cx.whole_eligible() {
+        let prose = &cx.shared.prose;
+        if self.candidate.is_some()
+            || prose.at_line_start
+            || prose.header_next.is_some()
+            || cx.whole_eligible()
+        {
             return 0;
         }
         let bytes = input.as_bytes();
@@ -423,6 +435,10 @@ impl Text {
                     Role::ProseEnd => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.message = None;
+                        // The end is one marker for the groups that list it: the one whose
+                        // next message may follow it with a header alone, if any.
+                        shared.prose.header_next =
+                            Group::ALL.iter().copied().find(|g| g.next_header_after(held));
                         None
                     }
                     // Before any text, a closing tag ends the span the prompt began, empty

@@ -7,7 +7,9 @@
 //!   JSON arguments, on any channel, with or without `<|constrain|>json`; the name drops
 //!   `functions.`. Other `analysis` messages go to `reasoning`, the rest to `content`.
 //! * `muse_glimmer`: messages `<|start|>assistant to=RECIPIENT<|message|>BODY` ended by
-//!   `<|eom|>` (more follow), `<|eot|>` (end of turn) or the next `<|start|>`. `to=self` is
+//!   `<|eom|>` (more follow), `<|eot|>` (end of turn), `<|end_of_text|>` or the next
+//!   `<|start|>`; after `<|eom|>`, the next message's header may leave out `<|start|>assistant`
+//!   (` to=f<|message|>…`, read as at the start of the text). `to=self` is
 //!   reasoning, `to=user` (or no recipient: `<|message|>Hi`) content, and a message to any other recipient is a
 //!   call whose body is an ATEM block (`<atem:function_calls><atem:invoke name="f">
 //!   <atem:parameter name="a">1</atem:parameter></atem:invoke></atem:function_calls>`, several
@@ -62,8 +64,10 @@ const HARMONY: FormatSet = FormatSet::only(Format::Harmony);
 const MUSE: FormatSet = FormatSet::only(Format::MuseGlimmer);
 
 /// What ends a message body; the last one (a new message) is not part of this one's markup.
-const ENDS: [&str; 6] = [
-    "<|end|>", "<|call|>", "<|return|>", "<|eom|>", "<|eot|>", START,
+/// Muse Glimmer's end of text (`<|end_of_text|>`, its end-of-sequence token) ends the message it
+/// stands in, as `<|eot|>` does (mistral.rs's ATEM parser drops it from the answer).
+const ENDS: [&str; 7] = [
+    "<|end|>", "<|call|>", "<|return|>", "<|eom|>", "<|eot|>", "<|end_of_text|>", START,
 ];
 static TERMINATORS: Markers = Markers::new(&ENDS);
 
@@ -90,8 +94,12 @@ impl Grammar for Spec {
         start(ENDS[2], HARMONY),
         start(ENDS[3], MUSE),
         start(ENDS[4], MUSE),
-        start(ENDS[5], BOTH),
+        start(ENDS[5], MUSE),
+        start(ENDS[6], BOTH),
     ];
+    // Muse Glimmer's `<|eom|>`: more messages follow, their `<|start|>assistant` at times left
+    // out (OpenVINO Model Server's Onyx tests: ` to=self<|message|>…<|eom|> to=f<|message|>…`).
+    const NEXT_HEADER_AFTER: &'static [&'static str] = &[ENDS[3]];
     // A stray closing block (the model's special token) is never content.
     const CONTROL: &'static [&'static str] = &["</atem:function_calls>"];
 
