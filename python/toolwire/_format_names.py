@@ -173,6 +173,10 @@ FormatAlias: TypeAlias = Literal[
     "step_audio_2",
     "exaone_moe",
     "generic",
+    "nemotron_nano",
+    "deepseek_v3_2",
+    "nemotron_deci",
+    "phi4",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.
