@@ -147,6 +147,7 @@ def test_peer_cases(case: dict[str, Any]) -> None:
         ("deepseek_v3_2", "deepseek_dsml"),
         ("nemotron_deci", "nemotron"),
         ("phi4", "phi4_mini"),
+        ("gemma_4", "gemma4"),
     ],
 )
 def test_peer_names_are_aliases(alias: str, name: str | tuple[str, ...]) -> None:

@@ -177,6 +177,7 @@ FormatAlias: TypeAlias = Literal[
     "deepseek_v3_2",
     "nemotron_deci",
     "phi4",
+    "gemma_4",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -1685,3 +1685,9 @@ def test_a_phi4_call_object_right_after_functools_is_a_list_of_one() -> None:
     # As `functools[`, only at the start of the message.
     prose = 'Hey How are you? functools{"name": "f", "arguments": {}}'
     assert read(prose, "phi4_mini") == ([], prose)
+
+
+def test_dynamos_hyphenated_gemma_4_is_gemma4() -> None:
+    # Dynamo registers its Gemma 4 parser as `gemma4` and `gemma-4`; `-` reads as `_`.
+    text = '<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>'
+    assert toolwire.parse_text(text, format="gemma-4").calls[0].arguments == {"a": "x"}

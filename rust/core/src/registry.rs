@@ -149,7 +149,7 @@ macro_rules! for_each_group {
             ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma", "gemma"],
-                Gemma4 "gemma4" [],
+                Gemma4 "gemma4" ["gemma_4"],
             ]
             functionary Functionary [
                 FunctionaryV32 "functionary_v3_2" [],
