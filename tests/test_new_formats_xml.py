@@ -143,6 +143,11 @@ def test_peer_cases(case: dict[str, Any]) -> None:
         ("ling3", "glm45"),
         ("poolside_v1", "glm45"),
         ("mimo", "qwen3_coder"),
+        ("nemotron_nano", "qwen3_coder"),
+        ("deepseek_v3_2", "deepseek_dsml"),
+        ("nemotron_deci", "nemotron"),
+        ("phi4", "phi4_mini"),
+        ("gemma_4", "gemma4"),
     ],
 )
 def test_peer_names_are_aliases(alias: str, name: str | tuple[str, ...]) -> None:

@@ -181,6 +181,10 @@ FormatAlias: TypeAlias = Literal[
     "atem",
     "liquid",
     "phi4",
+    "nemotron_nano",
+    "deepseek_v3_2",
+    "nemotron_deci",
+    "gemma_4",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -1775,3 +1775,37 @@ def test_muse_glimmer_end_of_text_ends_its_message(fmt: str) -> None:
 def test_ovms_and_mistralrs_parser_names(alias: str, name: str) -> None:
     # OpenVINO Model Server's `tool_parser` names and mistral.rs's tool-call formats.
     assert toolwire.FORMAT_ALIASES[alias] == name
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ' [{"name": "f", "arguments": {"a": 1}}]',
+        '\n  [{"name": "f",\n  "arguments": {"a": 1}}]\n  ',
+        '{"name": "f", "parameters": {"a": 1}}',
+        '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```',
+    ],
+)
+def test_a_mistral_call_list_whose_token_was_decoded_away_is_read(text: str) -> None:
+    # Dynamo's Mistral 7B v0.3 tests: `[TOOL_CALLS]` is a control token that
+    # `skip_special_tokens` drops, leaving the whole message the call list.
+    assert read(text, "mistral") == ([("f", {"a": 1})], "")
+    # Only the whole message: JSON after prose never runs.
+    prose = "Hey How are you? " + text.strip()
+    assert read(prose, "mistral") == ([], prose)
+
+
+def test_a_phi4_call_object_right_after_functools_is_a_list_of_one() -> None:
+    # Dynamo's Phi-4 tests (`functools{…}`): one call object where the template writes a list.
+    text = 'functools{"name": "get_weather","arguments":{"location":"San Francisco"}}'
+    assert read(text, "phi4_mini") == ([("get_weather", {"location": "San Francisco"})], "")
+    calls, content = read("functools{invalid json}", "phi4_mini")
+    assert [c[0] for c in calls] == ["invalid"] and content == ""
+    # As `functools[`, only at the start of the message.
+    prose = 'Hey How are you? functools{"name": "f", "arguments": {}}'
+    assert read(prose, "phi4_mini") == ([], prose)
+
+
+def test_dynamos_hyphenated_gemma_4_is_gemma4() -> None:
+    # Dynamo registers its Gemma 4 parser as `gemma4` and `gemma-4`; `-` reads as `_`.
+    text = '<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>'
+    assert toolwire.parse_text(text, format="gemma-4").calls[0].arguments == {"a": "x"}

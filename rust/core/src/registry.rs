@@ -9,7 +9,8 @@
 //! Python `toolwire.FORMATS`. Adding a format is one folder and one line here.
 //!
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
-//! names, llama.cpp's chat formats and LMDeploy's `--tool-call-parser` names, lower-cased.
+//! names, llama.cpp's chat formats, LMDeploy's `--tool-call-parser` names and NVIDIA Dynamo's
+//! tool-parser names, lower-cased.
 
 /// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
 /// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
@@ -43,7 +44,7 @@ macro_rules! for_each_group {
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                     "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
-                    "qwen_coder", "xml_function",
+                    "qwen_coder", "xml_function", "nemotron_nano",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
@@ -118,7 +119,7 @@ macro_rules! for_each_group {
             dsml Dsml [
                 DeepseekDsml "deepseek_dsml" [
                     "deepseek_v32", "deepseekv32", "deepseek_v32_dsml", "deepseek_v4", "deepseekv4",
-                    "deepseek_v41", "deepseekv41", "deepseek32",
+                    "deepseek_v41", "deepseekv41", "deepseek32", "deepseek_v3_2",
                 ],
             ]
             json_list JsonList [
@@ -126,7 +127,7 @@ macro_rules! for_each_group {
                 Jamba "jamba" ["hunyuan_a13b", "apriel_1_5"],
                 MinimaxM1 "minimax_m1" ["minimax"],
                 HyV3 "hy_v3" ["hunyuan"],
-                Nemotron "nemotron" ["nemotron_v2", "nemotron_json"],
+                Nemotron "nemotron" ["nemotron_v2", "nemotron_json", "nemotron_deci"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" ["apertus2509"],
                 CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4", "cohere"],
@@ -149,7 +150,7 @@ macro_rules! for_each_group {
             ]
             gemma Gemma [
                 FunctionGemma "function_gemma" ["functiongemma", "gemma"],
-                Gemma4 "gemma4" [],
+                Gemma4 "gemma4" ["gemma_4"],
             ]
             functionary Functionary [
                 FunctionaryV32 "functionary_v3_2" [],

@@ -6,7 +6,7 @@
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and,
 //! only at the start of a message, `functools[…]` (Phi-4-mini, Firefunction v2; its `[` opens
-//! the list) and ``Action: ```json\n[…]\n``` `` (Command R / R+; `Action:` on a line of its own
+//! the list, and a `{` right after `functools` opens one call object, a list of one) and ``Action: ```json\n[…]\n``` `` (Command R / R+; `Action:` on a line of its own
 //! too, as R+'s template writes it): a marker that does not begin
 //! with `<` or `[` is not looked for in prose (`markers::is_anchored`).
 //!
@@ -87,6 +87,8 @@ const OLMO3_START: &str = "<function_calls>";
 /// What a [`Wrap::tagged`] body starts with.
 const TAGGED: &str = super::tool_call::tags::OPEN;
 const FUNCTOOLS_START: &str = "functools[";
+/// Phi-4-mini's marker before one call object instead of a list (`functools{"name": …}`).
+const FUNCTOOLS_OBJECT_START: &str = "functools{";
 /// Command R's tool-use template: `Action:` and a JSON fence of Cohere call objects, on the
 /// same line or (Command R+) the next.
 const COMMAND_R_START: &str = "Action: ```json";
@@ -116,10 +118,10 @@ static FENCE_END: Needle = Needle::new("```");
 /// R's `Action:` spellings, HyperCLOVA X 14B's tool role at a message's start): they are the
 /// last, as the only ones whose first byte is neither `<` nor `f` (the decoder's marker walk
 /// stops at two bytes).
-pub(crate) const AT_REGION_START: usize = 9;
+pub(crate) const AT_REGION_START: usize = 10;
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 12] = [
+pub(crate) const START_TEXTS: [&str; 13] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -128,13 +130,14 @@ pub(crate) const START_TEXTS: [&str; 12] = [
     COHERE_START,
     OLMO3_START,
     FUNCTOOLS_START,
+    FUNCTOOLS_OBJECT_START,
     HYPERCLOVAX_14B_ROLE,
     COMMAND_R_START,
     COMMAND_R_START_LINE,
     HYPERCLOVAX_14B_START,
 ];
 
-pub(crate) static WRAPS: [Wrap; 12] = [
+pub(crate) static WRAPS: [Wrap; 13] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -146,6 +149,7 @@ pub(crate) static WRAPS: [Wrap; 12] = [
     wrap(Format::Apertus, Some(&APERTUS_END), Shape::Keyed),
     wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
     wrap(Format::Olmo3, Some(&OLMO3_END), Shape::PythonicLines),
+    wrap(Format::Phi4Mini, None, Shape::Named),
     wrap(Format::Phi4Mini, None, Shape::Named),
     wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
@@ -188,6 +192,7 @@ impl Grammar for Spec {
         start(COHERE_START, Format::CommandR7b),
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
+        start(FUNCTOOLS_OBJECT_START, Format::Phi4Mini),
         start(HYPERCLOVAX_14B_ROLE, Format::HyperclovaxSeedThink14b),
         start(COMMAND_R_START, Format::CommandR),
         start(COMMAND_R_START_LINE, Format::CommandR),
@@ -237,9 +242,9 @@ impl Grammar for Spec {
 }
 
 /// Where the body of a region opened by `START_TEXTS[start]`, ending at `at`, begins: a
-/// marker's own `[` opens the list.
+/// marker's own `[` opens the list (or `{` its one call object).
 pub(crate) fn body_start(start: usize, at: usize) -> usize {
-    at - usize::from(START_TEXTS[start].ends_with('['))
+    at - usize::from(START_TEXTS[start].ends_with(['[', '{']))
 }
 
 /// Where a verbatim echo of the list `list` ends: LFM2 at times writes its list a second time

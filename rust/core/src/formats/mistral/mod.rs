@@ -3,7 +3,8 @@
 //! with the `[ARGS]` token dropped in decoding (`[TOOL_CALLS]f{…}`, as vLLM's tests write it).
 //! The model's `[CALL_ID]` (or a pre-v11 `"id"`) is kept. A v11 call written right after
 //! another's arguments, without its `[TOOL_CALLS]` (`a[ARGS]{…}b[ARGS]{…}`), is the next call:
-//! only a name and the `[ARGS]` or `[CALL_ID]` token, nothing else, continue the region.
+//! only a name and the `[ARGS]` or `[CALL_ID]` token, nothing else, continue the region. A
+//! message that is only the JSON call list, its `[TOOL_CALLS]` decoded away, is read too.
 
 mod decode;
 mod machine;
@@ -51,6 +52,11 @@ impl Grammar for Spec {
     }];
 
     const CONTROL: &'static [&'static str] = &["[/TOOL_CALLS]"];
+    /// `[TOOL_CALLS]` is a control token, which a server decoding with `skip_special_tokens`
+    /// leaves out (Mistral 7B Instruct v0.3 served with its Hugging Face tokenizer): a message
+    /// that is only the pre-v11 call list (or one call object), bare or fenced, is its call
+    /// too. Only the whole message, as hermes reads one: JSON after prose never runs.
+    const WHOLE_JSON: FormatSet = FormatSet::only(Format::Mistral);
     type Machine = machine::MistralCall;
 
     fn open(_start: Option<usize>, at: usize, open: Open) -> Self::Machine {
