@@ -172,6 +172,10 @@ FormatAlias: TypeAlias = Literal[
     "gemma",
     "step_audio_2",
     "exaone_moe",
+    "function_tag",
+    "glm5",
+    "python_list",
+    "deepseek_v3_2",
     "generic",
 ]
 
