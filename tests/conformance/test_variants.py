@@ -1656,3 +1656,23 @@ def test_rwkv_earliest_spelling_is_minimax_invokes_in_the_tag() -> None:
     assert content == "I'll check.\n\nDone."
     # Another tag after the tag is no call: prose.
     assert read("<tool_call><b>bold</b>", "rwkv") == ([], "<tool_call><b>bold</b>")
+
+
+def test_pythonic_names_may_hold_a_hyphen() -> None:
+    # Tool names may have `-` (MCP's `add-note`); Llama Stack reads `[weather-forecast(…)]` as
+    # that tool's call. A `-` joins letters, digits and `_`: `[a - b(c=1)]` and `[-1, 2]` stay
+    # prose, and so does a name ending in `-`.
+    text = "[add-note(name='demonote'), weather-forecast(city=\"London\"), tool-2(x=1)]"
+    calls, content = read(text, "pythonic")
+    assert calls == [
+        ("add-note", {"name": "demonote"}),
+        ("weather-forecast", {"city": "London"}),
+        ("tool-2", {"x": 1}),
+    ]
+    assert content == ""
+    assert read("<|python_start|>[add-note(a=1)]<|python_end|>", "pythonic")[0] == [
+        ("add-note", {"a": 1})
+    ]
+    for prose in ("[a - b(c=1)]", "[-1, 2]", "[f-(a=1)]"):
+        assert read(prose, "pythonic") == ([], prose)
+    assert toolwire.FORMAT_ALIASES["python_list"] == "pythonic"
