@@ -1676,3 +1676,26 @@ def test_pythonic_names_may_hold_a_hyphen() -> None:
     for prose in ("[a - b(c=1)]", "[-1, 2]", "[f-(a=1)]"):
         assert read(prose, "pythonic") == ([], prose)
     assert toolwire.FORMAT_ALIASES["python_list"] == "pythonic"
+
+
+@pytest.mark.parametrize(
+    ("alias", "name", "text"),
+    [
+        ("glm5", "glm45", "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"),
+        (
+            "deepseek_v3_2",
+            "deepseek_dsml",
+            (
+                '<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" '
+                'string="false">1</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>'
+            ),
+        ),
+        ("function_tag", "hermes", '<function=f>{"a": 1}</function>'),
+        ("python_list", "pythonic", "[f(a=1)]"),
+    ],
+)
+def test_xinference_and_llama_format_names(alias: str, name: str, text: str) -> None:
+    # Xinference's parser names (`glm5`, `deepseek-v3.2`) and Llama's ToolPromptFormat values
+    # (`function_tag`, `python_list`), with `_` for `-` and `.`.
+    assert toolwire.FORMAT_ALIASES[alias] == name
+    assert read(text, alias) == ([("f", {"a": 1})], "")
