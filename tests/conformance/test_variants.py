@@ -1699,3 +1699,21 @@ def test_xinference_and_llama_format_names(alias: str, name: str, text: str) -> 
     # (`function_tag`, `python_list`), with `_` for `-` and `.`.
     assert toolwire.FORMAT_ALIASES[alias] == name
     assert read(text, alias) == ([("f", {"a": 1})], "")
+
+
+def test_a_section_call_whose_begin_token_was_left_out() -> None:
+    # Xinference's DeepSeek V3.1 tests (and mlx-swift-lm's Kimi K2 tests) write a section whose
+    # first call lacks its begin token: the call's separator, before any call end, next call or
+    # section end, shows the call. Prose before a section's first call stays prose.
+    b, e = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+    cb, ce, sep = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+    text = f'{b}f{sep}{{"a": 1}}{ce}{cb}g{sep}{{}}{ce}{e}'
+    assert read(text, "deepseek_v31") == ([("f", {"a": 1}), ("g", {})], "")
+    # A call end written twice is markup, not content.
+    assert read(f'{b}f{sep}{{"a": 1}}{ce}{ce}', "deepseek_v31") == ([("f", {"a": 1})], "")
+    assert read(f"{b}hello {cb}g{sep}{{}}{ce}{e}", "deepseek_v31") == ([("g", {})], "hello")
+    kimi = (
+        "<|tool_calls_section_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"a": 1}<|tool_calls_section_end|>'
+    )
+    assert read(kimi, "kimi_k2") == ([("f", {"a": 1})], "")
