@@ -1686,8 +1686,9 @@ def test_pythonic_names_may_hold_a_hyphen() -> None:
             "deepseek_v3_2",
             "deepseek_dsml",
             (
-                '<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" '
-                'string="false">1</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>'
+                '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f">'
+                '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>'
+                "</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>"
             ),
         ),
         ("function_tag", "hermes", '<function=f>{"a": 1}</function>'),
@@ -1705,8 +1706,11 @@ def test_a_section_call_whose_begin_token_was_left_out() -> None:
     # Xinference's DeepSeek V3.1 tests (and mlx-swift-lm's Kimi K2 tests) write a section whose
     # first call lacks its begin token: the call's separator, before any call end, next call or
     # section end, shows the call. Prose before a section's first call stays prose.
-    b, e = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
-    cb, ce, sep = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+    def token(name: str) -> str:  # DeepSeek's bars are U+FF5C, its spaces U+2581
+        return "<\uff5c" + name.replace("_", "\u2581") + "\uff5c>"
+
+    b, e = token("tool_calls_begin"), token("tool_calls_end")
+    cb, ce, sep = token("tool_call_begin"), token("tool_call_end"), token("tool_sep")
     text = f'{b}f{sep}{{"a": 1}}{ce}{cb}g{sep}{{}}{ce}{e}'
     assert read(text, "deepseek_v31") == ([("f", {"a": 1}), ("g", {})], "")
     # A call end written twice is markup, not content.
