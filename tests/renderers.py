@@ -450,7 +450,8 @@ def plamo3(case: Case, k: int) -> str | None:
 def solar_open(case: Case, k: int) -> str | None:
     """Solar Open's tokens around each call's id, name and JSON arguments, in a `<|tool_calls|>`
     section (left out on some cases) ended by `<|calls|>` on others, after an answer whose
-    turn the model ended (`<|end|><|begin|>assistant`) on others."""
+    turn the model ended (`<|end|><|begin|>assistant`) on others, and after its reasoning
+    channel (`<|think|>…<|end|>`) on others."""
     ascii = k % 2 == 0
     calls = "".join(
         f"<|tool_call:begin|>{k:04d}{i}<|tool_call:name|>{call['name']}<|tool_call:args|>"
@@ -463,6 +464,20 @@ def solar_open(case: Case, k: int) -> str | None:
         calls += "<|calls|>"
     if k % 4 == 0:
         calls = "Let me check.<|end|><|begin|>assistant" + calls
+    if k % 7 == 0:
+        calls = "<|think|>The user wants a tool.<|end|><|begin|>assistant" + calls
+    return calls
+
+
+def sarashina(case: Case, k: int) -> str | None:
+    """Sarashina: the calls as a Python-literal list of dicts (`repr`, so `True`, `None` and
+    single quotes), after `<|tool_calls|>` on odd cases (prose before it on some), bare at the
+    message start on the others (the token dropped by the detokenizer)."""
+    calls = repr([{"name": c["name"], "arguments": c["arguments"]} for c in case["calls"]])
+    if k % 2:
+        calls = ("Let me check." if k % 4 == 1 else "") + "<|tool_calls|>" + calls
+    if k % 3 == 0:
+        calls = "<think>The user wants a tool.</think>" + calls
     return calls
 
 
@@ -727,6 +742,7 @@ RENDERERS: dict[str, Callable[[Case, int], str | None]] = {
     "functionary_v3_2": functionary_v3_2,
     "solar_open2": solar_open2,
     "solar_open": solar_open,
+    "sarashina": sarashina,
     "rwkv": rwkv,
     "cwm": cwm,
     "seed_oss": seed_oss,

@@ -14,6 +14,7 @@ FormatName: TypeAlias = Literal[
     "mistral",
     "llama3_json",
     "pythonic",
+    "sarashina",
     "granite_pythonic",
     "deepseek_v3",
     "deepseek_v31",

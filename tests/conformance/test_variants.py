@@ -1658,6 +1658,60 @@ def test_rwkv_earliest_spelling_is_minimax_invokes_in_the_tag() -> None:
     assert read("<tool_call><b>bold</b>", "rwkv") == ([], "<tool_call><b>bold</b>")
 
 
+def test_sarashina_python_list_after_its_token_or_opening_the_message() -> None:
+    # SB Intuitions Sarashina: a Python-literal list of call dicts after `<|tool_calls|>`, a
+    # special token detokenizers drop, so a message that starts with the list is read too.
+    listed = "[{'name': 'f', 'arguments': {'a': True, 'b': None}}, {'name': 'g', 'arguments': {}}]"
+    expected = [("f", {"a": True, "b": None}), ("g", {})]
+    assert read("Sure.<|tool_calls|>" + listed, "sarashina") == (expected, "Sure.")
+    assert read(listed, "sarashina") == (expected, "")
+    # One dict is a list of one; an empty list is no call.
+    assert read("<|tool_calls|>{'name': 'f', 'arguments': {'a': 1}}", "sarashina")[0] == [
+        ("f", {"a": 1})
+    ]
+    assert read("<|tool_calls|>[]", "sarashina") == ([], "")
+    # A bare list is a call list only when its first item is a dict with a name; a JSON list is
+    # raw JSON's (read where raw JSON is), and after prose a bare list is prose.
+    assert read("[{'id': 1}]", "sarashina") == ([], "[{'id': 1}]")
+    assert read('[{"name": "f", "arguments": {}}]', "sarashina")[0] == []
+    assert read("Here: " + listed, "sarashina")[0] == []
+    # Where the literal breaks, the items before it are calls and the rest one failure.
+    calls, _ = read("[{'name': 'f', 'arguments': {}}, {'name': 'g', 'argu", "sarashina")
+    assert [c[:2] for c in calls] == [("f", {}), ("invalid", calls[1][1])]
+    # Solar Open's section token: what follows it decides, with both formats read.
+    solar = '<|tool_calls|><|tool_call:begin|>0<|tool_call:name|>h<|tool_call:args|>{"x": 1}'
+    both = ["solar_open", "sarashina"]
+    assert [c.name for c in toolwire.extract(solar + "<|tool_call:end|>", formats=both)] == ["h"]
+    assert [c.name for c in toolwire.extract("<|tool_calls|>" + listed, formats=both)] == [
+        "f",
+        "g",
+    ]
+    # Solar Open alone reads no list after its token: a section without its call token fails.
+    calls, _ = read("<|tool_calls|>" + listed, "solar_open")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_solar_open_reasoning_channel_is_reasoning() -> None:
+    # Solar Open's turn is a run of channels: `<|think|>` opens the reasoning, ended by `<|end|>`
+    # (harmony's end token too: one marker ends the messages of both).
+    text = "<|think|>Check the weather.<|end|><|content|>It is sunny."
+    parsed = toolwire.parse_text(text, format="solar_open")
+    assert (parsed.reasoning, parsed.content, parsed.calls) == (
+        "Check the weather.",
+        "It is sunny.",
+        [],
+    )
+    call = '<|tool_call:begin|>0<|tool_call:name|>f<|tool_call:args|>{"a": 1}<|tool_call:end|>'
+    text = "<|begin|>assistant<|think|>Need f.<|end|><|begin|>assistant<|tool_calls|>" + call
+    calls, content = read(text, "solar_open")
+    assert (calls, content) == ([("f", {"a": 1})], "")
+    assert toolwire.parse_text(text, format="solar_open").reasoning == "Need f."
+    # Read with harmony too, each group's messages end at the shared token.
+    both = ["solar_open", "harmony"]
+    parsed = toolwire.parse_text(text, both)
+    assert (parsed.reasoning, [c.name for c in parsed.calls]) == ("Need f.", ["f"])
+
+
 def test_pythonic_names_may_hold_a_hyphen() -> None:
     # Tool names may have `-` (MCP's `add-note`); Llama Stack reads `[weather-forecast(…)]` as
     # that tool's call. A `-` joins letters, digits and `_`: `[a - b(c=1)]` and `[-1, 2]` stay

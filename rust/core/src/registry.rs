@@ -64,6 +64,7 @@ macro_rules! for_each_group {
             ]
             pythonic Pythonic [
                 Pythonic "pythonic" ["llama4_pythonic", "python_list"],
+                Sarashina "sarashina" [],
             ]
             granite_pythonic GranitePythonic [
                 GranitePythonic "granite_pythonic" [],

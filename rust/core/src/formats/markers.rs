@@ -20,8 +20,9 @@ pub(crate) enum Role {
         group: Group,
         index: usize,
     },
-    /// Ends a prose message of the group (harmony's `<|end|>`).
-    ProseEnd(Group),
+    /// Ends a prose message of the groups that list it ([`Group::prose_ends`]: harmony's and
+    /// Solar Open's `<|end|>`).
+    ProseEnd,
     /// A control token ([`crate::formats::grammar::Grammar::CONTROL`]): dropped.
     Control,
 }
@@ -118,19 +119,19 @@ const fn build_all() -> ([Entry; ROOM], usize) {
                 while k < n && !same(table[k].text, ends[e].text) {
                     k += 1;
                 }
-                // Another group's control token (Llama 4's `<|eot|>`) ends this group's
-                // messages too: one entry, dropped for them all.
+                // Another group's control token (Llama 4's `<|eot|>`) or prose end (harmony's
+                // `<|end|>`) ends this group's messages too: one entry, dropped for them all.
                 let formats = match k < n {
                     true => table[k].formats.union(ends[e].formats),
                     false => ends[e].formats,
                 };
                 assert!(
-                    k == n || matches!(table[k].role, Role::Control),
+                    k == n || matches!(table[k].role, Role::Control | Role::ProseEnd),
                     "a prose end is another marker"
                 );
                 table[k] = Entry {
                     text: ends[e].text,
-                    role: Role::ProseEnd(group),
+                    role: Role::ProseEnd,
                     formats,
                     ends_prose: true,
                 };
@@ -157,7 +158,7 @@ const fn build_all() -> ([Entry; ROOM], usize) {
                 n += 1;
             } else {
                 assert!(
-                    matches!(table[k].role, Role::Control | Role::ProseEnd(_)),
+                    matches!(table[k].role, Role::Control | Role::ProseEnd),
                     "a control token is another marker"
                 );
                 table[k].formats = table[k].formats.union(group.formats());
@@ -389,7 +390,7 @@ const fn by_format() -> [FormatEntries; Format::ALL.len()] {
             if table[i].formats.contains(Format::ALL[f]) {
                 match table[i].role {
                     Role::Start { .. } => by_format[f].starts = by_format[f].starts.with(i),
-                    Role::Control | Role::ProseEnd(_) => {
+                    Role::Control | Role::ProseEnd => {
                         by_format[f].control = by_format[f].control.with(i)
                     }
                     Role::ThinkOpen | Role::ThinkClose => {}
@@ -433,9 +434,14 @@ static IN_PROSE: [InProse; Group::ALL.len()] = {
                 let prose = &mut in_prose[group as usize];
                 prose.not_markup = prose.not_markup.with(i);
             }
-            Role::ProseEnd(group) => {
-                let prose = &mut in_prose[group as usize];
-                prose.markup = prose.markup.with(i);
+            Role::ProseEnd => {
+                let mut g = 0;
+                while g < Group::ALL.len() {
+                    if is_prose_end_of(Group::ALL[g], table[i].text) {
+                        in_prose[g].markup = in_prose[g].markup.with(i);
+                    }
+                    g += 1;
+                }
             }
             Role::Control => {
                 let mut g = 0;

@@ -420,7 +420,7 @@ impl Text {
                         shared.text_out(held, cx.out);
                         None
                     }
-                    Role::ProseEnd(_) => {
+                    Role::ProseEnd => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.message = None;
                         None

@@ -9,6 +9,7 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::literal::{LitErr, LiteralError, Literals};
 use super::super::wrapped::unwrapped;
 use super::machine::strip;
+use super::sarashina::{dict_list, starts_dict_list};
 use super::{dotted_name, starts_call_list, PYTHON_END, PYTHON_START};
 use crate::calls::Outcome;
 use crate::json::{JsonBuilder, JsonKind, JsonStr, JsonView, ValueBuilder};
@@ -26,7 +27,13 @@ where
     let end = range.end;
     let mut pos = range.start;
     let start = range.start + message_start(&text[range.clone()]);
-    if starts_call_list(&text[start..end]) {
+    if cx.allowed.contains(Format::Sarashina) && starts_dict_list(&text[start..end]) {
+        let list_end = dict_list(cx, start, start, end, true)?;
+        if list_end > start {
+            cx.prose(pos..start);
+            pos = list_end;
+        }
+    } else if cx.allowed.contains(Format::Pythonic) && starts_call_list(&text[start..end]) {
         cx.prose(pos..start);
         pos = call_list(cx, Format::Pythonic, start, end)?;
         // Lists written one after another (`[f()] [g()]`) are calls too.

@@ -25,8 +25,16 @@ pub(crate) struct PythonicCall {
     lines: bool,
     /// Taken off the end of each call's name (`.call` of Llama 3's built-in tools).
     suffix: &'static str,
-    /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come.
+    /// Before the first `(` of a bare list: only `[`, a dotted name and spaces may come (or, for
+    /// a list of dicts, `{` and a quote).
     prelude: bool,
+    /// A bare list may be calls (`[f(`: pythonic is read).
+    calls: bool,
+    /// A bare list may be Python dicts (`[{'`: sarashina is read); `{` was read in the prelude.
+    dicts: bool,
+    dict_open: bool,
+    /// The list holds calls whose names are announced (not dicts).
+    names: bool,
     state: State,
     pos: usize,
     list_start: usize,
@@ -56,6 +64,10 @@ impl PythonicCall {
             lines: false,
             suffix: "",
             prelude: bare,
+            calls: true,
+            dicts: false,
+            dict_open: false,
+            names: true,
             state: if bare { State::List } else { State::Open(at) },
             pos: at,
             list_start: at,
@@ -69,6 +81,26 @@ impl PythonicCall {
 }
 
 impl PythonicCall {
+    /// A bare candidate that is a list of calls only when `calls`, or of Python dicts
+    /// (`sarashina`) when `dicts`.
+    pub fn bare_kinds(self, calls: bool, dicts: bool) -> Self {
+        Self {
+            calls,
+            dicts,
+            ..self
+        }
+    }
+
+    /// A list of Python dicts (or one dict) at `at`, after a start token (`sarashina`'s, which
+    /// `solar_open`'s group reads); the region ends with it.
+    pub fn dicts(at: usize) -> Self {
+        Self {
+            dicts: true,
+            names: false,
+            ..Self::new(false, at, None)
+        }
+    }
+
     /// Calls without brackets at `at`, one a line, that end at a `<` between calls; `suffix` is
     /// taken off their names.
     pub fn lines(at: usize, end: Option<&'static str>, suffix: &'static str) -> Self {
@@ -108,7 +140,7 @@ impl Machine for PythonicCall {
                         self.state = State::Open(q);
                         return Verdict::More;
                     }
-                    if b[q] != b'[' {
+                    if b[q] != b'[' && !(self.dicts && b[q] == b'{') {
                         self.state = State::ToEnd;
                         continue;
                     }
@@ -191,14 +223,30 @@ impl PythonicCall {
             let c = b[i];
             match c {
                 b'\'' | b'"' => {
+                    if self.prelude {
+                        // A dict's first key: a list of Python dicts, whose items are not
+                        // announced (the decoder reads them whole).
+                        if !(self.dict_open && c == b'\'') {
+                            return Some(Verdict::NotMine);
+                        }
+                        self.prelude = false;
+                        self.names = false;
+                    }
                     self.quote = Some(c);
                     self.name_start = None;
                 }
+                b'{' if self.prelude && self.dicts && self.depth == 1 && !self.dict_open => {
+                    if self.name_start.is_some() {
+                        return Some(Verdict::NotMine);
+                    }
+                    self.dict_open = true;
+                    self.depth += 1;
+                }
                 b'(' | b'[' | b'{' => {
-                    if c == b'(' && self.depth == 1 {
+                    if c == b'(' && self.depth == 1 && self.names {
                         if let Some(start) = self.name_start.take() {
                             if self.prelude {
-                                if !starts_call_list(&buf[self.list_start..=i]) {
+                                if !self.calls || !starts_call_list(&buf[self.list_start..=i]) {
                                     return Some(Verdict::NotMine);
                                 }
                                 self.prelude = false;
@@ -223,7 +271,8 @@ impl PythonicCall {
                     }
                     if self.depth == 0 && !self.lines {
                         let end = i + 1;
-                        self.state = match self.bare {
+                        // Pythonic lists may follow one another; a list of dicts stands alone.
+                        self.state = match self.bare && self.names {
                             true => State::NextList(end, end),
                             false => State::AfterList(end, end),
                         };

@@ -6,9 +6,13 @@
 //!
 //! Without the `<|python_start|>` tag, only a message that *starts* with `[name(` is read, and
 //! the lists written right after it (`[f()][g()]`).
+//!
+//! The group also reads `sarashina`'s Python-literal list of call dicts (`sarashina`), which
+//! opens a message the same way (`[{'name': …}]`).
 
 mod decode;
 mod machine;
+pub(crate) mod sarashina;
 
 pub(crate) use decode::{call_lines, call_list};
 pub(crate) use machine::PythonicCall;
@@ -33,7 +37,7 @@ impl Grammar for Spec {
     }];
     const BARE: Option<Bare> = Some(Bare {
         first: b'[',
-        formats: FormatSet::only(Format::Pythonic),
+        formats: FormatSet::of(&[Format::Pythonic, Format::Sarashina]),
     });
 
     /// Llama 3.2's and Llama 4's end of turn and end of message (after a call).
@@ -42,11 +46,13 @@ impl Grammar for Spec {
     type Machine = machine::PythonicCall;
 
     fn claims_bare(message: &str) -> bool {
-        starts_call_list(message)
+        starts_call_list(message) || sarashina::starts_dict_list(message)
     }
 
-    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
-        machine::PythonicCall::new(start.is_none(), at, Some(PYTHON_END))
+    fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
+        let machine = machine::PythonicCall::new(start.is_none(), at, Some(PYTHON_END));
+        let (calls, dicts) = (Format::Pythonic, Format::Sarashina);
+        machine.bare_kinds(open.formats.contains(calls), open.formats.contains(dicts))
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>

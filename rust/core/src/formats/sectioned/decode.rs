@@ -4,6 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::TextSeek;
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::pythonic::sarashina::dict_list;
 use super::{Body, Opens, ReadBody, Tokens};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -45,6 +46,9 @@ where
                 } else if let Some(e) = tokens.section_ends().iter().find(|e| rest.starts_with(**e))
                 {
                     break Ok(p + e.len());
+                } else if !calls && p < end && tokens.holds_list(text.as_bytes()[p], cx.allowed) {
+                    p = dict_list(cx, marker.start, p, end, false)?;
+                    calls = true;
                 } else if calls || p == end {
                     break Ok(p);
                 } else if begin_left_out(text, p, end, tokens, &mut heads) {

@@ -5,6 +5,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{
     arguments_at, close_last, named, scan_arguments, starts, starts_any, ws, JsonValue, Scanned,
 };
+use super::super::pythonic::PythonicCall;
 use super::{Header, Opens, Tokens};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::find_either;
@@ -35,6 +36,8 @@ enum State {
     AfterArgs(usize),
     /// A failed call: its markup runs to `CALL_END`, looked for from here.
     SeekEnd(usize),
+    /// The section's list of call dicts ([`Tokens::list`]), read by `list`.
+    List,
 }
 
 pub(crate) struct SectionCall {
@@ -48,6 +51,7 @@ pub(crate) struct SectionCall {
     section_mark: Seek,
     call_end: Seek,
     args: Option<JsonValue>,
+    list: Option<PythonicCall>,
     records: Vec<CallRecord>,
 }
 
@@ -70,6 +74,7 @@ impl SectionCall {
             section_mark: Seek::new(&tokens.in_section_marks),
             call_end: Seek::new(&tokens.call_end),
             args: None,
+            list: None,
             records: Vec::new(),
         }
     }
@@ -111,6 +116,10 @@ impl Machine for SectionCall {
                         }
                         Ok(Some(i)) => return Verdict::End(q + t.in_section[i].len()),
                         Ok(None) if self.calls => return Verdict::End(q),
+                        Ok(None) if t.holds_list(b[q], self.open.formats) => {
+                            self.list = Some(PythonicCall::dicts(q));
+                            self.state = State::List;
+                        }
                         Ok(None) => self.state = State::NoCall(q),
                     }
                 }
@@ -267,6 +276,16 @@ impl Machine for SectionCall {
                             }
                         }
                         Ok(None) => self.state = State::SeekEnd(p),
+                    }
+                }
+                State::List => {
+                    let list = self.list.as_mut().expect("set with the state");
+                    let Verdict::End(end) = list.advance(buf) else {
+                        return Verdict::More;
+                    };
+                    self.list = None;
+                    if let Some(verdict) = self.next(end) {
+                        return verdict;
                     }
                 }
                 State::SeekEnd(from) => match self.call_end.find(b, from) {

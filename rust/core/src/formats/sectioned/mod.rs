@@ -40,6 +40,10 @@ pub(crate) struct Tokens {
     pub header_ends: Markers,
     /// How the machine reads a header, knowing the body's first byte.
     pub header: fn(&str, u8, FormatSet) -> Header,
+    /// The format whose section may hold a Python-literal list of call dicts instead of calls
+    /// (`sarashina`, whose `<|tool_calls|>` is Solar Open's section token): read when it is
+    /// asked for and the section's first byte opens a list or a dict.
+    pub list: Option<Format>,
 }
 
 impl Tokens {
@@ -61,7 +65,8 @@ macro_rules! tokens {
         in_section: $in_section:expr,
         call: [$begin:expr, $sep:expr, $end:expr],
         starts: [$(($start:expr, $opens:ident)),+ $(,)?],
-        header: $header:expr $(,)?
+        header: $header:expr
+        $(, list: $list:expr)? $(,)?
     ) => {
         $crate::formats::sectioned::Tokens {
             formats: $formats,
@@ -74,6 +79,7 @@ macro_rules! tokens {
             opens: &[$($crate::formats::sectioned::Opens::$opens),+],
             header_ends: $crate::formats::cursor::Markers::new(&[$sep, $end, $begin]),
             header: $header,
+            list: $crate::formats::sectioned::list_format(&[$($list)?]),
         }
     };
 }
@@ -106,7 +112,20 @@ pub(crate) enum Opens {
     SectionAndCall,
 }
 
+/// The format given as a group's `list`, if one was.
+pub(crate) const fn list_format(given: &[Format]) -> Option<Format> {
+    match given {
+        [format] => Some(*format),
+        _ => None,
+    }
+}
+
 impl Tokens {
+    /// Whether a section whose first byte is `first` holds `list`'s literal list.
+    pub fn holds_list(&self, first: u8, allowed: FormatSet) -> bool {
+        matches!(first, b'[' | b'{') && self.list.is_some_and(|f| allowed.contains(f))
+    }
+
     /// The section ends: what follows a call in a section, but the next call.
     pub fn section_ends(&self) -> &'static [&'static str] {
         &self.in_section[1..]
