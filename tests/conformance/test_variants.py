@@ -1809,3 +1809,67 @@ def test_dynamos_hyphenated_gemma_4_is_gemma4() -> None:
     # Dynamo registers its Gemma 4 parser as `gemma4` and `gemma-4`; `-` reads as `_`.
     text = '<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>'
     assert toolwire.parse_text(text, format="gemma-4").calls[0].arguments == {"a": "x"}
+
+def test_pythonic_names_may_hold_a_hyphen() -> None:
+    # Tool names may have `-` (MCP's `add-note`); Llama Stack reads `[weather-forecast(…)]` as
+    # that tool's call. A `-` joins letters, digits and `_`: `[a - b(c=1)]` and `[-1, 2]` stay
+    # prose, and so does a name ending in `-`.
+    text = "[add-note(name='demonote'), weather-forecast(city=\"London\"), tool-2(x=1)]"
+    calls, content = read(text, "pythonic")
+    assert calls == [
+        ("add-note", {"name": "demonote"}),
+        ("weather-forecast", {"city": "London"}),
+        ("tool-2", {"x": 1}),
+    ]
+    assert content == ""
+    assert read("<|python_start|>[add-note(a=1)]<|python_end|>", "pythonic")[0] == [
+        ("add-note", {"a": 1})
+    ]
+    for prose in ("[a - b(c=1)]", "[-1, 2]", "[f-(a=1)]"):
+        assert read(prose, "pythonic") == ([], prose)
+    assert toolwire.FORMAT_ALIASES["python_list"] == "pythonic"
+
+
+@pytest.mark.parametrize(
+    ("alias", "name", "text"),
+    [
+        ("glm5", "glm45", "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"),
+        (
+            "deepseek_v3_2",
+            "deepseek_dsml",
+            (
+                '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f">'
+                '<\uff5cDSML\uff5cparameter name="a" string="false">1</\uff5cDSML\uff5cparameter>'
+                "</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>"
+            ),
+        ),
+        ("function_tag", "hermes", '<function=f>{"a": 1}</function>'),
+        ("python_list", "pythonic", "[f(a=1)]"),
+    ],
+)
+def test_xinference_and_llama_format_names(alias: str, name: str, text: str) -> None:
+    # Xinference's parser names (`glm5`, `deepseek-v3.2`) and Llama's ToolPromptFormat values
+    # (`function_tag`, `python_list`), with `_` for `-` and `.`.
+    assert toolwire.FORMAT_ALIASES[alias] == name
+    assert read(text, alias) == ([("f", {"a": 1})], "")
+
+
+def test_a_section_call_whose_begin_token_was_left_out() -> None:
+    # Xinference's DeepSeek V3.1 tests (and mlx-swift-lm's Kimi K2 tests) write a section whose
+    # first call lacks its begin token: the call's separator, before any call end, next call or
+    # section end, shows the call. Prose before a section's first call stays prose.
+    def token(name: str) -> str:  # DeepSeek's bars are U+FF5C, its spaces U+2581
+        return "<\uff5c" + name.replace("_", "\u2581") + "\uff5c>"
+
+    b, e = token("tool_calls_begin"), token("tool_calls_end")
+    cb, ce, sep = token("tool_call_begin"), token("tool_call_end"), token("tool_sep")
+    text = f'{b}f{sep}{{"a": 1}}{ce}{cb}g{sep}{{}}{ce}{e}'
+    assert read(text, "deepseek_v31") == ([("f", {"a": 1}), ("g", {})], "")
+    # A call end written twice is markup, not content.
+    assert read(f'{b}f{sep}{{"a": 1}}{ce}{ce}', "deepseek_v31") == ([("f", {"a": 1})], "")
+    assert read(f"{b}hello {cb}g{sep}{{}}{ce}{e}", "deepseek_v31") == ([("g", {})], "hello")
+    kimi = (
+        "<|tool_calls_section_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"a": 1}<|tool_calls_section_end|>'
+    )
+    assert read(kimi, "kimi_k2") == ([("f", {"a": 1})], "")

@@ -10,7 +10,8 @@
 //!
 //! Aliases are the peers' registry names: vLLM's `--tool-call-parser` names, SGLang's detector
 //! names, llama.cpp's chat formats, LMDeploy's `--tool-call-parser` names and NVIDIA Dynamo's
-//! tool-parser names, lower-cased.
+//! tool-parser names, lower-cased (and Xinference's parser names and Llama's `ToolPromptFormat`
+//! values, with `_` for `-` and `.`).
 
 /// The peers' names that stand for a set of toolwire's names: what the peer's parser reads is
 /// what these read together (`format="xlam"` is `formats=["raw_json", "mistral", "hermes"]`).
@@ -39,7 +40,7 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
-                    "functionary", "exaone_moe", "hermes3",
+                    "functionary", "exaone_moe", "hermes3", "function_tag",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -49,7 +50,7 @@ macro_rules! for_each_group {
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
                     "spark25", "spark", "glm_4_5", "glm45_moe", "glm47_moe", "laguna", "glm4",
-                    "step_audio_2",
+                    "step_audio_2", "glm5",
                 ],
                 HyperclovaxSeedThink "hyperclovax_seed_think" [],
             ]
@@ -63,7 +64,7 @@ macro_rules! for_each_group {
                 ],
             ]
             pythonic Pythonic [
-                Pythonic "pythonic" ["llama4_pythonic"],
+                Pythonic "pythonic" ["llama4_pythonic", "python_list"],
                 Sarashina "sarashina" [],
             ]
             granite_pythonic GranitePythonic [

@@ -42,11 +42,13 @@ sectioned::spec!(
     TOKENS,
     [SECTION_BEGIN, CALL_BEGIN, SECTION_AND_CALL],
     FORMATS,
-    // A section end with no section open is markup all the same, and so are the tokens of the
-    // tool results the chat template writes back (a model may echo them): their text stays.
+    // A section end with no section open is markup all the same, and so is a call end with no
+    // call open (a call's end token written twice), and the tokens of the tool results the chat
+    // template writes back (a model may echo them): their text stays.
     [
         "<｜end▁of▁sentence｜>",
         SECTION_END,
+        CALL_END,
         "<｜tool▁outputs▁begin｜>",
         "<｜tool▁output▁begin｜>",
         "<｜tool▁output▁end｜>",

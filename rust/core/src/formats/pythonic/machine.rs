@@ -51,7 +51,7 @@ pub(crate) fn strip<'n>(name: &'n str, suffix: &str) -> &'n str {
 }
 
 fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-' || b >= 0x80
 }
 
 impl PythonicCall {

@@ -73,12 +73,30 @@ fn starts_call_list(text: &str) -> bool {
     }
 }
 
+/// A call's name: an identifier, dotted (`brave_search.call`), and with `-` inside, as tool names
+/// (MCP's `add-note`) may have: `weather-forecast(…)` is that tool's call, not a subtraction
+/// (Llama Stack's tests read it so). A `-` joins only letters, digits and `_` on both sides.
 fn dotted_name<'t>(reader: &mut Literals<'t>) -> Option<&'t str> {
     let start = reader.pos;
     reader.identifier()?;
-    while reader.peek() == Some(b'.') {
-        reader.pos += 1;
-        reader.identifier()?;
+    loop {
+        match reader.peek() {
+            Some(b'.') => {
+                reader.pos += 1;
+                reader.identifier()?;
+            }
+            Some(b'-') if reader.text.as_bytes()[..reader.end]
+                .get(reader.pos + 1)
+                .is_some_and(|&b| b == b'_' || b.is_ascii_alphanumeric()) =>
+            {
+                reader.pos += 1;
+                let bytes = &reader.text.as_bytes()[..reader.end];
+                while bytes.get(reader.pos).is_some_and(|&b| b == b'_' || b.is_ascii_alphanumeric()) {
+                    reader.pos += 1;
+                }
+            }
+            _ => break,
+        }
     }
     Some(&reader.text[start..reader.pos])
 }

@@ -51,6 +51,9 @@ where
                     calls = true;
                 } else if calls || p == end {
                     break Ok(p);
+                } else if begin_left_out(text, p, end, tokens, &mut heads) {
+                    p = one_call(cx, p, p, end, tokens, &mut heads, &mut ends, read)?;
+                    calls = true;
                 } else {
                     break Ok(no_call(cx, marker.start, p, end, tokens));
                 }
@@ -60,6 +63,26 @@ where
             one_call(cx, at, header, end, tokens, &mut heads, &mut ends, read)
         }
     })
+}
+
+/// Whether the text at `p`, in a section before its first call, is a call whose `CALL_BEGIN` was
+/// left out: its `SEP` comes before any `CALL_END` and before the next call or the section's
+/// end (`<｜tool▁calls▁begin｜>f<｜tool▁sep｜>{…}`, Xinference's DeepSeek V3.1 tests): the
+/// separator is the call's own token, which prose never holds.
+fn begin_left_out(
+    text: &str,
+    p: usize,
+    end: usize,
+    tokens: &Tokens,
+    heads: &mut TextSeek<'_>,
+) -> bool {
+    let Some(head) = heads.next(p).filter(|m| m.pattern == 0) else {
+        return false;
+    };
+    tokens
+        .in_section_marks
+        .find(text, p, end)
+        .is_none_or(|mark| head.start < mark.start)
 }
 
 /// Text at `p` in a section opened at `at`, before any call: when a call begins later in the

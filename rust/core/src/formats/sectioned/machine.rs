@@ -124,7 +124,15 @@ impl Machine for SectionCall {
                     }
                 }
                 State::NoCall(p) => {
-                    return match self.section_mark.find(b, p) {
+                    let mark = self.section_mark.find(b, p);
+                    // The call's separator before any call end, next call or section end: a
+                    // call whose `CALL_BEGIN` was left out (`decode::begin_left_out`).
+                    let sep = self.header_end.find(b, p).filter(|m| m.pattern == 0);
+                    if sep.is_some_and(|s| mark.is_none_or(|m| s.start < m.start)) {
+                        self.state = State::Header(p, p);
+                        continue;
+                    }
+                    return match mark {
                         None => Verdict::More,
                         Some(found) if found.pattern == 0 => Verdict::End(p),
                         Some(found) => Verdict::End(found.end),

@@ -3,7 +3,8 @@
 //! accepted too, and a `CALL_END` left out at the end of the text, before the next
 //! `CALL_BEGIN` or before the section's `END` (llama.cpp's Kimi-K2 cases). A header that meets
 //! the next `CALL_BEGIN` before its `SEP` is a failed call that ends there, so it never hides
-//! the next call. A group of this shape
+//! the next call. A section's first `CALL_BEGIN` left out (`BEGIN header SEP body CALL_END`) is
+//! read when the `SEP` comes before any `CALL_END`, next call or section end. A group of this shape
 //! gives its [`Tokens`]; the decoder and the machine here do the rest.
 
 pub(crate) mod decode;
