@@ -1873,3 +1873,14 @@ def test_a_section_call_whose_begin_token_was_left_out() -> None:
         '{"a": 1}<|tool_calls_section_end|>'
     )
     assert read(kimi, "kimi_k2") == ([("f", {"a": 1})], "")
+
+
+def test_qwen3_coder_wrapper_never_closed_ends_its_call_at_the_function_close() -> None:
+    # Dynamo's `test_parse_qwen3_no_outer_close_preserves_suffix`: the model left `</tool_call>`
+    # out and went on writing; the call ends with its `</function>`, the rest is content.
+    call = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"
+    assert read(call + "\nTRAILING NOTE", "qwen3_coder") == ([("f", {"a": 1})], "TRAILING NOTE")
+    # The same text inside a wrapper closed later is junk in the call: a broken call.
+    calls, content = read(call + "\nTRAILING NOTE</tool_call>", "qwen3_coder")
+    assert [c[0] for c in calls] == ["invalid"]
+    assert content == ""

@@ -437,8 +437,10 @@ impl Text {
                         shared.prose.message = None;
                         // The end is one marker for the groups that list it: the one whose
                         // next message may follow it with a header alone, if any.
-                        shared.prose.header_next =
-                            Group::ALL.iter().copied().find(|g| g.next_header_after(held));
+                        shared.prose.header_next = Group::ALL
+                            .iter()
+                            .copied()
+                            .find(|g| g.next_header_after(held));
                         None
                     }
                     // Before any text, a closing tag ends the span the prompt began, empty

@@ -2,7 +2,8 @@
 //! `<tool_call><function=f><parameter=a>1</parameter></function></tool_call>`, and `seed_oss`
 //! (the same body in `<seed:tool_call>`). Values are raw text, typed by the tool schema (see
 //! `schema`). A `<function=…>` block without a wrapper is accepted too (qwen3_coder), and a
-//! missing `</function>` or closing wrapper tag at the end of the text. A value may hold the
+//! missing `</function>` or closing wrapper tag at the end of the text (or before prose, when the
+//! wrapper is never closed after it). A value may hold the
 //! markup itself as text, and a value whose `</parameter>` was left out ends before the next
 //! `<parameter=`, the `</function>` or the `</tool_call>` (see `value`; a `</tool_call>` also
 //! closes a function whose `</function>` was left out); such a value that ends in a misspelt close
@@ -152,6 +153,12 @@ where
     let (markup_end, after) = match after_function(text, open, pos, end, wrap) {
         AfterFunction::Closed(markup_end) => (markup_end, AfterFunction::Closed(markup_end)),
         another @ AfterFunction::Another(_) => (pos, another),
+        // Text after the `</function>` of a wrapper that is never closed: the model left its
+        // closing tag out and went on writing. The call ends with its block, and the text is
+        // prose (a wrapper closed later holds it: a broken call).
+        AfterFunction::Missing if wrap.is_some_and(|wrap| !text[pos..end].contains(wrap.close())) => {
+            (pos, AfterFunction::Closed(pos))
+        }
         AfterFunction::Missing => {
             let detail = format!("expected {}", wrap.map_or(FUNCTION_CLOSE, |wrap| wrap.close()));
             let failure = Failure::parse(detail, pos, Some(name.into()));
