@@ -71,6 +71,8 @@ FormatAlias: TypeAlias = Literal[
     "xlam",
     "ernie45",
     "ernie45_moe",
+    "ernie_x1",
+    "ernie_45_vl_thinking",
     "json",
     "hermes2_pro",
     "qwen25",
@@ -173,6 +175,9 @@ FormatAlias: TypeAlias = Literal[
     "gemma",
     "step_audio_2",
     "exaone_moe",
+    "qwen3_moe",
+    "step_35",
+    "deepseek_v3_0324",
     "generic",
 ]
 

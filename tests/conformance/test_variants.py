@@ -1710,3 +1710,21 @@ def test_solar_open_reasoning_channel_is_reasoning() -> None:
     both = ["solar_open", "harmony"]
     parsed = toolwire.parse_text(text, both)
     assert (parsed.reasoning, [c.name for c in parsed.calls]) == ("Need f.", ["f"])
+
+
+def test_deepseek_v31_call_with_nothing_after_its_separator_has_no_arguments() -> None:
+    # FastDeploy's DeepSeek tests: `f<｜tool▁sep｜><｜tool▁call▁end｜>` (or blank space before the
+    # end token) is a call written with no arguments, as Kimi K2's is; a body cut off by the
+    # end of the text is no such call.
+    begin, end = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>", "<｜tool▁calls▁end｜>"
+    sep, call_end = "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
+    for body in ("", "   ", "\n"):
+        calls, _ = read(f"{begin}f{sep}{body}{call_end}{end}", "deepseek_v31")
+        assert calls == [("f", {})]
+    calls, _ = read(
+        f"{begin}f{sep}{call_end}<｜tool▁call▁begin｜>g{sep}{{}}{call_end}{end}", "deepseek_v31"
+    )
+    assert calls == [("f", {}), ("g", {})]
+    calls, _ = read(f"{begin}f{sep}", "deepseek_v31")
+    assert [c[:2] for c in calls] == [("invalid", "f")]
+    assert toolwire.FORMAT_ALIASES["deepseek_v3_0324"] == "deepseek_v3"
