@@ -1713,17 +1713,20 @@ def test_solar_open_reasoning_channel_is_reasoning() -> None:
 
 
 def test_deepseek_v31_call_with_nothing_after_its_separator_has_no_arguments() -> None:
-    # FastDeploy's DeepSeek tests: `f<｜tool▁sep｜><｜tool▁call▁end｜>` (or blank space before the
-    # end token) is a call written with no arguments, as Kimi K2's is; a body cut off by the
-    # end of the text is no such call.
-    begin, end = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>", "<｜tool▁calls▁end｜>"
-    sep, call_end = "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
+    # FastDeploy's DeepSeek tests: a V3.1 call with nothing but blank space between its
+    # separator token and its end token is a call written with no arguments, as Kimi K2's is;
+    # a body cut off by the end of the text is no such call. (The tokens' bars and spaces are
+    # U+FF5C and U+2581, written as escapes.)
+    def token(name: str) -> str:
+        return "<\uff5c" + name.replace(" ", "\u2581") + "\uff5c>"
+
+    begin = token("tool calls begin") + token("tool call begin")
+    sep, call_end, end = token("tool sep"), token("tool call end"), token("tool calls end")
     for body in ("", "   ", "\n"):
         calls, _ = read(f"{begin}f{sep}{body}{call_end}{end}", "deepseek_v31")
         assert calls == [("f", {})]
-    calls, _ = read(
-        f"{begin}f{sep}{call_end}<｜tool▁call▁begin｜>g{sep}{{}}{call_end}{end}", "deepseek_v31"
-    )
+    second = token("tool call begin") + f"g{sep}{{}}{call_end}"
+    calls, _ = read(f"{begin}f{sep}{call_end}{second}{end}", "deepseek_v31")
     assert calls == [("f", {}), ("g", {})]
     calls, _ = read(f"{begin}f{sep}", "deepseek_v31")
     assert [c[:2] for c in calls] == [("invalid", "f")]
