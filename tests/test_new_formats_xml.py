@@ -139,6 +139,11 @@ def test_peer_cases(case: dict[str, Any]) -> None:
     [
         ("step3p5", "qwen3_coder"),
         ("ernie45_moe", ("hermes", "granite")),
+        ("ernie_x1", ("hermes", "granite")),
+        ("ernie_45_vl_thinking", ("hermes", "granite")),
+        ("qwen3_moe", "hermes"),
+        ("step_35", "qwen3_coder"),
+        ("deepseek_v3_0324", "deepseek_v3"),
         ("glm47", "glm45"),
         ("ling3", "glm45"),
         ("poolside_v1", "glm45"),

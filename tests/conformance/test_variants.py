@@ -1884,3 +1884,23 @@ def test_qwen3_coder_wrapper_never_closed_ends_its_call_at_the_function_close() 
     calls, content = read(call + "\nTRAILING NOTE</tool_call>", "qwen3_coder")
     assert [c[0] for c in calls] == ["invalid"]
     assert content == ""
+
+def test_deepseek_v31_call_with_nothing_after_its_separator_has_no_arguments() -> None:
+    # FastDeploy's DeepSeek tests: a V3.1 call with nothing but blank space between its
+    # separator token and its end token is a call written with no arguments, as Kimi K2's is;
+    # a body cut off by the end of the text is no such call. (The tokens' bars and spaces are
+    # U+FF5C and U+2581, written as escapes.)
+    def token(name: str) -> str:
+        return "<\uff5c" + name.replace(" ", "\u2581") + "\uff5c>"
+
+    begin = token("tool calls begin") + token("tool call begin")
+    sep, call_end, end = token("tool sep"), token("tool call end"), token("tool calls end")
+    for body in ("", "   ", "\n"):
+        calls, _ = read(f"{begin}f{sep}{body}{call_end}{end}", "deepseek_v31")
+        assert calls == [("f", {})]
+    second = token("tool call begin") + f"g{sep}{{}}{call_end}"
+    calls, _ = read(f"{begin}f{sep}{call_end}{second}{end}", "deepseek_v31")
+    assert calls == [("f", {}), ("g", {})]
+    calls, _ = read(f"{begin}f{sep}", "deepseek_v31")
+    assert [c[:2] for c in calls] == [("invalid", "f")]
+    assert toolwire.FORMAT_ALIASES["deepseek_v3_0324"] == "deepseek_v3"

@@ -25,6 +25,8 @@ pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("xlam", &["raw_json", "mistral", "hermes"]),
     ("ernie45", &["hermes", "granite"]),
     ("ernie45_moe", &["hermes", "granite"]),
+    ("ernie_x1", &["hermes", "granite"]),
+    ("ernie_45_vl_thinking", &["hermes", "granite"]),
     ("json", &["raw_json", "hermes"]),
 ];
 
@@ -40,12 +42,12 @@ macro_rules! for_each_group {
                     "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
-                    "functionary", "exaone_moe", "hermes3", "function_tag",
+                    "functionary", "exaone_moe", "hermes3", "function_tag", "qwen3_moe",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                     "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
-                    "qwen_coder", "xml_function", "nemotron_nano",
+                    "qwen_coder", "xml_function", "nemotron_nano", "step_35",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
@@ -71,7 +73,7 @@ macro_rules! for_each_group {
                 GranitePythonic "granite_pythonic" [],
             ]
             deepseek Deepseek [
-                DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1", "deepseek"],
+                DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1", "deepseek", "deepseek_v3_0324"],
                 DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31"],
             ]
             kimi_k2 KimiK2 [

@@ -112,6 +112,18 @@ where
             ));
         }
         let name = header_text.to_owned();
+        if sectioned::no_arguments(text, body, end, CALL_END, IN_SECTION) {
+            // `f<｜tool▁sep｜><｜tool▁call▁end｜>`: a call written with no arguments, as
+            // Kimi K2's (FastDeploy's DeepSeek tests read it so).
+            let arguments = cx.builder.empty_object()?;
+            return Ok(Body::Call {
+                format,
+                name,
+                id: None,
+                arguments,
+                end: body,
+            });
+        }
         return sectioned::json_body(cx, format, name, None, body, end);
     }
     // V3: the name on the rest of the line (ended by `\n`, `\r\n` or a lone `\r`, or by the

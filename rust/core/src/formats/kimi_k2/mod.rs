@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use super::cx::{skip_ws, Cx, Failure};
+use super::cx::{Cx, Failure};
 use super::sectioned::{self, Body, Header, Tokens};
 use super::schema::only_fitting_tool;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
@@ -85,7 +85,7 @@ where
         name => name.to_owned(),
     };
     let id = id.to_owned();
-    if no_arguments(cx.text, body, end) {
+    if sectioned::no_arguments(cx.text, body, end, CALL_END, IN_SECTION) {
         let arguments = cx.builder.empty_object()?;
         return Ok(Body::Call {
             format: Format::KimiK2,
@@ -96,15 +96,6 @@ where
         });
     }
     sectioned::json_body(cx, Format::KimiK2, name, Some(id), body, end)
-}
-
-/// Whether nothing but white space comes between the argument token and the call's end token
-/// (or the next call, or the section's end, the end token left out): a call written with no
-/// arguments, read as the empty object as a harmony call with an empty body is. A body cut off
-/// by the end of the text is not one: its arguments were never written.
-fn no_arguments(text: &str, body: usize, end: usize) -> bool {
-    let rest = &text[skip_ws(text, body, end)..end];
-    rest.starts_with(CALL_END) || IN_SECTION.iter().any(|t| rest.starts_with(t))
 }
 
 /// The tool of a call whose id is only its index (`0`): the one `tools=` leaves no doubt about

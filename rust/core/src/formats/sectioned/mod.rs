@@ -13,7 +13,7 @@ pub(crate) mod machine;
 use std::ops::Range;
 
 use super::cursor::Markers;
-use super::cx::{Cx, Failure};
+use super::cx::{skip_ws, Cx, Failure};
 use super::grammar::Start;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
@@ -194,6 +194,22 @@ where
         },
         Err(error) => Body::Fail(format, Failure::json(error, Some(name))),
     })
+}
+
+/// Whether nothing but white space comes between a call's argument token and its end token
+/// (`call_end`, or what may follow a call in the section, `in_section`, the end token left out):
+/// a call written with no arguments, read as the empty object as a harmony call with an empty
+/// body is (Kimi K2, DeepSeek V3.1). A body cut off by the end of the text is not one: its
+/// arguments were never written.
+pub(crate) fn no_arguments(
+    text: &str,
+    body: usize,
+    end: usize,
+    call_end: &str,
+    in_section: &[&str],
+) -> bool {
+    let rest = &text[skip_ws(text, body, end)..end];
+    rest.starts_with(call_end) || in_section.iter().any(|t| rest.starts_with(t))
 }
 
 /// A format's decoder of one call: its header range and where its body starts (before `end`).
