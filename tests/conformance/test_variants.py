@@ -1904,3 +1904,12 @@ def test_deepseek_v31_call_with_nothing_after_its_separator_has_no_arguments() -
     calls, _ = read(f"{begin}f{sep}", "deepseek_v31")
     assert [c[:2] for c in calls] == [("invalid", "f")]
     assert toolwire.FORMAT_ALIASES["deepseek_v3_0324"] == "deepseek_v3"
+
+
+def test_qwen3_coder_function_tag_with_a_space_before_its_equals_sign() -> None:
+    # mlx-openai-server's `test_function_parameter_tool_parser_allows_function_tag_spacing_drift`.
+    text = '<tool_call>\n<function =read_file>\n<parameter=path>"/tmp/a"</parameter>\n</function>'
+    assert read(text + "\n</tool_call>", "qwen3_coder")[0] == [("read_file", {"path": "/tmp/a"})]
+    # Without the `=`, the tag names a tool only when `tools=` offers it (Step-3.5's garble).
+    calls, _ = read(text.replace(" =", " ") + "\n</tool_call>", "qwen3_coder")
+    assert [c[0] for c in calls] == ["invalid"]

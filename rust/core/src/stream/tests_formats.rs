@@ -335,7 +335,6 @@ fn garbled_tags_naming_an_offered_tool_are_read() {
     for (function, parameter) in [
         ("<function sh>", "<parameter=command>"),
         ("<function bash\n", "<parameter=command>"),
-        ("<function = bash>", "<parameter=command>"),
         ("<function=sh\n", "<parameter=command\n"),
         ("<function=bash\n", "<parameter=cmd\n"),
         ("<function=bash>", "<parameter=parameter=cmd\n"),
@@ -343,6 +342,15 @@ fn garbled_tags_naming_an_offered_tool_are_read() {
         let text = text(function, parameter);
         let failed = check(Format::Qwen3Coder, &text, tools.clone(), &mut cuts);
         assert!(failed[0].starts_with('!'), "{text:?}: {failed:?}");
+    }
+    // A space before the `=` (mlx-openai-server's tests): the `=` still says a name follows,
+    // offered or not.
+    let spaced = text("<function = bash>", "<parameter=command>");
+    for tools in [tools.clone(), None] {
+        assert_eq!(
+            check(Format::Qwen3Coder, &spaced, tools, &mut cuts),
+            [r#"bash {"command":"echo '</tool_call>'","timeout":5}"#]
+        );
     }
     // After another value, a repeated prefix is a parameter's tag, not text in that value.
     let after = "<tool_call><function=bash><parameter=timeout>5</parameter>\n<parameter=parameter=command>pwd</parameter></function></tool_call>";

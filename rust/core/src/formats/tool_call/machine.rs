@@ -191,9 +191,10 @@ impl TagCall {
                     self.state = State::Shape(q);
                     return Some(Verdict::More);
                 }
-                // `<function=`, or with `tools=` a garbled tag that may name an offered tool
-                // (`State::QName` reads the body as another shape when it names none).
-                (Some(true), Some(&next)) => next == b'=' || tools.is_some(),
+                // `<function=` (a space before the `=` too), or with `tools=` a garbled tag that
+                // may name an offered tool (`State::QName` reads the body as another shape when
+                // it names none).
+                (Some(true), Some(&next)) => matches!(next, b'=' | b' ' | b'\t') || tools.is_some(),
                 (Some(false), _) => false,
             }
         };

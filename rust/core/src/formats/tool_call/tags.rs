@@ -317,16 +317,18 @@ pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, us
 }
 
 /// The tool a function tag names: `raw` is the tag's text after `<function` up to its name's
-/// stop ([`name_stop`]), `closed` when that is a `>`. `<function=NAME>` names any tool. Step-3.5
-/// garbles the tag at times (`<function NAME>`, `<functionNAME>`, `<function=NAME` ended by a
-/// line break); such a tag names a tool only when `tools=` offers exactly that name, as SGLang
-/// repairs them: anything else stays no tag (the call fails, keeping its text).
+/// stop ([`name_stop`]), `closed` when that is a `>`. `<function=NAME>` names any tool, and so
+/// does `<function =NAME>` (a space drifted in before the `=`: the `=` still says a name
+/// follows). Step-3.5 garbles the tag at times (`<function NAME>`, `<functionNAME>`,
+/// `<function=NAME` ended by a line break); such a tag names a tool only when `tools=` offers
+/// exactly that name, as SGLang repairs them: anything else stays no tag (the call fails,
+/// keeping its text).
 pub(crate) fn function_name<'t>(
     raw: &'t str,
     closed: bool,
     tools: Option<&dyn ParamTypes>,
 ) -> Option<&'t str> {
-    let name = match raw.strip_prefix('=') {
+    let name = match raw.trim_start_matches([' ', '\t']).strip_prefix('=') {
         Some(name) if closed => return Some(name.trim()).filter(|name| !name.is_empty()),
         Some(name) => name,
         None if closed => raw,
