@@ -17,6 +17,7 @@ echo "== cargo check (fuzz targets)"
 cargo check --quiet --manifest-path rust/fuzz/Cargo.toml --target-dir target/fuzz-check
 echo "== ruff"
 ruff check .
+ruff format --check .
 echo "== mypy --strict"
 mypy --strict python/ tests/typing_check.py tests/typing_user.py
 echo "== stubtest"

@@ -238,9 +238,7 @@ def test_a_broken_call_left_unclosed_does_not_take_the_next_call() -> None:
     ],
 )
 @pytest.mark.parametrize("times", [2, 3])
-def test_a_call_written_again_after_a_left_out_closing_tag_runs_once(
-    call: str, times: int
-) -> None:
+def test_a_call_written_again_after_a_left_out_closing_tag_runs_once(call: str, times: int) -> None:
     """Laguna at times writes a call, leaves its `</tool_call>` out and writes the same call
     again: one call, never run twice. Two calls each closed are two calls."""
     text = "\n".join([call] * times) + "</tool_call>"
@@ -305,7 +303,7 @@ def test_a_glm_value_may_quote_its_closing_tag() -> None:
     [
         '<tool_call>{"name": "f", "arguments": {"a": 1e309}}</tool_call>',
         '{"name": "f", "arguments": {"a": [1, -1.5e+999]}}',
-        '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1' + "0" * 400 + '.5}}]',
+        '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1' + "0" * 400 + ".5}}]",
     ],
 )
 def test_a_number_beyond_any_float_makes_the_call_invalid(text: str) -> None:

@@ -62,11 +62,7 @@ def peer_cases() -> list[dict[str, Any]]:
         found = [json.loads(line) for line in f]
     # The deviations table's cases are the conformance suite's (`tests/conformance`), but for
     # the ones `DIFFERS` names.
-    return [
-        c
-        for c in found
-        if c["format"] in NEW and (c["test"] in DIFFERS or not decided(c))
-    ]
+    return [c for c in found if c["format"] in NEW and (c["test"] in DIFFERS or not decided(c))]
 
 
 def shape(call: Any) -> tuple[Any, ...]:

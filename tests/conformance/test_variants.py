@@ -1776,6 +1776,7 @@ def test_ovms_and_mistralrs_parser_names(alias: str, name: str) -> None:
     # OpenVINO Model Server's `tool_parser` names and mistral.rs's tool-call formats.
     assert toolwire.FORMAT_ALIASES[alias] == name
 
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -1809,6 +1810,7 @@ def test_dynamos_hyphenated_gemma_4_is_gemma4() -> None:
     # Dynamo registers its Gemma 4 parser as `gemma4` and `gemma-4`; `-` reads as `_`.
     text = '<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>'
     assert toolwire.parse_text(text, format="gemma-4").calls[0].arguments == {"a": "x"}
+
 
 def test_pythonic_names_may_hold_a_hyphen() -> None:
     # Tool names may have `-` (MCP's `add-note`); Llama Stack reads `[weather-forecast(…)]` as
@@ -1884,6 +1886,7 @@ def test_qwen3_coder_wrapper_never_closed_ends_its_call_at_the_function_close() 
     calls, content = read(call + "\nTRAILING NOTE</tool_call>", "qwen3_coder")
     assert [c[0] for c in calls] == ["invalid"]
     assert content == ""
+
 
 def test_deepseek_v31_call_with_nothing_after_its_separator_has_no_arguments() -> None:
     # FastDeploy's DeepSeek tests: a V3.1 call with nothing but blank space between its
