@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 import toolwire
-from test_variants import read
+from paths import read
 
 
 @pytest.mark.parametrize("fmt", ["deepseek_v3", "deepseek_v31"])
