@@ -584,3 +584,10 @@ def test_qwen3_coder_function_tag_with_a_space_before_its_equals_sign() -> None:
     # Without the `=`, the tag names a tool only when `tools=` offers it (Step-3.5's garble).
     calls, _ = read(text.replace(" =", " ") + "\n</tool_call>", "qwen3_coder")
     assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_mlx_engine_format_name() -> None:
+    # mlx-engine calls Qwen3.5's `<tool_call><function=…>` format `qwen35` (no underscore).
+    assert toolwire.FORMAT_ALIASES["qwen35"] == "qwen3_coder"
+    text = "<tool_call><function=f><parameter=a>1</parameter></function></tool_call>"
+    assert read(text, "qwen35") == ([("f", {"a": 1})], "")
