@@ -428,6 +428,32 @@ def test_muse_glimmer_end_of_text_ends_its_message(fmt: str) -> None:
     assert read(text, fmt) == ([("f", {"city": "Rome"})], "")
 
 
+@pytest.mark.parametrize("fmt", ["muse_glimmer", "onyx", "atem"])
+def test_muse_glimmer_call_message_without_its_block_wrapper(fmt: str) -> None:
+    # Dynamo's Muse Glimmer tests: a call message whose body is its invokes, the
+    # `<atem:function_calls>` around them left out; the run of invokes ends at the message's end.
+    invoke = '<atem:invoke name="get_weather"><atem:parameter name="city">Paris</atem:parameter>'
+    text = (
+        "<|start|>assistant to=self<|message|>Look it up.<|eom|>"
+        f"<|start|>assistant to=get_weather<|message|>{invoke}</atem:invoke>"
+        '\n<atem:invoke name="get_time"></atem:invoke><|eom|>'
+        "<|start|>assistant to=user<|message|>It's 18C.<|eot|>"
+    )
+    calls, content = read(text, fmt)
+    assert calls == [("get_weather", {"city": "Paris"}), ("get_time", {})]
+    assert content == "It's 18C."
+    # Cut off inside the value: an invalid call, as in a wrapped block.
+    calls, _ = read(f" to=get_weather<|message|>{invoke[:-25]}", fmt)
+    assert [c[:2] for c in calls] == [("invalid", "get_weather")]
+    # Only a call message's body: a bare invoke quoted in an answer, or with no framing, is text.
+    quoted = ' to=user<|message|>Write <atem:invoke name="f"></atem:invoke><|eot|>'
+    assert read(quoted, fmt) == ([], 'Write <atem:invoke name="f"></atem:invoke>')
+    assert read('<atem:invoke name="f"></atem:invoke>', fmt) == (
+        [],
+        '<atem:invoke name="f"></atem:invoke>',
+    )
+
+
 @pytest.mark.parametrize(
     ("alias", "name"),
     [

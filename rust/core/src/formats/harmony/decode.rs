@@ -6,7 +6,7 @@ use super::super::cursor::{Markers, ProseCursor, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke;
 use super::{
-    classify, is_block, Message, ATEM, CHANNEL, MESSAGE, MESSAGE_NEEDLE, RECIPIENT, START,
+    block_at, classify, Message, ATEM, CHANNEL, MESSAGE, MESSAGE_NEEDLE, RECIPIENT, START,
     TERMINATORS,
 };
 use crate::json::{JsonBuilder, JsonView};
@@ -46,7 +46,7 @@ where
         let body = message + MESSAGE.len();
         if let Message::Call(_) = kind {
             let q = skip_ws(text, body, end);
-            if is_block(&text.as_bytes()[..end], q, cx.allowed) == Some(true) {
+            if let Some(Some(_)) = block_at(&text.as_bytes()[..end], q, cx.allowed) {
                 // A Muse Glimmer call: the invokes of its ATEM block, which ends the region.
                 invoke::decode::parse_region(cx, q..end, &ATEM)?;
                 pos = end;

@@ -7,7 +7,7 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::invoke::machine::InvokeBlock;
 use super::super::machine::{named, starts_any, ws};
 use super::{
-    classify, is_block, recipient_header, Message, ATEM, ATEM_OPEN, ENDS, MESSAGE_NEEDLE,
+    block_at, block_open_len, classify, recipient_header, Message, ATEM, ENDS, MESSAGE_NEEDLE,
     TERMINATORS,
 };
 use crate::scan::call_scan::{CallRecord, CallScanner};
@@ -118,18 +118,18 @@ impl Machine for HarmonyMessage {
                 }
                 State::Body(p) => {
                     let q = ws(b, p);
-                    match is_block(b, q, self.open.formats) {
+                    match block_at(b, q, self.open.formats) {
                         None => {
                             self.state = State::Body(q);
                             return Verdict::More;
                         }
                         // The block's invokes are the calls.
-                        Some(true) => {
-                            let at = q + ATEM_OPEN.len();
-                            self.block = Some(InvokeBlock::new(&ATEM, 0, at, self.open));
+                        Some(Some(block)) => {
+                            let at = q + block_open_len(block);
+                            self.block = Some(InvokeBlock::new(&ATEM, block, at, self.open));
                             self.state = State::Block;
                         }
-                        Some(false) => {
+                        Some(None) => {
                             let name = self.recipient.take().unwrap_or_default();
                             self.records.push(named(&name, None, false, 0));
                             self.state = State::Json(q);

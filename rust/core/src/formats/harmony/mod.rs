@@ -46,18 +46,36 @@ const MAX_HEADER: usize = 256;
 static MESSAGE_NEEDLE: Needle = Needle::new(MESSAGE);
 
 /// Muse Glimmer's call block. A tool registered without a namespace is invoked by its name
-/// twice (`get_weather.get_weather`), read as the tool's name.
+/// twice (`get_weather.get_weather`), read as the tool's name. In a call message the block's
+/// `<atem:function_calls>` may be left out, the body then its invokes (Dynamo's Muse Glimmer
+/// tests write it so): the last marker opens that run of bare invokes, which has no closing tag.
 const ATEM_OPEN: &str = "<atem:function_calls>";
-static ATEM: Tags = invoke::xml_tags!(
-    Format::MuseGlimmer,
-    "atem:function_calls",
-    "atem:invoke",
-    "atem:parameter",
+const ATEM_INVOKE: &str = "<atem:invoke";
+const ATEM_INVOKE_CLOSE: &str = "</atem:invoke>";
+const ATEM_CLOSE: &str = "</atem:function_calls>";
+static ATEM_CLOSES: [Needle; 1] = [Needle::new(ATEM_CLOSE)];
+static ATEM: Tags = Tags {
+    format: Format::MuseGlimmer,
+    closes: &ATEM_CLOSES,
+    open_markers: Markers::new(&[ATEM_OPEN, ATEM_INVOKE]),
+    recover: &[
+        Markers::new(&[ATEM_INVOKE_CLOSE, ATEM_CLOSE]),
+        Markers::new(&[ATEM_INVOKE_CLOSE]),
+    ],
+    invoke: ATEM_INVOKE,
+    invoke_close: Needle::new(ATEM_INVOKE_CLOSE),
+    parameter: "<atem:parameter",
+    parameter_close: Needle::new("</atem:parameter>"),
+    between: &[],
+    between_name: None,
+    other_entry: None,
+    json_body: None,
     attrs: invoke::Attrs {
         doubled_names: true,
         ..invoke::XML_ATTRS
-    }
-);
+    },
+    left_open: None,
+};
 
 const BOTH: FormatSet = FormatSet::of(&[Format::Harmony, Format::MuseGlimmer]);
 const HARMONY: FormatSet = FormatSet::only(Format::Harmony);
@@ -101,7 +119,7 @@ impl Grammar for Spec {
     // out (OpenVINO Model Server's Onyx tests: ` to=self<|message|>…<|eom|> to=f<|message|>…`).
     const NEXT_HEADER_AFTER: &'static [&'static str] = &[ENDS[3]];
     // A stray closing block (the model's special token) is never content.
-    const CONTROL: &'static [&'static str] = &["</atem:function_calls>"];
+    const CONTROL: &'static [&'static str] = &[ATEM_CLOSE];
 
     type Machine = machine::HarmonyMessage;
 
@@ -160,14 +178,21 @@ fn recipient_header(text: &str, formats: FormatSet) -> Option<bool> {
     }
 }
 
-/// Whether a call message's body, from `at`, is an ATEM block (Muse Glimmer, among `formats`):
-/// `None` while the text so far does not tell.
-fn is_block(body: &[u8], at: usize, formats: FormatSet) -> Option<bool> {
+/// Whether a call message's body, from `at`, is an ATEM block (Muse Glimmer, among `formats`),
+/// and which of [`ATEM`]'s openings starts it (the wrapper, or a bare invoke): `Some(None)` when
+/// it is not one, `None` while the text so far does not tell.
+fn block_at(body: &[u8], at: usize, formats: FormatSet) -> Option<Option<usize>> {
     if !formats.contains(Format::MuseGlimmer) {
-        return Some(false);
+        return Some(None);
     }
-    super::machine::starts(body, at, ATEM_OPEN)
+    super::machine::starts_any(body, at, &[ATEM_OPEN, ATEM_INVOKE]).ok()
 }
+
+/// The length of the opening of [`ATEM`] `block` starts with.
+fn block_open_len(block: usize) -> usize {
+    [ATEM_OPEN, ATEM_INVOKE][block].len()
+}
+
 /// The word after `to=` in a header, if any.
 fn recipient(header: &str) -> Option<&str> {
     let at = find_short(header, "to=")?;
