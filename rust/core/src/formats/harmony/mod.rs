@@ -54,10 +54,12 @@ const ATEM_INVOKE: &str = "<atem:invoke";
 const ATEM_INVOKE_CLOSE: &str = "</atem:invoke>";
 const ATEM_CLOSE: &str = "</atem:function_calls>";
 static ATEM_CLOSES: [Needle; 1] = [Needle::new(ATEM_CLOSE)];
+/// What an ATEM block opens with: its wrapper, or (left out) its first invoke.
+const ATEM_OPENINGS: [&str; 2] = [ATEM_OPEN, ATEM_INVOKE];
 static ATEM: Tags = Tags {
     format: Format::MuseGlimmer,
     closes: &ATEM_CLOSES,
-    open_markers: Markers::new(&[ATEM_OPEN, ATEM_INVOKE]),
+    open_markers: Markers::new(&ATEM_OPENINGS),
     recover: &[
         Markers::new(&[ATEM_INVOKE_CLOSE, ATEM_CLOSE]),
         Markers::new(&[ATEM_INVOKE_CLOSE]),
@@ -185,12 +187,12 @@ fn block_at(body: &[u8], at: usize, formats: FormatSet) -> Option<Option<usize>>
     if !formats.contains(Format::MuseGlimmer) {
         return Some(None);
     }
-    super::machine::starts_any(body, at, &[ATEM_OPEN, ATEM_INVOKE]).ok()
+    super::machine::starts_any(body, at, &ATEM_OPENINGS).ok()
 }
 
 /// The length of the opening of [`ATEM`] `block` starts with.
 fn block_open_len(block: usize) -> usize {
-    [ATEM_OPEN, ATEM_INVOKE][block].len()
+    ATEM_OPENINGS[block].len()
 }
 
 /// The word after `to=` in a header, if any.
