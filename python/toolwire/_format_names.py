@@ -194,6 +194,7 @@ FormatAlias: TypeAlias = Literal[
     "deepseek_v3_2",
     "nemotron_deci",
     "gemma_4",
+    "kolibri1",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.
