@@ -603,6 +603,14 @@ def test_minimax_m1_broken_line_fails_alone() -> None:
     assert [c[0] for c in calls] == ["a", "invalid"]
     calls, _ = read("<tool_calls>\n{broken\n</tool_calls>", "minimax_m1")
     assert [c[0] for c in calls] == ["invalid"]
+    # An object whose JSON runs on past its line (here into the next call) fails to the end
+    # token, as before: the next line is not read again.
+    text = (
+        '<tool_calls>\n{"name": "a", "arguments": {"x": [\n'
+        '{"name": "b", "arguments": {}}\n</tool_calls>'
+    )
+    calls, _ = read(text, "minimax_m1")
+    assert [c[0] for c in calls] == ["invalid"]
 
 
 def test_minimax_m3_empty_elements_and_text_beside_a_text_element() -> None:

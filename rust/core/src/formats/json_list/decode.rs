@@ -107,22 +107,32 @@ where
 {
     let text = cx.text;
     let mut object = body;
+    // The block's end token after the object, found again only when an object starts past it.
+    let mut block_limit: Option<usize> = None;
     loop {
         let object_end = match json_list(cx, wrap.shape, format, start, object, end)? {
             Ok(object_end) => object_end,
-            Err(failure) => match next_line_object(text, object, block_end(text, wrap, object, end)) {
-                Some((line_end, next)) => {
+            Err(failure) => {
+                let limit = match block_limit {
+                    Some(at) if at >= object => at,
+                    _ => *block_limit.insert(block_end(text, wrap, object, end)),
+                };
+                // Only a failure within its own line: the reader has not looked past it, so
+                // reading on from the next line stays linear.
+                let next = next_line_object(text, object, limit)
+                    .filter(|&(line_end, _)| failure.at.is_some_and(|at| at <= line_end));
+                if let Some((line_end, next)) = next {
                     cx.fail(format, object..line_end, failure);
                     object = next;
                     continue;
                 }
-                None if object == body => return Ok(Err(failure)),
-                None => {
-                    let markup_end = markup_end(text, wrap, object, end);
-                    cx.fail(format, object..markup_end, failure);
-                    return Ok(Ok(markup_end));
+                if object == body {
+                    return Ok(Err(failure));
                 }
-            },
+                let markup_end = markup_end(text, wrap, object, end);
+                cx.fail(format, object..markup_end, failure);
+                return Ok(Ok(markup_end));
+            }
         };
         let next = skip_ws(text, object_end, end);
         if next >= end || text.as_bytes()[next] != b'{' {
