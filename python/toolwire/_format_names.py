@@ -195,6 +195,7 @@ FormatAlias: TypeAlias = Literal[
     "nemotron_deci",
     "gemma_4",
     "qwen35",
+    "kolibri1",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

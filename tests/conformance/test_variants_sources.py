@@ -617,3 +617,84 @@ def test_mlx_engine_format_name() -> None:
     assert toolwire.FORMAT_ALIASES["qwen35"] == "qwen3_coder"
     text = "<tool_call><function=f><parameter=a>1</parameter></function></tool_call>"
     assert read(text, "qwen35") == ([("f", {"a": 1})], "")
+
+def test_minimax_m1_broken_line_fails_alone() -> None:
+    # vLLM's MiniMax (M1) tests: one call object a line; a line that is not JSON is an
+    # InvalidToolCall of its own, and the calls after it are read.
+    text = (
+        '<tool_calls>\n{"name": "a", "arguments": {"x": 1}}\n{invalid json here}\n'
+        '{"name": "b", "arguments": {"y": 2}}\n</tool_calls>'
+    )
+    calls, content = read(text, "minimax_m1")
+    assert [c[:2] for c in calls] == [("a", {"x": 1}), ("invalid", None), ("b", {"y": 2})]
+    assert content == ""
+    # A broken last line still fails to the end token; one broken line alone is one failure.
+    calls, _ = read(
+        '<tool_calls>\n{"name": "a", "arguments": {}}\n{broken\n</tool_calls>', "minimax_m1"
+    )
+    assert [c[0] for c in calls] == ["a", "invalid"]
+    calls, _ = read("<tool_calls>\n{broken\n</tool_calls>", "minimax_m1")
+    assert [c[0] for c in calls] == ["invalid"]
+    # An object whose JSON runs on past its line (here into the next call) fails to the end
+    # token, as before: the next line is not read again.
+    text = (
+        '<tool_calls>\n{"name": "a", "arguments": {"x": [\n'
+        '{"name": "b", "arguments": {}}\n</tool_calls>'
+    )
+    calls, _ = read(text, "minimax_m1")
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+def test_minimax_m3_empty_elements_and_text_beside_a_text_element() -> None:
+    # vLLM's engine MiniMax-M3 tests: the template writes [] and {} as an empty element, read
+    # back as the empty value the schema allows alone; a string (or a type that allows one)
+    # stays "". Text beside an element named `$text` goes under `$$text`.
+    ns = "]<]minimax[>["
+
+    def block(params: str) -> str:
+        return f'{ns}<tool_call>\n{ns}<invoke name="f">{params}{ns}</invoke>\n{ns}</tool_call>'
+
+    def element(name: str, body: str) -> str:
+        return f"{ns}<{name}>{body}{ns}</{name}>"
+
+    tools = [
+        {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array"},
+                    "shipping": {"type": "object"},
+                    "note": {"type": "string"},
+                    "either": {"anyOf": [{"type": "array"}, {"type": "string"}]},
+                },
+            },
+        }
+    ]
+    params = "".join(element(k, "") for k in ("tags", "shipping", "note", "either"))
+    calls, _ = read(block(params), "minimax_m3", tools=tools)
+    assert calls == [("f", {"tags": [], "shipping": {}, "note": "", "either": ""})]
+    calls, _ = read(block(element("tags", "")), "minimax_m3")
+    assert calls == [("f", {"tags": ""})]
+    calls, _ = read(block(element("free", "x" + element("$text", "child"))), "minimax_m3")
+    assert calls == [("f", {"free": {"$text": "child", "$$text": "x"}})]
+
+
+def test_dsml_parameter_tag_in_a_value_begins_the_next_parameter() -> None:
+    # vLLM's engine DeepSeek V3.2 tests: a value whose closing parameter tag was left out ends at
+    # the next parameter tag (DSML tags are special tokens, never a value's text).
+    bar = "\uff5c"  # DSML's full-width bar
+    text = (
+        f'<{bar}DSML{bar}function_calls><{bar}DSML{bar}invoke name="edit">'
+        f'<{bar}DSML{bar}parameter name="expr" string="true">a<b>'
+        f'<{bar}DSML{bar}parameter name="date" string="true">tomorrow</{bar}DSML{bar}parameter>'
+        f"</{bar}DSML{bar}invoke></{bar}DSML{bar}function_calls>"
+    )
+    assert read(text, "deepseek_dsml") == ([("edit", {"expr": "a<b>", "date": "tomorrow"})], "")
+
+
+def test_kolibri1_is_hermes() -> None:
+    # vLLM's `kolibri1` tool parser (Kolibri 1) reads Hermes's <tool_call> JSON.
+    assert toolwire.FORMAT_ALIASES["kolibri1"] == "hermes"
+    text = '<tool_call>\n{"name": "lookup", "arguments": {"city": "Paris"}}\n</tool_call>'
+    assert read(text, "kolibri1") == ([("lookup", {"city": "Paris"})], "")

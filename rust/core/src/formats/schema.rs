@@ -130,6 +130,11 @@ impl Types {
         self.0 & Self::ARRAY != 0 && self.0 & Self::OBJECT == 0
     }
 
+    /// Whether these are known types that allow an object and not a list.
+    pub(crate) fn object_not_list(self) -> bool {
+        self.0 & Self::OBJECT != 0 && self.0 & Self::ARRAY == 0
+    }
+
     /// Whether these are known types, none of them a string.
     pub(crate) fn excludes_string(self) -> bool {
         self.0 != 0 && self.0 & Self::STRING == 0

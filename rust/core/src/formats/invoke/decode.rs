@@ -8,6 +8,7 @@ use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
 use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
+use crate::protocol::Format;
 
 pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -163,6 +164,17 @@ fn value_close(
     }
 }
 
+/// Where a parameter tag inside the value at `value` begins, in DeepSeek's DSML: its tags are
+/// special tokens, never a value's text, so one there begins the next parameter (the value's
+/// closing tag left out, as vLLM reads it).
+fn parameter_in_value(text: &str, tags: &Tags, value: Range<usize>) -> Option<usize> {
+    if tags.format != Format::DeepseekDsml {
+        return None;
+    }
+    let start = value.start;
+    text[value].find(tags.parameter).map(|at| start + at)
+}
+
 /// The calls of a JSON call object or list at `p` (`rest` is the text from there), and
 /// where the JSON ends; `None` for anything else, which the caller reports.
 fn json_calls<B>(
@@ -287,12 +299,11 @@ where
             let close = match tags.left_open {
                 Some(left_open) => left_open.value_end(text, value_start, end),
                 None => match parameter_closes.find(value_start) {
-                    Some(first) => Some(value_close(
-                        text,
-                        tags,
-                        (first, end, block_close),
-                        parameter_closes,
-                    )),
+                    Some(first) => {
+                        let close =
+                            value_close(text, tags, (first, end, block_close), parameter_closes);
+                        Some(parameter_in_value(text, tags, value_start..close).unwrap_or(close))
+                    }
                     None => {
                         let value = &text[value_start..end];
                         let at = |tag: &str| value.find(tag).map(|i| value_start + i);

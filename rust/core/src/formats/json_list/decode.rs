@@ -91,7 +91,8 @@ fn markup_end(text: &str, wrap: &Wrap, body: usize, end: usize) -> usize {
 }
 
 /// Call objects one a line at `body` (MiniMax M1); returns where the last ends. An object that
-/// is not JSON fails from itself to the end token (the calls before it are kept).
+/// is not JSON fails to the end of its line where the next line starts another object (the
+/// calls before and after it are kept), else to the end token.
 fn object_lines<B>(
     cx: &mut Cx<'_, '_, B>,
     wrap: &Wrap,
@@ -106,11 +107,28 @@ where
 {
     let text = cx.text;
     let mut object = body;
+    // The block's end token after the object, found again only when an object starts past it.
+    let mut block_limit: Option<usize> = None;
     loop {
         let object_end = match json_list(cx, wrap.shape, format, start, object, end)? {
             Ok(object_end) => object_end,
-            Err(failure) if object == body => return Ok(Err(failure)),
             Err(failure) => {
+                let limit = match block_limit {
+                    Some(at) if at >= object => at,
+                    _ => *block_limit.insert(block_end(text, wrap, object, end)),
+                };
+                // Only a failure within its own line: the reader has not looked past it, so
+                // reading on from the next line stays linear.
+                let next = next_line_object(text, object, limit)
+                    .filter(|&(line_end, _)| failure.at.is_some_and(|at| at <= line_end));
+                if let Some((line_end, next)) = next {
+                    cx.fail(format, object..line_end, failure);
+                    object = next;
+                    continue;
+                }
+                if object == body {
+                    return Ok(Err(failure));
+                }
                 let markup_end = markup_end(text, wrap, object, end);
                 cx.fail(format, object..markup_end, failure);
                 return Ok(Ok(markup_end));
@@ -122,6 +140,28 @@ where
         }
         object = next;
     }
+}
+
+/// Where the block's end token after `from` begins, else `end`.
+fn block_end(text: &str, wrap: &Wrap, from: usize, end: usize) -> usize {
+    wrap.end
+        .and_then(|token| text[from..end].find(token.text))
+        .map_or(end, |at| from + at)
+}
+
+/// Where the line of the object at `object` ends and the next line's object starts: a line that
+/// begins with `{` (the model writes one call a line, from the line's start).
+fn next_line_object(text: &str, object: usize, end: usize) -> Option<(usize, usize)> {
+    let bytes = &text.as_bytes()[..end];
+    let mut from = object;
+    while let Some(newline) = bytes[from..].iter().position(|&b| b == b'\n') {
+        let next = from + newline + 1;
+        if bytes.get(next) == Some(&b'{') {
+            return Some((from + newline, next));
+        }
+        from = next;
+    }
+    None
 }
 
 /// The JSON list (or single object) at `body`; returns where it ends, or why it is broken.

@@ -4,7 +4,10 @@
 //! elements are all `<item>` a list (as is any parameter the schema types as a list and not an
 //! object, whatever its elements are called). A key written twice in one element is a list of its values
 //! (the model's, none dropped). A closing tag closes the element it names, or, naming none that
-//! is open, the innermost one; elements left open close with the invoke.
+//! is open, the innermost one; elements left open close with the invoke. An empty element is
+//! `[]` or `{}` where the schema types the parameter only as a list or only as an object (the
+//! chat template writes them so), and text beside elements is kept under `$text` (`$$text`
+//! where an element has that name).
 
 use std::ops::Range;
 
@@ -184,9 +187,15 @@ where
             .object_insert(&mut object, JsonStr::from_utf8(child.name), value)?;
     }
     if let Some(text) = text {
+        // Under `$text`, or `$$text` (and so on) where an element has that name, as vLLM's
+        // reader keeps it: the element's value is not overwritten.
+        let mut key = String::from("$text");
+        while children.iter().any(|c| c.name == key) {
+            key.insert(0, '$');
+        }
         let text = cx.builder.string(JsonStr::from_utf8(text))?;
         cx.builder
-            .object_insert(&mut object, JsonStr::from_utf8("$text"), text)?;
+            .object_insert(&mut object, JsonStr::from_utf8(&key), text)?;
     }
     cx.builder.finish_object(object)
 }
@@ -201,6 +210,18 @@ where
 {
     let children = &element.children;
     if children.is_empty() {
+        // The chat template writes `[]` and `{}` as an empty element: one the schema types
+        // only as a list (or only as an object) is that empty value.
+        if element.text.is_empty() && types.excludes_string() {
+            if types.list_not_object() {
+                let list = cx.builder.new_array()?;
+                return cx.builder.finish_array(list);
+            }
+            if types.object_not_list() {
+                let object = cx.builder.new_object()?;
+                return cx.builder.finish_object(object);
+            }
+        }
         return cx.typed(&element.text, types);
     }
     if types.list_not_object() || children.iter().all(|c| c.name == "item") {
