@@ -68,6 +68,7 @@ static ATEM: Tags = Tags {
     invoke_close: Needle::new(ATEM_INVOKE_CLOSE),
     parameter: "<atem:parameter",
     parameter_close: Needle::new("</atem:parameter>"),
+    parameter_ends_value: false,
     between: &[],
     between_name: None,
     other_entry: None,

@@ -8,7 +8,6 @@ use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
 use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
-use crate::protocol::Format;
 
 pub(crate) fn parse_region<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -164,11 +163,10 @@ fn value_close(
     }
 }
 
-/// Where a parameter tag inside the value at `value` begins, in DeepSeek's DSML: its tags are
-/// special tokens, never a value's text, so one there begins the next parameter (the value's
-/// closing tag left out, as vLLM reads it).
+/// Where a parameter tag inside the value at `value` begins, where the shape's parameter tag
+/// is a special token ([`Tags::parameter_ends_value`]): that begins the next parameter.
 fn parameter_in_value(text: &str, tags: &Tags, value: Range<usize>) -> Option<usize> {
-    if tags.format != Format::DeepseekDsml {
+    if !tags.parameter_ends_value {
         return None;
     }
     let start = value.start;

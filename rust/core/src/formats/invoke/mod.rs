@@ -41,6 +41,9 @@ pub(crate) struct Tags {
     /// (MiniMax-M3's elements, read by its own decoder): the invoke then runs to its close.
     pub parameter: &'static str,
     pub parameter_close: Needle,
+    /// The parameter tag is a special token, never a value's text (DeepSeek's DSML): one inside
+    /// a value begins the next parameter, the value's closing tag left out.
+    pub parameter_ends_value: bool,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
     pub between: &'static [&'static str],
     /// A between token ending with this may be followed by the tool's name, which is skipped
@@ -296,6 +299,7 @@ macro_rules! xml_tags {
             invoke_close: Needle::new(concat!("</", $invoke, ">")),
             parameter: concat!("<", $parameter),
             parameter_close: Needle::new(concat!("</", $parameter, ">")),
+            parameter_ends_value: false,
             between: &[],
             between_name: None,
             other_entry: None,

@@ -79,6 +79,7 @@ static TAGS: Tags = Tags {
     invoke_close: Needle::new(CALL_CLOSE),
     parameter: "<|open|>argument",
     parameter_close: Needle::new(ARGUMENT_CLOSE),
+    parameter_ends_value: false,
     // The `<|sep|>` of the block's opening.
     between: &[SEP],
     between_name: None,

@@ -31,6 +31,7 @@ static TAGS: Tags = Tags {
     // The body is elements, not parameters: the machine seeks the invoke's closing tag.
     parameter: "",
     parameter_close: Needle::new(INVOKE_CLOSE),
+    parameter_ends_value: false,
     between: &[],
     between_name: None,
     other_entry: None,
