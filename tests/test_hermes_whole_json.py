@@ -99,7 +99,8 @@ def test_a_whole_message_call_then_prose_keeps_the_prose() -> None:
             "                    </function_call> \n``` ",
             "",
         ),
-        (f"Sure.\n```\n{TAGGED}\n{TAGGED}\n```\nDone.", "Sure.\n\n\n\nDone."),
+        # After a call (no content before it), a block still wraps calls.
+        (f"{TAGGED}\n```\n{TAGGED}\n{TAGGED}\n```\nDone.", "\n\n\n\nDone."),
         # Prose in the block after the call: the block was call markup from its first line,
         # so both fence lines go (a lone closing fence would open a block in any renderer).
         (f"```\n{TAGGED}\nthen\n```", "\nthen\n"),
@@ -109,6 +110,18 @@ def test_a_fence_around_call_markup_is_not_content(text: str, content: str, form
     for path, calls, got in every_path(text, formats):
         assert [name for name, _ in calls] == ["get_weather"] * text.count("get_weather"), path
         assert got is None or got.strip() == content.strip(), (path, text)
+
+
+@pytest.mark.parametrize("formats", [["hermes"], "auto"])
+def test_a_block_after_content_is_an_example(formats: Any) -> None:
+    # vLLM's issue 57541: a model that shows the call format in a fence after some prose must
+    # not run it. The markup stays content, whole; a call after the closing fence is read.
+    example = f"Here is what a call looks like:\n\n```xml\n{TAGGED}\n```\n"
+    for path, calls, got in every_path(example + "That is the format.", formats):
+        assert calls == [], path
+        assert got is None or got == example + "That is the format.", path
+    for path, calls, _ in every_path(example + f"Now for real:\n{TAGGED}", formats):
+        assert calls == SHAPE, path
 
 
 @pytest.mark.parametrize("formats", [["hermes"], "auto"])

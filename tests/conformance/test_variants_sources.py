@@ -618,6 +618,7 @@ def test_mlx_engine_format_name() -> None:
     text = "<tool_call><function=f><parameter=a>1</parameter></function></tool_call>"
     assert read(text, "qwen35") == ([("f", {"a": 1})], "")
 
+
 def test_minimax_m1_broken_line_fails_alone() -> None:
     # vLLM's MiniMax (M1) tests: one call object a line; a line that is not JSON is an
     # InvalidToolCall of its own, and the calls after it are read.

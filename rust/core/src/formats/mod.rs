@@ -12,8 +12,9 @@
 //! length closes the span or the line ends. Only the text *before* the marker decides, so a
 //! stream parser applies the same rule without look-ahead. `` `<tool_call>` `` or
 //! `` `[TOOL_CALLS]` `` in prose therefore creates no call, while a call on a line of its own
-//! (or inside a ```` ``` ```` fence) is found. Markers inside a ```` ```json ```` fence are
-//! prose too: they sit in JSON strings (raw JSON's).
+//! (or inside a ```` ``` ```` fence that opens the message) is found. A ```` ``` ```` block
+//! opened after content is an example: markers in it are prose too, as are markers inside a
+//! ```` ```json ```` fence (they sit in JSON strings, raw JSON's).
 //!
 //! **Content and reasoning.** `content` is the text outside call markup and think spans, and
 //! `reasoning` the text of think spans and harmony `analysis` messages (several joined by a

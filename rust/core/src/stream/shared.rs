@@ -52,6 +52,13 @@ pub(super) struct Prose {
     pub at_line_start: bool,
     /// Inside a ```` ``` ```` code block.
     pub in_code: bool,
+    /// The code block was opened after content: an example, whose markers are prose.
+    pub code_quotes: bool,
+    /// Non-blank content has been seen, code fence lines aside (a code block opened after it
+    /// quotes).
+    pub content_seen: bool,
+    /// A code fence line is being read: its info string is not content.
+    pub in_fence_line: bool,
     /// Non-whitespace content (or a call) has been seen: raw JSON `whole` and the bare formats
     /// no longer apply.
     pub message_started: bool,
@@ -169,6 +176,9 @@ impl Shared {
         if !reasoning && !self.prose.message_started && !text.trim_ascii_start().is_empty() {
             self.prose.message_started = true;
         }
+        if !reasoning {
+            self.see_content(text);
+        }
         if self.track_spans {
             self.prose.spans.feed(text);
         }
@@ -176,11 +186,29 @@ impl Shared {
         reasoning
     }
 
+    /// Notes non-blank content in `text` of the input, outside a code fence line.
+    fn see_content(&mut self, mut text: &str) {
+        if self.prose.in_fence_line {
+            let Some(end) = text.find(['\n', '\r']) else {
+                return;
+            };
+            self.prose.in_fence_line = false;
+            text = &text[end..];
+        }
+        if !self.prose.content_seen && !text.trim_ascii().is_empty() {
+            self.prose.content_seen = true;
+        }
+    }
+
     /// A ```` ``` ```` line (`line`, its first bytes) opens a code block. A block that holds
     /// only call markup is part of the calls, not content: the line is held until the block's
     /// first non-blank text shows which (a bounded wait: the rest of the line and blank text).
     pub fn open_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
         self.prose.in_code = true;
+        // After content, a code block is an example (`Here is what a call looks like:`): the
+        // markup in it is quoted, never run. One that opens the message may wrap the calls.
+        self.prose.code_quotes = self.prose.content_seen && !self.reasoning_now();
+        self.prose.in_fence_line = !self.reasoning_now();
         self.code_wraps_calls = false;
         if self.reasoning_now() || !self.events {
             self.text_out(line, out);
@@ -197,6 +225,8 @@ impl Shared {
     /// block's opening line was.
     pub fn close_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
         self.prose.in_code = false;
+        self.prose.code_quotes = false;
+        self.prose.in_fence_line = !self.reasoning_now();
         if mem::take(&mut self.code_wraps_calls) {
             self.pass(line);
         } else {

@@ -751,8 +751,8 @@ fn code_fence_around_call_markup_is_not_content() {
             "\n\nDone".to_owned(),
         ),
         (
-            format!("Hi\n```json\n{call}\n{call}\n``` \n"),
-            "Hi\n\n\n \n".to_owned(),
+            format!("{call}\n```json\n{call}\n{call}\n``` \n"),
+            "\n\n\n \n".to_owned(),
         ),
         (format!("```\n{call}\nthen\n```"), "\nthen\n".to_owned()),
         (
@@ -774,4 +774,28 @@ fn code_fence_around_call_markup_is_not_content() {
             assert_eq!(parsed.content, content, "{text:?}");
         }
     }
+}
+
+/// A code block opened after content is an example: the call markup in it is quoted, content,
+/// never a call (in any chunking), and a call after its closing fence is read. Content is what
+/// counts: a block after a call, or after reasoning, still wraps calls.
+#[test]
+fn code_block_after_content_quotes_call_markup() {
+    let call = r#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+    let example = format!("Here is what a call looks like:\n\n```xml\n{call}\n```\n");
+    let options = StreamOptions::only(Format::Hermes);
+    for (text, calls) in [
+        (example.clone(), 0),
+        (format!("{example}That is the format."), 0),
+        (format!("{example}Now for real:\n{call}"), 1),
+        (format!("Hi `x`\n```\n{call}"), 0),
+        (format!("{call}\n```xml\n{call}\n```"), 2),
+        (format!("<think>Plan.</think>\n```xml\n{call}\n```"), 1),
+        (format!("```xml\n{call}\n```\n```xml\n{call}\n```"), 2),
+    ] {
+        let parsed = collect(assert_chunk_invariant(&text, options), false);
+        assert_eq!(parsed.calls.len(), calls, "{text:?}");
+    }
+    let parsed = collect(assert_chunk_invariant(&example, options), false);
+    assert_eq!(parsed.content, example);
 }

@@ -583,6 +583,7 @@ impl<B: JsonBuilder> Ctx<'_, B> {
         if self.starts.is_empty()
             || (prose.in_think && !self.options.calls_in_reasoning)
             || prose.spans.inside()
+            || (prose.in_code && prose.code_quotes)
         {
             return mask;
         }
