@@ -126,6 +126,28 @@ def test_a_block_after_content_is_an_example(formats: Any) -> None:
 
 @pytest.mark.parametrize("formats", [["hermes"], "auto"])
 @pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # A tilde block of another kind than `~~~tool_call` is a code block (CommonMark).
+        (f"Example:\n~~~xml\n{TAGGED}\n~~~\ndone", 0),
+        (f"Example:\n~~~~\n{TAGGED}", 0),
+        # A block closes only at a bare run of its own fence at least as long as the opening.
+        (f"before\n````xml\n```\n{TAGGED}\n````\n{TAGGED}", 1),
+        (f"before\n~~~~xml\n~~~\n{TAGGED}\n~~~~\n{TAGGED}", 1),
+        (f"See:\n```\n{TAGGED}\n``` trailing\n{TAGGED}\n```\n{TAGGED}", 1),
+        (f"See:\n```\n{TAGGED}\n~~~\n```\n{TAGGED}", 1),
+        # A `~~~tool_call` block inside a tilde code block is quoted like one in backticks.
+        ('Note:\n~~~python\n~~~tool_call\n{"name": "f", "arguments": {}}\n~~~\n~~~\n', 0),
+    ],
+)
+def test_code_blocks_open_and_close_as_in_commonmark(text: str, calls: int, formats: Any) -> None:
+    for path, got, content in every_path(text, formats):
+        assert len(got) == calls, (path, text)
+        assert content is None or calls or content == text, (path, text)
+
+
+@pytest.mark.parametrize("formats", [["hermes"], "auto"])
+@pytest.mark.parametrize(
     "text",
     [
         # Prose and a call in one block: the block is kept as written.

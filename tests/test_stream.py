@@ -294,9 +294,9 @@ def test_held_back_text_is_never_longer_than_the_longest_marker(parts: list[str]
         released += "".join(e.text for e in parser.feed(char))
         assert text.startswith(released)
         held = text[len(released) : n]
-        # The opening line of a ``` block waits for the block's first non-blank text
-        # (docs/streaming.md); what is held after it is at most a marker.
-        if held.lstrip(" \t").startswith("```"):
+        # The opening line of a code block (``` or ~~~xml) waits for the block's first
+        # non-blank text (docs/streaming.md); what is held after it is at most a marker.
+        if held.lstrip(" \t").startswith(("```", "~~~")):
             _line, newline, after = held.partition("\n")
             held = after.lstrip() if newline else ""
         assert len(held) <= LONGEST_MARKER
@@ -307,8 +307,13 @@ def test_held_back_text_is_never_longer_than_the_longest_marker(parts: list[str]
 def test_a_marker_start_that_fails_is_released_as_text() -> None:
     parser = StreamParser()
     assert parser.feed("Hi there\n") == [TextDelta("Hi there\n")]
+    assert parser.feed("<tool_ca") == []
+    assert parser.feed("ke>\n") == [TextDelta("<tool_cake>\n")]
+    # `~~~tool_cake` is no protocol line but a Markdown code fence (info string `tool_cake`):
+    # its line is held with the block's first text, as any code block's (docs/streaming.md).
     assert parser.feed("~~~tool_ca") == []
-    assert parser.feed("ke") == [TextDelta("~~~tool_cake")]
+    assert parser.feed("ke\n") == []
+    assert parser.feed("x = 1\n") == [TextDelta("~~~tool_cake\nx = 1\n")]
     assert parser.finish() == []
 
 

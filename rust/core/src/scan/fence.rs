@@ -14,7 +14,6 @@ use smallvec::SmallVec;
 use super::find::{find_any4, find_either, Needle};
 
 static TOOL_CALL: Needle = Needle::new("tool_call");
-static BACKTICKS: Needle = Needle::new("```");
 
 /// The characters a fence is written in: tildes (the protocol) and backticks (markdown's code
 /// fence, which models write out of habit: ```` ```tool_call ````).
@@ -184,11 +183,15 @@ fn at_line_start(bytes: &[u8], i: usize) -> Option<usize> {
     (j == 0 || matches!(bytes[j - 1], b'\n' | b'\r')).then_some(j)
 }
 
-/// Tracks whether a position lies inside a ```` ``` ```` code block, scanning forward only.
+/// Tracks whether a position lies inside a Markdown code block, scanning forward only. A block
+/// opens at a line of three or more backticks, or of three or more tildes that is not one of
+/// the protocol's own fence lines (`~~~xml`, `~~~~`), and closes at a line of at least as many
+/// of its own fence characters and nothing else (CommonMark; the stream's `CodeClose`).
 struct CodeBlocks<'a> {
     bytes: &'a [u8],
     scanned_to: usize,
-    inside: bool,
+    /// The open block's fence character and run length.
+    open: Option<(u8, usize)>,
 }
 
 impl<'a> CodeBlocks<'a> {
@@ -196,25 +199,39 @@ impl<'a> CodeBlocks<'a> {
         Self {
             bytes,
             scanned_to: 0,
-            inside: false,
+            open: None,
         }
     }
 
     /// Whether `pos` (at or after every earlier query) is inside a code block.
     fn inside_at(&mut self, pos: usize) -> bool {
+        let bytes = self.bytes;
         while self.scanned_to < pos {
-            let Some(found) = BACKTICKS.find(&self.bytes[self.scanned_to..pos]) else {
+            let Some(found) = find_either(b'`', b'~', &bytes[self.scanned_to..pos]) else {
                 self.scanned_to = pos;
                 break;
             };
             let at = self.scanned_to + found;
-            let line_end = line_end(self.bytes, at);
-            if at_line_start(self.bytes, at).is_some() {
-                self.inside = !self.inside;
+            let fence = bytes[at];
+            let run = bytes[at..].iter().take_while(|&&b| b == fence).count();
+            if let (true, Some(line_start)) = (run >= 3, at_line_start(bytes, at)) {
+                self.open = match self.open {
+                    None if fence == b'`' || fence_line(bytes, line_start).is_none() => {
+                        Some((fence, run))
+                    }
+                    Some((open, need))
+                        if open == fence
+                            && run >= need
+                            && padding_to_line_end(bytes, at + run).is_some() =>
+                    {
+                        None
+                    }
+                    open => open,
+                };
             }
-            self.scanned_to = line_end.min(pos).max(at + 3);
+            self.scanned_to = line_end(bytes, at).min(pos).max(at + run);
         }
-        self.inside
+        self.open.is_some()
     }
 
     /// Skips a region (a tool-call block) whose backticks are not code fences.

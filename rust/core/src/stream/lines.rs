@@ -42,6 +42,8 @@ enum LineState {
     },
     /// This many fence characters.
     Fence(u8),
+    /// More than three: not a protocol line, a code fence whose run goes on.
+    LongRun,
     /// Spaces or tabs right after the fence (a closing line, unless `tool_call` follows).
     Gap,
     /// Matched the fence (then spaces or tabs, if `spaced`) and this many bytes of `tool_call`.
@@ -121,6 +123,7 @@ impl FenceLine {
                 Fence(1)
             }
             (Fence(n), _) if n < 3 && b == self.fence => Fence(n + 1),
+            (Fence(3) | LongRun, _) if b == self.fence => LongRun,
             (Fence(3) | Gap | Prose, b'\n') => return Step::Done(FenceKind::Close, true),
             (Fence(3) | Gap, _) if padding => Gap,
             (Fence(3), _) if tag(0) => Tag {
@@ -161,7 +164,7 @@ impl FenceLine {
     /// Whether the line can still become an opening line.
     pub fn may_open(self) -> bool {
         match self.state {
-            LineState::Prose => false,
+            LineState::Prose | LineState::LongRun => false,
             LineState::Break(kind) => kind == FenceKind::Open,
             _ => true,
         }
@@ -170,6 +173,62 @@ impl FenceLine {
     /// Whether a `\r` ended the line and the next byte decides whether `\n` belongs to it.
     pub fn awaits_break_end(self) -> bool {
         matches!(self.state, LineState::Break(_))
+    }
+
+    /// After a [`FenceKind::None`] verdict (or at the end of the text): whether the line is a
+    /// Markdown code fence all the same, three fence characters and an info string the
+    /// protocol does not read (`~~~xml`, `~~~~`, `~~~tool_calls`).
+    pub fn opens_code(self) -> bool {
+        use LineState::*;
+        matches!(
+            self.state,
+            Fence(3) | LongRun | Tag { spaced: false, .. } | OpenPad { spaced: false }
+        )
+    }
+}
+
+/// Recognises the line that closes a code block opened by a run of `need` fence characters
+/// (CommonMark's rule): a run of at least as many of them, then only spaces or tabs to the
+/// line end. Fed from the run's first byte; the verdict is `true` for a closing line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CodeClose {
+    fence: u8,
+    need: usize,
+    run: usize,
+    padded: bool,
+}
+
+impl CodeClose {
+    pub fn new(fence: u8, need: usize) -> Self {
+        Self {
+            fence,
+            need,
+            run: 0,
+            padded: false,
+        }
+    }
+
+    pub fn step(&mut self, b: u8) -> Step<bool> {
+        if b == self.fence && !self.padded {
+            self.run += 1;
+            return Step::More;
+        }
+        if self.run < self.need {
+            return Step::Done(false, false);
+        }
+        match b {
+            b' ' | b'\t' => {
+                self.padded = true;
+                Step::More
+            }
+            b'\n' | b'\r' => Step::Done(true, false),
+            _ => Step::Done(false, false),
+        }
+    }
+
+    /// The verdict when the text ends on this line.
+    pub fn at_end(self) -> bool {
+        self.run >= self.need
     }
 }
 
@@ -192,6 +251,8 @@ pub(crate) enum CodeAction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CodeFence {
     pub ticks: u8,
+    /// A byte other than a backtick came: the fence's run is over.
+    run_over: bool,
     pub json_candidates: bool,
     /// Bytes of `json` matched in the info string (`None` before any non-padding byte).
     pub info: Option<u8>,
@@ -209,6 +270,7 @@ impl CodeFence {
     pub fn new(json_candidates: bool, tool_call_blocks: bool) -> Self {
         Self {
             ticks: 0,
+            run_over: false,
             json_candidates,
             info: None,
             trailing: false,
@@ -245,15 +307,17 @@ impl CodeFence {
     }
 
     fn step_code(&mut self, b: u8) -> Step<CodeAction> {
-        if self.ticks < 3 {
-            if b != b'`' {
-                return Step::Done(CodeAction::NotFence, false);
-            }
-            self.ticks += 1;
-            if self.ticks == 3 && !self.json_candidates {
-                return Step::Done(CodeAction::Toggle, true);
-            }
+        // The whole run belongs to the fence: its length is what a closing fence must match.
+        if b == b'`' && !self.run_over {
+            self.ticks = self.ticks.saturating_add(1);
             return Step::More;
+        }
+        self.run_over = true;
+        if self.ticks < 3 {
+            return Step::Done(CodeAction::NotFence, false);
+        }
+        if !self.json_candidates || self.ticks > 3 {
+            return Step::Done(CodeAction::Toggle, false);
         }
         if self.cr {
             return Step::Done(CodeAction::JsonFence, b == b'\n');
@@ -360,6 +424,56 @@ mod tests {
         }
     }
 
+    /// Whether a tilde line the protocol does not read opens a code block all the same.
+    fn opens_code(line: &str) -> bool {
+        let mut state = FenceLine::START;
+        for &b in line.as_bytes() {
+            match state.step(b) {
+                Step::More if state.may_open() || state.opens_code() => {}
+                Step::Done(FenceKind::None, _) => return state.opens_code(),
+                _ => return false,
+            }
+        }
+        state.at_end() == FenceKind::None && state.opens_code()
+    }
+
+    #[test]
+    fn tilde_code_fences() {
+        for line in [
+            "~~~xml\n",
+            "~~~~\n",
+            "~~~~xml",
+            "~~~tool_calls\n",
+            "~~~tool\r\n",
+        ] {
+            assert!(opens_code(line), "{line:?}");
+        }
+        for line in ["~~~\n", "~~~ prose\n", "~~~tool_call\n", "~~x\n", "x~~~\n"] {
+            assert!(!opens_code(line), "{line:?}");
+        }
+    }
+
+    fn closes(fence: u8, need: usize, line: &str) -> bool {
+        let mut state = CodeClose::new(fence, need);
+        for &b in line.as_bytes() {
+            if let Step::Done(closes, _) = state.step(b) {
+                return closes;
+            }
+        }
+        state.at_end()
+    }
+
+    #[test]
+    fn code_blocks_close_at_a_long_enough_bare_run() {
+        assert!(closes(b'`', 3, "```\n"));
+        assert!(closes(b'`', 3, "````  \r\n"));
+        assert!(closes(b'~', 4, "~~~~~"));
+        assert!(!closes(b'`', 4, "```\n"));
+        assert!(!closes(b'`', 3, "``` trailing\n"));
+        assert!(!closes(b'`', 3, "```python\n"));
+        assert!(!closes(b'~', 3, "~~~ ~\n"));
+    }
+
     fn code(line: &str) -> CodeAction {
         let mut state = CodeFence::new(true, true);
         for &b in line.as_bytes() {
@@ -387,12 +501,15 @@ mod tests {
         assert_eq!(code("```tool_calls\n"), CodeAction::Toggle);
         assert_eq!(code("```tool_cal"), CodeAction::Toggle);
         let mut without_blocks = CodeFence::new(false, false);
-        assert_eq!(without_blocks.step(b'`'), Step::More);
-        assert_eq!(without_blocks.step(b'`'), Step::More);
+        // The whole run is the fence's, whatever its length.
+        for _ in 0..4 {
+            assert_eq!(without_blocks.step(b'`'), Step::More);
+        }
         assert_eq!(
-            without_blocks.step(b'`'),
-            Step::Done(CodeAction::Toggle, true)
+            without_blocks.step(b'p'),
+            Step::Done(CodeAction::Toggle, false)
         );
+        assert_eq!(code("````json\n"), CodeAction::Toggle);
         assert_eq!(json_fence_close("{}```\n"), Some(2));
         assert_eq!(json_fence_close("```"), Some(0));
         assert_eq!(json_fence_close("````\n"), None);

@@ -50,8 +50,13 @@ pub(super) struct Prose {
     /// Non-blank reasoning has been sent (a new reasoning block starts on a new line).
     pub reasoning_sent: bool,
     pub at_line_start: bool,
-    /// Inside a ```` ``` ```` code block.
+    /// Inside a Markdown code block (```` ``` ```` or `~~~xml`).
     pub in_code: bool,
+    /// The open code block's fence character and run length: only a line of at least as many
+    /// of them, and nothing else, closes it (CommonMark).
+    pub code_fence: (u8, usize),
+    /// The code block was opened in reasoning: the think span's end ends it too.
+    pub code_in_reasoning: bool,
     /// The code block was opened after content: an example, whose markers are prose.
     pub code_quotes: bool,
     /// Non-blank content has been seen, code fence lines aside (a code block opened after it
@@ -200,14 +205,17 @@ impl Shared {
         }
     }
 
-    /// A ```` ``` ```` line (`line`, its first bytes) opens a code block. A block that holds
+    /// A code fence line (`line`, its first bytes from the fence on) opens a code block. A block that holds
     /// only call markup is part of the calls, not content: the line is held until the block's
     /// first non-blank text shows which (a bounded wait: the rest of the line and blank text).
     pub fn open_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
         self.prose.in_code = true;
+        let fence = line.as_bytes().first().copied().unwrap_or(b'`');
+        self.prose.code_fence = (fence, line.bytes().take_while(|&b| b == fence).count());
         // After content, a code block is an example (`Here is what a call looks like:`): the
         // markup in it is quoted, never run. One that opens the message may wrap the calls.
         self.prose.code_quotes = self.prose.content_seen && !self.reasoning_now();
+        self.prose.code_in_reasoning = self.reasoning_now();
         self.prose.in_fence_line = !self.reasoning_now();
         self.code_wraps_calls = false;
         if self.reasoning_now() || !self.events {
@@ -221,7 +229,7 @@ impl Shared {
         self.text_out(line, out);
     }
 
-    /// A ```` ``` ```` line (`line`, its first bytes) closes the code block: dropped when the
+    /// A code fence line (`line`, its first bytes) closes the code block: dropped when the
     /// block's opening line was.
     pub fn close_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
         self.prose.in_code = false;
@@ -231,6 +239,15 @@ impl Shared {
             self.pass(line);
         } else {
             self.text_out(line, out);
+        }
+    }
+
+    /// A think span ends, and with it a code block left open inside it: a fence the reasoning
+    /// never closed does not change how the answer is read.
+    pub fn end_think(&mut self) {
+        self.prose.in_think = false;
+        if self.prose.code_in_reasoning {
+            self.prose.in_code = false;
         }
     }
 

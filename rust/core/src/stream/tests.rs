@@ -473,6 +473,11 @@ fn generated_texts_match_batch_and_any_chunking() {
         "{\"name\": \"f\", \"arguments\": {\"a\": \"~~~\\n}\"}}\n",
         "~~~\n",
         "```\n",
+        // Code fences of other kinds and lengths (CommonMark's rules, in both parsers).
+        "~~~xml\n",
+        "````\n",
+        "``` x\n",
+        "~~~~\n",
         "<think>",
         "</think>",
         "\"",
@@ -503,7 +508,7 @@ fn generated_texts_match_batch_and_any_chunking() {
         seed ^= seed << 17;
         seed
     };
-    for _ in 0..150 {
+    for _ in 0..250 {
         let count = 1 + (next() % 6) as usize;
         let text: String = (0..count)
             .map(|_| fragments[(next() % fragments.len() as u64) as usize])

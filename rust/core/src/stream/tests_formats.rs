@@ -752,7 +752,7 @@ fn code_fence_around_call_markup_is_not_content() {
         ),
         (
             format!("{call}\n```json\n{call}\n{call}\n``` \n"),
-            "\n\n\n \n".to_owned(),
+            "\n\n\n\n".to_owned(),
         ),
         (format!("```\n{call}\nthen\n```"), "\nthen\n".to_owned()),
         (
@@ -792,6 +792,28 @@ fn code_block_after_content_quotes_call_markup() {
         (format!("{call}\n```xml\n{call}\n```"), 2),
         (format!("<think>Plan.</think>\n```xml\n{call}\n```"), 1),
         (format!("```xml\n{call}\n```\n```xml\n{call}\n```"), 2),
+        // Tilde blocks of another kind than `~~~tool_call` are code blocks too, and a block
+        // closes only at a bare run at least as long as its opening one (CommonMark).
+        (format!("Example:\n~~~xml\n{call}\n~~~\ndone"), 0),
+        (format!("Say:\n~~~xml\n{call}"), 0),
+        (format!("before\n````xml\n```\n{call}\n````\n{call}"), 1),
+        (format!("before\n~~~~xml\n~~~\n{call}\n~~~~~\n{call}"), 1),
+        (
+            format!("See:\n```\n{call}\n``` not a close\n{call}\n```\n{call}"),
+            1,
+        ),
+        (format!("See:\n```\n{call}\n~~~\n{call}\n```\n{call}"), 1),
+        // A fence the reasoning left open ends with it.
+        (
+            format!("<think>Try:\n~~~py\n</think>\nSee:\n```\n{call}\n```"),
+            0,
+        ),
+        (
+            format!("<think>Try:\n```\n</think>\nSee:\n```xml\n{call}\n```"),
+            0,
+        ),
+        // A bare `~~~` is the protocol's closing fence, not a code block's opening one.
+        (format!("Say:\n~~~\n{call}"), 1),
     ] {
         let parsed = collect(assert_chunk_invariant(&text, options), false);
         assert_eq!(parsed.calls.len(), calls, "{text:?}");

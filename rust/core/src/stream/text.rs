@@ -15,7 +15,7 @@ use crate::scan::fence::{indent_len, LEADING_BOM};
 use crate::scan::find::{find_any4, find_byte};
 
 use super::fence::FenceBody;
-use super::lines::{CodeAction, CodeFence, FenceKind, FenceLine, Step};
+use super::lines::{CodeAction, CodeClose, CodeFence, FenceKind, FenceLine, Step};
 use super::raw::{RawBody, RawKind};
 use super::region::RegionBody;
 use super::{Ctx, Mode, Next};
@@ -23,10 +23,17 @@ use super::{Ctx, Mode, Next};
 /// Something that may begin at the current byte, not decided yet.
 #[derive(Clone, Copy, Debug)]
 enum Candidate {
-    Fence(FenceLine),
+    /// A tilde line: a `~~~tool_call` opening line when `blocks` (else a code fence), or a
+    /// code fence of another info string.
+    Fence {
+        line: FenceLine,
+        blocks: bool,
+    },
     /// A marker of this mask, cut by the end of a chunk.
     Marker(Mask),
     Code(CodeFence),
+    /// A line in a code block that may close it.
+    CodeClose(CodeClose),
 }
 
 /// What a decided candidate is.
@@ -115,8 +122,17 @@ impl Text {
                         i += indent_len(&bytes[i..]);
                         continue;
                     }
-                    b'~' if cx.fences_allowed() => {
-                        start = Some(Candidate::Fence(FenceLine::START));
+                    b'~' | b'`' if cx.shared.prose.in_code => {
+                        let (fence, run) = cx.shared.prose.code_fence;
+                        if b == fence {
+                            start = Some(Candidate::CodeClose(CodeClose::new(fence, run)));
+                        }
+                    }
+                    b'~' => {
+                        start = Some(Candidate::Fence {
+                            line: FenceLine::START,
+                            blocks: cx.fences_allowed(),
+                        });
                     }
                     b'`' => {
                         let json = !cx.shared.prose.in_code && cx.json_fence_allowed();
@@ -318,7 +334,7 @@ impl Text {
                     Match::None => (Resolved::Fail, 0),
                 }
             }
-            Candidate::Fence(_) | Candidate::Code(_) => {
+            Candidate::Fence { .. } | Candidate::Code(_) | Candidate::CodeClose(_) => {
                 let mut candidate = candidate;
                 let bytes = input.as_bytes();
                 let mut i = 0;
@@ -408,6 +424,8 @@ impl Text {
                 } else {
                     shared.open_code(held, cx.out);
                 }
+                // A lone `\r` that ended the fence line was taken with it.
+                shared.prose.at_line_start = held.ends_with(['\n', '\r']);
                 None
             }
             Resolved::Marker(entry) => {
@@ -422,7 +440,7 @@ impl Text {
                     }
                     Role::ThinkClose if shared.prose.in_think => {
                         shared.pos = shared.pos.after(held);
-                        shared.prose.in_think = false;
+                        shared.end_think();
                         None
                     }
                     // An unopened closing tag after content, before any think span: the span
@@ -494,13 +512,20 @@ impl Text {
                 Some(entry) => Resolved::Marker(entry),
                 None => Resolved::Fail,
             },
-            Candidate::Fence(line) if line.at_end() == FenceKind::Open => Resolved::OpenFence,
+            Candidate::Fence { line, blocks } => match line.at_end() {
+                FenceKind::Open if blocks => Resolved::OpenFence,
+                FenceKind::Open => Resolved::Plain { toggle_code: true },
+                FenceKind::None if line.opens_code() => Resolved::Plain { toggle_code: true },
+                _ => Resolved::Fail,
+            },
+            Candidate::CodeClose(close) => Resolved::Plain {
+                toggle_code: close.at_end(),
+            },
             Candidate::Code(code) => match code.at_end() {
                 CodeAction::Toggle => Resolved::Plain { toggle_code: true },
                 CodeAction::OpenBlock => Resolved::OpenFence,
                 _ => Resolved::Fail,
             },
-            _ => Resolved::Fail,
         };
         let used = match resolved {
             Resolved::Fail => held.chars().next().map_or(0, char::len_utf8),
@@ -531,10 +556,29 @@ enum Continued {
 impl Candidate {
     fn step(&mut self, b: u8) -> Step<Resolved> {
         match self {
-            Candidate::Fence(line) => match line.step(b) {
-                Step::More if line.may_open() => Step::More,
-                Step::Done(FenceKind::Open, consumed) => Step::Done(Resolved::OpenFence, consumed),
+            Candidate::Fence { line, blocks } => match line.step(b) {
+                Step::More if line.may_open() || line.opens_code() => Step::More,
+                Step::Done(FenceKind::Open, consumed) if *blocks => {
+                    Step::Done(Resolved::OpenFence, consumed)
+                }
+                // `~~~tool_call` where blocks are not read (in reasoning, or the protocol is
+                // off) is a code fence like any other; its line break stays text.
+                Step::Done(FenceKind::Open, _) => {
+                    Step::Done(Resolved::Plain { toggle_code: true }, false)
+                }
+                Step::Done(FenceKind::None, _) if line.opens_code() => {
+                    Step::Done(Resolved::Plain { toggle_code: true }, false)
+                }
                 _ => Step::Done(Resolved::Fail, false),
+            },
+            Candidate::CodeClose(close) => match close.step(b) {
+                Step::More => Step::More,
+                Step::Done(closes, _) => Step::Done(
+                    Resolved::Plain {
+                        toggle_code: closes,
+                    },
+                    false,
+                ),
             },
             Candidate::Code(code) => match code.step(b) {
                 Step::More => Step::More,
