@@ -375,14 +375,23 @@ pub(crate) fn json_fence_close(line: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn fence(line: &str) -> FenceKind {
-        let mut state = FenceLine::START;
+    /// Feeds `line` to a recogniser until it decides; else its verdict at the end of the text.
+    fn verdict<S, T>(
+        mut state: S,
+        line: &str,
+        step: fn(&mut S, u8) -> Step<T>,
+        at_end: fn(S) -> T,
+    ) -> T {
         for &b in line.as_bytes() {
-            if let Step::Done(kind, _) = state.step(b) {
-                return kind;
+            if let Step::Done(verdict, _) = step(&mut state, b) {
+                return verdict;
             }
         }
-        state.at_end()
+        at_end(state)
+    }
+
+    fn fence(line: &str) -> FenceKind {
+        verdict(FenceLine::START, line, FenceLine::step, FenceLine::at_end)
     }
 
     #[test]
@@ -454,13 +463,8 @@ mod tests {
     }
 
     fn closes(fence: u8, need: usize, line: &str) -> bool {
-        let mut state = CodeClose::new(fence, need);
-        for &b in line.as_bytes() {
-            if let Step::Done(closes, _) = state.step(b) {
-                return closes;
-            }
-        }
-        state.at_end()
+        let state = CodeClose::new(fence, need);
+        verdict(state, line, CodeClose::step, CodeClose::at_end)
     }
 
     #[test]
@@ -475,13 +479,8 @@ mod tests {
     }
 
     fn code(line: &str) -> CodeAction {
-        let mut state = CodeFence::new(true, true);
-        for &b in line.as_bytes() {
-            if let Step::Done(action, _) = state.step(b) {
-                return action;
-            }
-        }
-        state.at_end()
+        let state = CodeFence::new(true, true);
+        verdict(state, line, CodeFence::step, CodeFence::at_end)
     }
 
     #[test]
