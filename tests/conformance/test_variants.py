@@ -725,3 +725,26 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     calls, content = read(text, "mistral")
     assert calls == []
     assert content == text
+
+
+INKLING_CALL = '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>'
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "content"),
+    [
+        # The generation prompt ends with <|message_model|>: the text starts in its header,
+        # whose echoed name (whatever it says) is markup.
+        ("get_weather" + INKLING_CALL, [("get_weather", {"city": "SF"})], ""),
+        ("someFn" + INKLING_CALL, [("get_weather", {"city": "SF"})], ""),
+        # Text that does not run into the call token is a reply, read on as text.
+        ("plain answer", [], "plain answer"),
+        ("hello", [], "hello"),
+        ("hello<|end_message|>", [], "hello"),
+        ("get_weather " + INKLING_CALL, [("get_weather", {"city": "SF"})], "get_weather"),
+    ],
+)
+def test_an_inkling_text_may_start_in_the_prompts_message_header(
+    text: str, calls: list[Any], content: str
+) -> None:
+    assert read(text, "inkling") == (calls, content)
