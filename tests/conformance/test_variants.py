@@ -727,7 +727,9 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     assert content == text
 
 
-INKLING_CALL = '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>'
+INKLING_CALL = (
+    '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>'
+)
 
 
 @pytest.mark.parametrize(
