@@ -725,3 +725,52 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     calls, content = read(text, "mistral")
     assert calls == []
     assert content == text
+
+
+INKLING_CALL = (
+    '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "content"),
+    [
+        # The generation prompt ends with <|message_model|>: the text starts in its header,
+        # whose echoed name (whatever it says) is markup.
+        ("get_weather" + INKLING_CALL, [("get_weather", {"city": "SF"})], ""),
+        ("someFn" + INKLING_CALL, [("get_weather", {"city": "SF"})], ""),
+        # Text that does not run into the call token is a reply, read on as text.
+        ("plain answer", [], "plain answer"),
+        ("hello", [], "hello"),
+        ("hello<|end_message|>", [], "hello"),
+        ("get_weather " + INKLING_CALL, [("get_weather", {"city": "SF"})], "get_weather"),
+    ],
+)
+def test_an_inkling_text_may_start_in_the_prompts_message_header(
+    text: str, calls: list[Any], content: str
+) -> None:
+    assert read(text, "inkling") == (calls, content)
+
+
+@pytest.mark.parametrize("sep", ["", " ", ",", ", ", "\n", "; "])
+def test_llama3_call_objects_joined_without_a_semicolon(sep: str) -> None:
+    # vLLM's grammar for tool_choice="required" writes them back to back, as Llama 4's chat
+    # template does; its tests join them with a space and a comma too.
+    text = sep.join(['{"name": "a", "parameters": {"q": 1}}', '{"name": "b", "parameters": {}}'])
+    assert read(text, "llama3_json") == ([("a", {"q": 1}), ("b", {})], "")
+    tagged = "<|python_tag|>" + text
+    assert read(tagged, "llama3_json") == ([("a", {"q": 1}), ("b", {})], "")
+
+
+@pytest.mark.parametrize("sep", ["", " ", ", ", "\n"])
+def test_llama3_json_after_a_call_that_is_no_call_stays_content(sep: str) -> None:
+    call = '{"name": "a", "parameters": {}}'
+    for tail in ['{"x": 1}', '{"parameters": {"name": "x"}}', "{", "{not json} at all"]:
+        assert read(call + sep + tail, "llama3_json") == ([("a", {})], (sep + tail).strip())
+    # One that begins as a call, name first, is read as a call, as after a `;`: broken, it is
+    # an InvalidToolCall.
+    for tail in ['{"name": "g", "parameters": {broken}}', '{"name": "g", "para']:
+        calls, _ = read(call + sep + tail, "llama3_json")
+        assert [c[:2] for c in calls] == [("a", {}), ("invalid", "g")]
+    calls, _ = read(call + sep + '{"parameters": {"b": 2}, "name": "g"}', "llama3_json")
+    assert calls == [("a", {}), ("g", {"b": 2})]

@@ -4,7 +4,7 @@
 use super::super::cursor::{Markers, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
-use super::{END, INVOKE, MESSAGE, NAME_MAX, RAW_BLOCKS, TEXT, THINKING};
+use super::{implied_name_len, END, INVOKE, MESSAGE, NAME_MAX, RAW_BLOCKS, TEXT, THINKING};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 /// What ends a broken call's markup: the end token (its own), or the next message or call
@@ -12,6 +12,9 @@ use crate::scan::call_scan::{CallRecord, CallScanner};
 static BROKEN_ENDS: Markers = Markers::new(&[END, MESSAGE, INVOKE]);
 
 enum State {
+    /// At the start of the text, in the header of the message the generation prompt opened:
+    /// a call when an echoed name and the call token follow, else text.
+    Implied,
     /// After `<|message_model|>`: what the message is, from here.
     Opening(usize),
     /// After the thinking token, here: the message is reasoning.
@@ -37,6 +40,8 @@ impl InklingMessage {
     /// the call token), whose marker ends at `at`.
     pub fn new(start: usize, at: usize, open: Open) -> Self {
         let state = match start {
+            // The implied start has no marker text.
+            0 if at == 0 => State::Implied,
             0 => State::Opening(at),
             1 => State::Thinking(at),
             _ => State::Json(JsonValue::new(at, open.json, open.track)),
@@ -62,6 +67,20 @@ impl Machine for InklingMessage {
                 State::Thinking(end) => {
                     let end = *end;
                     return Verdict::Prose { end, reasoning: true };
+                }
+                State::Implied => {
+                    let name = implied_name_len(b);
+                    if name > NAME_MAX {
+                        return Verdict::Prose { end: 0, reasoning: false };
+                    }
+                    if name == b.len() {
+                        return Verdict::More;
+                    }
+                    match starts(b, name, INVOKE) {
+                        Some(true) if name > 0 => self.json(name + INVOKE.len()),
+                        None => return Verdict::More,
+                        _ => return Verdict::Prose { end: 0, reasoning: false },
+                    }
                 }
                 State::Opening(at) => {
                     let at = *at;

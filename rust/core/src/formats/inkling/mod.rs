@@ -7,6 +7,11 @@
 //! special tokens). A raw-text invocation or a tool error
 //! (`<|message_model|>f<|content_invoke_tool_text|>…`) is content, its echoed name markup. A
 //! message after `<|message_model|>` that is none of these is content.
+//!
+//! The generation prompt ends with `<|message_model|>`, so the model's text may start inside
+//! that first message's header: `get_weather<|content_invoke_tool_json|>{…}` is read as if
+//! `<|message_model|>` preceded it ([`Grammar::IMPLIED_START`]), its echoed name (letters,
+//! digits, `_`, `-`) markup. A text that does not start so (`plain answer`) is read on as text.
 
 mod machine;
 
@@ -41,6 +46,8 @@ pub(crate) struct Spec;
 
 impl Grammar for Spec {
     const STARTS: &'static [Start] = &[token(MESSAGE), token(THINKING), token(INVOKE)];
+    /// The generation prompt wrote the first `<|message_model|>`.
+    const IMPLIED_START: bool = true;
     /// A message ends at its end token, or where the next one begins.
     const PROSE_ENDS: &'static [Start] =
         &[token(END), token(MESSAGE), token(THINKING), token(INVOKE)];
@@ -54,6 +61,10 @@ impl Grammar for Spec {
 
     type Machine = machine::InklingMessage;
 
+    fn claims_message(message: &str) -> bool {
+        echoed_name(message.as_bytes()).is_some()
+    }
+
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
         machine::InklingMessage::new(start.unwrap_or(0), at, open)
     }
@@ -64,6 +75,14 @@ impl Grammar for Spec {
         B::Value: JsonView,
     {
         let (text, end) = (cx.text, range.end);
+        // A message the generation prompt opened is a call only when it starts with the
+        // echoed name and the call token; any other such region is text (cut by the end of the
+        // text before the machine could tell).
+        let implied = !Self::STARTS.iter().any(|s| text[range.clone()].starts_with(s.text));
+        if implied && echoed_name(text[range.clone()].as_bytes()).is_none() {
+            cx.prose(range);
+            return Ok(());
+        }
         // A call's JSON starts after its token; any other region is a message's opening markup.
         let Some(body) = text[range.clone()].find(INVOKE).map(|i| range.start + i + INVOKE.len())
         else {
@@ -96,4 +115,20 @@ impl Grammar for Spec {
         }
         Ok(())
     }
+}
+
+/// The length of the tool name echoed at the start of `b`, when the call token follows it: in
+/// a header the generation prompt opened, a name is letters, digits, `_` and `-` (a text that
+/// starts with other bytes is released as text at once).
+fn echoed_name(b: &[u8]) -> Option<usize> {
+    let name = implied_name_len(b);
+    (name > 0 && name <= NAME_MAX && b[name..].starts_with(INVOKE.as_bytes())).then_some(name)
+}
+
+/// The run of name bytes at the start of `b` (up to one past [`NAME_MAX`]).
+fn implied_name_len(b: &[u8]) -> usize {
+    b.iter()
+        .take(NAME_MAX + 1)
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+        .count()
 }

@@ -1,11 +1,12 @@
-//! Decoding a Llama 3 region: `;`-joined call objects after `<|python_tag|>`, or a bare
-//! message that starts with one.
+//! Decoding a Llama 3 region: joined call objects after `<|python_tag|>`, or a bare message
+//! that starts with one.
 
 use std::ops::Range;
 
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure, ReadCalls};
 use super::super::pythonic::call_lines;
+use super::super::tool_call::tags::is_call_object;
 use super::{tagged_body, Tagged, CALL_SUFFIX, PYTHON_TAG};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonKind, JsonView};
@@ -69,7 +70,7 @@ where
     })
 }
 
-/// The `;`-joined call objects at `start`. Returns where they end, or `None` (and records
+/// The joined call objects at `start` ([`next_object`]). Returns where they end, or `None` (and records
 /// nothing) when not `committed` and the first object is not a call.
 fn calls<B>(
     cx: &mut Cx<'_, '_, B>,
@@ -160,13 +161,14 @@ where
         }
         first = false;
         match next_object(text, pos, end) {
-            Some((next, by_line)) => {
-                pos = next;
-                // An object on the next line is another call only if it is one (the model
-                // may go on with other JSON); after a `;` it must be.
-                if by_line && !is_call_at(cx, skip_ws(text, pos, end), end)? {
+            Some((next, loose)) => {
+                // An object joined without `;` is another call only if it is one or begins as
+                // one (the model may go on with other JSON, which stays content with its
+                // separator); after a `;` it must be.
+                if loose && !joined_call_at(cx, skip_ws(text, next, end), end)? {
                     return Ok(Some(pos));
                 }
+                pos = next;
             }
             None => return Ok(Some(pos)),
         }
@@ -178,12 +180,17 @@ fn has_arguments<V: JsonView>(value: &V) -> bool {
     value.get("parameters").is_some() || value.get("arguments").is_some()
 }
 
-/// Whether a Llama 3 call object (a name and [`has_arguments`]) starts at `at`.
-fn is_call_at<B>(cx: &mut Cx<'_, '_, B>, at: usize, end: usize) -> Result<bool, B::Error>
+/// Whether the object at `at`, joined to a call without `;`, is another call: it begins as one,
+/// name first (read as after a `;`: broken, it is an `InvalidToolCall`), or it is a Llama 3
+/// call object with its name later (a name and [`has_arguments`]).
+fn joined_call_at<B>(cx: &mut Cx<'_, '_, B>, at: usize, end: usize) -> Result<bool, B::Error>
 where
     B: JsonBuilder,
     B::Value: JsonView,
 {
+    if is_call_object(&cx.text.as_bytes()[..end], at) == Some(true) {
+        return Ok(true);
+    }
     Ok(match cx.json_at(at, end)? {
         Ok((value, _)) => {
             value.kind() == JsonKind::Object && value.get("name").is_some() && has_arguments(&value)
@@ -193,14 +200,17 @@ where
 }
 
 /// Where the next call object's separator ends, when one follows the object that ends at `pos`:
-/// past a `;`, or (`true`) at the line break before an object on a later line (vLLM's tests
-/// join parallel calls with `\n` too).
+/// past a `;`, or (`true`: it is another call only if it is one) past a `,`, or at the blank
+/// space or nothing before an object (vLLM's tests join parallel calls with `\n`, ` ` and `,`,
+/// and its grammar for `tool_choice="required"` writes them back to back, as Llama 4's chat
+/// template does).
 pub(super) fn next_object(text: &str, pos: usize, end: usize) -> Option<(usize, bool)> {
     let after = skip_ws(text, pos, end);
-    if text[after..end].starts_with(';') {
-        let joined = text[skip_ws(text, after + 1, end)..end].starts_with('{');
-        return joined.then_some((after + 1, false));
+    let object_after = |at: usize| text[skip_ws(text, at, end)..end].starts_with('{');
+    match text.as_bytes().get(after) {
+        Some(b';') => object_after(after + 1).then_some((after + 1, false)),
+        Some(b',') => object_after(after + 1).then_some((after + 1, true)),
+        Some(b'{') => Some((pos, true)),
+        _ => None,
     }
-    let by_line = text[pos..after].contains('\n') && text[after..end].starts_with('{');
-    by_line.then_some((pos, true))
 }

@@ -1,4 +1,4 @@
-//! The stream machine of Llama 3 regions: `;`-joined JSON objects, a built-in tool call, or raw
+//! The stream machine of Llama 3 regions: joined JSON objects, a built-in tool call, or raw
 //! code.
 
 use super::super::cursor::{Markers, Seek};
@@ -15,7 +15,8 @@ static CODE_ENDS: Markers = Markers::new(END_TOKENS);
 enum State {
     Object(usize),
     InObject,
-    /// After an object ending at `.0`: `;` and another object may follow.
+    /// After an object ending at `.0`: another object may follow, after `;`, `,`, blank space
+    /// or nothing.
     After(usize, usize),
     /// A failure the decoder extends to the end of the text.
     ToEnd,
@@ -117,12 +118,13 @@ impl Machine for LlamaCall {
                         self.state = State::After(end, q);
                         return Verdict::More;
                     }
-                    if b[q] == b'{' && b[end..q].contains(&b'\n') {
-                        // The next line's object: the decoder reads it if it is a call.
+                    if b[q] == b'{' {
+                        // An object right after, after blank space or on the next line: the
+                        // decoder reads it if it is a call.
                         self.state = State::Object(q);
                         continue;
                     }
-                    if b[q] != b';' {
+                    if b[q] != b';' && b[q] != b',' {
                         return Verdict::End(end);
                     }
                     let r = ws(b, q + 1);

@@ -1,5 +1,6 @@
 //! `llama3_json`: `{"name": "f", "parameters": {…}}`, optionally after `<|python_tag|>`,
-//! several joined by `;` (or, after the tag, in one JSON list). After the tag, a Python call is one of Llama 3's built-in tools,
+//! several joined by `;` (or, after the tag, in one JSON list); an object after a call with a
+//! `,`, blank space, a line break or nothing between is another call when it is one. After the tag, a Python call is one of Llama 3's built-in tools,
 //! `brave_search.call(query="x")`, named without its `.call` (read as pythonic calls, one a
 //! line, up to a `<`), and anything else is raw code for the code interpreter, up to the end of
 //! the message (its end token, or the end of the text): the call `python` with `{"code": …}`,
