@@ -725,3 +725,45 @@ def test_hermes_wrapper_spellings_are_prose_for_other_formats() -> None:
     calls, content = read(text, "mistral")
     assert calls == []
     assert content == text
+
+
+def test_minimax_m3_invokes_with_the_block_tags_left_out_are_calls() -> None:
+    # Dynamo's MiniMax-M3 tests: an invoke written without `<tool_call>` around it (after prose,
+    # its `</invoke>` written twice) is a call, as DeepSeek V4's bare invokes are; a closing tag
+    # that closes nothing is a control token.
+    ns = "]<]minimax[>["
+    invoke = f'{ns}<invoke name="f">\n{ns}<a>1{ns}</a>\n{ns}</invoke>'
+    assert read(f"prefix {invoke}\n{ns}</invoke>", "minimax_m3") == ([("f", {"a": 1})], "prefix")
+    assert read(f"{invoke}{invoke}", "minimax_m3") == ([("f", {"a": 1})] * 2, "")
+    assert read(f"Done.{ns}</tool_call>", "minimax_m3") == ([], "Done.")
+
+
+@pytest.mark.parametrize(
+    ("schema", "raw", "value"),
+    [
+        # An integer written with a fraction or an exponent is that integer (JSON Schema's
+        # reading); a fraction left over keeps the text.
+        ({"type": "integer"}, "42.0", 42),
+        ({"type": "integer"}, "4.2e1", 42),
+        ({"type": "integer"}, "9007199254740993.0", 9007199254740993),
+        ({"type": "integer"}, "42.0000000000000001", "42.0000000000000001"),
+        # `allOf` allows what all its branches allow.
+        ({"allOf": [{"const": "42"}, {"minLength": 0}]}, "42", "42"),
+        # OpenAPI's `nullable` adds `null`, but not to a schema that lists its values.
+        ({"type": "string", "nullable": True}, "null", None),
+        ({"type": "string", "const": "null", "nullable": True}, "null", "null"),
+        # A `$ref` written in a URI is percent-decoded.
+        ({"$ref": "#/$defs/Caf%C3%A9"}, "42", "42"),
+    ],
+)
+def test_schema_typing_of_xml_style_values(schema: dict[str, Any], raw: str, value: Any) -> None:
+    # Dynamo's schema matrix (GLM-4.7) and exact-argument tests: one reading in every XML-style
+    # format that types its values by the schema.
+    parameters = {"type": "object", "properties": {"v": schema}, "$defs": {"Café": {"const": "42"}}}
+    tools = [{"name": "f", "parameters": parameters}]
+    for fmt, text in [
+        ("qwen3_coder", f"<tool_call><function=f><parameter=v>{raw}</parameter></function></tool_call>"),
+        ("glm47", f"<tool_call>f<arg_key>v</arg_key><arg_value>{raw}</arg_value></tool_call>"),
+    ]:
+        calls, _ = read(text, fmt, tools=tools)
+        assert calls == [("f", {"v": value})], fmt
