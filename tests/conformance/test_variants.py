@@ -767,3 +767,15 @@ def test_schema_typing_of_xml_style_values(schema: dict[str, Any], raw: str, val
     ]:
         calls, _ = read(text, fmt, tools=tools)
         assert calls == [("f", {"v": value})], fmt
+
+
+@pytest.mark.parametrize("gap", ["", " "])
+def test_deepseek_dsml_bare_invokes_in_both_spellings(gap: str) -> None:
+    # Dynamo's DSML separator tests: V4 (`<｜DSML｜invoke`) and V4.1 (`<｜DSML｜ invoke`) both
+    # open a call with a bare invoke, its block's tags left out.
+    invoke = (
+        f'<｜DSML｜{gap}invoke name="run"><｜DSML｜{gap}parameter name="value" string="true">'
+        f"Paris</｜DSML｜{gap}parameter></｜DSML｜{gap}invoke>"
+    )
+    assert read(f"Check.\n\n{invoke}", "deepseek_dsml") == ([("run", {"value": "Paris"})], "Check.")
+    assert read(invoke + invoke, "deepseek_dsml") == ([("run", {"value": "Paris"})] * 2, "")
