@@ -761,21 +761,23 @@ def test_schema_typing_of_xml_style_values(schema: dict[str, Any], raw: str, val
     # format that types its values by the schema.
     parameters = {"type": "object", "properties": {"v": schema}, "$defs": {"Café": {"const": "42"}}}
     tools = [{"name": "f", "parameters": parameters}]
-    for fmt, text in [
-        ("qwen3_coder", f"<tool_call><function=f><parameter=v>{raw}</parameter></function></tool_call>"),
-        ("glm47", f"<tool_call>f<arg_key>v</arg_key><arg_value>{raw}</arg_value></tool_call>"),
-    ]:
+    qwen = f"<tool_call><function=f><parameter=v>{raw}</parameter></function></tool_call>"
+    glm = f"<tool_call>f<arg_key>v</arg_key><arg_value>{raw}</arg_value></tool_call>"
+    for fmt, text in [("qwen3_coder", qwen), ("glm47", glm)]:
         calls, _ = read(text, fmt, tools=tools)
         assert calls == [("f", {"v": value})], fmt
 
 
 @pytest.mark.parametrize("gap", ["", " "])
 def test_deepseek_dsml_bare_invokes_in_both_spellings(gap: str) -> None:
-    # Dynamo's DSML separator tests: V4 (`<｜DSML｜invoke`) and V4.1 (`<｜DSML｜ invoke`) both
-    # open a call with a bare invoke, its block's tags left out.
+    # Dynamo's DSML separator tests: V4 (DSML token, then `invoke`) and V4.1 (the token, a
+    # space, then `invoke`) both open a call with a bare invoke, its block's tags left out.
+    dsml = "<\uff5cDSML\uff5c" + gap
+    close = "</\uff5cDSML\uff5c" + gap
     invoke = (
-        f'<｜DSML｜{gap}invoke name="run"><｜DSML｜{gap}parameter name="value" string="true">'
-        f"Paris</｜DSML｜{gap}parameter></｜DSML｜{gap}invoke>"
+        f'{dsml}invoke name="run">{dsml}parameter name="value" string="true">'
+        f"Paris{close}parameter>{close}invoke>"
     )
-    assert read(f"Check.\n\n{invoke}", "deepseek_dsml") == ([("run", {"value": "Paris"})], "Check.")
-    assert read(invoke + invoke, "deepseek_dsml") == ([("run", {"value": "Paris"})] * 2, "")
+    paris = ("run", {"value": "Paris"})
+    assert read(f"Check.\n\n{invoke}", "deepseek_dsml") == ([paris], "Check.")
+    assert read(invoke + invoke, "deepseek_dsml") == ([paris] * 2, "")
