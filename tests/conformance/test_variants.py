@@ -774,3 +774,59 @@ def test_llama3_json_after_a_call_that_is_no_call_stays_content(sep: str) -> Non
         assert [c[:2] for c in calls] == [("a", {}), ("invalid", "g")]
     calls, _ = read(call + sep + '{"parameters": {"b": 2}, "name": "g"}', "llama3_json")
     assert calls == [("a", {}), ("g", {"b": 2})]
+
+
+def test_minimax_m3_invokes_with_the_block_tags_left_out_are_calls() -> None:
+    # Dynamo's MiniMax-M3 tests: an invoke written without `<tool_call>` around it (after prose,
+    # its `</invoke>` written twice) is a call, as DeepSeek V4's bare invokes are; a closing tag
+    # that closes nothing is a control token.
+    ns = "]<]minimax[>["
+    invoke = f'{ns}<invoke name="f">\n{ns}<a>1{ns}</a>\n{ns}</invoke>'
+    assert read(f"prefix {invoke}\n{ns}</invoke>", "minimax_m3") == ([("f", {"a": 1})], "prefix")
+    assert read(f"{invoke}{invoke}", "minimax_m3") == ([("f", {"a": 1})] * 2, "")
+    assert read(f"Done.{ns}</tool_call>", "minimax_m3") == ([], "Done.")
+
+
+@pytest.mark.parametrize(
+    ("schema", "raw", "value"),
+    [
+        # An integer written with a fraction or an exponent is that integer (JSON Schema's
+        # reading); a fraction left over keeps the text.
+        ({"type": "integer"}, "42.0", 42),
+        ({"type": "integer"}, "4.2e1", 42),
+        ({"type": "integer"}, "9007199254740993.0", 9007199254740993),
+        ({"type": "integer"}, "42.0000000000000001", "42.0000000000000001"),
+        # `allOf` allows what all its branches allow.
+        ({"allOf": [{"const": "42"}, {"minLength": 0}]}, "42", "42"),
+        # OpenAPI's `nullable` adds `null`, but not to a schema that lists its values.
+        ({"type": "string", "nullable": True}, "null", None),
+        ({"type": "string", "const": "null", "nullable": True}, "null", "null"),
+        # A `$ref` written in a URI is percent-decoded.
+        ({"$ref": "#/$defs/Caf%C3%A9"}, "42", "42"),
+    ],
+)
+def test_schema_typing_of_xml_style_values(schema: dict[str, Any], raw: str, value: Any) -> None:
+    # Dynamo's schema matrix (GLM-4.7) and exact-argument tests: one reading in every XML-style
+    # format that types its values by the schema.
+    parameters = {"type": "object", "properties": {"v": schema}, "$defs": {"Café": {"const": "42"}}}
+    tools = [{"name": "f", "parameters": parameters}]
+    qwen = f"<tool_call><function=f><parameter=v>{raw}</parameter></function></tool_call>"
+    glm = f"<tool_call>f<arg_key>v</arg_key><arg_value>{raw}</arg_value></tool_call>"
+    for fmt, text in [("qwen3_coder", qwen), ("glm47", glm)]:
+        calls, _ = read(text, fmt, tools=tools)
+        assert calls == [("f", {"v": value})], fmt
+
+
+@pytest.mark.parametrize("gap", ["", " "])
+def test_deepseek_dsml_bare_invokes_in_both_spellings(gap: str) -> None:
+    # Dynamo's DSML separator tests: V4 (DSML token, then `invoke`) and V4.1 (the token, a
+    # space, then `invoke`) both open a call with a bare invoke, its block's tags left out.
+    dsml = "<\uff5cDSML\uff5c" + gap
+    close = "</\uff5cDSML\uff5c" + gap
+    invoke = (
+        f'{dsml}invoke name="run">{dsml}parameter name="value" string="true">'
+        f"Paris{close}parameter>{close}invoke>"
+    )
+    paris = ("run", {"value": "Paris"})
+    assert read(f"Check.\n\n{invoke}", "deepseek_dsml") == ([paris], "Check.")
+    assert read(invoke + invoke, "deepseek_dsml") == ([paris] * 2, "")

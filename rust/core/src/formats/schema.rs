@@ -7,7 +7,10 @@
 //! (`"42"` for a number is `42`: the model quoted it), and an object or array written escaped,
 //! as the inside of a JSON string (`[{\"id\": 1}]`), is that object or array. A failed
 //! coercion keeps the string; a call is never dropped.
-//! A schema without `type` is typed by the values its `const` or `enum` allow.
+//! A schema without `type` is typed by the values its `const` or `enum` allow, else by its
+//! `anyOf`/`oneOf` branches (any of them) and its `allOf` branches (all of them); `nullable: true`
+//! adds `null` unless the schema lists its values. An integer written `42.0` or `4.2e1` is the
+//! integer, exactly, where the schema asks for an integer.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -88,6 +91,21 @@ impl Types {
                     bits |= types.0;
                 }
             }
+            // `allOf`: the types every branch that names some allows (a branch that names none,
+            // `{"minLength": 0}`, allows any).
+            let mut all: Option<u8> = None;
+            for branch in schema.get("allOf").map(|v| v.items()).unwrap_or_default() {
+                let types = Self::of_schema(&branch, depth + 1).0;
+                if types != 0 {
+                    all = Some(all.map_or(types, |all| all & types));
+                }
+            }
+            if let Some(all) = all {
+                bits = if bits == 0 { all } else { bits & all };
+            }
+        }
+        if bits != 0 && nullable(schema) && !values_only(schema, depth) {
+            bits |= Self::NULL;
         }
         Types(bits)
     }
@@ -143,6 +161,29 @@ impl Types {
     fn allows(self, kind: JsonKind, integral: bool) -> bool {
         self.0 & Self::bits_of(kind, integral) != 0
     }
+}
+
+/// Whether a schema says `nullable: true` (OpenAPI's spelling of a `null` alternative).
+fn nullable<V: JsonView>(schema: &V) -> bool {
+    schema.get("nullable").and_then(|v| v.as_bool()) == Some(true)
+}
+
+/// Whether a schema allows only the values it lists (`const`, `enum`, or a combinator of such
+/// schemas): `nullable` adds no `null` to those (OpenAPI: `null` must be listed).
+fn values_only<V: JsonView>(schema: &V, depth: usize) -> bool {
+    if schema.get("const").is_some() || schema.get("enum").is_some() {
+        return true;
+    }
+    if depth >= 4 {
+        return false;
+    }
+    let options: Vec<V> = ["anyOf", "oneOf"]
+        .iter()
+        .flat_map(|key| schema.get(key).map(|v| v.items()).unwrap_or_default())
+        .collect();
+    let all = schema.get("allOf").map(|v| v.items()).unwrap_or_default();
+    (!options.is_empty() && options.iter().all(|o| values_only(o, depth + 1)))
+        || all.iter().any(|b| values_only(b, depth + 1))
 }
 
 /// Parameter types by tool and parameter name, as the format parsers ask for them (`Sync`:
@@ -234,9 +275,37 @@ fn local_ref<V: JsonView>(root: &V, reference: &str) -> Option<V> {
     let path = reference.strip_prefix("#/")?;
     let mut at = root.clone();
     for segment in path.split('/') {
+        let segment = percent_decoded(segment)?;
         at = at.get(&segment.replace("~1", "/").replace("~0", "~"))?;
     }
     Some(at)
+}
+
+/// A URI fragment's segment with its `%XX` escapes decoded (`Caf%C3%A9` is `Café`), as RFC 6901
+/// reads a pointer written in a URI; `None` when they decode to no UTF-8 text.
+fn percent_decoded(segment: &str) -> Option<Cow<'_, str>> {
+    if !segment.contains('%') {
+        return Some(Cow::Borrowed(segment));
+    }
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(byte) if bytes[i] == b'%' => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 /// The schemas a parameters schema gives `parameter`, in every `properties` it holds
@@ -355,6 +424,8 @@ pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
     for property in property_schemas(parameters, parameter) {
         // A property may name its schema by a local `$ref` (`{"$ref": "#/$defs/Code"}`); a
         // `type` written beside the reference says it outright.
+        // `nullable` beside the reference adds `null` to what the target allows.
+        let nullable = nullable(&property);
         let property = match property.get("type") {
             Some(_) => property,
             None => match followed(parameters, &property, 0) {
@@ -364,6 +435,9 @@ pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
         };
         match Types::of_schema(&property, 0) {
             Types(0) => return Types(0),
+            Types(types) if nullable && !values_only(&property, 0) => {
+                bits |= types | Types::NULL;
+            }
             Types(types) => bits |= types,
         }
     }
@@ -481,6 +555,17 @@ where
             if types.0 == 0 || types.allows(value.kind(), integral) {
                 return Ok(value);
             }
+            // An integer written with a fraction or exponent (`42.0`, `4.2e1`) is an integer,
+            // as JSON Schema counts it: its exact digits, when no fraction is left.
+            if value.kind() == JsonKind::Number && types.0 & Types::INTEGER != 0 {
+                if let Some(digits) = integral_digits(trimmed) {
+                    match parse(&digits, builder, options) {
+                        Ok(value) => return Ok(value),
+                        Err(ParseError::Build(e)) => return Err(e),
+                        Err(ParseError::Syntax(_)) => {}
+                    }
+                }
+            }
             // A value the model quoted (`"42"` for a number), or an object or array a chat
             // template serialized twice (vLLM's qwen3 tests): the string's text, typed again.
             if let Some(inner) = value.as_str() {
@@ -515,6 +600,44 @@ where
         }
     }
     string(builder)
+}
+
+/// The digits of the integer a JSON number's text is exactly (`42.0`, `4.2e1`, `-0.0`), or
+/// `None` when a fraction is left (`42.5`, `1e-400`) or the integer would be over 400 digits.
+fn integral_digits(text: &str) -> Option<String> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    let scale = exponent.checked_sub(i64::try_from(fraction.len()).ok()?)?;
+    let mut integer = if scale >= 0 {
+        if digits.len() as i64 + scale > 400 {
+            return None;
+        }
+        format!("{digits}{}", "0".repeat(usize::try_from(scale).ok()?))
+    } else {
+        let cut = digits.len() as i64 + scale;
+        let cut = usize::try_from(cut.max(0)).ok()?;
+        if !digits[cut..].bytes().all(|b| b == b'0') {
+            return None;
+        }
+        digits[..cut].to_owned()
+    };
+    integer = integer.trim_start_matches('0').to_owned();
+    if integer.is_empty() {
+        return Some("0".to_owned());
+    }
+    Some(if negative {
+        format!("-{integer}")
+    } else {
+        integer
+    })
 }
 
 /// Whether `value` holds no infinite number (a literal that overflows a float, which JSON cannot
@@ -596,6 +719,36 @@ mod tests {
             Value::str(r#""x""#)
         );
         assert_eq!(typed("1.5", r#"{"type":"integer"}"#), Value::str("1.5"));
+        // An integer written with a fraction or an exponent is that integer, exactly.
+        assert_eq!(typed("42.0", r#"{"type":"integer"}"#), Value::Int(42));
+        assert_eq!(typed("4.2e1", r#"{"type":"integer"}"#), Value::Int(42));
+        assert_eq!(typed("-0.0", r#"{"type":"integer"}"#), Value::Int(0));
+        assert_eq!(
+            typed("9007199254740993.0", r#"{"type":"integer"}"#),
+            Value::Int(9_007_199_254_740_993)
+        );
+        for kept in ["42.0000000000000001", "1e-400", "1e999"] {
+            assert_eq!(typed(kept, r#"{"type":"integer"}"#), Value::str(kept));
+        }
+        assert_eq!(typed("42.0", r#"{"type":"number"}"#), Value::Float(42.0));
+        // `allOf` allows what all its branches allow; `nullable` adds `null`, but not to a
+        // schema that lists its values.
+        let all_of = r#"{"allOf":[{"const":"42"},{"minLength":0}]}"#;
+        assert_eq!(typed("42", all_of), Value::str("42"));
+        let both = r#"{"allOf":[{"type":"integer"},{"anyOf":[{"const":"a"},{"type":"integer"}]}]}"#;
+        assert_eq!(typed("42", both), Value::Int(42));
+        assert_eq!(
+            typed("null", r#"{"type":"string","nullable":true}"#),
+            Value::Null
+        );
+        assert_eq!(
+            typed(
+                "null",
+                r#"{"type":"string","const":"null","nullable":true}"#
+            ),
+            Value::str("null")
+        );
+        assert_eq!(typed("null", r#"{"type":"string"}"#), Value::str("null"));
         assert_eq!(typed("1.5", r#"{"type":"number"}"#), Value::Float(1.5));
         assert_eq!(typed("7", r#"{"type":"number"}"#), Value::Int(7));
         assert_eq!(typed("True", r#"{"type":"boolean"}"#), Value::Bool(true));
@@ -757,6 +910,20 @@ mod tests {
         assert_eq!(property_types(&parameters, "b"), Types(Types::STRING));
         // A reference that names nothing leaves the value untyped.
         assert_eq!(property_types(&parameters, "c"), Types(0));
+        // A pointer written in a URI is percent-decoded; `nullable` beside the reference adds
+        // `null` to the target's types unless the target lists its values.
+        let parameters = r##"{"$defs": {"Café": {"const": "42"}, "text": {"type": "string"},
+                "lit": {"allOf": [{"type": "string", "const": "null"}]}},
+            "properties": {"p": {"$ref": "#/$defs/Caf%C3%A9"},
+                "n": {"$ref": "#/$defs/text", "nullable": true},
+                "l": {"$ref": "#/$defs/lit", "nullable": true}}}"##;
+        let parameters = parse(parameters, &mut ValueBuilder, ParseOptions::default()).unwrap();
+        assert_eq!(property_types(&parameters, "p"), Types(Types::STRING));
+        assert_eq!(
+            property_types(&parameters, "n"),
+            Types(Types::STRING | Types::NULL)
+        );
+        assert_eq!(property_types(&parameters, "l"), Types(Types::STRING));
     }
 
     #[test]

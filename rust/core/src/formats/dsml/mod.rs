@@ -6,7 +6,7 @@
 //! text (unless the tool schema allows no string there: then the schema types it),
 //! `string="false"` decodes it as JSON (typed by the tool schema when one is given); an invoke
 //! may hold a JSON object instead of parameters. Invokes written with no wrapper (V4 often
-//! opens a call with a bare `<｜DSML｜invoke`) are read as a run of calls. A parameter tag inside a
+//! opens a call with a bare `<｜DSML｜invoke`, V4.1 with a bare `<｜DSML｜ invoke`) are read as a run of calls. A parameter tag inside a
 //! value begins the next parameter (the value's closing tag left out: DSML tags are special
 //! tokens, never a value's text).
 
@@ -52,6 +52,7 @@ static TAGS: Tags = Tags {
 
 const CALLS: &str = "<｜DSML｜ calls>";
 const CALLS_CLOSE: &str = "</｜DSML｜ calls>";
+const SPACED_INVOKE: &str = "<｜DSML｜ invoke";
 const SPACED_INVOKE_CLOSE: &str = "</｜DSML｜ invoke>";
 
 static SPACED_CLOSES: [Needle; 1] = [Needle::new(CALLS_CLOSE)];
@@ -60,9 +61,13 @@ static SPACED_CLOSES: [Needle; 1] = [Needle::new(CALLS_CLOSE)];
 static SPACED: Tags = Tags {
     format: Format::DeepseekDsml,
     closes: &SPACED_CLOSES,
-    open_markers: Markers::new(&[CALLS]),
-    recover: &[Markers::new(&[SPACED_INVOKE_CLOSE, CALLS_CLOSE])],
-    invoke: "<｜DSML｜ invoke",
+    // As V4's: the last marker opens a run of bare invokes (Dynamo's V4.1 tests write them).
+    open_markers: Markers::new(&[CALLS, SPACED_INVOKE]),
+    recover: &[
+        Markers::new(&[SPACED_INVOKE_CLOSE, CALLS_CLOSE]),
+        Markers::new(&[SPACED_INVOKE_CLOSE]),
+    ],
+    invoke: SPACED_INVOKE,
     invoke_close: Needle::new(SPACED_INVOKE_CLOSE),
     parameter: "<｜DSML｜ parameter",
     parameter_close: Needle::new("</｜DSML｜ parameter>"),
@@ -79,7 +84,7 @@ static SPACED: Tags = Tags {
 // stray wrappers are (the SGLang gateway's DSML streaming tests).
 invoke::spec!(
     spellings: [TAGS, SPACED],
-    [FUNCTION_CALLS, TOOL_CALLS, INVOKE, CALLS],
+    [FUNCTION_CALLS, TOOL_CALLS, INVOKE, CALLS, SPACED_INVOKE],
     Format::DeepseekDsml,
     control: &[FUNCTION_CALLS_CLOSE, TOOL_CALLS_CLOSE, CALLS_CLOSE]
 );
