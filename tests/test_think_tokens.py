@@ -48,6 +48,8 @@ def read(text: str) -> tuple[str, str | None]:
         # A closing tag of another vendor, stray after a span, and one at the very start.
         "<think>plan</think>Hello, world!\nWhat's up?</think>",
         "</think>Hello, world!\nWhat's up?",
+        # Magistral's, which opens the message with `[` as a bare JSON list would (vLLM).
+        "[/THINK]Hello, world!\nWhat's up?",
         "<|inner_suffix|>Hello, world!\nWhat's up?<|END_THINKING|>",
     ],
 )

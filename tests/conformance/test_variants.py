@@ -530,6 +530,15 @@ def test_gemma4_bare_call_only_opens_a_message(text: str) -> None:
     assert read(text, "gemma4") == ([], text)
 
 
+def test_gemma4_start_token_ends_a_string_left_open() -> None:
+    # The start token is a special token no value holds: the broken call ends there, kept as
+    # an InvalidToolCall, and the good call after it is read (Dynamo's recovery tests).
+    text = f'<|tool_call>call:broken{{note:<|"|>unfinished<|tool_call>call:{GEMMA_BASH}'
+    calls, content = read(text, "gemma4")
+    assert [c[:2] for c in calls] == [("invalid", "broken"), ("bash", {"command": "ls -la"})]
+    assert content == ""
+
+
 def test_gemma4_end_of_turn_is_not_content() -> None:
     assert read("Hello.<turn|>", "gemma4") == ([], "Hello.")
     text = f"Sure.<|tool_call>call:{GEMMA_BASH}<turn|>"

@@ -443,10 +443,14 @@ impl Text {
                         shared.end_think();
                         None
                     }
-                    // An unopened closing tag after content, before any think span: the span
-                    // began in the prompt, and its text was sent as content; the tag stays, to
-                    // show where the answer begins. Any other is a stray token, dropped.
-                    Role::ThinkClose if shared.prose.message_started && !shared.prose.saw_think => {
+                    // An unopened closing tag after content (or a call), before any think
+                    // span: the span began in the prompt, and its text was sent as content; the
+                    // tag stays, to show where the answer begins. Any other is a stray token,
+                    // dropped (one that a bare-JSON candidate gave back, `[/THINK]`, too).
+                    Role::ThinkClose
+                        if (shared.prose.content_seen || shared.peek_index() > 0)
+                            && !shared.prose.saw_think =>
+                    {
                         shared.text_out(held, cx.out);
                         None
                     }

@@ -66,25 +66,26 @@ impl Machine for GemmaCall {
                 }
                 Some(false) => {}
             }
-            if !self.in_string {
-                let ends = [self.tokens.end, END_OF_TURN, TOKENS[0].start, TOKENS[1].start];
-                let mut undecided = false;
-                for (k, token) in ends.into_iter().enumerate() {
-                    match starts(b, at, token) {
-                        Some(true) => {
-                            close_last(&mut self.records);
-                            // The end token is the call's; the end of turn, or a start token (the next call),
-                            // follows it.
-                            return Verdict::End(if k == 0 { at + token.len() } else { at });
-                        }
-                        None => undecided = true,
-                        Some(false) => {}
+            // A start token ends the call even inside a string: it is a special token, no
+            // value's text, so a string the model left open does not swallow the next call.
+            let ends = [self.tokens.end, END_OF_TURN, TOKENS[0].start, TOKENS[1].start];
+            let from = if self.in_string { 2 } else { 0 };
+            let mut undecided = false;
+            for (k, token) in ends.into_iter().enumerate().skip(from) {
+                match starts(b, at, token) {
+                    Some(true) => {
+                        close_last(&mut self.records);
+                        // The end token is the call's; the end of turn, or a start token (the
+                        // next call), follows it.
+                        return Verdict::End(if k == 0 { at + token.len() } else { at });
                     }
+                    None => undecided = true,
+                    Some(false) => {}
                 }
-                if undecided {
-                    self.pos = at;
-                    return Verdict::More;
-                }
+            }
+            if undecided {
+                self.pos = at;
+                return Verdict::More;
             }
             self.pos = at + 1;
         }
