@@ -839,3 +839,32 @@ def test_deepseek_dsml_bare_invokes_in_both_spellings(gap: str) -> None:
     paris = ("run", {"value": "Paris"})
     assert read(f"Check.\n\n{invoke}", "deepseek_dsml") == ([paris], "Check.")
     assert read(invoke + invoke, "deepseek_dsml") == ([paris] * 2, "")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "close"),
+    [
+        # Harmony's and Muse Glimmer's reasoning is a message of its own: the prompt opened it,
+        # and its end token closes it.
+        ("muse_glimmer", "<|eom|>"),
+        ("harmony", "<|end|>"),
+        ("kimi_k3", "<|close|>think<|sep|>"),
+        ("qwen3_coder", "</think>"),
+    ],
+)
+@pytest.mark.parametrize("quote", ['"', "'", "`"])
+def test_reasoning_the_prompt_opened_ends_at_its_close_whatever_it_quotes(
+    fmt: str, close: str, quote: str
+) -> None:
+    # An open quote or code span in the reasoning neither hides its end token nor quotes the
+    # answer after it (Dynamo's native prose-quote tests).
+    text = f"He said {quote}maybe{close}Answer"
+    assert read(text, fmt, starts_in_reasoning=True) == ([], "Answer")
+    parsed = toolwire.parse_text(text, format=fmt, starts_in_reasoning=True)
+    assert parsed.reasoning == f"He said {quote}maybe"
+
+
+def test_a_harmony_message_ends_at_its_end_token_inside_a_code_span() -> None:
+    final = "<|start|>assistant<|channel|>final<|message|>"
+    text = f"{final}Use `x<|end|>{final}more"
+    assert read(text, "harmony") == ([], "Use `xmore")

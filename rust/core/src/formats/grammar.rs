@@ -100,6 +100,10 @@ pub(crate) trait Grammar {
     /// prose message or a region that ends with one, text mode looks for the group's
     /// message-start markers (`markers::is_anchored`) as at the start of the text.
     const NEXT_HEADER_AFTER: &'static [&'static str] = &[];
+    /// The group's reasoning is a prose message of its own (harmony's analysis channel, Muse
+    /// Glimmer's `to=self`), which [`Grammar::PROSE_ENDS`] close: a prompt that opened the
+    /// reasoning (`starts_in_reasoning`) opened that message.
+    const REASONING_IS_A_MESSAGE: bool = false;
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
     const CONTROL: &'static [&'static str] = &[];

@@ -129,6 +129,13 @@ macro_rules! define_groups {
                 }
             }
 
+            /// Whether the group's reasoning is a prose message of its own.
+            pub(crate) const fn reasoning_is_a_message(self) -> bool {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::REASONING_IS_A_MESSAGE,)*
+                }
+            }
+
             /// The markers that end the group's prose messages.
             pub(crate) const fn prose_ends(self) -> &'static [Start] {
                 match self {

@@ -248,8 +248,19 @@ impl Setup {
     fn shared(&self) -> Shared {
         let mut shared = Shared::new(self.events, !self.starts.is_empty());
         if self.options.starts_in_reasoning {
-            shared.prose.in_think = true;
             shared.prose.saw_think = true;
+            // Where the formats read are those of a group whose reasoning is a prose message of
+            // its own (harmony's analysis channel, Muse Glimmer's `to=self`), the prompt opened
+            // that message, and the group's end token closes it.
+            let formats = self.options.formats;
+            let group = Group::ALL
+                .iter()
+                .copied()
+                .find(|g| g.reasoning_is_a_message() && g.formats().union(formats) == g.formats());
+            match group {
+                Some(group) if !formats.is_empty() => shared.prose.message = Some((group, true)),
+                _ => shared.prose.in_think = true,
+            }
         }
         shared
     }

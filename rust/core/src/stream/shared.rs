@@ -246,6 +246,8 @@ impl Shared {
     /// never closed does not change how the answer is read.
     pub fn end_think(&mut self) {
         self.prose.in_think = false;
+        // Nor does an inline code span the reasoning left open quote the answer.
+        self.prose.spans.reset();
         if self.prose.code_in_reasoning {
             self.prose.in_code = false;
         }

@@ -457,6 +457,8 @@ impl Text {
                     Role::ProseEnd => {
                         shared.pos = shared.pos.after(held);
                         shared.prose.message = None;
+                        // A code span the message left open ends with it.
+                        shared.prose.spans.reset();
                         // The end is one marker for the groups that list it: the one whose
                         // next message may follow it with a header alone, if any.
                         shared.prose.header_next = Group::ALL
@@ -633,7 +635,12 @@ impl<B: JsonBuilder> Ctx<'_, B> {
             || prose.spans.inside()
             || (prose.in_code && prose.code_quotes)
         {
-            return mask;
+            // A prose message's end token ends it wherever it comes: no quote holds a special
+            // token.
+            return match prose.message {
+                Some((group, _)) => mask | markers::in_prose_of(group, Mask::NONE),
+                None => mask,
+            };
         }
         mask |= self.starts;
         if let Some((group, _)) = prose.message {
