@@ -340,6 +340,22 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
     assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
 
 
+@pytest.mark.parametrize("quote", ["", "'", '"'])
+def test_invoke_attribute_values_quoted_or_bare(quote: str) -> None:
+    # Modular MAX's MiniMax M2 tests: an attribute value unquoted, as HTML allows, runs to the
+    # next space or the tag's end (`<invoke name=f/>` is `f`, closing itself).
+    q = quote
+    text = (
+        f"Done.\n<minimax:tool_call>\n<invoke name={q}get_fact{q}>\n"
+        f"<parameter name={q}category{q}>science</parameter>\n</invoke>\n"
+        f"<invoke name={q}submit{q}/>\n</minimax:tool_call>"
+    )
+    assert read(text, "minimax_m2") == (
+        [("get_fact", {"category": "science"}), ("submit", {})],
+        "Done.",
+    )
+
+
 DSML_INVOKE = (
     '<\uff5cDSML\uff5cinvoke name="get_weather">'
     '<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>'
