@@ -75,10 +75,10 @@ macro_rules! for_each_group {
             ]
             deepseek Deepseek [
                 DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1", "deepseek", "deepseek_v3_0324"],
-                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31"],
+                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31", "deepseekv3_1"],
             ]
             kimi_k2 KimiK2 [
-                KimiK2 "kimi_k2" ["kimik2"],
+                KimiK2 "kimi_k2" ["kimik2", "kimik2_5"],
             ]
             kimi_k3 KimiK3 [
                 KimiK3 "kimi_k3" [],
