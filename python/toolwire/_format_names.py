@@ -198,6 +198,7 @@ FormatAlias: TypeAlias = Literal[
     "gemma_4",
     "qwen35",
     "kolibri1",
+    "nemotron3",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.
