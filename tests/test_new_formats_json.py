@@ -305,7 +305,7 @@ def test_xlam_is_raw_json_hermes_or_mistral() -> None:
     (its name is an alias of raw_json)."""
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
         xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
-    assert len(xlam) == 12
+    assert len(xlam) == 17
     for case in xlam:
         assert matches(toolwire.extract(case["text"], tools=case["tools"]), case), case["text"]
 

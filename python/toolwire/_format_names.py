@@ -111,7 +111,9 @@ FormatAlias: TypeAlias = Literal[
     "deepseekv31",
     "deepseek_v3_1",
     "deepseek31",
+    "deepseekv3_1",
     "kimik2",
+    "kimik2_5",
     "openai",
     "gpt_oss",
     "minimax_m2_5",
@@ -196,6 +198,7 @@ FormatAlias: TypeAlias = Literal[
     "gemma_4",
     "qwen35",
     "kolibri1",
+    "nemotron3",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

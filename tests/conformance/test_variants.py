@@ -340,6 +340,39 @@ def test_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, text: str) 
     assert read(text, fmt) == ([("f", {"a": 1}), ("submit", {})], "Done.")
 
 
+@pytest.mark.parametrize("cut", ["</tool_", "<", "</tool_call", "\n</"])
+@pytest.mark.parametrize(
+    ("fmt", "call"),
+    [
+        ("hermes", '<tool_call>{"name": "f", "arguments": {"a": 1}}'),
+        ("glm45", "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>"),
+    ],
+)
+def test_a_closing_tag_cut_off_by_the_end_of_the_text(fmt: str, call: str, cut: str) -> None:
+    # The AI SDK middleware's regression fixtures: a generation that stops inside the closing
+    # tag keeps its call, as one that stops before the tag does; the cut tag is markup.
+    assert read(f"Done. {call}{cut}", fmt) == ([("f", {"a": 1})], "Done.")
+    # Anything else after the call is still junk in it, and the call broken.
+    calls, _ = read(f"{call}</tool_x", fmt)
+    assert [c[0] for c in calls] == ["invalid"]
+
+
+@pytest.mark.parametrize("quote", ["", "'", '"'])
+def test_invoke_attribute_values_quoted_or_bare(quote: str) -> None:
+    # Modular MAX's MiniMax M2 tests: an attribute value unquoted, as HTML allows, runs to the
+    # next space or the tag's end (`<invoke name=f/>` is `f`, closing itself).
+    q = quote
+    text = (
+        f"Done.\n<minimax:tool_call>\n<invoke name={q}get_fact{q}>\n"
+        f"<parameter name={q}category{q}>science</parameter>\n</invoke>\n"
+        f"<invoke name={q}submit{q}/>\n</minimax:tool_call>"
+    )
+    assert read(text, "minimax_m2") == (
+        [("get_fact", {"category": "science"}), ("submit", {})],
+        "Done.",
+    )
+
+
 DSML_INVOKE = (
     '<\uff5cDSML\uff5cinvoke name="get_weather">'
     '<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>'

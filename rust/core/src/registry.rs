@@ -48,7 +48,7 @@ macro_rules! for_each_group {
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                     "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
-                    "qwen_coder", "xml_function", "nemotron_nano", "step_35", "qwen35",
+                    "qwen_coder", "xml_function", "nemotron_nano", "step_35", "qwen35", "nemotron3",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
@@ -75,10 +75,10 @@ macro_rules! for_each_group {
             ]
             deepseek Deepseek [
                 DeepseekV3 "deepseek_v3" ["deepseekv3", "deepseek_r1", "deepseek", "deepseek_v3_0324"],
-                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31"],
+                DeepseekV31 "deepseek_v31" ["deepseekv31", "deepseek_v3_1", "deepseek31", "deepseekv3_1"],
             ]
             kimi_k2 KimiK2 [
-                KimiK2 "kimi_k2" ["kimik2"],
+                KimiK2 "kimi_k2" ["kimik2", "kimik2_5"],
             ]
             kimi_k3 KimiK3 [
                 KimiK3 "kimi_k3" [],

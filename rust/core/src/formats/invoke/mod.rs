@@ -432,7 +432,9 @@ pub(crate) fn is_self_closing(attributes: &str) -> bool {
     attributes.trim_end().ends_with('/')
 }
 
-/// The value of `key="…"` (or `'…'`) among a tag's attributes.
+/// The value of `key="…"` (or `'…'`) among a tag's attributes; unquoted (`key=f`), as HTML
+/// allows, the value runs to the next whitespace or the end of the tag, a self-closing `/`
+/// left out (`<invoke name=f/>`).
 pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
     let mut rest = attributes;
     loop {
@@ -446,7 +448,14 @@ pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
         if !before_ok {
             continue;
         }
-        let quote = value.chars().next().filter(|&q| q == '"' || q == '\'')?;
+        let Some(quote) = value.chars().next().filter(|&q| q == '"' || q == '\'') else {
+            let bare = value.split(|c: char| c.is_ascii_whitespace()).next()?;
+            let bare = match bare.len() == value.len() {
+                true => bare.strip_suffix('/').unwrap_or(bare),
+                false => bare,
+            };
+            return (!bare.is_empty()).then_some(bare);
+        };
         let value = &value[1..];
         return value.find(quote).map(|end| &value[..end]);
     }
@@ -454,7 +463,21 @@ pub(crate) fn attribute<'t>(attributes: &'t str, key: &str) -> Option<&'t str> {
 
 #[cfg(test)]
 mod tests {
-    use super::unescape;
+    use super::{attribute, unescape};
+
+    #[test]
+    fn attribute_values_quoted_or_bare() {
+        assert_eq!(attribute(r#" name="f""#, "name"), Some("f"));
+        assert_eq!(attribute(" name='f'", "name"), Some("f"));
+        // Unquoted, as HTML allows: to the next whitespace, a self-closing `/` left out.
+        assert_eq!(attribute(" name=get_fact", "name"), Some("get_fact"));
+        assert_eq!(attribute(" name=f string=true", "string"), Some("true"));
+        assert_eq!(attribute(" name=f string=true", "name"), Some("f"));
+        assert_eq!(attribute(" name=f/", "name"), Some("f"));
+        assert_eq!(attribute(" name=a/b c", "name"), Some("a/b"));
+        assert_eq!(attribute(" name=", "name"), None);
+        assert_eq!(attribute(" name= ", "name"), None);
+    }
 
     #[test]
     fn unescape_reads_xml_references_once() {

@@ -398,8 +398,9 @@ pub(crate) fn parameter_tag<'t>(
 
 /// Where the markup of a call that starts at `open` and ends at `pos` ends: past whitespace and
 /// the closing tag (`ends`'s first marker); a missing closing tag is accepted at the end of the
-/// text and before the next opening tag ([`reopens`]: the call's markup ends there, unless that
-/// tag starts the same call written again, [`repeat_end`]). `None` when something else follows.
+/// text (or cut off there, `</tool_`: the text ends inside the tag) and before the next opening
+/// tag ([`reopens`]: the call's markup ends there, unless that tag starts the same call written
+/// again, [`repeat_end`]). `None` when something else follows.
 pub(crate) fn close_tag(
     text: &str,
     open: usize,
@@ -415,7 +416,7 @@ pub(crate) fn close_tag(
         if text[after..end].starts_with(close) {
             return Some(after + close.len());
         }
-        if after == end {
+        if after == end || close.starts_with(&text[after..end]) {
             return Some(end);
         }
         if reopens(bytes, after, ends) != Some(true) {
