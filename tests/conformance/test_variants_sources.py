@@ -406,10 +406,13 @@ def test_muse_glimmer_header_after_eom_without_its_start(fmt: str) -> None:
     assert calls == [("get_weather", {"city": "Paris"}), ("get_time", {})]
     assert content == "Done."
     assert toolwire.parse_text(text, format=fmt).reasoning == "Need the weather."
-    # Only right after `<|eom|>` (blank space aside): elsewhere ` to=f<|message|>` stays prose,
-    # and text after `<|eom|>` that is no header is content.
+    # Only right after `<|eom|>` (blank space aside): elsewhere ` to=f` stays prose (its
+    # `<|message|>`, a special token no message's text holds, is dropped), and text after
+    # `<|eom|>` that is no header is content.
     quoted = " to=user<|message|>Write to=f<|message|> like this.<|eot|>"
-    assert read(quoted, fmt) == ([], "Write to=f<|message|> like this.")
+    assert read(quoted, fmt) == ([], "Write to=f like this.")
+    reasoning = toolwire.parse_text(" to=self<|message|>a<|message|>b<|eom|>", format=fmt)
+    assert reasoning.reasoning == "ab"
     assert read(" to=self<|message|>x<|eom|> to be or not<|eot|>", fmt) == ([], "to be or not")
     # After the end of a turn no header follows: the recipient is prose, and `<|message|>`
     # opens an answer, in which an ATEM block is quoted text.

@@ -104,6 +104,9 @@ pub(crate) trait Grammar {
     /// Glimmer's `to=self`), which [`Grammar::PROSE_ENDS`] close: a prompt that opened the
     /// reasoning (`starts_in_reasoning`) opened that message.
     const REASONING_IS_A_MESSAGE: bool = false;
+    /// Start markers that inside the group's prose messages are stray special tokens, dropped
+    /// (Muse Glimmer's `<|message|>` in an answer's body): no message's text holds them.
+    const DROPPED_IN_PROSE: &'static [&'static str] = &[];
     /// The control tokens of the group's formats that are not text (end of turn, end of a call
     /// section): wherever they stand outside a call, they are dropped, never `content`.
     const CONTROL: &'static [&'static str] = &[];

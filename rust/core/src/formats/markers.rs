@@ -59,6 +59,18 @@ const fn lists(markers: &[Start], text: &str) -> bool {
     false
 }
 
+/// Whether `text` is one of `texts`.
+const fn is_one_of(text: &str, texts: &[&str]) -> bool {
+    let mut i = 0;
+    while i < texts.len() {
+        if same(texts[i], text) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// More entries than the table will ever hold (the [`Mask`] bits).
 const ROOM: usize = Mask::BITS;
 
@@ -408,7 +420,13 @@ const fn by_format() -> [FormatEntries; Format::ALL.len()] {
 /// Glimmer answer is text, its `</atem:function_calls>` too).
 pub(crate) fn in_prose_of(group: Group, mask: Mask) -> Mask {
     let prose = &IN_PROSE[group as usize];
-    mask & !prose.not_markup | prose.markup
+    mask & !prose.not_markup | prose.markup | prose.dropped
+}
+
+/// Whether `TABLE[entry]`, inside a prose message of `group`, is a stray token to drop
+/// ([`Grammar::DROPPED_IN_PROSE`](super::grammar::Grammar::DROPPED_IN_PROSE)).
+pub(crate) fn dropped_in_prose_of(group: Group, entry: usize) -> bool {
+    IN_PROSE[group as usize].dropped.has(entry)
 }
 
 /// What a prose message of a group changes in the markers looked for.
@@ -417,6 +435,8 @@ struct InProse {
     not_markup: Mask,
     /// Its prose ends.
     markup: Mask,
+    /// Its start markers that are dropped there.
+    dropped: Mask,
 }
 
 static IN_PROSE: [InProse; Group::ALL.len()] = {
@@ -425,6 +445,7 @@ static IN_PROSE: [InProse; Group::ALL.len()] = {
         InProse {
             not_markup: Mask::NONE,
             markup: Mask::NONE,
+            dropped: Mask::NONE,
         }
     }; Group::ALL.len()];
     let mut i = 0;
@@ -433,6 +454,9 @@ static IN_PROSE: [InProse; Group::ALL.len()] = {
             Role::Start { group, .. } if !table[i].ends_prose => {
                 let prose = &mut in_prose[group as usize];
                 prose.not_markup = prose.not_markup.with(i);
+                if is_one_of(table[i].text, group.dropped_in_prose()) {
+                    prose.dropped = prose.dropped.with(i);
+                }
             }
             Role::ProseEnd => {
                 let mut g = 0;

@@ -129,6 +129,13 @@ macro_rules! define_groups {
                 }
             }
 
+            /// Start markers dropped inside the group's prose messages.
+            pub(crate) const fn dropped_in_prose(self) -> &'static [&'static str] {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::DROPPED_IN_PROSE,)*
+                }
+            }
+
             /// Whether the group's reasoning is a prose message of its own.
             pub(crate) const fn reasoning_is_a_message(self) -> bool {
                 match self {

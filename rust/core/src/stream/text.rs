@@ -430,6 +430,14 @@ impl Text {
             }
             Resolved::Marker(entry) => {
                 shared.flush(cx.out);
+                let dropped = shared
+                    .prose
+                    .message
+                    .is_some_and(|(group, _)| markers::dropped_in_prose_of(group, entry));
+                if dropped {
+                    shared.pos = shared.pos.after(held);
+                    return None;
+                }
                 match TABLE[entry].role {
                     Role::ThinkOpen => {
                         shared.pos = shared.pos.after(held);

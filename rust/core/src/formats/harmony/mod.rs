@@ -122,6 +122,7 @@ impl Grammar for Spec {
     // out (OpenVINO Model Server's Onyx tests: ` to=self<|message|>…<|eom|> to=f<|message|>…`).
     const NEXT_HEADER_AFTER: &'static [&'static str] = &[ENDS[3]];
     const REASONING_IS_A_MESSAGE: bool = true;
+    const DROPPED_IN_PROSE: &'static [&'static str] = &[MESSAGE];
     // A stray closing block (the model's special token) is never content.
     const CONTROL: &'static [&'static str] = &[ATEM_CLOSE];
 
