@@ -81,9 +81,11 @@ def _decided_rows() -> frozenset[tuple[str, str, str, str]]:
     )
 
 
-def run(case: dict[str, Any], path: str, **options: Any) -> tuple[list[Any], str | None]:
-    """The calls (ToolCall or InvalidToolCall) and content (None for extract) of one path;
-    `options` may name other `formats` than the case's."""
+def run(
+    case: dict[str, Any], path: str, **options: Any
+) -> tuple[list[Any], str | None, str | None]:
+    """The calls (ToolCall or InvalidToolCall), content and reasoning (both None for extract)
+    of one path; `options` may name other `formats` than the case's."""
     formats = options.pop("formats", [case["toolwire_format"]])
     if case.get("starts_in_reasoning"):
         # The peer's test opens a think span in the prompt (thinking on): so does toolwire.
@@ -91,16 +93,16 @@ def run(case: dict[str, Any], path: str, **options: Any) -> tuple[list[Any], str
     text = case["text"]
     tools = case.get("tools")
     if path == "extract":
-        return toolwire.extract(
-            text, formats=formats, on_error="keep", tools=tools, **options
-        ), None
+        calls = toolwire.extract(text, formats=formats, on_error="keep", tools=tools, **options)
+        return calls, None, None
     if path == "parse_text":
         parsed = toolwire.parse_text(text, format=formats, tools=tools, **options)
-        return list(parsed.calls), parsed.content
+        return list(parsed.calls), parsed.content, parsed.reasoning or ""
     parser = toolwire.StreamParser(formats=formats, tools=tools, **options)
     events = fed_in_chunks(parser, text, random.Random(case["key"]), CHUNK_SIZES)
     content = "".join(e.text for e in events if e.kind == "text_delta")
-    return streamed_calls(events), content
+    reasoning = "".join(e.text for e in events if e.kind == "reasoning_delta")
+    return streamed_calls(events), content, reasoning
 
 
 def _subset(expected: Any, got: Any) -> bool:
@@ -132,8 +134,12 @@ def _equal(expected: Any, got: Any) -> bool:
     return _subset(expected, got)
 
 
-def mismatch(case: dict[str, Any], calls: list[Any], content: str | None) -> str | None:
-    """Why the result differs from the peer's expectation, or None when it matches."""
+def mismatch(
+    case: dict[str, Any], calls: list[Any], content: str | None, reasoning: str | None = None
+) -> str | None:
+    """Why the result differs from the peer's expectation, or None when it matches. The
+    content and the reasoning are compared, stripped, where the case states them (a case
+    without a `reasoning` key, or with a null one, states none; `""` is no reasoning)."""
     expected = case["calls"]
     match = case["match"]
     got = [(c.name, c.arguments) if isinstance(c, toolwire.ToolCall) else c for c in calls]
@@ -156,6 +162,10 @@ def mismatch(case: dict[str, Any], calls: list[Any], content: str | None) -> str
     if content is not None and case["content"] is not None:
         if content.strip() != case["content"].strip():
             return f"content {content.strip()!r}, expected {case['content'].strip()!r}"
+    want_reasoning = case.get("reasoning")
+    if reasoning is not None and want_reasoning is not None:
+        if reasoning.strip() != want_reasoning.strip():
+            return f"reasoning {reasoning.strip()!r}, expected {want_reasoning.strip()!r}"
     return None
 
 
@@ -166,10 +176,10 @@ def _show(got: list[Any]) -> str:
 def outcome(case: dict[str, Any], path: str, **options: Any) -> str | None:
     """None when `path` reads the case as the peer expects, else why not."""
     try:
-        calls, content = run(case, path, **options)
+        calls, content, reasoning = run(case, path, **options)
     except Exception as error:  # a crash is a failure to report, with its message
         return f"raised {type(error).__name__}: {error}"
-    return mismatch(case, calls, content)
+    return mismatch(case, calls, content, reasoning)
 
 
 def main(formats: list[str]) -> None:

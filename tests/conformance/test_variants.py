@@ -597,6 +597,19 @@ def test_solar_open2_think_span_is_reasoning() -> None:
     assert toolwire.parse_text(text, format="solar_open2").reasoning == "I should use a tool"
 
 
+@pytest.mark.parametrize("opened", ["<|think:start|>", ""])
+def test_solar_open2_call_cut_by_its_think_span_ends_there(opened: str) -> None:
+    # A call drafted in the reasoning whose end token was left out ends where the span ends:
+    # the span closes, and the answer after it stays content (not an argument's text). The
+    # call, the message's only one, is read (calls_in_reasoning) and leaves the reasoning.
+    draft = "<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1\n"
+    text = f"{opened}let me call\n{draft}<|think:end|>after"
+    calls, content = read(text, "solar_open2", starts_in_reasoning=not opened)
+    assert (calls, content) == ([("f", {"a": 1})], "after")
+    parsed = toolwire.parse_text(text, format="solar_open2", starts_in_reasoning=not opened)
+    assert parsed.reasoning == "let me call\n"
+
+
 def test_minimax_m3_think_span_is_reasoning() -> None:
     ns = "]<]minimax[>["
     call = f'{ns}<tool_call>\n{ns}<invoke name="f">{ns}<a>1{ns}</a>{ns}</invoke>\n{ns}</tool_call>'
