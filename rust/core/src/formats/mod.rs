@@ -22,7 +22,7 @@
 //! neither. A ```` ``` ```` block whose first non-blank text is call markup is part of the
 //! calls: its opening and closing fence lines are not `content` either (in any format).
 
-mod cursor;
+pub(crate) mod cursor;
 mod cx;
 pub(crate) mod grammar;
 mod invoke;

@@ -12,12 +12,14 @@ use std::borrow::Cow;
 use std::mem;
 
 use crate::calls::Outcome;
+use crate::formats::cursor::{Markers, Seek};
 use crate::formats::grammar::{Machine, Open, Verdict};
 use crate::formats::markers::{control_of, match_at, Match, TABLE};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, FormatSet, Group, Place};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::CallRecord;
 use crate::scan::find::find_either;
+use crate::scan::think::CLOSES;
 
 use super::emit::{Closing, LiveCalls};
 use super::raw::{RawBody, RawKind};
@@ -39,11 +41,17 @@ pub(super) struct RegionBody {
     /// Calls are announced before the region ends (not for held message-start candidates).
     announce: bool,
     in_think: bool,
+    /// In a region opened inside a think span: the search for the span's close, which ends
+    /// the region (a special token no call holds; the answer after it is no argument).
+    think_close: Option<Seek>,
     /// The slot in `live` of the call whose argument string the last input continued
     /// ([`take_argument_piece`](Self::take_argument_piece)), while nothing else has read the
     /// region since: the next chunk may continue it without the machine's records.
     continued: Option<usize>,
 }
+
+/// The tags that close a think span (any of them closes any span, as in text mode).
+static THINK_CLOSES: Markers = Markers::new(&CLOSES);
 
 /// The length of the next piece of `input` for a region holding `held` bytes, on a character
 /// boundary: a region copies its input into its own buffer, so it takes a piece no longer than
@@ -86,6 +94,7 @@ impl RegionBody {
             live: LiveCalls::default(),
             announce: true,
             in_think: cx.shared.prose.in_think,
+            think_close: cx.shared.prose.in_think.then(|| Seek::new(&THINK_CLOSES)),
             continued: None,
         })
     }
@@ -107,6 +116,7 @@ impl RegionBody {
             live: LiveCalls::default(),
             announce: false,
             in_think: false,
+            think_close: None,
             continued: None,
         })
     }
@@ -114,7 +124,7 @@ impl RegionBody {
     /// [`super::StreamParser::feed_argument_piece`] in a region: takes `chunk` and returns the
     /// call's index when it only continues an argument string of an announced call.
     pub fn take_argument_piece(&mut self, chunk: &str) -> Option<usize> {
-        if !self.announce {
+        if !self.announce || self.think_close.is_some() {
             return None;
         }
         let len = self.text.len();
@@ -140,7 +150,10 @@ impl RegionBody {
     pub fn skip_piece(&mut self, chunk: &str) -> bool {
         self.continued = None;
         // An empty text is a region that began in this chunk, read in the input.
-        if self.text.is_empty() || !self.machine.skip_piece(self.text.len(), chunk) {
+        if self.text.is_empty()
+            || self.think_close.is_some()
+            || !self.machine.skip_piece(self.text.len(), chunk)
+        {
             return false;
         }
         self.text.push_str(chunk);
@@ -172,7 +185,18 @@ impl RegionBody {
         };
         let text = mem::take(&mut self.text);
         let view: &str = if in_input { piece } else { &text };
-        let verdict = self.machine.advance_with(view, cx.tools);
+        // In a think span, the machine reads up to the span's close (or to where one may begin).
+        let think_close = self.think_close.as_mut().map(|seek| {
+            match seek.find(view.as_bytes(), self.marker_len) {
+                Some(found) => (found.start, true),
+                None => (seek.clear_to().min(view.len()), false),
+            }
+        });
+        let upto = think_close.map_or(view.len(), |(at, _)| at);
+        let mut verdict = self.machine.advance_with(&view[..upto], cx.tools);
+        if let (Verdict::More, Some((at, true))) = (verdict, think_close) {
+            verdict = Verdict::End(at);
+        }
         let end = match verdict {
             Verdict::More => {
                 if self.announce && cx.shared.events {

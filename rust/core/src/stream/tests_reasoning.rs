@@ -22,7 +22,7 @@ fn call(name: &str, a: i64) -> String {
 }
 
 /// A call's name, arguments and index, or an invalid call's index and name.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Got {
     Call(usize, String, Value),
     Invalid(usize, Option<String>),
@@ -264,4 +264,40 @@ fn without_calls_in_reasoning_markup_there_is_reasoning() {
     let (got, events) = read(&text, options);
     assert!(got.is_empty());
     assert_eq!(reasoning(&events), draft);
+}
+
+fn content(events: &[Ev]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A call drafted in a think span ends where the span does: the close is a special token no
+/// call holds, so a call the model broke off there fails alone and the answer after it is
+/// content, on every path and in any chunking.
+#[test]
+fn a_call_cut_short_in_a_think_span_ends_with_the_span() {
+    for (draft, got) in [
+        (
+            r#"<tool_call>{"name": "f", "arguments": {"a": "#,
+            Got::Invalid(0, Some("f".into())),
+        ),
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n",
+            Got::Invalid(0, Some("f".into())),
+        ),
+        (call("f", 1).as_str(), Got::Call(0, "f".into(), a(1))),
+    ] {
+        for close in ["</think>", "[/THINK]", "<|think:end|>"] {
+            let text = format!("<think>Plan {draft}{close}The answer.");
+            let (calls, events) = read(&text, StreamOptions::default());
+            assert_eq!(calls, vec![got.clone()], "{text:?}");
+            assert_eq!(content(&events), "The answer.", "{text:?}");
+            assert_eq!(reasoning(&events), "Plan ", "{text:?}");
+        }
+    }
 }

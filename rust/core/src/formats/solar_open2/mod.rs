@@ -2,8 +2,8 @@
 //! its arguments as token-delimited pairs: `<|tool_call:start|>f\n<|tool_arg:start|>a
 //! <|tool_arg:value|>1<|tool_arg:end|>\n<|tool_call:end|>`. Values are raw text typed by the tool
 //! schema, as glm45's. A dropped `<|tool_arg:end|>` ends the value at the next argument or the
-//! call's end; a dropped `<|tool_call:end|>` ends the call where the next one starts, where the
-//! think span it was written in closes (`<|think:end|>`, which then closes the span), or at the
+//! call's end; a dropped `<|tool_call:end|>` ends the call where the next one starts (or where
+//! the think span it was written in closes, as every region in a think span does), or at the
 //! end of the text, as vLLM reads them.
 
 mod decode;
@@ -23,12 +23,8 @@ const ARG: &str = "<|tool_arg:start|>";
 const ARG_VALUE: &str = "<|tool_arg:value|>";
 const ARG_END: &str = "<|tool_arg:end|>";
 
-/// The end of Solar Open 2's think span (`<|think:start|>…<|think:end|>`), from the think table.
-const THINK_END: &str = crate::scan::think::CLOSES[7];
-
-/// What ends a call's markup: its end token (part of it), or the next call's start or the end
-/// of the think span the call was drafted in (neither part of it).
-static CALL_ENDS: Markers = Markers::new(&[CALL_END, CALL, THINK_END]);
+/// What ends a call's markup: its end token (part of it), or the next call's start (not).
+static CALL_ENDS: Markers = Markers::new(&[CALL_END, CALL]);
 
 pub(crate) struct Spec;
 
@@ -50,13 +46,5 @@ impl Grammar for Spec {
         B::Value: JsonView,
     {
         decode::call(cx, range)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn think_end_is_the_tables_solar_close() {
-        assert_eq!(super::THINK_END, "<|think:end|>");
     }
 }
