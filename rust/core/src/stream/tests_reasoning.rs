@@ -84,14 +84,20 @@ fn a(n: i64) -> Value {
     Value::object([("a", Value::Int(n))])
 }
 
-fn reasoning(events: &[Ev]) -> String {
+/// The reasoning (or, with `reasoning` false, the content) the events send.
+fn sent(events: &[Ev], reasoning: bool) -> String {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Reasoning(text) => Some(text.as_str()),
+            Event::Reasoning(text) if reasoning => Some(text.as_str()),
+            Event::Text(text) if !reasoning => Some(text.as_str()),
             _ => None,
         })
         .collect()
+}
+
+fn reasoning(events: &[Ev]) -> String {
+    sent(events, true)
 }
 
 #[test]
@@ -266,16 +272,6 @@ fn without_calls_in_reasoning_markup_there_is_reasoning() {
     assert_eq!(reasoning(&events), draft);
 }
 
-fn content(events: &[Ev]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Text(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// A call drafted in a think span ends where the span does: the close is a special token no
 /// call holds, so a call the model broke off there fails alone and the answer after it is
 /// content, on every path and in any chunking.
@@ -296,7 +292,7 @@ fn a_call_cut_short_in_a_think_span_ends_with_the_span() {
             let text = format!("<think>Plan {draft}{close}The answer.");
             let (calls, events) = read(&text, StreamOptions::default());
             assert_eq!(calls, vec![got.clone()], "{text:?}");
-            assert_eq!(content(&events), "The answer.", "{text:?}");
+            assert_eq!(sent(&events, false), "The answer.", "{text:?}");
             assert_eq!(reasoning(&events), "Plan ", "{text:?}");
         }
     }
