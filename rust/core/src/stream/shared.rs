@@ -205,9 +205,10 @@ impl Shared {
         }
     }
 
-    /// A code fence line (`line`, its first bytes from the fence on) opens a code block. A block that holds
-    /// only call markup is part of the calls, not content: the line is held until the block's
-    /// first non-blank text shows which (a bounded wait: the rest of the line and blank text).
+    /// A code fence line (`line`, its first bytes from the fence on) opens a code block. A
+    /// block that holds only call markup is part of the calls, not content: the line is held
+    /// until the block's first non-blank text shows which (a bounded wait: the rest of the line
+    /// and blank text).
     pub fn open_code<V>(&mut self, line: &str, out: &mut Vec<Event<V>>) {
         self.prose.in_code = true;
         let fence = line.as_bytes().first().copied().unwrap_or(b'`');

@@ -6,9 +6,9 @@
 //! text (unless the tool schema allows no string there: then the schema types it),
 //! `string="false"` decodes it as JSON (typed by the tool schema when one is given); an invoke
 //! may hold a JSON object instead of parameters. Invokes written with no wrapper (V4 often
-//! opens a call with a bare `<｜DSML｜invoke`, V4.1 with a bare `<｜DSML｜ invoke`) are read as a run of calls. A parameter tag inside a
-//! value begins the next parameter (the value's closing tag left out: DSML tags are special
-//! tokens, never a value's text).
+//! opens a call with a bare `<｜DSML｜invoke`, V4.1 with a bare `<｜DSML｜ invoke`) are read as a
+//! run of calls. A parameter tag inside a value begins the next parameter (the value's closing
+//! tag left out: DSML tags are special tokens, never a value's text).
 
 use super::cursor::Markers;
 use super::invoke::{self, Tags, XML_ATTRS};

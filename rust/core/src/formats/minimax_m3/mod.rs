@@ -2,9 +2,9 @@
 //! arguments as elements named by their keys, nested for objects and lists:
 //! `]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>
 //! ]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>`, several invokes per block, or invokes
-//! written with the block's tags left out (a run of bare invokes, as DeepSeek V4 writes). The block's
-//! marker is found at its first `<` (`markers::lead_len`). The stream machine is the invoke
-//! shape's (an invoke's body runs to its closing tag); [`decode`] reads the elements.
+//! written with the block's tags left out (a run of bare invokes, as DeepSeek V4 writes). The
+//! block's marker is found at its first `<` (`markers::lead_len`). The stream machine is the
+//! invoke shape's (an invoke's body runs to its closing tag); [`decode`] reads the elements.
 
 mod decode;
 
