@@ -605,11 +605,60 @@ fn floods_of_partial_and_broken_markers_are_linear() {
         "<|python_start|>[f(a=x",
         "`<tool_call>",
         "<think><tool_call>",
+        // Each value quotes a block it never closes: one search runs to the end, then the
+        // values are read by the flat rule.
+        "<｜DSML｜ invoke name=\"f\"><｜DSML｜ parameter name=\"a\"><｜DSML｜ calls></｜DSML｜ parameter>",
     ] {
         let text = unit.repeat(n);
         let events = timed(unit, &text, 1, StreamOptions::default());
         assert!(!events.is_empty());
     }
+}
+
+/// A DeepSeek DSML value that quotes whole blocks or invokes (a file documenting the call
+/// syntax) keeps them as its text, closes and all, in either spelling; a value whose quoted
+/// markup never closes is read by the flat rule. Every path agrees, in any chunking.
+#[test]
+fn dsml_values_keep_quoted_markup_whole() {
+    let call = |body: &str| {
+        format!(
+            "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write\">\n\
+             <｜DSML｜ parameter name=\"path\" string=\"true\">a.md</｜DSML｜ parameter>\n\
+             <｜DSML｜ parameter name=\"content\" string=\"true\">{body}</｜DSML｜ parameter>\n\
+             </｜DSML｜ invoke>\n</｜DSML｜ calls>"
+        )
+    };
+    let quoted_call = "<｜DSML｜ invoke name=\"read\">\n\
+        <｜DSML｜ parameter name=\"path\" string=\"true\">b.py</｜DSML｜ parameter>\n\
+        </｜DSML｜ invoke>";
+    let cases = [
+        // A whole block, in the V4.1 spelling and (opened) in V4's.
+        format!("Doc:\n<｜DSML｜ calls>\n{quoted_call}\n</｜DSML｜ calls>\nend"),
+        format!("<｜DSML｜tool_calls>\n{quoted_call}\n</｜DSML｜ calls>\n</invoke>"),
+        // An invoke alone; a close that closes nothing.
+        format!("{quoted_call} and </｜DSML｜ calls> too"),
+    ];
+    let mut cuts = Cuts(11);
+    for body in &cases {
+        let shapes = check(Format::DeepseekDsml, &call(body), None, &mut cuts);
+        let content = to_compact_json(&Value::Str(body.as_str().into()));
+        let expected = format!("write {{\"path\":\"a.md\",\"content\":{content}}}");
+        assert_eq!(shapes, [expected], "{body:?}");
+    }
+    // A lone quoted opener never closes: the value ends at its first close that markup follows.
+    let lone = "use <｜DSML｜ invoke name=\"x\"> to call";
+    let shapes = check(Format::DeepseekDsml, &call(lone), None, &mut cuts);
+    assert_eq!(
+        shapes,
+        [format!(
+            "write {{\"path\":\"a.md\",\"content\":{}}}",
+            to_compact_json(&Value::Str(lone.into()))
+        )]
+    );
+    // A parameter tag outside quoted markup still begins the next parameter.
+    let text = call("x <｜DSML｜ parameter name=\"n\" string=\"true\">y");
+    let shapes = check(Format::DeepseekDsml, &text, None, &mut cuts);
+    assert_eq!(shapes, [r#"write {"path":"a.md","content":"x ","n":"y"}"#]);
 }
 
 /// Found by tests/test_adversarial.py: one chunk holding many short regions was copied into

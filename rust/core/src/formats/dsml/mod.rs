@@ -8,9 +8,12 @@
 //! may hold a JSON object instead of parameters. Invokes written with no wrapper (V4 often
 //! opens a call with a bare `<｜DSML｜invoke`, V4.1 with a bare `<｜DSML｜ invoke`) are read as a
 //! run of calls. A parameter tag inside a value begins the next parameter (the value's closing
-//! tag left out: DSML tags are special tokens, never a value's text).
+//! tag left out: DSML tags are special tokens), unless the value quotes a whole block or invoke
+//! (a file documenting the call syntax): that markup, closes and all, is the value's text
+//! ([`invoke::quoted`]).
 
 use super::cursor::Markers;
+use super::invoke::quoted::Quoted;
 use super::invoke::{self, Tags, XML_ATTRS};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
@@ -21,6 +24,8 @@ const FUNCTION_CALLS_CLOSE: &str = "</｜DSML｜function_calls>";
 const TOOL_CALLS_CLOSE: &str = "</｜DSML｜tool_calls>";
 const INVOKE: &str = "<｜DSML｜invoke";
 const INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
+const PARAMETER: &str = "<｜DSML｜parameter";
+const PARAMETER_CLOSE: &str = "</｜DSML｜parameter>";
 
 static CLOSES: [Needle; 2] = [
     Needle::new(FUNCTION_CALLS_CLOSE),
@@ -39,9 +44,10 @@ static TAGS: Tags = Tags {
     ],
     invoke: INVOKE,
     invoke_close: Needle::new(INVOKE_CLOSE),
-    parameter: "<｜DSML｜parameter",
-    parameter_close: Needle::new("</｜DSML｜parameter>"),
+    parameter: PARAMETER,
+    parameter_close: Needle::new(PARAMETER_CLOSE),
     parameter_ends_value: true,
+    quoted: Some(&QUOTED),
     between: &[],
     between_name: None,
     other_entry: None,
@@ -54,6 +60,8 @@ const CALLS: &str = "<｜DSML｜ calls>";
 const CALLS_CLOSE: &str = "</｜DSML｜ calls>";
 const SPACED_INVOKE: &str = "<｜DSML｜ invoke";
 const SPACED_INVOKE_CLOSE: &str = "</｜DSML｜ invoke>";
+const SPACED_PARAMETER: &str = "<｜DSML｜ parameter";
+const SPACED_PARAMETER_CLOSE: &str = "</｜DSML｜ parameter>";
 
 static SPACED_CLOSES: [Needle; 1] = [Needle::new(CALLS_CLOSE)];
 
@@ -69,9 +77,10 @@ static SPACED: Tags = Tags {
     ],
     invoke: SPACED_INVOKE,
     invoke_close: Needle::new(SPACED_INVOKE_CLOSE),
-    parameter: "<｜DSML｜ parameter",
-    parameter_close: Needle::new("</｜DSML｜ parameter>"),
+    parameter: SPACED_PARAMETER,
+    parameter_close: Needle::new(SPACED_PARAMETER_CLOSE),
     parameter_ends_value: true,
+    quoted: Some(&SPACED_QUOTED),
     between: &[],
     between_name: None,
     other_entry: None,
@@ -79,6 +88,33 @@ static SPACED: Tags = Tags {
     attrs: XML_ATTRS,
     left_open: None,
 };
+
+/// A value may quote DSML markup whole, in either spelling (a file that documents the call
+/// syntax, the shape Dynamo saw V4.1 write): the opening tags, then the closing tags.
+macro_rules! quoted {
+    ($parameter_close:expr, $parameter:expr) => {
+        Quoted {
+            markers: Markers::new(&[
+                $parameter_close,
+                $parameter,
+                FUNCTION_CALLS,
+                TOOL_CALLS,
+                INVOKE,
+                CALLS,
+                SPACED_INVOKE,
+                FUNCTION_CALLS_CLOSE,
+                TOOL_CALLS_CLOSE,
+                INVOKE_CLOSE,
+                CALLS_CLOSE,
+                SPACED_INVOKE_CLOSE,
+            ]),
+            opens: 5,
+        }
+    };
+}
+
+static QUOTED: Quoted = quoted!(PARAMETER_CLOSE, PARAMETER);
+static SPACED_QUOTED: Quoted = quoted!(SPACED_PARAMETER_CLOSE, SPACED_PARAMETER);
 
 // A block's closing tag that closes no block is a control token, as the other invoke formats'
 // stray wrappers are (the SGLang gateway's DSML streaming tests).

@@ -69,6 +69,7 @@ static ATEM: Tags = Tags {
     parameter: "<atem:parameter",
     parameter_close: Needle::new("</atem:parameter>"),
     parameter_ends_value: false,
+    quoted: None,
     between: &[],
     between_name: None,
     other_entry: None,

@@ -6,6 +6,7 @@ use super::super::cursor::{failed_end, find_short, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
 use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
+use super::quoted::{Depth, InValue, Quoted};
 use super::{attribute, is_self_closing, tag_rest, Tags};
 use crate::json::{JsonBuilder, JsonView};
 
@@ -19,10 +20,16 @@ where
     B::Value: JsonView,
 {
     let (text, end) = (cx.text, range.end);
-    let mut invoke_closes = TextSeek::new(text, end, &tags.invoke_close);
-    let mut parameter_closes = TextSeek::new(text, end, &tags.parameter_close);
+    let mut seeks = Seeks {
+        invoke_closes: TextSeek::new(text, end, &tags.invoke_close),
+        parameter_closes: TextSeek::new(text, end, &tags.parameter_close),
+        quoted: tags.quoted.map(|quoted| QuotedValues {
+            markers: TextSeek::new(text, end, &quoted.markers),
+            quoted,
+            closed: true,
+        }),
+    };
     blocks(cx, range, tags, |cx, at, end, close| {
-        let mut seeks = (&mut invoke_closes, &mut parameter_closes);
         invoke(cx, tags, (at, end, close), &mut seeks)
     })
 }
@@ -132,11 +139,74 @@ where
     }
 }
 
+/// The searches one region's invokes share, each over the whole region (so that the text is
+/// searched once).
+struct Seeks<'t> {
+    invoke_closes: TextSeek<'t>,
+    parameter_closes: TextSeek<'t>,
+    quoted: Option<QuotedValues<'t>>,
+}
+
+/// Values read by [`quoted`](super::quoted)'s rule.
+struct QuotedValues<'t> {
+    markers: TextSeek<'t>,
+    quoted: &'static Quoted,
+    /// Every value so far closed its quoted markup. Once one did not (the search ran to the
+    /// end of the text), the values after it are read by the flat rule too.
+    closed: bool,
+}
+
+impl QuotedValues<'_> {
+    /// Where the value at `value_start` ends: at the first parameter closing tag outside its
+    /// quoted markup that markup follows, or at a parameter tag there where the shape's
+    /// parameter tag begins the next parameter. `None` when none does.
+    fn value_end(
+        &mut self,
+        text: &str,
+        tags: &Tags,
+        (value_start, end, block_close): (usize, usize, &str),
+    ) -> Option<usize> {
+        let mut depth = Depth::default();
+        let mut from = value_start;
+        while self.closed {
+            let Some(found) = self.markers.next(from) else {
+                self.closed = false;
+                break;
+            };
+            match depth.read(self.quoted, found.pattern) {
+                InValue::Close if markup_follows(text, tags, (found.end, end, block_close)) => {
+                    return Some(found.start);
+                }
+                InValue::Parameter if tags.parameter_ends_value => return Some(found.start),
+                _ => from = found.end,
+            }
+        }
+        None
+    }
+}
+
+/// Whether markup follows a parameter's closing tag that ends at `after`, past whitespace:
+/// another parameter, the invoke's close, another invoke or the block's close (the invoke's
+/// close left out), or the end of the text.
+fn markup_follows(
+    text: &str,
+    tags: &Tags,
+    (after, end, block_close): (usize, usize, &str),
+) -> bool {
+    let rest = &text[skip_ws(text, after, end)..end];
+    let markup = [
+        tags.parameter,
+        tags.invoke_close.text,
+        tags.invoke,
+        block_close,
+    ];
+    rest.is_empty() || markup.iter().any(|tag| rest.starts_with(tag))
+}
+
 /// Where a parameter's value ends, from its first closing tag at `first`: at the first closing
-/// tag that markup follows (past whitespace: another parameter, the invoke's close, another
-/// invoke or the block's close (the invoke's close left out), or the end of the text); a
-/// closing tag followed by anything else is the value's own text (a file that holds this
-/// markup). When none is, the first (what follows it is then reported).
+/// tag that markup follows ([`markup_follows`]); a closing tag followed by anything else is the
+/// value's own text (a file that holds this markup). When none is, the first (what follows it
+/// is then reported).
 fn value_close(
     text: &str,
     tags: &Tags,
@@ -145,15 +215,8 @@ fn value_close(
 ) -> usize {
     let mut close = first;
     loop {
-        let after = skip_ws(text, close + tags.parameter_close.text.len(), end);
-        let rest = &text[after..end];
-        let markup = [
-            tags.parameter,
-            tags.invoke_close.text,
-            tags.invoke,
-            block_close,
-        ];
-        if rest.is_empty() || markup.iter().any(|tag| rest.starts_with(tag)) {
+        let after = close + tags.parameter_close.text.len();
+        if markup_follows(text, tags, (after, end, block_close)) {
             return close;
         }
         match closes.find(close + 1) {
@@ -200,7 +263,7 @@ fn invoke<B>(
     cx: &mut Cx<'_, '_, B>,
     tags: &'static Tags,
     (at, end, block_close): (usize, usize, &str),
-    (invoke_closes, parameter_closes): &mut (&mut TextSeek<'_>, &mut TextSeek<'_>),
+    seeks: &mut Seeks<'_>,
 ) -> Result<usize, B::Error>
 where
     B: JsonBuilder,
@@ -213,7 +276,7 @@ where
                 let from = from.max(at + tags.invoke.len());
                 failed_end(left_open.broken_ends.find(text, from, end), end)
             }
-            None => invoke_closes.end_of_next(from, end),
+            None => seeks.invoke_closes.end_of_next(from, end),
         };
         cx.fail(tags.format, at..markup_end, failure);
         markup_end
@@ -294,12 +357,17 @@ where
                 ));
             };
             let key = &*key;
-            let close = match tags.left_open {
-                Some(left_open) => left_open.value_end(text, value_start, end),
-                None => match parameter_closes.find(value_start) {
+            let quoted = seeks
+                .quoted
+                .as_mut()
+                .and_then(|quoted| quoted.value_end(text, tags, (value_start, end, block_close)));
+            let close = match (tags.left_open, quoted) {
+                (_, Some(close)) => Some(close),
+                (Some(left_open), None) => left_open.value_end(text, value_start, end),
+                (None, None) => match seeks.parameter_closes.find(value_start) {
                     Some(first) => {
-                        let close =
-                            value_close(text, tags, (first, end, block_close), parameter_closes);
+                        let closes = &mut seeks.parameter_closes;
+                        let close = value_close(text, tags, (first, end, block_close), closes);
                         Some(parameter_in_value(text, tags, value_start..close).unwrap_or(close))
                     }
                     None => {

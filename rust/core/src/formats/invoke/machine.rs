@@ -3,6 +3,7 @@
 use super::super::cursor::{Marker, Seek};
 use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{close_last, named, starts, starts_any, ws, JsonValue, Scanned};
+use super::quoted::{Depth, InValue, Quoted};
 use super::{is_self_closing, Tags};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 use crate::scan::find::{find_byte, find_short};
@@ -46,6 +47,9 @@ pub(crate) struct InvokeBlock {
     block_close: Option<Seek>,
     invoke_end: Seek,
     parameter_close: Seek,
+    /// The search for [`Tags::quoted`]'s markers, and how deep in quoted markup the value
+    /// being read is.
+    quoted: Option<(&'static Quoted, Seek, Depth)>,
     json: Option<JsonValue>,
     records: Vec<CallRecord>,
     /// Invokes begun so far (a broken one is a failed call too).
@@ -81,6 +85,9 @@ impl InvokeBlock {
                 Some(left_open) => Seek::new(&left_open.value_ends),
                 None => Seek::new(&tags.parameter_close),
             },
+            quoted: tags
+                .quoted
+                .map(|quoted| (quoted, Seek::new(&quoted.markers), Depth::default())),
             json: None,
             records: Vec::new(),
             invokes: 0,
@@ -331,17 +338,34 @@ impl Machine for InvokeBlock {
                     }
                 }
                 State::ParamTag(attrs, scanned) => match tag_end(b, scanned) {
-                    Ok(gt) => self.state = State::Value(gt + 1),
+                    Ok(gt) => {
+                        if let Some((_, _, depth)) = self.quoted.as_mut() {
+                            *depth = Depth::default();
+                        }
+                        self.state = State::Value(gt + 1);
+                    }
                     Err(scanned) => {
                         self.state = State::ParamTag(attrs, scanned);
                         return Verdict::More;
                     }
                 },
-                State::Value(from) => match self.parameter_close.find(b, from) {
-                    Some(found) if t.left_open.is_some() => self.state = State::ValueTag(found),
-                    Some(found) => self.state = State::AfterValue(found.end),
-                    None => return Verdict::More,
-                },
+                State::Value(from) => {
+                    if let Some((quoted, seek, depth)) = self.quoted.as_mut() {
+                        let Some(found) = seek.find(b, from) else {
+                            return Verdict::More;
+                        };
+                        self.state = match depth.read(quoted, found.pattern) {
+                            InValue::Close => State::AfterValue(found.end),
+                            InValue::Parameter | InValue::Text => State::Value(found.end),
+                        };
+                        continue;
+                    }
+                    match self.parameter_close.find(b, from) {
+                        Some(found) if t.left_open.is_some() => self.state = State::ValueTag(found),
+                        Some(found) => self.state = State::AfterValue(found.end),
+                        None => return Verdict::More,
+                    }
+                }
                 State::ValueTag(tag) => match self.markup_follows(b, tag.end) {
                     Err(()) => return Verdict::More,
                     Ok(true) if tag.pattern == 0 => self.state = State::AfterValue(tag.end),

@@ -7,12 +7,14 @@
 //! (`<invoke name="f"/>`, DeepSeek V4's call without arguments) is a call with no arguments; a
 //! JSON call object (`{"name": …, "arguments": …}`) or list of them in place of the invokes is
 //! read as those calls (dots writes both). A value ends at the first closing tag that markup
-//! follows (a value may hold its own closing tag as text). A missing final closing tag is accepted at the end
+//! follows (a value may hold its own closing tag as text, and where the shape says so whole
+//! quoted blocks and invokes: [`quoted`]). A missing final closing tag is accepted at the end
 //! of the text. A group of this shape gives its [`Tags`]; the decoder
 //! and the machine here do the rest.
 
 pub(crate) mod decode;
 pub(crate) mod machine;
+pub(crate) mod quoted;
 
 use std::borrow::Cow;
 
@@ -21,6 +23,7 @@ use super::cx::skip_ws;
 use super::grammar::Start;
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_byte, find_short, Needle};
+use quoted::Quoted;
 
 pub(crate) struct Tags {
     pub format: Format,
@@ -44,6 +47,10 @@ pub(crate) struct Tags {
     /// The parameter tag is a special token, never a value's text (DeepSeek's DSML): one inside
     /// a value begins the next parameter, the value's closing tag left out.
     pub parameter_ends_value: bool,
+    /// A value may quote a block or an invoke of the shape's markup whole ([`quoted`]): only
+    /// a closing tag outside it ends the value. `None`: the first closing tag that markup
+    /// follows does.
+    pub quoted: Option<&'static Quoted>,
     /// Tokens skipped between invokes (Step-3 frames each invoke in its call tokens).
     pub between: &'static [&'static str],
     /// A between token ending with this may be followed by the tool's name, which is skipped
@@ -300,6 +307,7 @@ macro_rules! xml_tags {
             parameter: concat!("<", $parameter),
             parameter_close: Needle::new(concat!("</", $parameter, ">")),
             parameter_ends_value: false,
+            quoted: None,
             between: &[],
             between_name: None,
             other_entry: None,

@@ -80,6 +80,7 @@ static TAGS: Tags = Tags {
     parameter: "<|open|>argument",
     parameter_close: Needle::new(ARGUMENT_CLOSE),
     parameter_ends_value: false,
+    quoted: None,
     // The `<|sep|>` of the block's opening.
     between: &[SEP],
     between_name: None,

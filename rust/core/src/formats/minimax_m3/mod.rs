@@ -38,6 +38,7 @@ static TAGS: Tags = Tags {
     parameter: "",
     parameter_close: Needle::new(INVOKE_CLOSE),
     parameter_ends_value: false,
+    quoted: None,
     between: &[],
     between_name: None,
     other_entry: None,

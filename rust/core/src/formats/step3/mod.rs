@@ -30,6 +30,7 @@ static TAGS: Tags = Tags {
     parameter: "<steptml:parameter",
     parameter_close: Needle::new("</steptml:parameter>"),
     parameter_ends_value: false,
+    quoted: None,
     // The call's tokens as Step-3's template writes them, and as vLLM's tests spell them: the
     // begin token alone, the separator alone between calls, the tool's name after it.
     // (No token is a prefix of another: a stream cut after one decides as the whole text.)
