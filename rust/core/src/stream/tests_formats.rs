@@ -615,11 +615,11 @@ fn floods_of_partial_and_broken_markers_are_linear() {
     }
 }
 
-/// A DeepSeek DSML value that quotes whole blocks or invokes (a file documenting the call
-/// syntax) keeps them as its text, closes and all, in either spelling; a value whose quoted
-/// markup never closes is read by the flat rule. Every path agrees, in any chunking.
+/// An invoke-shaped value that quotes whole blocks or invokes (a file documenting the call
+/// syntax) keeps them as its text, closes and all, in either of DSML's spellings; a value whose
+/// quoted markup never closes is read by the flat rule. Every path agrees, in any chunking.
 #[test]
-fn dsml_values_keep_quoted_markup_whole() {
+fn values_keep_quoted_invoke_markup_whole() {
     let call = |body: &str| {
         format!(
             "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write\">\n\
@@ -659,6 +659,16 @@ fn dsml_values_keep_quoted_markup_whole() {
     let text = call("x <｜DSML｜ parameter name=\"n\" string=\"true\">y");
     let shapes = check(Format::DeepseekDsml, &text, None, &mut cuts);
     assert_eq!(shapes, [r#"write {"path":"a.md","content":"x ","n":"y"}"#]);
+    // The plain XML shapes read so too (an invoke tag opens quoted markup with its space).
+    let body = "<minimax:tool_call>\n<invoke name=\"read\">\n\
+        <parameter name=\"path\">b.py</parameter>\n</invoke>\n</minimax:tool_call>\n<invoked>";
+    let text = format!(
+        "<minimax:tool_call><invoke name=\"write\"><parameter name=\"content\">{body}\
+         </parameter>\n</invoke></minimax:tool_call>"
+    );
+    let shapes = check(Format::MinimaxM2, &text, None, &mut cuts);
+    let content = to_compact_json(&Value::Str(body.into()));
+    assert_eq!(shapes, [format!("write {{\"content\":{content}}}")]);
 }
 
 /// Found by tests/test_adversarial.py: one chunk holding many short regions was copied into

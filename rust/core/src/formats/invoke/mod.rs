@@ -294,6 +294,19 @@ macro_rules! xml_tags {
         use $crate::formats::cursor::Markers;
         use $crate::scan::find::Needle;
         static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
+        // An invoke tag opens quoted markup only with its space: `<invoked>` is text.
+        static QUOTED: $crate::formats::invoke::quoted::Quoted =
+            $crate::formats::invoke::quoted::Quoted {
+                markers: Markers::new(&[
+                    concat!("</", $parameter, ">"),
+                    concat!("<", $parameter),
+                    concat!("<", $wrapper, ">"),
+                    concat!("<", $invoke, " "),
+                    concat!("</", $wrapper, ">"),
+                    concat!("</", $invoke, ">"),
+                ]),
+                opens: 2,
+            };
         $crate::formats::invoke::Tags {
             format: $format,
             closes: &CLOSES,
@@ -307,7 +320,7 @@ macro_rules! xml_tags {
             parameter: concat!("<", $parameter),
             parameter_close: Needle::new(concat!("</", $parameter, ">")),
             parameter_ends_value: false,
-            quoted: None,
+            quoted: Some(&QUOTED),
             between: &[],
             between_name: None,
             other_entry: None,

@@ -3,7 +3,8 @@
 //! closing tags inside it are the value's text. A shape that says so ([`Tags::quoted`]) counts
 //! the opening and closing tags of blocks and invokes in a value, in every spelling, and only
 //! a tag outside all of them can end the value. DeepSeek's DSML models write such values
-//! (Dynamo's V4.1 tests). The decoder and the stream machine read a value with the same
+//! (Dynamo's V4.1 tests); so would any model of the plain XML shapes that writes a file about
+//! its own call syntax. The decoder and the stream machine read a value with the same
 //! [`Depth`], so they find the same end. A value whose quoted markup never closes is read by
 //! the flat rule (its first closing tag that markup follows), once the text has ended.
 //!
