@@ -669,6 +669,33 @@ fn values_keep_quoted_invoke_markup_whole() {
     let shapes = check(Format::MinimaxM2, &text, None, &mut cuts);
     let content = to_compact_json(&Value::Str(body.into()));
     assert_eq!(shapes, [format!("write {{\"content\":{content}}}")]);
+    // And the invoke shapes of Step-3 and Muse Glimmer's ATEM blocks.
+    for (format, open, close, ns) in [
+        (
+            Format::Step3,
+            "<｜tool_calls_begin｜>",
+            "<｜tool_calls_end｜>",
+            "steptml",
+        ),
+        (
+            Format::MuseGlimmer,
+            "<atem:function_calls>",
+            "</atem:function_calls>",
+            "atem",
+        ),
+    ] {
+        let invoke = |name: &str, body: &str| {
+            format!(
+                "<{ns}:invoke name=\"{name}\"><{ns}:parameter name=\"c\">{body}\
+                 </{ns}:parameter>\n</{ns}:invoke>"
+            )
+        };
+        let body = format!("{open}\n{}\n{close}", invoke("read", "b.py"));
+        let text = format!("{open}\n{}\n{close}", invoke("write", &body));
+        let shapes = check(format, &text, None, &mut cuts);
+        let content = to_compact_json(&Value::Str(body.as_str().into()));
+        assert_eq!(shapes, [format!("write {{\"c\":{content}}}")], "{format:?}");
+    }
 }
 
 /// Found by tests/test_adversarial.py: one chunk holding many short regions was copied into

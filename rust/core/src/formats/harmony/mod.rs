@@ -31,6 +31,7 @@ use std::ops::Range;
 use super::cursor::{find_short, Markers};
 use super::cx::Cx;
 use super::grammar::{Grammar, Open, Start};
+use super::invoke::quoted::Quoted;
 use super::invoke::{self, Tags};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
@@ -53,9 +54,23 @@ const ATEM_OPEN: &str = "<atem:function_calls>";
 const ATEM_INVOKE: &str = "<atem:invoke";
 const ATEM_INVOKE_CLOSE: &str = "</atem:invoke>";
 const ATEM_CLOSE: &str = "</atem:function_calls>";
+const ATEM_PARAMETER: &str = "<atem:parameter";
+const ATEM_PARAMETER_CLOSE: &str = "</atem:parameter>";
 static ATEM_CLOSES: [Needle; 1] = [Needle::new(ATEM_CLOSE)];
 /// What an ATEM block opens with: its wrapper, or (left out) its first invoke.
 const ATEM_OPENINGS: [&str; 2] = [ATEM_OPEN, ATEM_INVOKE];
+/// A value may quote a whole ATEM block or invoke (`invoke::quoted`).
+static ATEM_QUOTED: Quoted = Quoted {
+    markers: Markers::new(&[
+        ATEM_PARAMETER_CLOSE,
+        ATEM_PARAMETER,
+        ATEM_OPEN,
+        "<atem:invoke ",
+        ATEM_CLOSE,
+        ATEM_INVOKE_CLOSE,
+    ]),
+    opens: 2,
+};
 static ATEM: Tags = Tags {
     format: Format::MuseGlimmer,
     closes: &ATEM_CLOSES,
@@ -66,10 +81,10 @@ static ATEM: Tags = Tags {
     ],
     invoke: ATEM_INVOKE,
     invoke_close: Needle::new(ATEM_INVOKE_CLOSE),
-    parameter: "<atem:parameter",
-    parameter_close: Needle::new("</atem:parameter>"),
+    parameter: ATEM_PARAMETER,
+    parameter_close: Needle::new(ATEM_PARAMETER_CLOSE),
     parameter_ends_value: false,
-    quoted: None,
+    quoted: Some(&ATEM_QUOTED),
     between: &[],
     between_name: None,
     other_entry: None,

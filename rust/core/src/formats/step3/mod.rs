@@ -7,12 +7,16 @@
 //! (Step-3.5 writes qwen3_coder's format: `step3p5` is an alias of `qwen3_coder`.)
 
 use super::cursor::Markers;
+use super::invoke::quoted::Quoted;
 use super::invoke::{self, Tags, XML_ATTRS};
 use crate::protocol::Format;
 use crate::scan::find::Needle;
 
 const OPEN: &str = "<｜tool_calls_begin｜>";
+const INVOKE: &str = "<steptml:invoke";
 const INVOKE_CLOSE: &str = "</steptml:invoke>";
+const PARAMETER: &str = "<steptml:parameter";
+const PARAMETER_CLOSE: &str = "</steptml:parameter>";
 const CLOSE: &str = "<｜tool_calls_end｜>";
 const SEP: &str = "<｜tool_sep｜>";
 const BEGIN: &str = "<｜tool_call_begin｜>";
@@ -25,12 +29,12 @@ static TAGS: Tags = Tags {
     closes: &CLOSES,
     open_markers: Markers::new(&[OPEN]),
     recover: &[Markers::new(&[INVOKE_CLOSE, CLOSE])],
-    invoke: "<steptml:invoke",
+    invoke: INVOKE,
     invoke_close: Needle::new(INVOKE_CLOSE),
-    parameter: "<steptml:parameter",
-    parameter_close: Needle::new("</steptml:parameter>"),
+    parameter: PARAMETER,
+    parameter_close: Needle::new(PARAMETER_CLOSE),
     parameter_ends_value: false,
-    quoted: None,
+    quoted: Some(&QUOTED),
     // The call's tokens as Step-3's template writes them, and as vLLM's tests spell them: the
     // begin token alone, the separator alone between calls, the tool's name after it.
     // (No token is a prefix of another: a stream cut after one decides as the whole text.)
@@ -41,6 +45,19 @@ static TAGS: Tags = Tags {
     json_body: None,
     attrs: XML_ATTRS,
     left_open: None,
+};
+
+/// A value may quote a whole block or invoke (`invoke::quoted`).
+static QUOTED: Quoted = Quoted {
+    markers: Markers::new(&[
+        PARAMETER_CLOSE,
+        PARAMETER,
+        OPEN,
+        "<steptml:invoke ",
+        CLOSE,
+        INVOKE_CLOSE,
+    ]),
+    opens: 2,
 };
 
 invoke::spec!(TAGS, [OPEN], Format::Step3);
