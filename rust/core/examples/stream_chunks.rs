@@ -1,6 +1,6 @@
 //! One stream pass over a text of about 64 KB fed in fixed-size chunks, for instruction counts:
 //! `valgrind --tool=callgrind --toggle-collect='*stream_pass*' target/release/examples/stream_chunks KIND CHUNK`
-//! (KIND: prose, qwen3_coder, hermes, fenced). The criterion bench `stream` times the same
+//! (KIND: prose, qwen3_coder, hermes, fenced, minimax, dsml). The criterion bench `stream` times the same
 //! engine on 1 MB texts.
 
 use std::hint::black_box;
@@ -15,6 +15,11 @@ fn code() -> String {
     LINE.repeat(SIZE / LINE.len() + 1)
 }
 
+fn html() -> String {
+    let line = "<li><a href=\"/docs/x\">Docs</a> <b>new</b></li>\n";
+    line.repeat(SIZE / line.len() + 1)
+}
+
 fn text(kind: &str) -> String {
     match kind {
         "prose" => {
@@ -27,6 +32,9 @@ fn text(kind: &str) -> String {
         }
         "hermes" => format!("Writing it.\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a.rs\", \"content\": \"{}\"}}}}\n</tool_call>\n", code()),
         "fenced" => format!("Writing it.\n~~~tool_call\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a.rs\", \"content\": \"{}\"}}}}\n~~~\n", code()),
+        // Invoke-shaped values that hold markup-like text: a search stops at every `<`.
+        "minimax" => format!("Writing it.\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">a.html</parameter>\n<parameter name=\"content\">{}</parameter>\n</invoke>\n</minimax:tool_call>\n", html()),
+        "dsml" => format!("Writing it.\n<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write_file\">\n<｜DSML｜ parameter name=\"path\" string=\"true\">a.html</｜DSML｜ parameter>\n<｜DSML｜ parameter name=\"content\" string=\"true\">{}</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>\n", html()),
         other => panic!("unknown text kind {other:?}"),
     }
 }

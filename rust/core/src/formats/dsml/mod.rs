@@ -93,8 +93,8 @@ static SPACED: Tags = Tags {
 /// syntax, the shape Dynamo saw V4.1 write): the opening tags, then the closing tags.
 macro_rules! quoted {
     ($parameter_close:expr, $parameter:expr) => {
-        Quoted {
-            markers: Markers::new(&[
+        Quoted::new(
+&[
                 $parameter_close,
                 $parameter,
                 FUNCTION_CALLS,
@@ -107,9 +107,9 @@ macro_rules! quoted {
                 INVOKE_CLOSE,
                 CALLS_CLOSE,
                 SPACED_INVOKE_CLOSE,
-            ]),
-            opens: 5,
-        }
+            ],
+5,
+)
     };
 }
 

@@ -60,17 +60,17 @@ static ATEM_CLOSES: [Needle; 1] = [Needle::new(ATEM_CLOSE)];
 /// What an ATEM block opens with: its wrapper, or (left out) its first invoke.
 const ATEM_OPENINGS: [&str; 2] = [ATEM_OPEN, ATEM_INVOKE];
 /// A value may quote a whole ATEM block or invoke (`invoke::quoted`).
-static ATEM_QUOTED: Quoted = Quoted {
-    markers: Markers::new(&[
+static ATEM_QUOTED: Quoted = Quoted::new(
+&[
         ATEM_PARAMETER_CLOSE,
         ATEM_PARAMETER,
         ATEM_OPEN,
         "<atem:invoke ",
         ATEM_CLOSE,
         ATEM_INVOKE_CLOSE,
-    ]),
-    opens: 2,
-};
+    ],
+2,
+);
 static ATEM: Tags = Tags {
     format: Format::MuseGlimmer,
     closes: &ATEM_CLOSES,

@@ -24,7 +24,7 @@ where
         invoke_closes: TextSeek::new(text, end, &tags.invoke_close),
         parameter_closes: TextSeek::new(text, end, &tags.parameter_close),
         quoted: tags.quoted.map(|quoted| QuotedValues {
-            markers: TextSeek::new(text, end, &quoted.markers),
+            markers: TextSeek::new(text, end, quoted),
             quoted,
             closed: true,
         }),

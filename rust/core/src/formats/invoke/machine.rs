@@ -87,7 +87,7 @@ impl InvokeBlock {
             },
             quoted: tags
                 .quoted
-                .map(|quoted| (quoted, Seek::new(&quoted.markers), Depth::default())),
+                .map(|quoted| (quoted, Seek::new(quoted), Depth::default())),
             json: None,
             records: Vec::new(),
             invokes: 0,

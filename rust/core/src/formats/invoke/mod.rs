@@ -296,17 +296,17 @@ macro_rules! xml_tags {
         static CLOSES: [Needle; 1] = [Needle::new(concat!("</", $wrapper, ">"))];
         // An invoke tag opens quoted markup only with its space: `<invoked>` is text.
         static QUOTED: $crate::formats::invoke::quoted::Quoted =
-            $crate::formats::invoke::quoted::Quoted {
-                markers: Markers::new(&[
+            $crate::formats::invoke::quoted::Quoted::new(
+&[
                     concat!("</", $parameter, ">"),
                     concat!("<", $parameter),
                     concat!("<", $wrapper, ">"),
                     concat!("<", $invoke, " "),
                     concat!("</", $wrapper, ">"),
                     concat!("</", $invoke, ">"),
-                ]),
-                opens: 2,
-            };
+                ],
+2,
+);
         $crate::formats::invoke::Tags {
             format: $format,
             closes: &CLOSES,

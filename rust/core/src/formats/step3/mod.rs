@@ -48,16 +48,16 @@ static TAGS: Tags = Tags {
 };
 
 /// A value may quote a whole block or invoke (`invoke::quoted`).
-static QUOTED: Quoted = Quoted {
-    markers: Markers::new(&[
+static QUOTED: Quoted = Quoted::new(
+&[
         PARAMETER_CLOSE,
         PARAMETER,
         OPEN,
         "<steptml:invoke ",
         CLOSE,
         INVOKE_CLOSE,
-    ]),
-    opens: 2,
-};
+    ],
+2,
+);
 
 invoke::spec!(TAGS, [OPEN], Format::Step3);
