@@ -5,7 +5,8 @@ use std::ops::Range;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::{name, tokens_of, Tokens, CALL};
 use crate::json::{parse, JsonBuilder, JsonStr, JsonView, ParseError, ParseOptions};
-use crate::scan::find::find_byte;
+use crate::scan::find::{find_byte, find_either};
+use super::super::pythonic::python_call;
 
 /// Nesting deeper than this is a failed call (the reader recurses).
 const MAX_DEPTH: usize = 64;
@@ -43,8 +44,9 @@ where
 {
     let text = cx.text;
     let end = range.end;
-    let brace = find_byte(b'{', &text.as_bytes()[at..end]).map(|i| at + i);
-    let Some((brace, name)) = brace.and_then(|b| name(text, at, b).map(|n| (b, n.to_owned())))
+    let brace = opener(text, tokens, at, end);
+    let named = brace.and_then(|b| name(text, at, b).map(|n| (b, n)));
+    let Some((brace, name_at, name)) = named.map(|(b, n)| (b, offset_in(text, n), n.to_owned()))
     else {
         let failure = Failure::parse("expected call:NAME{…}", at, None);
         cx.fail(tokens.format, range, failure);
@@ -56,8 +58,13 @@ where
         tokens,
         pos: brace,
         json: cx.options.json,
+        paren: text.as_bytes()[brace] == b'(',
     };
-    let arguments = match reader.value(cx.builder, 0, b'}')? {
+    let read = match reader.paren {
+        true => reader.paren_arguments(cx, name_at)?,
+        false => reader.value(cx.builder, 0, b'}')?,
+    };
+    let arguments = match read {
         Ok(arguments) => arguments,
         Err(failure) => {
             let failure = Failure::parse(failure.0, failure.1, Some(name));
@@ -78,6 +85,18 @@ where
     cx.call(tokens.format, range, name, None, arguments).map(|()| None)
 }
 
+/// Where the arguments of the call whose name starts at `at` open: its `{`, or the `(` of a
+/// call written the Python way (`call:f(query="x")`, or Gemma's values between parentheses,
+/// `call:f(query:<|"|>x<|"|>)`, as Gemma 4 writes under load), after the start token only.
+pub(super) fn opener(text: &str, tokens: &Tokens, at: usize, end: usize) -> Option<usize> {
+    let b = &text.as_bytes()[at..end];
+    let found = match tokens.start == CALL {
+        true => find_byte(b'{', b),
+        false => find_either(b'{', b'(', b),
+    };
+    found.map(|i| at + i)
+}
+
 /// Why a value could not be read, and where.
 struct Bad(String, usize);
 
@@ -88,6 +107,9 @@ struct Reader<'t> {
     tokens: &'static Tokens,
     pos: usize,
     json: ParseOptions,
+    /// The arguments are between parentheses: `)` closes them, and `=` may part a key from
+    /// its value.
+    paren: bool,
 }
 
 impl<'t> Reader<'t> {
@@ -155,7 +177,7 @@ impl<'t> Reader<'t> {
         let at = rest.find(self.tokens.quote)?;
         let text = &rest[..at];
         let inside_a_value = |c: char| {
-            !matches!(c, ':' | '{' | '}' | '[' | ']' | '"' | '\'') && (closer == b'}' || c != ',')
+            !matches!(c, ':' | '{' | '}' | '[' | ']' | '"' | '\'') && (closer != b']' || c != ',')
         };
         let after = self.pos + at + self.tokens.quote.len();
         let next = self.text.as_bytes()[skip_ws(self.text, after, self.end)..self.end].first();
@@ -169,19 +191,49 @@ impl<'t> Reader<'t> {
         Some(text)
     }
 
+    /// The arguments between parentheses at `pos`: Gemma's members when a string token is
+    /// written in them, else one Python call (`f(query="x", n=2)`, read as `pythonic` reads it).
+    fn paren_arguments<B>(
+        &mut self,
+        cx: &mut Cx<'_, '_, B>,
+        name_at: usize,
+    ) -> Result<Result<B::Value, Bad>, B::Error>
+    where
+        B: JsonBuilder,
+        B::Value: JsonView,
+    {
+        if self.rest().contains(self.tokens.quote) {
+            return self.members(cx.builder, 0, b')');
+        }
+        let (read, pos) = python_call(cx, name_at, self.end)?;
+        self.pos = pos;
+        let bad = |(failure, _): (Failure, _)| Bad(failure.detail, failure.at.unwrap_or(pos));
+        Ok(read.map(|(_, arguments)| arguments).map_err(bad))
+    }
+
     fn object<B: JsonBuilder>(
         &mut self,
         builder: &mut B,
         depth: usize,
+    ) -> Result<Result<B::Value, Bad>, B::Error> {
+        self.members(builder, depth, b'}')
+    }
+
+    /// The members after the opening byte at `pos`, up to `close`.
+    fn members<B: JsonBuilder>(
+        &mut self,
+        builder: &mut B,
+        depth: usize,
+        close: u8,
     ) -> Result<Result<B::Value, Bad>, B::Error> {
         self.pos += 1;
         let mut object = builder.new_object()?;
         loop {
             self.skip_ws();
             if self.rest().is_empty() {
-                return Ok(self.bad("expected }"));
+                return Ok(self.bad(if close == b')' { "expected )" } else { "expected }" }));
             }
-            if self.rest().starts_with('}') {
+            if self.rest().as_bytes()[0] == close {
                 self.pos += 1;
                 return builder.finish_object(object).map(Ok);
             }
@@ -189,7 +241,7 @@ impl<'t> Reader<'t> {
                 Ok(key) => key,
                 Err(bad) => return Ok(Err(bad)),
             };
-            let value = match self.value(builder, depth + 1, b'}')? {
+            let value = match self.value(builder, depth + 1, close)? {
                 Ok(value) => value,
                 Err(bad) => return Ok(Err(bad)),
             };
@@ -208,14 +260,19 @@ impl<'t> Reader<'t> {
             Some(key) => key?,
             None => {
                 let start = self.pos;
-                let len = self.rest().find([':', '}', ',']).unwrap_or(self.rest().len());
+                let ends: &[char] = match self.paren {
+                    true => &[':', '=', ')', ','],
+                    false => &[':', '}', ','],
+                };
+                let len = self.rest().find(ends).unwrap_or(self.rest().len());
                 self.pos += len;
                 let key = self.text[start..start + len].trim();
                 key.strip_prefix('"').and_then(|k| k.strip_suffix('"')).unwrap_or(key)
             }
         };
         self.skip_ws();
-        if !self.rest().starts_with(':') || key.is_empty() {
+        let parted = self.rest().starts_with(':') || (self.paren && self.rest().starts_with('='));
+        if !parted || key.is_empty() {
             return self.bad("expected key:value");
         }
         self.pos += 1;
@@ -258,7 +315,8 @@ impl<'t> Reader<'t> {
         let len = if rest.starts_with('"') {
             json_string_len(rest).unwrap_or(rest.len())
         } else {
-            rest.find([',', '}', ']']).unwrap_or(rest.len())
+            let ends: &[char] = if self.paren { &[',', '}', ']', ')'] } else { &[',', '}', ']'] };
+            rest.find(ends).unwrap_or(rest.len())
         };
         let start = self.pos;
         self.pos += len;
@@ -278,6 +336,11 @@ impl<'t> Reader<'t> {
             }
         }
     }
+}
+
+/// Where `part`, a slice of `text`, starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The length of the JSON string at the start of `text`, quotes included.

@@ -3,9 +3,10 @@
 
 use super::super::grammar::{Machine, Verdict};
 use super::super::machine::{close_last, named, starts};
+use super::decode::opener;
+use crate::scan::find::find_byte;
 use super::{is_bare_name_byte, name, Tokens, END_OF_TURN, TOKENS};
 use crate::scan::call_scan::CallRecord;
-use crate::scan::find::find_byte;
 
 pub(crate) struct GemmaCall {
     tokens: &'static Tokens,
@@ -35,7 +36,8 @@ impl Machine for GemmaCall {
     fn advance(&mut self, buf: &str) -> Verdict {
         let b = buf.as_bytes();
         if !self.named {
-            let Some(brace) = find_byte(b'{', &b[self.pos..]).map(|i| self.pos + i) else {
+            // Its `{`, or the `(` of a call written the Python way (`decode::opener`).
+            let Some(brace) = opener(buf, self.tokens, self.pos, b.len()) else {
                 if self.opens_message() && !b[self.pos..].iter().all(|&c| is_bare_name_byte(c)) {
                     return Verdict::NotMine;
                 }

@@ -38,8 +38,9 @@ sectioned::spec!(
     [SECTION_BEGIN, CALL_BEGIN, SECTION_BEGIN_SINGULAR],
     FORMATS,
     // A section end with no section open (text between the section's tokens ended it early)
-    // is markup all the same.
-    ["<|im_end|>", SECTION_END, SECTION_END_SINGULAR],
+    // is markup all the same, as are a call's end and argument tokens outside a call (a stray
+    // double close): Kimi's special tokens, never text.
+    ["<|im_end|>", SECTION_END, SECTION_END_SINGULAR, CALL_END, SEP],
     read
 );
 

@@ -39,7 +39,7 @@ where
             cx.prose(range);
             return Ok(());
         }
-        match calls(cx, start, end, false)? {
+        match calls_of(cx, Format::Llama3Json, start, end, false)? {
             Some(calls_end) => {
                 cx.prose(pos..start);
                 pos = calls_end;
@@ -65,15 +65,17 @@ where
             }
             _ => {}
         }
-        let calls_end = calls(cx, marker.end, end, true)?;
+        let calls_end = calls_of(cx, Format::Llama3Json, marker.end, end, true)?;
         Ok(calls_end.unwrap_or(marker.end))
     })
 }
 
-/// The joined call objects at `start` ([`next_object`]). Returns where they end, or `None` (and records
-/// nothing) when not `committed` and the first object is not a call.
-fn calls<B>(
+/// The joined call objects at `start` ([`next_object`]), calls of `format` (Llama 4's after
+/// `<|python_start|>` too). Returns where they end, or `None` (and records nothing) when not
+/// `committed` and the first object is not a call.
+pub(crate) fn calls_of<B>(
     cx: &mut Cx<'_, '_, B>,
+    format: Format,
     start: usize,
     end: usize,
     committed: bool,
@@ -96,7 +98,7 @@ where
             }
             // A list of call objects right after the tag, each read cleanly.
             Some((calls @ ReadCalls::List(_), json_end)) if first && committed => {
-                cx.push_read(Format::Llama3Json, object_start..json_end, calls)?;
+                cx.push_read(format, object_start..json_end, calls)?;
                 pos = json_end;
                 first = false;
                 match next_object(text, pos, end) {
@@ -114,7 +116,7 @@ where
                 return Ok(None);
             }
             let calls = ReadCalls::Object(fields);
-            cx.push_read(Format::Llama3Json, object_start..json_end, calls)?;
+            cx.push_read(format, object_start..json_end, calls)?;
             pos = json_end;
         } else {
             match cx.json_at(object_start, end)? {
@@ -126,7 +128,7 @@ where
                         return Ok(None);
                     }
                     if is_call {
-                        let context = cx.context(Format::Llama3Json, object_start..json_end);
+                        let context = cx.context(format, object_start..json_end);
                         let options = cx.options.json;
                         push_calls_of_value(
                             cx.builder,
@@ -142,7 +144,7 @@ where
                             object_start,
                             None,
                         );
-                        cx.fail(Format::Llama3Json, object_start..json_end, failure);
+                        cx.fail(format, object_start..json_end, failure);
                     }
                     pos = json_end;
                 }
@@ -151,7 +153,7 @@ where
                         return Ok(None);
                     }
                     cx.fail(
-                        Format::Llama3Json,
+                        format,
                         object_start..end,
                         Failure::json(error, None),
                     );

@@ -14,6 +14,9 @@
 mod decode;
 mod machine;
 
+pub(crate) use decode::calls_of;
+pub(crate) use machine::LlamaCall;
+
 use std::ops::Range;
 
 use super::cx::Cx;

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use super::super::cursor::Markers;
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::llama3_json::calls_of;
 use super::super::literal::{LitErr, LiteralError, Literals};
 use super::super::wrapped::unwrapped;
 use super::machine::strip;
@@ -47,7 +48,21 @@ where
     }
     cx.markup_in_prose(pos..end, &MARKERS, |cx, marker| {
         let list = skip_ws(text, marker.end, end);
-        let list_end = call_list(cx, Format::Pythonic, list, end)?;
+        // Llama 4 writes its JSON calls after the token too (`<|python_start|>{"name": …}`):
+        // `llama3_json`'s call objects, as the machine reads them.
+        let list_end = if text[list..end].starts_with('{') {
+            let format = match cx.allowed.contains(Format::Llama3Json) {
+                true => Format::Llama3Json,
+                false => Format::Pythonic,
+            };
+            calls_of(cx, format, list, end, true)?.unwrap_or(end)
+        } else if !cx.allowed.contains(Format::Pythonic) {
+            // The token opens no list of a format asked for: text.
+            cx.prose(marker.start..marker.end);
+            return Ok(marker.end);
+        } else {
+            call_list(cx, Format::Pythonic, list, end)?
+        };
         let after = skip_ws(text, list_end, end);
         match text[after..end].starts_with(PYTHON_END) {
             true => Ok(after + PYTHON_END.len()),
@@ -167,7 +182,25 @@ where
 }
 
 /// A call's name and arguments, or its failure with where to resume (past its `)`).
-type CallRead<V> = Result<(String, V), (Failure, Option<usize>)>;
+pub(crate) type CallRead<V> = Result<(String, V), (Failure, Option<usize>)>;
+
+/// The one call `name(key=literal, …)` at `start` (Gemma 4's `call:f(query="x")`, a Python
+/// call in place of its own syntax), not recorded; and where the reader stopped (past its `)`
+/// when it was read).
+pub(crate) fn python_call<B>(
+    cx: &mut Cx<'_, '_, B>,
+    start: usize,
+    end: usize,
+) -> Result<(CallRead<B::Value>, usize), B::Error>
+where
+    B: JsonBuilder,
+    B::Value: JsonView,
+{
+    let mut reader = Literals::new(cx.text, start, end);
+    let mut guesses = GUESSES_PER_LIST;
+    let read = one_call(cx, &mut reader, &mut guesses)?;
+    Ok((read, reader.pos))
+}
 
 /// `name(key=literal, …)` at the reader. On failure, also where the call's closing `)` ends
 /// (to resume with the next call), when it can be found.

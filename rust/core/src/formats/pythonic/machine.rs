@@ -1,10 +1,11 @@
 //! The stream machine of pythonic regions: the list is followed through its strings and
 //! brackets, and each call announced at its `name(`.
 
-use super::super::grammar::{Machine, Verdict};
+use super::super::grammar::{Machine, Open, Verdict};
+use super::super::llama3_json::LlamaCall;
 use super::super::machine::{close_last, named, starts, ws};
 use super::starts_call_list;
-use crate::scan::call_scan::CallRecord;
+use crate::scan::call_scan::{CallRecord, CallScanner};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
@@ -43,6 +44,12 @@ pub(crate) struct PythonicCall {
     escaped: bool,
     name_start: Option<usize>,
     records: Vec<CallRecord>,
+    /// After `<|python_start|>`: Llama 3 call objects may stand there instead of a list, as
+    /// Llama 4 writes them (`Open` for their machine, [`Self::start_objects`]).
+    start_objects: Option<Open>,
+    /// The machine of those objects, once one opened; `objects_done` when they ended.
+    objects: Option<Box<LlamaCall>>,
+    objects_done: bool,
 }
 
 /// `name` without `suffix` (when it is more than that).
@@ -76,6 +83,9 @@ impl PythonicCall {
             escaped: false,
             name_start: None,
             records: Vec::new(),
+            start_objects: None,
+            objects: None,
+            objects_done: false,
         }
     }
 }
@@ -87,6 +97,16 @@ impl PythonicCall {
         Self {
             calls,
             dicts,
+            ..self
+        }
+    }
+
+    /// After `<|python_start|>` (this is no bare list): a `{` opens Llama 3 call objects, read
+    /// by `open`'s formats; a list is read only when `calls` ([`Self::bare_kinds`]), and
+    /// anything else ends the region at the start token (given back as text).
+    pub fn start_objects(self, open: Open) -> Self {
+        Self {
+            start_objects: (!self.bare).then_some(open),
             ..self
         }
     }
@@ -131,6 +151,15 @@ fn list_follows(rest: &str) -> Option<bool> {
 
 impl Machine for PythonicCall {
     fn advance(&mut self, buf: &str) -> Verdict {
+        if let Some(objects) = self.objects.as_mut().filter(|_| !self.objects_done) {
+            match objects.advance(buf) {
+                Verdict::End(end) => {
+                    self.objects_done = true;
+                    self.state = State::AfterList(end, end);
+                }
+                verdict => return verdict,
+            }
+        }
         let b = buf.as_bytes();
         loop {
             match self.state {
@@ -139,6 +168,16 @@ impl Machine for PythonicCall {
                     if q == b.len() {
                         self.state = State::Open(q);
                         return Verdict::More;
+                    }
+                    if let Some(open) = self.start_objects {
+                        if b[q] == b'{' {
+                            let objects = LlamaCall::new(false, q, open);
+                            self.objects = Some(Box::new(objects));
+                            return self.advance(buf);
+                        }
+                        if b[q] != b'[' || !self.calls {
+                            return Verdict::End(self.list_start);
+                        }
                     }
                     if b[q] != b'[' && !(self.dicts && b[q] == b'{') {
                         self.state = State::ToEnd;
@@ -188,7 +227,21 @@ impl Machine for PythonicCall {
     }
 
     fn records(&self) -> &[CallRecord] {
-        &self.records
+        match &self.objects {
+            Some(objects) => objects.records(),
+            None => &self.records,
+        }
+    }
+
+    fn reading_json(&mut self) -> Option<&mut CallScanner> {
+        match &mut self.objects {
+            Some(objects) if !self.objects_done => objects.reading_json(),
+            _ => None,
+        }
+    }
+
+    fn safe(&self) -> usize {
+        self.objects.as_ref().map_or(0, |objects| objects.safe())
     }
 
     fn undecided(&self) -> bool {

@@ -14,7 +14,7 @@ mod decode;
 mod machine;
 pub(crate) mod sarashina;
 
-pub(crate) use decode::{call_lines, call_list};
+pub(crate) use decode::{call_lines, call_list, python_call};
 pub(crate) use machine::PythonicCall;
 
 use std::ops::Range;
@@ -31,9 +31,11 @@ const PYTHON_END: &str = "<|python_end|>";
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
+    /// Llama 4's call token opens its pythonic list, or Llama 3 call objects (`llama3_json`'s,
+    /// `llama4_json` as vLLM names it: Llama 4 writes its JSON calls there too).
     const STARTS: &'static [Start] = &[Start {
         text: PYTHON_START,
-        formats: FormatSet::only(Format::Pythonic),
+        formats: FormatSet::of(&[Format::Pythonic, Format::Llama3Json]),
     }];
     const BARE: Option<Bare> = Some(Bare {
         first: b'[',
@@ -52,7 +54,8 @@ impl Grammar for Spec {
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
         let machine = machine::PythonicCall::new(start.is_none(), at, Some(PYTHON_END));
         let (calls, dicts) = (Format::Pythonic, Format::Sarashina);
-        machine.bare_kinds(open.formats.contains(calls), open.formats.contains(dicts))
+        let machine = machine.bare_kinds(open.formats.contains(calls), open.formats.contains(dicts));
+        machine.start_objects(open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
