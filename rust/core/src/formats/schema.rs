@@ -9,8 +9,10 @@
 //! coercion keeps the string; a call is never dropped.
 //! A schema without `type` is typed by the values its `const` or `enum` allow, else by its
 //! `anyOf`/`oneOf` branches (any of them) and its `allOf` branches (all of them); `nullable: true`
-//! adds `null` unless the schema lists its values. An integer written `42.0` or `4.2e1` is the
-//! integer, exactly, where the schema asks for an integer.
+//! adds `null` unless the schema lists its values; `null` is left out again where no branch
+//! accepts it (a constraint beside the types: `enum`, `const`, `not`, an exclusive `oneOf`,
+//! [`null`]). An integer written `42.0` or `4.2e1` is the integer, exactly, where the schema
+//! asks for an integer.
 //! Without a type: the JSON value when the text is valid JSON, or Python's `True`/`False`/`None`,
 //! else the string. Integers beyond 64 bits are kept exact.
 //!
@@ -25,6 +27,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+mod null;
 
 use super::literal::{parse_literal, LitErr};
 use crate::json::{parse, JsonBuilder, JsonKind, JsonStr, JsonView, ParseError, ParseOptions};
@@ -44,6 +48,8 @@ impl Types {
     const OBJECT: u8 = 16;
     const ARRAY: u8 = 32;
     const NULL: u8 = 64;
+    /// Every type word's bit: what no schema type leaves unknown.
+    const ANY: u8 = 127;
 
     fn bit(word: &str) -> u8 {
         match word {
@@ -418,10 +424,27 @@ pub fn tool_names<V: JsonView>(tools: impl Iterator<Item = V>) -> Vec<String> {
 }
 
 /// The types of `parameter` in a tool's parameters schema ([`definition_parameters`]): the
-/// union over the branches that declare it (unknown when one of them gives no type).
+/// union over the branches that declare it (unknown when one of them gives no type), without
+/// `null` where no branch accepts it ([`null::accepts_null`]: a constraint beside the types
+/// may reject it).
 pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
+    let properties = property_schemas(parameters, parameter);
+    let Types(bits) = declared_types(parameters, &properties);
+    let rejects_null = |property: &V| null::accepts_null(parameters, property, 0) == Some(false);
+    if (bits == 0 || bits & Types::NULL != 0)
+        && !properties.is_empty()
+        && properties.iter().all(rejects_null)
+    {
+        let bits = if bits == 0 { Types::ANY } else { bits };
+        return Types(bits & !Types::NULL);
+    }
+    Types(bits)
+}
+
+/// The union of the types the schemas `properties` (of one parameter, in `parameters`) declare.
+fn declared_types<V: JsonView>(parameters: &V, properties: &[V]) -> Types {
     let mut bits = 0;
-    for property in property_schemas(parameters, parameter) {
+    for property in properties.iter().cloned() {
         // A property may name its schema by a local `$ref` (`{"$ref": "#/$defs/Code"}`); a
         // `type` written beside the reference says it outright.
         // `nullable` beside the reference adds `null` to what the target allows.
@@ -450,8 +473,14 @@ pub fn property_types<V: JsonView>(parameters: &V, parameter: &str) -> Types {
 /// is layout too, and the value is dedented (the leading whitespace its non-blank lines share is
 /// removed, as Python's `textwrap.dedent` does; blank lines become empty). Other whitespace is
 /// the value's own: with the closing tag at the start of its line, the indentation of
-/// `    return x` stays, as a code editing tool needs it.
+/// `    return x` stays, as a code editing tool needs it. A value of white space alone that does
+/// not begin with a line break is kept as written (`\t\r\n ` is the model's value).
 fn string_text(raw: &str) -> Cow<'_, str> {
+    // White space alone, begun on the tag's line, is the model's value (an edit tool's `\t`):
+    // a layout starts with a line break.
+    if raw.trim().is_empty() && !raw.starts_with(['\n', '\r']) {
+        return Cow::Borrowed(raw);
+    }
     let close_indent = raw.len() - raw.trim_end_matches([' ', '\t']).len();
     let before_indent = &raw[..raw.len() - close_indent];
     let pretty = close_indent > 0 && before_indent.ends_with('\n');
