@@ -108,7 +108,9 @@ where
 /// Where markup at `p` in a block that is not an invoke ends: before the next `invoke` tag, or
 /// past the block's `close` (then `true`: the block ends there), or at the end of `text`.
 fn junk_end(text: &str, p: usize, invoke: &str, close: &str) -> (usize, bool) {
-    let next_invoke = find_short(&text[p + 1..], invoke).map_or(text.len(), |i| p + 1 + i);
+    // Past the character at `p`, which may be any (`▁` in a block that is no invoke).
+    let after = p + text[p..].chars().next().map_or(1, char::len_utf8);
+    let next_invoke = find_short(&text[after..], invoke).map_or(text.len(), |i| after + i);
     // Only up to the next invoke: a run of such markup stays linear.
     match find_short(&text[p..next_invoke], close) {
         Some(i) => (p + i + close.len(), true),
