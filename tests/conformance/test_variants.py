@@ -574,6 +574,9 @@ def test_gemma4_start_token_ends_a_string_left_open() -> None:
 
 def test_gemma4_end_of_turn_is_not_content() -> None:
     assert read("Hello.<turn|>", "gemma4") == ([], "Hello.")
+    # Its end of sequence, written out by a decode that keeps special tokens, in any order.
+    assert read("Hello.<turn|><eos>", "gemma4") == ([], "Hello.")
+    assert read("Hello. <eos> <turn|>", "gemma4") == ([], "Hello.")
     text = f"Sure.<|tool_call>call:{GEMMA_BASH}<turn|>"
     assert read(text, "gemma4") == ([("bash", {"command": "ls -la"})], "Sure.")
 

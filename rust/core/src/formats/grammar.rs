@@ -100,10 +100,11 @@ pub(crate) trait Grammar {
     /// prose message or a region that ends with one, text mode looks for the group's
     /// message-start markers (`markers::is_anchored`) as at the start of the text.
     const NEXT_HEADER_AFTER: &'static [&'static str] = &[];
-    /// The group's reasoning is a prose message of its own (harmony's analysis channel, Muse
-    /// Glimmer's `to=self`), which [`Grammar::PROSE_ENDS`] close: a prompt that opened the
-    /// reasoning (`starts_in_reasoning`) opened that message.
-    const REASONING_IS_A_MESSAGE: bool = false;
+    /// The group's formats whose reasoning is a prose message of its own (harmony's analysis
+    /// channel, Muse Glimmer's `to=self`, HyperCLOVA X 14B's reasoning turn), which
+    /// [`Grammar::PROSE_ENDS`] close: a prompt that opened the reasoning (`starts_in_reasoning`)
+    /// opened that message, where the formats read are all among them.
+    const REASONING_IS_A_MESSAGE: FormatSet = FormatSet::NONE;
     /// Start markers that inside the group's prose messages are stray special tokens, dropped
     /// (Muse Glimmer's `<|message|>` in an answer's body): no message's text holds them.
     const DROPPED_IN_PROSE: &'static [&'static str] = &[];

@@ -136,8 +136,8 @@ macro_rules! define_groups {
                 }
             }
 
-            /// Whether the group's reasoning is a prose message of its own.
-            pub(crate) const fn reasoning_is_a_message(self) -> bool {
+            /// The group's formats whose reasoning is a prose message of its own.
+            pub(crate) const fn reasoning_is_a_message(self) -> FormatSet {
                 match self {
                     $(Group::$group => <$module::Spec as Grammar>::REASONING_IS_A_MESSAGE,)*
                 }

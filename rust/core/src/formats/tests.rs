@@ -360,6 +360,46 @@ fn hyperclovax_14b_tool_role_opens_a_list() {
 }
 
 #[test]
+fn hyperclovax_14b_reasoning_turn_ends_at_the_next_turn() {
+    use Format::HyperclovaxSeedThink14b;
+    let list = r#" -> tool/function_call
+[{"name": "f", "arguments": {"a": 1}}]<|im_end|>"#;
+    // The reasoning turn, its header written: the next turn header ends it; an answer follows.
+    let p = parsed(
+        HyperclovaxSeedThink14b,
+        "/think\nplan<|im_end|>\n<|im_start|>assistant\nThe answer.<|im_end|>",
+    );
+    assert_eq!(
+        (p.reasoning.as_deref(), &p.content[..]),
+        (Some("plan"), "The answer.")
+    );
+    // Or the tool role, its calls read.
+    let p = parsed(
+        HyperclovaxSeedThink14b,
+        &format!("/think\nplan<|im_end|>\n<|im_start|>assistant{list}"),
+    );
+    assert_eq!(shown(&p.outcomes), [F_A1]);
+    assert_eq!((p.reasoning.as_deref(), &p.content[..]), (Some("plan"), ""));
+    // A turn header after an answer is markup too, and a header cut short is read as one.
+    let p = parsed(
+        HyperclovaxSeedThink14b,
+        "Hi<|im_end|>\n<|im_start|>assistant\nMore<|im_end|>\n<|im_start|>assistant -> tool/fu",
+    );
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, "Hi\n\nMore\n -> tool/fu");
+    // `/think` in prose, and the turn tokens under another format, are text.
+    assert_eq!(
+        parsed(HyperclovaxSeedThink14b, "Try /think\nnow").content,
+        "Try /think\nnow"
+    );
+    let chatml = "Hi<|im_end|>\n<|im_start|>assistant\nMore";
+    assert_eq!(
+        parsed(Format::Hermes, chatml).content,
+        "Hi\n<|im_start|>assistant\nMore"
+    );
+}
+
+#[test]
 fn rwkv_labels_open_fenced_calls_at_line_starts() {
     use Format::Rwkv;
     let one = "**Tool Call:**\n```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```";

@@ -250,13 +250,14 @@ impl Setup {
         if self.options.starts_in_reasoning {
             shared.prose.saw_think = true;
             // Where the formats read are those of a group whose reasoning is a prose message of
-            // its own (harmony's analysis channel, Muse Glimmer's `to=self`), the prompt opened
-            // that message, and the group's end token closes it.
+            // its own (harmony's analysis channel, Muse Glimmer's `to=self`, HyperCLOVA X 14B's
+            // reasoning turn), the prompt opened that message, and the group's end token closes
+            // it.
             let formats = self.options.formats;
-            let group = Group::ALL
-                .iter()
-                .copied()
-                .find(|g| g.reasoning_is_a_message() && g.formats().union(formats) == g.formats());
+            let group = Group::ALL.iter().copied().find(|g| {
+                let message = g.reasoning_is_a_message();
+                !message.is_empty() && message.union(formats) == message
+            });
             match group {
                 Some(group) if !formats.is_empty() => shared.prose.message = Some((group, true)),
                 _ => shared.prose.in_think = true,

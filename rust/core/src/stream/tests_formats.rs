@@ -285,6 +285,8 @@ fn variants_match_the_one_shot_parsers() {
         (MuseGlimmer, " to=user<|message|>Hi<|eom|>  to=f<|message|>{\"a\": 1}<|eot|> to=g<|message|>x"),
         (Step3, "Let me help.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">1</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>\nDone."),
         (Step3, "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1"),
+        (HyperclovaxSeedThink14b, "/think\nHm <tool_calls><|im_end|>\n<|im_start|>assistant\nSure.<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]<|im_end|>"),
+        (HyperclovaxSeedThink14b, "/think\nHm<|im_end|>\n<|im_start|>assistant -> tool/fun"),
     ];
     let mut cuts = Cuts(7);
     for &(format, text) in cases {

@@ -297,3 +297,30 @@ fn a_call_cut_short_in_a_think_span_ends_with_the_span() {
         }
     }
 }
+
+/// HyperCLOVA X 14B's reasoning turn, opened by the prompt, ends at the model's next turn header
+/// (`<|im_end|>\n<|im_start|>assistant`), on every path and under any chunking; the answer or
+/// the tool role follows. Under other formats the turn tokens change nothing.
+#[test]
+fn a_reasoning_turn_ends_at_the_next_turn_header() {
+    let options = StreamOptions {
+        starts_in_reasoning: true,
+        ..StreamOptions::only(Format::HyperclovaxSeedThink14b)
+    };
+    let text = "plan<|im_end|>\n<|im_start|>assistant\nThe answer.<|im_end|>";
+    let (got, events) = read(text, options);
+    assert!(got.is_empty());
+    assert_eq!(reasoning(&events).trim(), "plan");
+    assert_eq!(sent(&events, false).trim(), "The answer.");
+    let text = "plan<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]<|im_end|>";
+    let (got, events) = read(text, options);
+    assert_eq!(got, [Got::Call(0, "f".into(), a(1))]);
+    assert_eq!(reasoning(&events).trim(), "plan");
+    assert_eq!(sent(&events, false).trim(), "");
+    let hermes = StreamOptions {
+        starts_in_reasoning: true,
+        ..StreamOptions::only(Format::Hermes)
+    };
+    let events = assert_chunk_invariant("plan<|im_end|>\n<|im_start|>assistant\nmore", hermes);
+    assert_eq!(reasoning(&events), "plan\n<|im_start|>assistant\nmore");
+}

@@ -74,11 +74,14 @@ impl Grammar for Spec {
             formats: FormatSet::only(Format::Gemma4),
         },
     ];
-    /// Gemma's end of turn (Gemma 3's, Gemma 4's), FunctionGemma's and Gemma 4's tool-response
-    /// tokens (stop sequences), and Gemma 4's call end token written again after a call.
+    /// Gemma's end of turn (Gemma 3's, Gemma 4's) and end of sequence (`<eos>`, written out
+    /// where the text was decoded with special tokens), FunctionGemma's and Gemma 4's
+    /// tool-response tokens (stop sequences), and Gemma 4's call end token written again after
+    /// a call.
     const CONTROL: &'static [&'static str] = &[
         "<end_of_turn>",
         END_OF_TURN,
+        "<eos>",
         "<start_function_response>",
         "<|tool_response>",
         "<tool_call|>",

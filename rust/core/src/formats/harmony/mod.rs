@@ -137,7 +137,7 @@ impl Grammar for Spec {
     // Muse Glimmer's `<|eom|>`: more messages follow, their `<|start|>assistant` at times left
     // out (OpenVINO Model Server's Onyx tests: ` to=self<|message|>…<|eom|> to=f<|message|>…`).
     const NEXT_HEADER_AFTER: &'static [&'static str] = &[ENDS[3]];
-    const REASONING_IS_A_MESSAGE: bool = true;
+    const REASONING_IS_A_MESSAGE: FormatSet = BOTH;
     const DROPPED_IN_PROSE: &'static [&'static str] = &[MESSAGE];
     // A stray closing block (the model's special token) is never content.
     const CONTROL: &'static [&'static str] = &[ATEM_CLOSE];

@@ -7,7 +7,8 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
 use super::{
-    body_kind, body_start, echo_end, Body, Shape, Wrap, AT_REGION_START, START_TEXTS, WRAPS,
+    body_kind, body_start, echo_end, tool_role, Body, Shape, Wrap, AT_REGION_START, START_TEXTS,
+    TURN, WRAPS,
 };
 use crate::calls::push_calls_of_value;
 use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
@@ -32,8 +33,15 @@ where
     }
     cx.markup_in_prose(from..end, &MARKERS, |cx, marker| {
         let wrap = &WRAPS[marker.pattern];
-        let body = skip_ws(text, body_start(marker.pattern, marker.end), end);
-        one_list(cx, wrap, marker.start..body, end)
+        let mut at = body_start(marker.pattern, marker.end);
+        if marker.pattern == TURN {
+            // HyperCLOVA X 14B's turn header: the tool role's list, or the header alone.
+            match tool_role(&text.as_bytes()[..end], at) {
+                Some(Some(body)) => at = body,
+                _ => return Ok(marker.end),
+            }
+        }
+        one_list(cx, wrap, marker.start..skip_ws(text, at, end), end)
     })
 }
 

@@ -7,11 +7,15 @@ use super::super::grammar::{Machine, Open, Verdict};
 use super::super::machine::{starts, ws, JsonValue, Scanned};
 use super::super::pythonic::PythonicCall;
 use super::super::tool_call::machine::TagCall;
-use super::{body_kind, echo_end, Body, Shape, Wrap, TAGGED};
+use super::{body_kind, echo_end, tool_role, Body, Shape, Wrap, TAGGED};
 use crate::protocol::{Format, FormatSet};
 use crate::scan::call_scan::{CallRecord, CallScanner};
 
 enum State {
+    /// After HyperCLOVA X 14B's turn header, ending at `.0`: the tool role may follow.
+    Turn(usize),
+    /// After HyperCLOVA X 14B's reasoning turn header, ending at `.0`.
+    Reasoning(usize),
     /// After the start token: the body is not known yet.
     Body(usize),
     /// A JSON list, or call objects one a line: between two objects, the last ends at `.0`
@@ -64,6 +68,23 @@ impl ListCall {
         }
     }
 
+    /// After HyperCLOVA X 14B's turn header, ending at `at`: a list if the tool role follows,
+    /// else a region of the header alone.
+    pub fn turn(wrap: &'static Wrap, at: usize, open: Open) -> Self {
+        Self {
+            state: State::Turn(at),
+            ..Self::new(wrap, at, open)
+        }
+    }
+
+    /// After HyperCLOVA X 14B's reasoning turn header, ending at `at`: a reasoning message.
+    pub fn reasoning(wrap: &'static Wrap, at: usize, open: Open) -> Self {
+        Self {
+            state: State::Reasoning(at),
+            ..Self::new(wrap, at, open)
+        }
+    }
+
     /// The end of the region when its list ends at `end` and the end token may follow at `p`.
     fn after(&self, b: &[u8], end: usize, p: usize) -> Option<Verdict> {
         let Some(token) = self.wrap.end else {
@@ -83,6 +104,17 @@ impl Machine for ListCall {
         let b = buf.as_bytes();
         loop {
             match &mut self.state {
+                State::Turn(at) => match tool_role(b, *at) {
+                    None => return Verdict::More,
+                    Some(Some(body)) => self.state = State::Body(body),
+                    Some(None) => return Verdict::End(*at),
+                },
+                &mut State::Reasoning(end) => {
+                    return Verdict::Prose {
+                        end,
+                        reasoning: true,
+                    }
+                }
                 State::Body(p) => {
                     let q = ws(b, *p);
                     *p = q;

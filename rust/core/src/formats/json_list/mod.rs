@@ -97,9 +97,16 @@ const COMMAND_R_START_LINE: &str = "Action:\n```json";
 /// `<|im_start|>assistant`, so a message that calls starts ` -> tool/function_call` and a JSON
 /// list follows, ended by `<|im_end|>`.
 const HYPERCLOVAX_14B_START: &str = "-> tool/function_call";
-/// The same tool role after some content: the model ends its answer message and opens the
-/// tool role itself (`Let me check.<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[…]`).
-const HYPERCLOVAX_14B_ROLE: &str = "<|im_start|>assistant -> tool/function_call";
+/// The model's own assistant turn header, after its reasoning turn or an answer: it ends the
+/// turn before (`…<|im_end|>\n<|im_start|>assistant`), and opens the tool role
+/// (`Let me check.<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[…]`) or the answer
+/// (`\n…`). The header is markup either way ([`ListCall`] tells which at the bytes after it).
+pub(crate) const HYPERCLOVAX_14B_TURN: &str = "<|im_start|>assistant";
+/// HyperCLOVA X 14B's reasoning turn, where the prompt ended with `<|im_start|>assistant` and
+/// the model thinks first (`/think\n…`, the header the chat template writes when thinking is
+/// forced): at the start of a message only, it opens a reasoning message that the next turn
+/// header ends.
+const HYPERCLOVAX_14B_THINK: &str = "/think\n";
 static IM_END: Needle = Needle::new("<|im_end|>");
 const ANSWER_OPEN: &str = "<answer>";
 const ANSWER_CLOSE: &str = "</answer>";
@@ -115,13 +122,19 @@ static OLMO3_END: Needle = Needle::new("</function_calls>");
 static FENCE_END: Needle = Needle::new("```");
 
 /// The index in [`START_TEXTS`] of the first marker read only where a region starts (Command
-/// R's `Action:` spellings, HyperCLOVA X 14B's tool role at a message's start): they are the
-/// last, as the only ones whose first byte is neither `<` nor `f` (the decoder's marker walk
-/// stops at two bytes).
+/// R's `Action:` spellings, HyperCLOVA X 14B's tool role and reasoning turn at a message's
+/// start): they are the last, as the only ones whose first byte is neither `<` nor `f` (the
+/// decoder's marker walk stops at two bytes).
 pub(crate) const AT_REGION_START: usize = 10;
 
+/// The index in [`START_TEXTS`] of HyperCLOVA X 14B's turn header.
+pub(crate) const TURN: usize = 9;
+/// The index in [`START_TEXTS`] of HyperCLOVA X 14B's reasoning turn, which opens a reasoning
+/// message, never a region to decode.
+pub(crate) const THINK: usize = 13;
+
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 13] = [
+pub(crate) const START_TEXTS: [&str; 14] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
@@ -131,13 +144,14 @@ pub(crate) const START_TEXTS: [&str; 13] = [
     OLMO3_START,
     FUNCTOOLS_START,
     FUNCTOOLS_OBJECT_START,
-    HYPERCLOVAX_14B_ROLE,
+    HYPERCLOVAX_14B_TURN,
     COMMAND_R_START,
     COMMAND_R_START_LINE,
     HYPERCLOVAX_14B_START,
+    HYPERCLOVAX_14B_THINK,
 ];
 
-pub(crate) static WRAPS: [Wrap; 13] = [
+pub(crate) static WRAPS: [Wrap; 14] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -154,6 +168,7 @@ pub(crate) static WRAPS: [Wrap; 13] = [
     wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
     wrap(Format::CommandR, Some(&FENCE_END), Shape::Cohere),
+    wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
     wrap(Format::HyperclovaxSeedThink14b, Some(&IM_END), Shape::Named),
 ];
 
@@ -193,20 +208,26 @@ impl Grammar for Spec {
         start(OLMO3_START, Format::Olmo3),
         start(FUNCTOOLS_START, Format::Phi4Mini),
         start(FUNCTOOLS_OBJECT_START, Format::Phi4Mini),
-        start(HYPERCLOVAX_14B_ROLE, Format::HyperclovaxSeedThink14b),
+        start(HYPERCLOVAX_14B_TURN, Format::HyperclovaxSeedThink14b),
         start(COMMAND_R_START, Format::CommandR),
         start(COMMAND_R_START_LINE, Format::CommandR),
         start(HYPERCLOVAX_14B_START, Format::HyperclovaxSeedThink14b),
+        start(HYPERCLOVAX_14B_THINK, Format::HyperclovaxSeedThink14b),
     ];
     /// Hunyuan A13B's answer wrapper (`<think>…</think>\n<answer>…</answer>`, read as jamba),
     /// and an LFM2 end token that closes no list: no message of this group is prose, so these
     /// are only control tokens, dropped for their format alone (a scope `CONTROL` has not: it
     /// names the whole group).
+    /// HyperCLOVA X 14B's turn header is a start marker that also ends its reasoning message.
     const PROSE_ENDS: &'static [Start] = &[
         start(ANSWER_OPEN, Format::Jamba),
         start(ANSWER_CLOSE, Format::Jamba),
         start(LFM2_END_TEXT, Format::Lfm2),
+        start(HYPERCLOVAX_14B_TURN, Format::HyperclovaxSeedThink14b),
     ];
+    /// HyperCLOVA X 14B writes its reasoning as a turn of its own (`/think\n…`, or opened by
+    /// the prompt), ended by its next turn header.
+    const REASONING_IS_A_MESSAGE: FormatSet = FormatSet::only(Format::HyperclovaxSeedThink14b);
     /// HyperCLOVA X SEED Think 14B's list without its tool role (a reasoning parser took it):
     /// a message that is only the JSON call list, as hermes reads one.
     const WHOLE_JSON: FormatSet = FormatSet::only(Format::HyperclovaxSeedThink14b);
@@ -229,7 +250,11 @@ impl Grammar for Spec {
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
         let start = start.unwrap_or(0);
-        machine::ListCall::new(&WRAPS[start], body_start(start, at), open)
+        match start {
+            TURN => machine::ListCall::turn(&WRAPS[start], at, open),
+            THINK => machine::ListCall::reasoning(&WRAPS[start], at, open),
+            _ => machine::ListCall::new(&WRAPS[start], body_start(start, at), open),
+        }
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -245,6 +270,18 @@ impl Grammar for Spec {
 /// marker's own `[` opens the list (or `{` its one call object).
 pub(crate) fn body_start(start: usize, at: usize) -> usize {
     at - usize::from(START_TEXTS[start].ends_with(['[', '{']))
+}
+
+/// After HyperCLOVA X 14B's turn header, ending at `at`: where the tool role's list begins
+/// (` -> tool/function_call`, blank space before it allowed) as `Some(Some(body))`,
+/// `Some(None)` when the turn is not the tool role (an answer), `None` while more bytes may
+/// tell.
+pub(crate) fn tool_role(bytes: &[u8], at: usize) -> Option<Option<usize>> {
+    let q = super::machine::ws(bytes, at);
+    match super::machine::starts(bytes, q, HYPERCLOVAX_14B_START)? {
+        true => Some(Some(q + HYPERCLOVAX_14B_START.len())),
+        false => Some(None),
+    }
 }
 
 /// Where a verbatim echo of the list `list` ends: LFM2 at times writes its list a second time
