@@ -136,6 +136,7 @@ FormatAlias: TypeAlias = Literal[
     "cohere_command3",
     "cohere_command4",
     "cohere",
+    "cohere2_moe",
     "command_r_plus",
     "phi4_mini_json",
     "firefunction_v2",

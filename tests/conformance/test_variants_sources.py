@@ -615,6 +615,34 @@ def test_qwen3_coder_function_tag_with_a_space_before_its_equals_sign() -> None:
     assert [c[0] for c in calls] == ["invalid"]
 
 
+def test_qwen3_coder_self_closing_function_tag() -> None:
+    # The AI SDK tool-call middleware's `parses self-closing function tags in non-stream mode`:
+    # `<function=NAME/>` is a call to NAME with no parameters (no tool's name ends in `/`).
+    text = "before <tool_call><function=get_weather/></tool_call> after"
+    assert read(text, "qwen3_coder") == ([("get_weather", {})], "before  after")
+    two = "<tool_call><function=a/>\n<function=b><parameter=x>1</parameter></function></tool_call>"
+    assert read(two, "qwen3_coder")[0] == [("a", {}), ("b", {"x": 1})]
+    # A self-closing parameter tag names its parameter, whose value is empty.
+    empty = "<tool_call><function=f><parameter=a/></function></tool_call>"
+    assert read(empty, "qwen3_coder")[0] == [("f", {"a": ""})]
+
+
+def test_glm45_left_open_value_drops_the_layout_line_break() -> None:
+    # exo's GLM tests (`test_value_with_trailing_whitespace`): a value whose `</arg_value>` was
+    # left out ends before the next tag; the line break that put that tag on a line of its own
+    # is the template's layout, as for qwen3_coder. Spaces before it are the value's.
+    text = "<tool_call>fn<arg_key>x</arg_key><arg_value>hello world  \n</tool_call>"
+    assert read(text, "glm45")[0] == [("fn", {"x": "hello world  "})]
+    two = (
+        "<tool_call>fn\n<arg_key>x</arg_key>\n<arg_value>a\r\n"
+        "<arg_key>y</arg_key>\n<arg_value>b</arg_value>\n</tool_call>"
+    )
+    assert read(two, "glm45")[0] == [("fn", {"x": "a", "y": "b"})]
+    # A closed value keeps what it holds.
+    closed = "<tool_call>fn<arg_key>x</arg_key><arg_value>a\n</arg_value></tool_call>"
+    assert read(closed, "glm45")[0] == [("fn", {"x": "a\n"})]
+
+
 def test_mlx_engine_format_name() -> None:
     # mlx-engine calls Qwen3.5's `<tool_call><function=…>` format `qwen35` (no underscore).
     assert toolwire.FORMAT_ALIASES["qwen35"] == "qwen3_coder"

@@ -134,7 +134,9 @@ macro_rules! for_each_group {
                 Nemotron "nemotron" ["nemotron_v2", "nemotron_json", "nemotron_deci"],
                 Granite "granite" ["granite3"],
                 Apertus "apertus" ["apertus2509"],
-                CommandR7b "command_r7b" ["command_a", "cohere_command3", "cohere_command4", "cohere"],
+                CommandR7b "command_r7b" [
+                    "command_a", "cohere_command3", "cohere_command4", "cohere", "cohere2_moe",
+                ],
                 CommandR "command_r" ["command_r_plus"],
                 Olmo3 "olmo3" [],
                 Phi4Mini "phi4_mini" ["phi4_mini_json", "firefunction_v2", "firefunction", "phi4"],

@@ -228,6 +228,9 @@ fn variants_match_the_one_shot_parsers() {
         (Glm45, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>s</arg_key>\n<arg_value>x y</arg_value>\n</tool_call>"),
         (Glm45, "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call><tool_call>g</tool_call>"),
         (Glm45, "<tool_call>f g<arg_key>a</arg_key></tool_call> after"),
+        (Glm45, "<tool_call>f<arg_key>x</arg_key><arg_value>hi  \n</tool_call>"),
+        (Glm45, "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>a\r\n<arg_key>y</arg_key>\n<arg_value>b</arg_value>\n</tool_call>"),
+        (Qwen3Coder, "<tool_call><function=g/></tool_call><tool_call><function=f><parameter=a/></function></tool_call>"),
         (Mistral, r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}, "id": "abc123XYZ"}, {"name": "g", "arguments": {}}]"#),
         (Mistral, r#"Sure. [TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]"#),
         (Mistral, r#"[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123XYZ[ARGS]{}"#),
@@ -354,6 +357,15 @@ fn garbled_tags_naming_an_offered_tool_are_read() {
             [r#"bash {"command":"echo '</tool_call>'","timeout":5}"#]
         );
     }
+    // A self-closing function tag (the AI SDK tool-call middleware's tests) names the tool
+    // without its `/`: a call with no parameters.
+    let closing = "before <tool_call><function=get_weather/></tool_call> after";
+    for tools in [tools.clone(), None] {
+        assert_eq!(
+            check(Format::Qwen3Coder, closing, tools, &mut cuts),
+            ["get_weather {}"]
+        );
+    }
     // After another value, a repeated prefix is a parameter's tag, not text in that value.
     let after = "<tool_call><function=bash><parameter=timeout>5</parameter>\n<parameter=parameter=command>pwd</parameter></function></tool_call>";
     assert_eq!(
@@ -424,6 +436,17 @@ fn model_ids_and_tool_typing() {
     let glm = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>";
     let events = run(&chars_split(glm, 1), StreamOptions::default(), tools);
     assert_eq!(args_text(&events, 0), r#"{"a":"1"}"#);
+}
+
+#[test]
+fn glm45_left_open_value_ends_before_the_layout_line_break() {
+    // exo's GLM tests: the line break that puts the next tag on a line of its own is layout.
+    let mut cuts = Cuts(5);
+    let text = "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>hi  \n<arg_key>y</arg_key>\n<arg_value>b\n</tool_call>";
+    assert_eq!(
+        check(Format::Glm45, text, None, &mut cuts),
+        [r#"f {"x":"hi  ","y":"b"}"#]
+    );
 }
 
 #[test]

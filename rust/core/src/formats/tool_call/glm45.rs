@@ -225,7 +225,8 @@ where
 /// out, at what follows the value: the next pair's `<arg_key>` (another `<arg_value>` opens
 /// before any `</arg_value>`) or the call's closing tag (no `</arg_value>` at all). A value may
 /// hold either tag as text when it is closed (`Wrap each call in <tool_call>…</tool_call>` is
-/// one value).
+/// one value). A left-open value ends before the line break that puts the next tag on a line of
+/// its own (the template's layout).
 fn value_end(
     text: &str,
     start: usize,
@@ -240,7 +241,11 @@ fn value_end(
             (Some(k), Some(c)) => k.min(c),
             (k, c) => k.or(c)?,
         };
-        Some((start + cut, start + cut))
+        // The line break that put the next tag on a line of its own is the template's layout,
+        // not the value's, as for qwen3_coder's left-open values.
+        let left = &value[..cut];
+        let kept = left.strip_suffix('\n').map_or(left, |v| v.strip_suffix('\r').unwrap_or(v));
+        Some((start + kept.len(), start + cut))
     };
     let closed = |close: usize, seek: &mut TextSeek<'_>| {
         let close = closing_value_tag(text, close, end, seek, (ends, pairs));

@@ -322,14 +322,19 @@ pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, us
 /// follows). Step-3.5 garbles the tag at times (`<function NAME>`, `<functionNAME>`,
 /// `<function=NAME` ended by a line break); such a tag names a tool only when `tools=` offers
 /// exactly that name, as SGLang repairs them: anything else stays no tag (the call fails,
-/// keeping its text).
+/// keeping its text). A tag written self-closing, `<function=NAME/>` (a call with no
+/// parameters, in XML's spelling), names `NAME`: no tool's name ends in `/`.
 pub(crate) fn function_name<'t>(
     raw: &'t str,
     closed: bool,
     tools: Option<&dyn ParamTypes>,
 ) -> Option<&'t str> {
     let name = match raw.trim_start_matches([' ', '\t']).strip_prefix('=') {
-        Some(name) if closed => return Some(name.trim()).filter(|name| !name.is_empty()),
+        Some(name) if closed => {
+            let name = name.trim();
+            let name = name.strip_suffix('/').map_or(name, str::trim_end);
+            return Some(name).filter(|name| !name.is_empty());
+        }
         Some(name) => name,
         None if closed => raw,
         None => return None,
@@ -375,7 +380,9 @@ pub(crate) fn parameter_name<'t>(
         .filter(|&key| declared(key) && !declared(name));
     match repeated {
         Some(key) => Some(key),
-        None if closed => Some(name).filter(|name| !name.is_empty()),
+        // A self-closing tag (`<parameter=NAME/>`) names `NAME` (its value is then empty).
+        None if closed => Some(name.strip_suffix('/').map_or(name, str::trim_end))
+            .filter(|name| !name.is_empty()),
         None => Some(name).filter(|&name| declared(name)),
     }
 }
