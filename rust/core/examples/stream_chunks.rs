@@ -1,6 +1,6 @@
 //! One stream pass over a text of about 64 KB fed in fixed-size chunks, for instruction counts:
 //! `valgrind --tool=callgrind --toggle-collect='*stream_pass*' target/release/examples/stream_chunks KIND CHUNK`
-//! (KIND: prose, qwen3_coder, hermes, fenced, minimax, dsml). The criterion bench `stream` times the same
+//! (KIND: prose, qwen3_coder, hermes, fenced, minimax, dsml, glm). The criterion bench `stream` times the same
 //! engine on 1 MB texts.
 
 use std::hint::black_box;
@@ -35,6 +35,7 @@ fn text(kind: &str) -> String {
         // Invoke-shaped values that hold markup-like text: a search stops at every `<`.
         "minimax" => format!("Writing it.\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">a.html</parameter>\n<parameter name=\"content\">{}</parameter>\n</invoke>\n</minimax:tool_call>\n", html()),
         "dsml" => format!("Writing it.\n<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write_file\">\n<｜DSML｜ parameter name=\"path\" string=\"true\">a.html</｜DSML｜ parameter>\n<｜DSML｜ parameter name=\"content\" string=\"true\">{}</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>\n", html()),
+        "glm" => format!("Writing it.\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.html</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>\n", html()),
         other => panic!("unknown text kind {other:?}"),
     }
 }

@@ -3,6 +3,11 @@
 //! which works on a complete text and on a stream region's growing buffer alike. Both keep every
 //! parse linear: no byte is searched twice as long as the positions asked for only grow.
 
+use std::sync::OnceLock;
+
+use aho_corasick::packed::{self, Searcher};
+use aho_corasick::Span;
+
 use crate::scan::find::{self, find_any3, find_byte, find_either, Needle};
 
 /// A marker found in a text: its span and which pattern of its set it is.
@@ -66,7 +71,7 @@ fn partial_tail(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 /// It remembers its last answer, and how far it knows there is none, so that asking again from
 /// the same or a later position costs nothing more than the new bytes.
 pub(crate) struct Seek {
-    pattern: &'static dyn Pattern,
+    pattern: Target,
     /// The position last asked from.
     asked: usize,
     /// The leftmost occurrence at or after `asked`, once found.
@@ -75,8 +80,42 @@ pub(crate) struct Seek {
     clear: usize,
 }
 
+/// What a [`Seek`] searches with.
+#[derive(Clone, Copy)]
+enum Target {
+    Pattern(&'static dyn Pattern),
+    /// A marker set searched as text dense with their first byte ([`Markers::search_dense`]).
+    Dense(&'static Markers, &'static DenseSearcher),
+}
+
+impl Target {
+    fn search(self, hay: &[u8], from: usize) -> Search {
+        match self {
+            Self::Pattern(pattern) => pattern.search(hay, from),
+            Self::Dense(markers, searcher) => markers.search_dense(searcher, hay, from),
+        }
+    }
+
+    fn may_start_in(self, piece: &[u8]) -> bool {
+        match self {
+            Self::Pattern(pattern) => pattern.may_start_in(piece),
+            Self::Dense(markers, _) => markers.may_start_in(piece),
+        }
+    }
+}
+
 impl Seek {
     pub fn new(pattern: &'static dyn Pattern) -> Self {
+        Self::of(Target::Pattern(pattern))
+    }
+
+    /// A search for `markers` in text dense with their first byte (HTML or code in a value):
+    /// the same answers as [`Seek::new`]'s, found with [`Markers::search_dense`].
+    pub fn dense(markers: &'static Markers, searcher: &'static DenseSearcher) -> Self {
+        Self::of(Target::Dense(markers, searcher))
+    }
+
+    fn of(pattern: Target) -> Self {
         Self {
             pattern,
             asked: 0,
@@ -166,6 +205,18 @@ impl<'t> TextSeek<'t> {
         Self {
             hay: &text.as_bytes()[..end],
             seek: Seek::new(pattern),
+        }
+    }
+
+    /// [`Seek::dense`] over one complete text.
+    pub fn dense(
+        text: &'t str,
+        end: usize,
+        (markers, searcher): (&'static Markers, &'static DenseSearcher),
+    ) -> Self {
+        Self {
+            hay: &text.as_bytes()[..end],
+            seek: Seek::dense(markers, searcher),
         }
     }
 
@@ -288,6 +339,11 @@ pub(crate) struct Markers {
     first_bytes: [u8; 2],
 }
 
+/// A marker set's Teddy searcher ([`Markers::search_dense`]), built on first use. It is kept
+/// beside its set in a `static`: a [`Markers`] is often a promoted constant, which holds no
+/// lock.
+pub(crate) type DenseSearcher = OnceLock<Searcher>;
+
 impl Markers {
     /// Panics (at compile time, in a `static`) when the markers start with more than two
     /// distinct bytes or one is empty.
@@ -307,6 +363,48 @@ impl Markers {
             patterns,
             first_bytes: [first, other],
         }
+    }
+
+    /// [`Pattern::search`]'s answer, for text dense with the markers' first bytes (HTML or
+    /// code in a value), where the `memchr2` scan would stop and compare at every `<`: Teddy
+    /// (`aho_corasick::packed`) fingerprints each marker's first bytes and skips those with a
+    /// SIMD scan. Then a marker cut by the end of `hay` may start only at one of those bytes
+    /// near the end.
+    pub fn search_dense(&self, searcher: &DenseSearcher, hay: &[u8], from: usize) -> Search {
+        if from > hay.len() {
+            return Search::None;
+        }
+        let searcher = searcher.get_or_init(|| {
+            packed::Config::new()
+                .match_kind(packed::MatchKind::LeftmostFirst)
+                .builder()
+                .extend(self.patterns)
+                .build()
+                .expect("a few short markers")
+        });
+        if let Some(found) = searcher.find_in(hay, Span::from(from..hay.len())) {
+            return Search::Found(Marker {
+                start: found.start(),
+                end: found.end(),
+                pattern: found.pattern().as_usize(),
+            });
+        }
+        let longest = self.patterns.iter().map(|p| p.len()).max().unwrap_or(1);
+        let tail = hay.len().saturating_sub(longest - 1).max(from);
+        let [a, b] = self.first_bytes;
+        let mut at = tail;
+        while let Some(i) = find_either(a, b, &hay[at..]) {
+            let rest = &hay[at + i..];
+            let cut = |p: &&str| {
+                let p = p.as_bytes();
+                rest.get(1).is_none_or(|&b| p.get(1) == Some(&b)) && p.starts_with(rest)
+            };
+            if self.patterns.iter().any(cut) {
+                return Search::Partial(at + i);
+            }
+            at += i + 1;
+        }
+        Search::None
     }
 
     /// The markers, in their order.

@@ -633,6 +633,9 @@ fn floods_of_partial_and_broken_markers_are_linear() {
         // Each value quotes a block it never closes: one search runs to the end, then the
         // values are read by the flat rule.
         "<｜DSML｜ invoke name=\"f\"><｜DSML｜ parameter name=\"a\"><｜DSML｜ calls></｜DSML｜ parameter>",
+        // So are glm45 values that open a call they never close.
+        "<tool_call>f<arg_key>a</arg_key><arg_value><tool_call>x</arg_value>",
+        "<tool_call>f<arg_key>a</arg_key><arg_value>x<tool_call>",
     ] {
         let text = unit.repeat(n);
         let events = timed(unit, &text, 1, StreamOptions::default());
@@ -732,6 +735,41 @@ fn values_keep_quoted_invoke_markup_whole() {
         let content = to_compact_json(&Value::Str(body.as_str().into()));
         assert_eq!(shapes, [format!("write {{\"c\":{content}}}")], "{format:?}");
     }
+}
+
+/// A glm45 value that quotes whole calls (a file about the call syntax) keeps them as its text;
+/// a value that only mentions the opening tag is read as before, and the call after it too.
+#[test]
+fn glm_values_keep_quoted_calls_whole() {
+    let quoted =
+        "# Format\n<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>b.py</arg_value>\n\
+        </tool_call>\nend";
+    let write = |content: &str| {
+        format!(
+            "<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>a.md</arg_value>\n\
+             <arg_key>content</arg_key>\n<arg_value>{content}</arg_value>\n</tool_call>"
+        )
+    };
+    let shape = |content: &str| {
+        let content = to_compact_json(&Value::Str(content.into()));
+        format!("write {{\"path\":\"a.md\",\"content\":{content}}}")
+    };
+    let mut cuts = Cuts(13);
+    let shapes = check(Format::Glm45, &write(quoted), None, &mut cuts);
+    assert_eq!(shapes, [shape(quoted)]);
+    // Nested, and followed by a second call.
+    let nested = format!(
+        "<tool_call>doc<arg_key>x</arg_key><arg_value>{}</arg_value></tool_call>",
+        write("y")
+    );
+    let text = format!("{}\n<tool_call>done</tool_call>", write(&nested));
+    let shapes = check(Format::Glm45, &text, None, &mut cuts);
+    assert_eq!(shapes, [shape(&nested), "done {}".to_owned()]);
+    // A mention of the opening tag is no quoted call: the values and the next call as before.
+    let mention = "Wrap calls in <tool_call> tags.";
+    let text = format!("{}\n<tool_call>done</tool_call> after", write(mention));
+    let shapes = check(Format::Glm45, &text, None, &mut cuts);
+    assert_eq!(shapes, [shape(mention), "done {}".to_owned()]);
 }
 
 /// Found by tests/test_adversarial.py: one chunk holding many short regions was copied into

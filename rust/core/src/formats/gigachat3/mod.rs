@@ -8,7 +8,7 @@ mod machine;
 
 use std::ops::Range;
 
-use super::cursor::Markers;
+use super::cursor::{DenseSearcher, Markers};
 use super::cx::{skip_ws, Cx};
 use super::grammar::{Grammar, Open, Start};
 use super::tool_call::hermes;
@@ -25,6 +25,7 @@ const EOS: &str = "</s>";
 static WRAP: Wrap = Wrap {
     format: Format::Gigachat3,
     ends: Markers::new(&[EOS]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::Json,
     pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,

@@ -5,7 +5,7 @@
 use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use super::cursor::Markers;
+use super::cursor::{DenseSearcher, Markers};
 
 const ACTION_START: &str = "<|action_start|>";
 const OPEN: &str = "<|plugin|>";
@@ -15,6 +15,7 @@ static WRAP: Wrap = Wrap {
     format: Format::Internlm2,
     // The next call opens with `<|action_start|>`.
     ends: Markers::new(&[CLOSE, ACTION_START, OPEN]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::Json,
     pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,

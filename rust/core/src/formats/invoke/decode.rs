@@ -24,7 +24,7 @@ where
         invoke_closes: TextSeek::new(text, end, &tags.invoke_close),
         parameter_closes: TextSeek::new(text, end, &tags.parameter_close),
         quoted: tags.quoted.map(|quoted| QuotedValues {
-            markers: TextSeek::new(text, end, quoted),
+            markers: TextSeek::dense(text, end, (&quoted.markers, &quoted.searcher)),
             quoted,
             closed: true,
         }),

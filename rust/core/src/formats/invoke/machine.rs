@@ -85,9 +85,13 @@ impl InvokeBlock {
                 Some(left_open) => Seek::new(&left_open.value_ends),
                 None => Seek::new(&tags.parameter_close),
             },
-            quoted: tags
-                .quoted
-                .map(|quoted| (quoted, Seek::new(quoted), Depth::default())),
+            quoted: tags.quoted.map(|quoted| {
+                (
+                    quoted,
+                    Seek::dense(&quoted.markers, &quoted.searcher),
+                    Depth::default(),
+                )
+            }),
             json: None,
             records: Vec::new(),
             invokes: 0,

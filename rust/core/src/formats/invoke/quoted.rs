@@ -10,82 +10,24 @@
 //!
 //! [`Tags::quoted`]: super::Tags::quoted
 
-use std::sync::OnceLock;
-
-use aho_corasick::packed::{Config, MatchKind, Searcher};
-use aho_corasick::Span;
-
-use super::super::cursor::{Marker, Markers, Pattern, Search};
+use super::super::cursor::{DenseSearcher, Markers};
 
 pub(crate) struct Quoted {
     /// The shape's parameter closing tag, its parameter tag, then the opening tags of blocks
-    /// and invokes (`opens` of them), then their closing tags.
-    markers: Markers,
+    /// and invokes (`opens` of them), then their closing tags. A value is often dense with `<`
+    /// (HTML, code), so they are searched with [`Seek::dense`](super::super::cursor::Seek::dense).
+    pub markers: Markers,
+    pub searcher: DenseSearcher,
     opens: usize,
-    /// The markers' searcher, built on first use. A value is often dense with `<` (HTML,
-    /// code), where [`Markers`]' stop at every `<` costs several times what the flat rule's
-    /// one-tag search did; Aho–Corasick's SIMD prefilter skips those.
-    searcher: OnceLock<Searcher>,
 }
 
 impl Quoted {
-    /// Panics (at compile time, in a `static`) unless every marker starts with `<` and has a
-    /// second byte.
     pub const fn new(markers: &'static [&'static str], opens: usize) -> Self {
-        let mut i = 0;
-        while i < markers.len() {
-            let marker = markers[i].as_bytes();
-            assert!(marker.len() > 1 && marker[0] == b'<', "a tag");
-            i += 1;
-        }
         Self {
             markers: Markers::new(markers),
+            searcher: DenseSearcher::new(),
             opens,
-            searcher: OnceLock::new(),
         }
-    }
-}
-
-impl Pattern for Quoted {
-    fn search(&self, hay: &[u8], from: usize) -> Search {
-        if from > hay.len() {
-            return Search::None;
-        }
-        let patterns = self.markers.patterns();
-        let searcher = self.searcher.get_or_init(|| {
-            Config::new()
-                .match_kind(MatchKind::LeftmostFirst)
-                .builder()
-                .extend(patterns)
-                .build()
-                .expect("a few short markers")
-        });
-        if let Some(found) = searcher.find_in(hay, Span::from(from..hay.len())) {
-            return Search::Found(Marker {
-                start: found.start(),
-                end: found.end(),
-                pattern: found.pattern().as_usize(),
-            });
-        }
-        // None whole: one may still be cut by the end of the text, at a `<` there (its next
-        // byte rules most out).
-        let longest = patterns.iter().map(|p| p.len()).max().unwrap_or(1);
-        let tail = hay.len().saturating_sub(longest - 1).max(from);
-        for i in memchr::memchr_iter(b'<', &hay[tail..]) {
-            let rest = &hay[tail + i..];
-            let cut = |p: &&str| {
-                let p = p.as_bytes();
-                rest.get(1).is_none_or(|&b| p[1] == b) && p.starts_with(rest)
-            };
-            if patterns.iter().any(cut) {
-                return Search::Partial(tail + i);
-            }
-        }
-        Search::None
-    }
-
-    fn may_start_in(&self, piece: &[u8]) -> bool {
-        self.markers.may_start_in(piece)
     }
 }
 
@@ -138,7 +80,7 @@ mod tests {
         let mut depth = Depth::default();
         let mut from = 0;
         let mut seen = Vec::new();
-        let mut seek = Seek::new(&QUOTED);
+        let mut seek = Seek::dense(&QUOTED.markers, &QUOTED.searcher);
         while let Some(found) = seek.find(text.as_bytes(), from) {
             seen.push(depth.read(&QUOTED, found.pattern));
             from = found.end;

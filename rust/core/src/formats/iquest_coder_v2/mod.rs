@@ -5,7 +5,7 @@
 use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use super::cursor::Markers;
+use super::cursor::{DenseSearcher, Markers};
 
 const OPEN: &str = "<iquestcoder_tool_call>";
 const CLOSE: &str = "</iquestcoder_tool_call>";
@@ -13,6 +13,7 @@ const CLOSE: &str = "</iquestcoder_tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::IquestCoderV2,
     ends: Markers::new(&[CLOSE, OPEN]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::ArgPairs,
     pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,

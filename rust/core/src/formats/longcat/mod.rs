@@ -7,7 +7,7 @@
 use super::tool_call::tags::{Body, Pairs, Wrap};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use super::cursor::Markers;
+use super::cursor::{DenseSearcher, Markers};
 
 const OPEN: &str = "<longcat_tool_call>";
 const CLOSE: &str = "</longcat_tool_call>";
@@ -22,6 +22,7 @@ static PAIRS: Pairs = Pairs::new(
 static WRAP: Wrap = Wrap {
     format: Format::Longcat,
     ends: Markers::new(&[CLOSE, OPEN]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::ArgPairs,
     pairs: &PAIRS,
     answer_of: FormatSet::NONE,

@@ -6,7 +6,7 @@
 use super::tool_call::tags::{Body, Wrap, GLM_PAIRS};
 use super::tool_call;
 use crate::protocol::{Format, FormatSet};
-use super::cursor::Markers;
+use super::cursor::{DenseSearcher, Markers};
 
 const OPEN: &str = "<seed:tool_call>";
 const CLOSE: &str = "</seed:tool_call>";
@@ -14,6 +14,7 @@ const CLOSE: &str = "</seed:tool_call>";
 static WRAP: Wrap = Wrap {
     format: Format::SeedOss,
     ends: Markers::new(&[CLOSE, OPEN]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::Function,
     pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,

@@ -130,8 +130,11 @@ where
             ));
         }
         let value_start = value_tag + value_tag_text.len();
+        let quoting = (&mut closers.quoted, &mut closers.quoting);
+        let seeks = (&mut closers.arg_value, closers.ends, pairs);
+        let from = after_quoted_calls(text, value_start, end, quoting, seeks).unwrap_or(value_start);
         let closes = (&mut closers.arg_value, closers.ends, pairs);
-        let Some((value_end, next)) = value_end(text, value_start, end, closes) else {
+        let Some((value_end, next)) = value_end(text, from, end, closes) else {
             let failure = Failure::parse(format!("no {value_close_tag}"), value_tag, Some(name.into()));
             return Ok(fail(cx, value_tag, failure));
         };
@@ -220,7 +223,61 @@ where
     Ok(markup_end)
 }
 
-/// Where the value that starts at `start` ends, and where reading goes on: after the
+/// Where the calls a value that starts at `start` quotes whole end (a file that documents the
+/// call syntax): a wrapper's opening tag before the value's first `</arg_value>` opens one,
+/// which the wrapper's closing tag closes (ones opened inside it counted), and more may follow.
+/// `None` when the value quotes none, or when that reading does not hold: a quoted call never
+/// closes, or no `</arg_value>` that closes the value follows the quoted calls with no other
+/// tag of the wrapper before it (`Use the <tool_call> tag` mentions one). The value is then
+/// read as if it quoted nothing, and so are the region's later values, which keeps the search
+/// linear. The stream machine reads a quoted call so too (`State::GQuotedCall`).
+fn after_quoted_calls(
+    text: &str,
+    start: usize,
+    end: usize,
+    (quoted, quoting): (&mut TextSeek<'_>, &mut bool),
+    (arg_value_close, ends, pairs): (&mut TextSeek<'_>, &Markers, &Pairs),
+) -> Option<usize> {
+    let mut pos = start;
+    while *quoting {
+        let first_close = arg_value_close.find(pos);
+        let opener = quoted
+            .next(pos)
+            .filter(|tag| tag.pattern != 0 && first_close.is_none_or(|c| tag.start < c));
+        let Some(opener) = opener else {
+            break;
+        };
+        let (mut depth, mut at) = (1u32, opener.end);
+        while depth > 0 {
+            let Some(tag) = quoted.next(at) else {
+                *quoting = false;
+                return None;
+            };
+            depth = if tag.pattern == 0 { depth - 1 } else { depth + 1 };
+            at = tag.end;
+        }
+        pos = at;
+    }
+    if pos == start {
+        return None;
+    }
+    let close = arg_value_close.find(pos);
+    let next_tag = quoted.next(pos);
+    let bytes = &text.as_bytes()[..end];
+    let holds = close.is_some_and(|close| {
+        let after = close + pairs.value_close.len();
+        next_tag.is_none_or(|tag| tag.start > close)
+            && closes_value(bytes, after, ends, pairs.key) != Some(false)
+    });
+    if !holds {
+        *quoting = false;
+        return None;
+    }
+    Some(pos)
+}
+
+/// Where a value ends, its tags looked for from `from` (its start, or past the calls it quotes
+/// whole: [`after_quoted_calls`]), and where reading goes on: after the
 /// `</arg_value>` that closes it ([`closing_value_tag`]), or, where the model left that tag
 /// out, at what follows the value: the next pair's `<arg_key>` (another `<arg_value>` opens
 /// before any `</arg_value>`) or the call's closing tag (no `</arg_value>` at all). A value may
@@ -229,12 +286,12 @@ where
 /// its own (the template's layout).
 fn value_end(
     text: &str,
-    start: usize,
+    from: usize,
     end: usize,
     (arg_value_close, ends, pairs): (&mut TextSeek<'_>, &Markers, &Pairs),
 ) -> Option<(usize, usize)> {
-    let close = arg_value_close.find(start);
-    let value = &text[start..close.unwrap_or(end)];
+    let close = arg_value_close.find(from);
+    let value = &text[from..close.unwrap_or(end)];
     let cut = |before: usize| {
         let at = |tag: &str| value[..before].find(tag);
         let cut = match (at(pairs.key), at(ends.patterns()[0])) {
@@ -245,7 +302,7 @@ fn value_end(
         // not the value's, as for qwen3_coder's left-open values.
         let left = &value[..cut];
         let kept = left.strip_suffix('\n').map_or(left, |v| v.strip_suffix('\r').unwrap_or(v));
-        Some((start + kept.len(), start + cut))
+        Some((from + kept.len(), from + cut))
     };
     let closed = |close: usize, seek: &mut TextSeek<'_>| {
         let close = closing_value_tag(text, close, end, seek, (ends, pairs));

@@ -30,6 +30,8 @@ pub(crate) struct TagCall {
     at: usize,
     state: State,
     close: Seek,
+    /// The wrapper's tags in a glm45 value (`State::GQuotedCall`), which may be dense with `<`.
+    quoted_calls: Seek,
     key_close: Seek,
     value_close: Seek,
     json: Option<JsonValue>,
@@ -60,6 +62,10 @@ impl TagCall {
             at,
             state,
             close: Seek::new(wrap.map_or(&FUNCTION_ENDS, |wrap| &wrap.ends)),
+            quoted_calls: {
+                let wrap = wrap.unwrap_or(&TOOL_CALL);
+                Seek::dense(&wrap.ends, &wrap.ends_searcher)
+            },
             key_close: Seek::new(&pairs.key_close_needle),
             value_close: Seek::new(&pairs.value_close_needle),
             json: None,
@@ -618,13 +624,41 @@ impl TagCall {
                             self.state = State::GValue {
                                 from: q + value.len(),
                                 quoted: None,
+                                opens_call: true,
                             }
                         }
                         Some(false) => self.state = State::SeekClose(q),
                     }
                 }
-                State::GValue { from, quoted } => {
+                State::GValue {
+                    from,
+                    quoted,
+                    opens_call,
+                } => {
                     let found = self.value_close.find(b, from);
+                    // A wrapper's opening tag before the value's first close quotes a call
+                    // (`glm45::after_quoted_calls`); its closing tag there rules that out.
+                    if opens_call {
+                        let end = self.quoted_calls.find(b, from);
+                        match end.filter(|e| found.is_none_or(|f| e.start < f.start)) {
+                            Some(end) => {
+                                self.state = match end.pattern {
+                                    0 => State::GValue {
+                                        from,
+                                        quoted,
+                                        opens_call: false,
+                                    },
+                                    _ => State::GQuotedCall {
+                                        from: end.end,
+                                        depth: 1,
+                                    },
+                                };
+                                continue;
+                            }
+                            None if found.is_none() => return Verdict::More,
+                            None => {}
+                        }
+                    }
                     // After a quoted tag, the call's end first: the first tag closed the value.
                     if let Some(first) = quoted {
                         let call_end = self.close.find(b, from);
@@ -643,9 +677,27 @@ impl TagCall {
                             self.state = State::GValue {
                                 from: found.end,
                                 quoted: quoted.or(Some(found.start)),
+                                opens_call: false,
                             }
                         }
                     }
+                }
+                State::GQuotedCall { from, depth } => {
+                    let Some(end) = self.quoted_calls.find(b, from) else {
+                        return Verdict::More;
+                    };
+                    let depth = if end.pattern == 0 { depth - 1 } else { depth + 1 };
+                    self.state = match depth {
+                        0 => State::GValue {
+                            from: end.end,
+                            quoted: None,
+                            opens_call: true,
+                        },
+                        depth => State::GQuotedCall {
+                            from: end.end,
+                            depth,
+                        },
+                    };
                 }
             }
         }
@@ -683,7 +735,16 @@ impl Machine for TagCall {
             State::QValue(scan) => scan.skip_piece(len, piece),
             State::GKey(from) => self.key_close.skip_piece(*from, len, piece),
             State::SeekClose(from) => self.close.skip_piece(*from, len, piece),
-            State::GValue { from, quoted: None } => self.value_close.skip_piece(*from, len, piece),
+            // (Each search moves past the piece only where none of its tags may start.)
+            State::GValue {
+                from,
+                quoted: None,
+                opens_call,
+            } => {
+                let close = !*opens_call || self.quoted_calls.skip_piece(*from, len, piece);
+                self.value_close.skip_piece(*from, len, piece) && close
+            }
+            State::GQuotedCall { from, .. } => self.quoted_calls.skip_piece(*from, len, piece),
             _ => false,
         }
     }

@@ -63,9 +63,18 @@ pub(super) enum State {
     GValueTag(usize),
     /// A value, its `</arg_value>` looked for from `from`; `quoted`: the first one met, which
     /// did not close it (`tags::closes_value`).
+    /// `opens_call`: no tag of the wrapper has come before the value's first close yet, so a
+    /// wrapper's opening tag may still begin a call the value quotes.
     GValue {
         from: usize,
         quoted: Option<usize>,
+        opens_call: bool,
+    },
+    /// A call the value quotes whole (a wrapper's opening tag before the value's first
+    /// `</arg_value>`), read up to `from`; `depth` of them are open.
+    GQuotedCall {
+        from: usize,
+        depth: u32,
     },
 }
 

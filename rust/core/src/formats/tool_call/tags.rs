@@ -3,7 +3,7 @@
 use crate::protocol::{Format, FormatSet};
 use crate::scan::find::{find_any3, Needle};
 
-use super::super::cursor::{failed_end, Markers, TextSeek};
+use super::super::cursor::{failed_end, DenseSearcher, Markers, TextSeek};
 use super::super::cx::skip_ws;
 use super::super::machine::{starts, starts_any, ws};
 use super::super::markers::same;
@@ -21,6 +21,9 @@ pub(crate) struct Wrap {
     /// What ends a call in it: its closing tag ([`Wrap::close`]), then the wrapper's opening
     /// tag (a model that leaves the close out before its next call opens the next wrapper).
     pub ends: Markers,
+    /// `ends`' searcher in a value, which may be dense with `<`
+    /// ([`Seek::dense`](super::super::cursor::Seek::dense)).
+    pub ends_searcher: DenseSearcher,
     pub body: Body,
     /// The tags of an [`Body::ArgPairs`] body's pairs.
     pub pairs: &'static Pairs,
@@ -60,6 +63,7 @@ pub(crate) enum Body {
 pub(crate) static TOOL_CALL: Wrap = Wrap {
     format: Format::Qwen3Coder,
     ends: Markers::new(&[CLOSE, OPEN]),
+    ends_searcher: DenseSearcher::new(),
     body: Body::Shared,
     pairs: &GLM_PAIRS,
     answer_of: FormatSet::NONE,
@@ -94,6 +98,7 @@ macro_rules! hermes_wraps {
             $(Wrap {
                 format: Format::Hermes,
                 ends: Markers::new(&[$close, $open]),
+                ends_searcher: DenseSearcher::new(),
                 body: $body,
                 pairs: &GLM_PAIRS,
                 answer_of: answer_of($open),
@@ -587,6 +592,11 @@ pub(crate) struct Closers<'t> {
     pub arg_value: TextSeek<'t>,
     /// The tags of the wrapper's key and value pairs.
     pub pairs: &'static Pairs,
+    /// The wrapper's tags inside a value, for the calls it quotes whole
+    /// (`glm45::after_quoted_calls`), searched while `quoting`: no value of the region has
+    /// failed that reading yet.
+    pub quoted: TextSeek<'t>,
+    pub quoting: bool,
 }
 
 impl<'t> Closers<'t> {
@@ -599,6 +609,8 @@ impl<'t> Closers<'t> {
             arg_key: TextSeek::new(text, end, &wrap.pairs.key_close_needle),
             arg_value: TextSeek::new(text, end, &wrap.pairs.value_close_needle),
             pairs: wrap.pairs,
+            quoted: TextSeek::dense(text, end, (&wrap.ends, &wrap.ends_searcher)),
+            quoting: true,
         }
     }
 
