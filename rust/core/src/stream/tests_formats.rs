@@ -687,17 +687,6 @@ fn values_keep_quoted_invoke_markup_whole() {
     let text = call("x <｜DSML｜ parameter name=\"n\" string=\"true\">y");
     let shapes = check(Format::DeepseekDsml, &text, None, &mut cuts);
     assert_eq!(shapes, [r#"write {"path":"a.md","content":"x ","n":"y"}"#]);
-    // A block that holds no invoke, its first character more than a byte (the markup fails
-    // alone; found by the hypothesis suite).
-    for (format, text) in [
-        (Format::DeepseekDsml, "<｜DSML｜ calls>▁x"),
-        (
-            Format::MinimaxM2,
-            "<minimax:tool_call>é<invoke name=\"f\"></invoke>",
-        ),
-    ] {
-        check(format, text, None, &mut cuts);
-    }
     // The plain XML shapes read so too (an invoke tag opens quoted markup with its space).
     let body = "<minimax:tool_call>\n<invoke name=\"read\">\n\
         <parameter name=\"path\">b.py</parameter>\n</invoke>\n</minimax:tool_call>\n<invoked>";
@@ -734,6 +723,26 @@ fn values_keep_quoted_invoke_markup_whole() {
         let shapes = check(format, &text, None, &mut cuts);
         let content = to_compact_json(&Value::Str(body.as_str().into()));
         assert_eq!(shapes, [format!("write {{\"c\":{content}}}")], "{format:?}");
+    }
+}
+
+/// A block whose markup is no invoke, its first character more than a byte, fails alone on
+/// every path (it panicked once; found by the hypothesis suite).
+#[test]
+fn junk_in_an_invoke_block_may_start_with_any_character() {
+    let mut cuts = Cuts(17);
+    for (format, text) in [
+        (Format::DeepseekDsml, "<｜DSML｜ calls>▁x"),
+        (
+            Format::MinimaxM2,
+            "<minimax:tool_call>é<invoke name=\"f\"></invoke>",
+        ),
+    ] {
+        let shapes = check(format, text, None, &mut cuts);
+        assert!(
+            shapes.iter().any(|shape| shape.starts_with('!')),
+            "{shapes:?}"
+        );
     }
 }
 
