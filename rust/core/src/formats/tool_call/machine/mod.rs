@@ -1,5 +1,8 @@
 //! The stream machine of the `<tool_call>` group: one call per region, from `<tool_call>` (or a
-//! bare `<function=`, `<function name=`, or another wrapper) to the end of its markup.
+//! bare `<function=`, `<function name=`, or another wrapper) to the end of its markup. The
+//! glm45 pair states are read in [`pairs`].
+
+mod pairs;
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
@@ -9,9 +12,9 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, body_start, closes_value, name_end, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, name_end, function_ends, function_name, past_stop, is_call_object, parameter_name,
     reads_json, reopens, shape_of, stray_close, typed_name, Body, Pairs, Wrap, CLOSE, FENCE, FUNCTION,
-    FUNCTION_CLOSE, FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL, TOOL_SEP,
+    FUNCTION_CLOSE, FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL,
 };
 use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
@@ -574,130 +577,15 @@ impl TagCall {
                         return verdict;
                     }
                 }
-                State::GFirst(p) => {
-                    let q = ws(b, p);
-                    match b.get(q) {
-                        None => {
-                            self.state = State::GFirst(q);
-                            return Verdict::More;
-                        }
-                        Some(b'{') => {
-                            self.args = Some(arguments_at(&mut self.records, q, self.open.json));
-                            self.state = State::Args(ArgsClose::ToolCall);
-                        }
-                        Some(_) => self.state = State::GBetween(q),
+                State::GFirst(_)
+                | State::GBetween(_)
+                | State::GKey(_)
+                | State::GValueTag(_)
+                | State::GValue { .. }
+                | State::GQuotedCall { .. } => {
+                    if let Some(verdict) = self.read_pairs(b) {
+                        return verdict;
                     }
-                }
-                State::GBetween(p) => {
-                    let q = ws(b, p);
-                    let close = self.wrap.map_or(CLOSE, |wrap| wrap.close());
-                    let key = self.pairs().key;
-                    match starts_any(b, q, &[key, close, TOOL_SEP]) {
-                        Err(()) => {
-                            self.state = State::GBetween(q);
-                            return Verdict::More;
-                        }
-                        Ok(Some(0)) => self.state = State::GKey(q + key.len()),
-                        Ok(Some(1)) => return self.end(q + close.len()),
-                        // HY v3's separator after the name.
-                        Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
-                        Ok(None) => {
-                            if let Some(verdict) = self.reopened(b, q, self.ends(), State::GBetween) {
-                                return verdict;
-                            }
-                        }
-                    }
-                }
-                State::GKey(from) => match self.key_close.find(b, from) {
-                    Some(found) => self.state = State::GValueTag(found.end),
-                    None => return Verdict::More,
-                },
-                State::GValueTag(p) => {
-                    let q = ws(b, p);
-                    let value = self.pairs().value;
-                    match starts(b, q, value) {
-                        None => {
-                            self.state = State::GValueTag(q);
-                            return Verdict::More;
-                        }
-                        Some(true) => {
-                            self.state = State::GValue {
-                                from: q + value.len(),
-                                quoted: None,
-                                opens_call: true,
-                            }
-                        }
-                        Some(false) => self.state = State::SeekClose(q),
-                    }
-                }
-                State::GValue {
-                    from,
-                    quoted,
-                    opens_call,
-                } => {
-                    let found = self.value_close.find(b, from);
-                    // A wrapper's opening tag before the value's first close quotes a call
-                    // (`glm45::after_quoted_calls`); its closing tag there rules that out.
-                    if opens_call {
-                        let end = self.quoted_calls.find(b, from);
-                        match end.filter(|e| found.is_none_or(|f| e.start < f.start)) {
-                            Some(end) => {
-                                self.state = match end.pattern {
-                                    0 => State::GValue {
-                                        from,
-                                        quoted,
-                                        opens_call: false,
-                                    },
-                                    _ => State::GQuotedCall {
-                                        from: end.end,
-                                        depth: 1,
-                                    },
-                                };
-                                continue;
-                            }
-                            None if found.is_none() => return Verdict::More,
-                            None => {}
-                        }
-                    }
-                    // After a quoted tag, the call's end first: the first tag closed the value.
-                    if let Some(first) = quoted {
-                        let call_end = self.close.find(b, from);
-                        if call_end.is_some_and(|e| found.is_none_or(|f| e.start < f.start)) {
-                            self.state = State::GBetween(first + self.pairs().value_close.len());
-                            continue;
-                        }
-                    }
-                    let Some(found) = found else {
-                        return Verdict::More;
-                    };
-                    match closes_value(b, found.end, self.ends(), self.pairs().key) {
-                        None => return Verdict::More,
-                        Some(true) => self.state = State::GBetween(found.end),
-                        Some(false) => {
-                            self.state = State::GValue {
-                                from: found.end,
-                                quoted: quoted.or(Some(found.start)),
-                                opens_call: false,
-                            }
-                        }
-                    }
-                }
-                State::GQuotedCall { from, depth } => {
-                    let Some(end) = self.quoted_calls.find(b, from) else {
-                        return Verdict::More;
-                    };
-                    let depth = if end.pattern == 0 { depth - 1 } else { depth + 1 };
-                    self.state = match depth {
-                        0 => State::GValue {
-                            from: end.end,
-                            quoted: None,
-                            opens_call: true,
-                        },
-                        depth => State::GQuotedCall {
-                            from: end.end,
-                            depth,
-                        },
-                    };
                 }
             }
         }
