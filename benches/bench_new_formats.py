@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 import formats_python_lists
 import formats_python_tagged
-from renderers import RENDERERS
+from renderers import RENDERERS, as_auto_reads
 from support import cases
 
 # The call-list family (rust/core/src/formats/json_list/), then the tagged formats.
@@ -40,7 +40,8 @@ def renderings(name: str) -> list[Item]:
     for k, case in enumerate(cases()):
         text = RENDERERS[name](case, k)
         if text is not None:
-            items.append((text, [(c["name"], c["arguments"]) for c in case["calls"]]))
+            calls = [(c["name"], c["arguments"]) for c in case["calls"]]
+            items.append((as_auto_reads(name, text), calls))
     return items
 
 

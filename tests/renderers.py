@@ -16,6 +16,16 @@ Case = dict[str, Any]
 # their text as that one (HyperCLOVA X SEED Think's values are JSON-encoded, glm45's are not).
 SNIFFED_AS = {"hyperclovax_seed_think": "glm45"}
 
+
+def as_auto_reads(name: str, text: str) -> str:
+    """`text` of format `name` with the start marker its chat template's generation prompt
+    wrote, where only naming the format assumes it (Functionary v3.2's first `>>>`): the text
+    `formats="auto"` reads as the named format reads `text`."""
+    if name == "functionary_v3_2" and not text.startswith(">>>"):
+        return ">>>" + text
+    return text
+
+
 JSON_TYPES = {
     "string": str,
     "integer": int,

@@ -1,6 +1,6 @@
 """Functionary v3.1 (read as hermes) and v3.2 (`functionary_v3_2`): the peers' test cases, the
 corpus rendered in v3.2, stream invariants, auto-detection picking the same calls as naming
-the format, and `>>>` in prose staying prose."""
+the format where the text writes its `>>>`, and `>>>` in prose staying prose."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import toolwire
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from renderers import RENDERERS
+from renderers import RENDERERS, as_auto_reads
 from support import DATA, cases, every_path, fed_in_chunks, streamed_calls
 from test_new_formats_json import shape
 from test_stream import check_invariants
@@ -57,9 +57,14 @@ def test_peer_cases_on_three_paths(case: dict[str, Any]) -> None:
         assert [(c.name, c.arguments) for c in calls] == expected
         if content is not None and case["content"] is not None:
             assert content.strip() == case["content"].strip()
-    # Found without naming the format, the same way.
+    # Found without naming the format, the same way, where the text writes its markers; a v3.2
+    # message that starts after the prompt's `>>>` is read so only where the format is named.
     auto = toolwire.extract(case["text"], tools=case["tools"], on_error="keep")
-    assert [(c.name, c.arguments) for c in auto] == expected
+    if case["format"] == "functionary_v3_1" or case["text"].startswith(">>>"):
+        assert [(c.name, c.arguments) for c in auto] == expected
+    else:
+        assert auto == []
+        assert toolwire.parse_text(case["text"]).content == case["text"]
 
 
 def rendered(step: int = 1) -> list[tuple[str, Any, list[Any]]]:
@@ -80,7 +85,7 @@ def test_the_corpus_reads_back() -> None:
             (c["name"], c["arguments"]) for c in calls
         ], text
         assert parsed.content.strip() in ("", "Let me look that up."), text
-        auto = toolwire.extract(text, tools=tools, on_error="keep")
+        auto = toolwire.extract(as_auto_reads(FMT, text), tools=tools, on_error="keep")
         assert [shape(c) for c in auto] == [shape(c) for c in parsed.calls], text
         checked += 1
     assert checked > 400
@@ -147,6 +152,33 @@ def test_messages(text: str, calls: list[Any], content: str) -> None:
 def test_prose_is_prose(text: str) -> None:
     assert toolwire.extract(text) == []
     assert toolwire.parse_text(text, format=FMT).calls == []
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        ('json\n{"name": "get_weather", "arguments": {"city": "Paris"}}', [("json", None)]),
+        ('Answer\n{"a": 1}', [("Answer", {"a": 1})]),
+        ("python\nprint(1)", [("python", {"code": "print(1)"})]),
+        ("all\nHi.>>>f\n{}", [("f", {})]),
+    ],
+)
+def test_only_the_named_format_reads_the_prompts_header(text: str, calls: list[Any]) -> None:
+    # Under "auto" nothing in these texts shows Functionary (a word over a line of JSON, a
+    # message that starts with `python`): they stay content, never a call or code to run.
+    assert toolwire.extract(text) == []
+    assert toolwire.parse_text(text).calls == []
+    assert toolwire.parse_text(text).content == text
+    parser = toolwire.StreamParser()
+    events = [*parser.feed(text), *parser.finish()]
+    assert "".join(e.text for e in events if e.kind == "text_delta") == text
+    assert streamed_calls(events) == []
+    # Named, the prompt wrote the first `>>>`, and the message starts with its header.
+    for got, _ in three_paths(text, FMT):
+        assert [c.name for c in got] == [name for name, _ in calls]
+        for call, (_, arguments) in zip(got, calls, strict=True):
+            if arguments is not None:
+                assert call.arguments == arguments
 
 
 @pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])

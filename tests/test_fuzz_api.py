@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import toolwire
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from support import every_path
 from toolwire import InvalidToolCall, ToolCall
@@ -205,9 +205,6 @@ line_endings = st.sampled_from(["\n", "\n", "\r\n", "\r"])
 def test_every_call_of_a_text_comes_back_through_every_text_path(
     parts: list[tuple[str, str, str, str, str]], tail: str, nl: str, data: st.DataObject
 ) -> None:
-    # A message whose first line is `python` is Functionary v3.2's code-interpreter message
-    # under "auto" (its prompt writes the `>>>` before it; docs/formats.md): the rest is code.
-    assume(parts[0][0].strip() != "python")
     blocks = [block for _, _, block, _, _ in parts]
     lines = [
         nl.join([before, opener.replace("~~~", fence), block, closer.replace("~~~", fence), ""])

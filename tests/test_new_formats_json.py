@@ -14,7 +14,7 @@ import toolwire
 from conformance.peer import decided
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from renderers import RENDERERS, SNIFFED_AS
+from renderers import RENDERERS, SNIFFED_AS, as_auto_reads
 from support import DATA, cases
 from test_stream import check_invariants
 from test_stream_formats import check_stream
@@ -186,7 +186,7 @@ def test_sniffing_never_confuses_formats() -> None:
     for fmt, text, tools in all_format_texts():
         sniffed_as = SNIFFED_AS.get(fmt, fmt)
         named = toolwire.extract(text, formats=[sniffed_as], tools=tools, on_error="keep")
-        auto = toolwire.extract(text, tools=tools, on_error="keep")
+        auto = toolwire.extract(as_auto_reads(fmt, text), tools=tools, on_error="keep")
         assert [shape(c) for c in auto] == [shape(c) for c in named], (fmt, text)
         assert all(isinstance(c, toolwire.ToolCall) for c in named), (fmt, text)
         seen.add(fmt)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import toolwire
-from renderers import RENDERERS, SNIFFED_AS
+from renderers import RENDERERS, SNIFFED_AS, as_auto_reads
 from support import calls_of, cases
 
 
@@ -30,7 +30,7 @@ def test_every_rendering_gives_its_calls(name: str) -> None:
         # XML-style values are raw text: the tool schema types them.
         tools = case["tools"]
         expected = calls_of(case)
-        sniffed = toolwire.extract(text, tools=tools)
+        sniffed = toolwire.extract(as_auto_reads(name, text), tools=tools)
         if name in SNIFFED_AS:
             as_other = toolwire.extract(text, formats=[SNIFFED_AS[name]], tools=tools)
             assert got(sniffed) == got(as_other), (case["id"], text)

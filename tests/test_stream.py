@@ -318,12 +318,14 @@ def test_a_marker_start_that_fails_is_released_as_text() -> None:
 
 
 def test_a_one_word_first_line_is_held_until_the_next_byte() -> None:
-    # It may be a Functionary v3.2 header (`get_weather\n{…}`, the prompt wrote the `>>>`).
-    parser = StreamParser()
+    # It may be a Functionary v3.2 header (`get_weather\n{…}`, the prompt wrote the `>>>`),
+    # where the format is named; under "auto" its line break shows it is no call line.
+    parser = StreamParser(formats=["functionary_v3_2"])
     assert parser.feed("Hi") == []  # the message's first word waits for the byte after it
     assert parser.feed("\n") == []
     assert parser.feed("T") == [TextDelta("Hi\nT")]
     assert parser.finish() == []
+    assert StreamParser().feed("Hi\n") == [TextDelta("Hi\n")]
     assert StreamParser(formats=["hermes"]).feed("Hi\n") == [TextDelta("Hi\n")]
 
 

@@ -91,6 +91,11 @@ pub(crate) trait Grammar {
     /// on as before; with several such groups, each is tried in turn). Sniffing asks
     /// [`Grammar::claims_message`].
     const IMPLIED_START: bool = false;
+    /// The implied start is read only where the caller names one of the group's formats, not
+    /// under `"auto"` ([`FormatSet::ALL`]): nothing at the message's start shows the format
+    /// (Functionary v3.2's `f\n{…}` is any word over a line of JSON, its `python\n…` any
+    /// message that starts with the word), so only the caller knows the prompt wrote the marker.
+    const IMPLIED_ONLY_NAMED: bool = false;
     /// Markers that end a prose message of this group ([`Verdict::Prose`]); outside one, the
     /// formats they name read them as control tokens (dropped). Inside the message they are
     /// looked for anywhere, whatever byte they start with.

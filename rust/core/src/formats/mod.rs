@@ -100,6 +100,13 @@ macro_rules! define_groups {
                 }
             }
 
+            /// Whether the implied start is read only where the caller names the group's formats.
+            pub(crate) const fn implied_only_named(self) -> bool {
+                match self {
+                    $(Group::$group => <$module::Spec as Grammar>::IMPLIED_ONLY_NAMED,)*
+                }
+            }
+
             /// Whether a message begins as a region of an implied-start group would.
             pub(crate) fn claims_message(self, message: &str) -> bool {
                 match self {
@@ -230,13 +237,17 @@ impl Machine for AnyMachine {
 }
 
 /// The groups among `formats` whose messages may begin without their first start marker
-/// ([`Grammar::IMPLIED_START`]), when `first` may begin a name, in registry order.
+/// ([`Grammar::IMPLIED_START`]), when `first` may begin a name, in registry order. Under
+/// `"auto"` ([`FormatSet::ALL`]), not those whose implied start needs naming
+/// ([`Grammar::IMPLIED_ONLY_NAMED`]).
 pub(crate) fn implied_groups(first: u8, formats: FormatSet) -> impl Iterator<Item = Group> {
     let name = first.is_ascii_alphanumeric() || first == b'_';
-    Group::ALL
-        .iter()
-        .copied()
-        .filter(move |g| name && g.implied_start() && g.formats().intersects(formats))
+    let auto = formats == FormatSet::ALL;
+    Group::ALL.iter().copied().filter(move |g| {
+        name && g.implied_start()
+            && !(auto && g.implied_only_named())
+            && g.formats().intersects(formats)
+    })
 }
 
 /// The group whose markerless form a message starting with `first` may be, among `formats`.

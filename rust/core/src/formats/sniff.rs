@@ -360,19 +360,19 @@ mod tests {
     #[test]
     fn line_start_and_implied_markers() {
         let functionary = vec![Group::Functionary];
-        for text in [
-            ">>>f\n{}",
-            "Hi.\n>>>f\n{}",
-            "Hi.\n  >>>f\n{}",
-            "f\n{\"a\": 1}",
-            "all\nHi.>>>f\n{}",
-        ] {
-            assert_eq!(sniffed(text, FormatSet::ALL), functionary, "{text:?}");
-            assert_eq!(
-                sniff_calls(text, FormatSet::ALL),
-                Sniffed::MayHoldCalls,
-                "{text:?}"
-            );
+        let named = FormatSet::only(Format::FunctionaryV32);
+        for text in [">>>f\n{}", "Hi.\n>>>f\n{}", "Hi.\n  >>>f\n{}"] {
+            for formats in [FormatSet::ALL, named] {
+                assert_eq!(sniffed(text, formats), functionary, "{text:?}");
+                assert_eq!(sniff_calls(text, formats), Sniffed::MayHoldCalls);
+            }
+        }
+        // A header the prompt wrote is read only where the format is named.
+        for text in ["f\n{\"a\": 1}", "all\nHi.>>>f\n{}", "python\nprint(1)"] {
+            assert_eq!(sniffed(text, named), functionary, "{text:?}");
+            assert_eq!(sniff_calls(text, named), Sniffed::MayHoldCalls);
+            assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");
+            assert_ne!(sniff_calls(text, FormatSet::ALL), Sniffed::MayHoldCalls);
         }
         for text in ["a >>>f\n{}", "x\n>> y", "Hello world", "all", "f\nx"] {
             assert!(sniffed(text, FormatSet::ALL).is_empty(), "{text:?}");

@@ -9,7 +9,9 @@
 //! other prose it is text (`>>> print(x)`, a quote, is not a header either). The chat template
 //! writes the first `>>>` itself, at the end of the generation prompt, so the model's text
 //! starts after it: a message that starts with a header (`f\n{`, `all\n`, `python\n`) is read
-//! as if `>>>` preceded it ([`Grammar::IMPLIED_START`]).
+//! as if `>>>` preceded it ([`Grammar::IMPLIED_START`]), where the caller names the format
+//! ([`Grammar::IMPLIED_ONLY_NAMED`]): under `"auto"`, `json\n{…}` or `python\n…` at a
+//! message's start is prose, and only a written `>>>` opens a message.
 
 mod decode;
 mod machine;
@@ -44,6 +46,7 @@ impl Grammar for Spec {
     const STARTS: &'static [Start] = &[HEADER];
     const AT_LINES: bool = true;
     const IMPLIED_START: bool = true;
+    const IMPLIED_ONLY_NAMED: bool = true;
     const PROSE_ENDS: &'static [Start] = &[HEADER];
     const CONTROL: &'static [&'static str] = &["<|eot_id|>", "<|eom_id|>"];
 
