@@ -79,6 +79,7 @@ mod raw;
 mod region;
 mod shared;
 mod spans;
+mod stops;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
