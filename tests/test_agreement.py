@@ -4,7 +4,8 @@ For a text and a format `f` (an open-weight format, or the `text_tagged` and `ra
 protocols), the calls are compared across `extract(text, formats=[f])`,
 `parse_text(text, format=f)` and a `StreamParser(formats=[f])` fed the text in random chunks:
 names, arguments, valid or invalid, and the names of invalid calls. Ids are not compared (a
-stream fixes a call's id when it starts; a generated id is random anyway), nor content.
+stream fixes a call's id when it starts; a generated id is random anyway), nor content. The
+property holds in repair mode too (`repair=True`, which every path takes).
 
 Texts: the corpus renderings of every format, the provider streams' texts, the real model
 outputs of other projects' parser tests (`tests/data/conformance`), the corpus rendered in the
@@ -163,8 +164,8 @@ def shape(call: Any) -> tuple[Any, ...]:
     return ("invalid", call.name, call.protocol, call.index)
 
 
-def streamed(text: str, fmt: str, rng: random.Random) -> list[Any]:
-    parser = toolwire.StreamParser(formats=[fmt])
+def streamed(text: str, fmt: str, rng: random.Random, repair: bool = False) -> list[Any]:
+    parser = toolwire.StreamParser(formats=[fmt], repair=repair)
     events = fed_in_chunks(parser, text, rng, (1, 2, 3, 7, 64, len(text)))
     # Every call the stream began ends once, and the calls are numbered 0, 1, 2… in all.
     ended = [e.index for e in events if e.kind in ("tool_call_end", "invalid_tool_call")]
@@ -179,24 +180,25 @@ def is_body(text: str) -> bool:
     return bool(toolwire.extract(text, formats=[], on_error="keep"))
 
 
-def assert_agree(text: str, fmt: str, rng: random.Random) -> None:
-    calls = toolwire.parse_text(text, format=fmt).calls
+def assert_agree(text: str, fmt: str, rng: random.Random, repair: bool = False) -> None:
+    calls = toolwire.parse_text(text, format=fmt, repair=repair).calls
     # An invalid call's index is its position among the calls, as the text orders them.
     for position, call in enumerate(calls):
         if isinstance(call, toolwire.InvalidToolCall):
             assert call.index == position, (fmt, text, calls)
     parsed = [shape(c) for c in calls]
     if not is_body(text):
-        extracted = [shape(c) for c in toolwire.extract(text, formats=[fmt], on_error="keep")]
-        assert extracted == parsed, (fmt, text)
-    assert [shape(c) for c in streamed(text, fmt, rng)] == parsed, (fmt, text)
+        extracted = toolwire.extract(text, formats=[fmt], on_error="keep", repair=repair)
+        assert [shape(c) for c in extracted] == parsed, (fmt, text)
+    assert [shape(c) for c in streamed(text, fmt, rng, repair)] == parsed, (fmt, text)
 
 
+@pytest.mark.parametrize("repair", [False, True])
 @pytest.mark.parametrize("fmt", PROTOCOLS)
-def test_the_three_paths_agree_on_every_text(fmt: str) -> None:
+def test_the_three_paths_agree_on_every_text(fmt: str, repair: bool) -> None:
     rng = random.Random(fmt)
     for text in TEXTS:
-        assert_agree(text, fmt, rng)
+        assert_agree(text, fmt, rng, repair)
 
 
 def test_the_quoted_disagreements_now_agree() -> None:
@@ -219,9 +221,10 @@ def test_the_quoted_disagreements_now_agree() -> None:
         max_size=3,
     ),
     seed=st.integers(0, 2**32),
+    repair=st.booleans(),
 )
 def test_the_three_paths_agree_on_mutated_texts(
-    base: str, fmt: str, edits: list[tuple[str, float, str]], seed: int
+    base: str, fmt: str, edits: list[tuple[str, float, str]], seed: int, repair: bool
 ) -> None:
     text = base
     for op, where, marker in edits:
@@ -234,4 +237,4 @@ def test_the_three_paths_agree_on_mutated_texts(
             text = text[:at] + text + text[at:]
         else:
             text = text[:at] + text[at + 1 :]
-    assert_agree(text, fmt, random.Random(seed))
+    assert_agree(text, fmt, random.Random(seed), repair)

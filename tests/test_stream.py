@@ -329,6 +329,21 @@ def test_a_one_word_first_line_is_held_until_the_next_byte() -> None:
     assert StreamParser(formats=["hermes"]).feed("Hi\n") == [TextDelta("Hi\n")]
 
 
+def test_repair_reads_the_same_in_every_chunking() -> None:
+    # `repair=True` on the stream and `parse_text`, as on `extract`. A marker at the message
+    # start stays a marker wherever a chunk cuts it: the lenient scanner would read
+    # `[TOOL_CALLS]` or `[THINK]` as a JSON list of one unquoted word.
+    text = "[THINK]Sum.[/THINK][TOOL_CALLS]add{'a': 1, 'b': True,}"
+    parsed = toolwire.parse_text(text, repair=True)
+    assert (parsed.reasoning, parsed.content) == ("Sum.", "")
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("add", {"a": 1, "b": True})]
+    assert isinstance(toolwire.parse_text(text).calls[0], InvalidToolCall)
+    whole = canonical(run([text], repair=True), text)
+    for cut in range(1, len(text)):
+        assert canonical(run([text[:cut], text[cut:]], repair=True), text) == whole, cut
+    assert canonical(run(text, repair=True), text) == whole
+
+
 def test_a_split_think_marker_becomes_reasoning() -> None:
     events = run(["<thi", "nk>Hmm", "</th", "ink>Done"])
     assert events == [ReasoningDelta("Hmm"), TextDelta("Done")]

@@ -467,7 +467,8 @@ class StreamParser:
     written inside a think span are held until a call starts outside reasoning (they are
     dropped) or ``finish`` (they are sent): docs/streaming.md, "Calls in reasoning".
     ``starts_in_reasoning=True``: the prompt opened a think span, so the text is reasoning up
-    to its first closing think tag.
+    to its first closing think tag. ``repair=True`` accepts the JSON mistakes models make, as
+    ``extract(repair=True)`` does.
     """
 
     def __new__(
@@ -480,6 +481,7 @@ class StreamParser:
         release: Release = "eager",
         unknown_tools: UnknownTools = "keep",
         starts_in_reasoning: bool = False,
+        repair: bool = False,
     ) -> StreamParser: ...
     @property
     def tools(self) -> Any: ...
@@ -605,6 +607,7 @@ def parse_text(
     tools: Any = None,
     unknown_tools: UnknownTools = "keep",
     starts_in_reasoning: bool = False,
+    repair: bool = False,
 ) -> Parsed:
     """Split model text into its plain ``content``, its ``calls`` and its ``reasoning``.
 
@@ -613,6 +616,7 @@ def parse_text(
     ``starts_in_reasoning``: the prompt opened a think span (a chat template that ends with
     ``<think>``): the text is reasoning up to its first closing think tag, all of it when none
     comes; an opening tag the model writes before any reasoning is dropped.
+    ``repair``: accept the JSON mistakes models make, as ``extract(repair=True)`` does.
     """
 
 @final

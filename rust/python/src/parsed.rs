@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use toolwire_core::formats::ParamTypes;
+use toolwire_core::json::ParseOptions;
 use toolwire_core::stream::{parse_text_with_tools, StreamOptions};
 
 use crate::api::calls_list;
@@ -163,6 +164,8 @@ impl Parsed {
 /// * `unknown_tools`: what a call to a name that is not among `tools` becomes: `"keep"` (the
 ///   default: returned as written), `"invalid"` (an `InvalidToolCall` saying so) or `"drop"`
 ///   (left out); the last two need `tools`.
+/// * `repair`: accept the JSON mistakes models make (trailing commas, single quotes,
+///   `True`/`False`/`None`, unquoted keys, brackets left open at the end), as `extract` does.
 ///
 /// >>> parsed = parse_text('<think>Paris?</think>Sure.\n~~~tool_call\n'
 /// ...                     '{"name": "get_weather", "arguments": {"city": "Paris"}}\n~~~\n')
@@ -170,8 +173,8 @@ impl Parsed {
 /// ('Sure.\n', 'Paris?', {'city': 'Paris'})
 #[pyfunction]
 #[pyo3(
-    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None, unknown_tools = "keep", starts_in_reasoning = false),
-    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None, unknown_tools='keep', starts_in_reasoning=False)"
+    signature = (text, format = None, *, on_error = "keep", calls_in_reasoning = true, tools = None, unknown_tools = "keep", starts_in_reasoning = false, repair = false),
+    text_signature = "(text, format='auto', *, on_error='keep', calls_in_reasoning=True, tools=None, unknown_tools='keep', starts_in_reasoning=False, repair=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn parse_text<'py>(
@@ -183,12 +186,14 @@ pub fn parse_text<'py>(
     tools: Option<&Bound<'py, PyAny>>,
     unknown_tools: &str,
     starts_in_reasoning: bool,
+    repair: bool,
 ) -> PyResult<Bound<'py, Parsed>> {
     guarded(py, || {
         let policy = error_policy(on_error)?;
         let auto = PyString::new(py, "auto");
         let options = StreamOptions {
             starts_in_reasoning,
+            json: ParseOptions::model_text(repair),
             ..stream_options(format.unwrap_or(&auto), true, calls_in_reasoning)?
         };
         let mut gateway = Gateway::new("eager", unknown_tools, tools, policy_label(&options))?;

@@ -209,7 +209,8 @@ fn utf8_error(py: Python<'_>, offset: usize) -> PyErr {
 /// gateway policies: `release` is "eager" (the default: a call's pieces as they arrive),
 /// "complete" (each call whole once it ends) or "valid" (whole, once its arguments validate
 /// against `tools`); `unknown_tools` is "keep" (the default), "invalid" or "drop" for a call to
-/// a tool not in `tools`.
+/// a tool not in `tools`. `repair=True` accepts the JSON mistakes models make, as
+/// `extract(repair=True)` does.
 ///
 /// >>> parser = StreamParser()
 /// >>> events = parser.feed('Hi\n~~~tool_call\n{"name": "f", "arguments": {"a"')
@@ -249,7 +250,7 @@ impl StreamParser {
     #[new]
     #[pyo3(signature = (
         *, formats = None, tools = None, on_error = "keep", calls_in_reasoning = true,
-        release = "eager", unknown_tools = "keep", starts_in_reasoning = false
+        release = "eager", unknown_tools = "keep", starts_in_reasoning = false, repair = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -261,6 +262,7 @@ impl StreamParser {
         release: &str,
         unknown_tools: &str,
         starts_in_reasoning: bool,
+        repair: bool,
     ) -> PyResult<Self> {
         let options = match formats {
             Some(formats) => stream_options(formats, true, calls_in_reasoning)?,
@@ -271,6 +273,7 @@ impl StreamParser {
         };
         let options = StreamOptions {
             starts_in_reasoning,
+            json: ParseOptions::model_text(repair),
             ..options
         };
         let tools_given = tools.as_ref().map(|t| t.bind(py));

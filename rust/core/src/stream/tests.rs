@@ -590,6 +590,46 @@ fn repair_mode_fence_lines_agree_with_batch() {
     }
 }
 
+/// In repair mode the lenient scanner reads `[TOOL_CALLS]` as a JSON list (`TOOL_CALLS` an
+/// unquoted word): a marker at a message-start `[`, whole or cut by a chunk, is read as a
+/// marker, as in strict mode, not as a raw-JSON candidate that reads it as JSON.
+#[test]
+fn repair_mode_message_start_marker_is_a_marker() {
+    let think = "[THINK]hmm[/THINK]Answer";
+    for json in [
+        ParseOptions::model_text(false),
+        ParseOptions::model_text(true),
+    ] {
+        let options = StreamOptions { json, ..options() };
+        let events = assert_chunk_invariant(think, options);
+        let parsed = collect(events, false);
+        assert_eq!(parsed.reasoning.as_deref(), Some("hmm"));
+        assert_eq!(parsed.content, "Answer");
+    }
+    for formats in [FormatSet::ALL, FormatSet::only(Format::Mistral)] {
+        let repair = StreamOptions {
+            formats,
+            json: ParseOptions::model_text(true),
+            ..options()
+        };
+        for text in [
+            "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "[TOOL_CALLS]f{\"a\": 1}",
+            "[TOOL_CALLS]f[ARGS]{\"a\": 1}",
+            "[TOOL",
+            "[{\"name\": \"f\", \"arguments\": {}}]",
+        ] {
+            let events = assert_chunk_invariant(text, repair);
+            let calls = collect(events, false).calls;
+            assert_eq!(
+                good_calls(&calls).len(),
+                usize::from(text.len() > 5),
+                "{text:?}"
+            );
+        }
+    }
+}
+
 /// A broken body that repeats the `"name"` key: the announced name is the one known when the
 /// call was announced, however the text is chunked.
 #[test]

@@ -29,6 +29,9 @@ enum Candidate {
     },
     /// A marker of this mask, cut by the end of a chunk.
     Marker(Mask),
+    /// A message-start `[` cut by the end of a chunk inside a marker of this mask (`[TOOL`):
+    /// the marker, or else a JSON value that begins the message ([`message_value`]).
+    MessageStart(Mask),
     Code(CodeFence),
     /// A line in a code block that may close it.
     CodeClose(CodeClose),
@@ -77,6 +80,7 @@ impl Text {
                 Continued::Held => return Ok(Next::Stay(input.len())),
                 Continued::Replay(used, replay) => return Ok(Next::replay(used, replay)),
                 Continued::Opened(used, mode) => return Ok(Next::switch(used, mode)),
+                Continued::Reopened(mode, held) => return Ok(Next::To(0, mode, held)),
                 Continued::Decided(used) => i = used,
             }
         }
@@ -217,24 +221,32 @@ impl Text {
                     cx.shared.text_out(&input[run_start..i], cx.out);
                     cx.shared.flush(cx.out);
                     cx.shared.prose.message_started = true;
-                    // A start marker whole at the message start (`[TOOL_CALLS]`) opens its
-                    // region at once: no bare form begins with one, so a bare candidate would
-                    // only give it back (through raw JSON) to be matched here again.
-                    if let Match::Found(entry) = match_at(&bytes[i..], cx.starts) {
-                        if let Role::Start { .. } = TABLE[entry].role {
-                            let held = &input[i..i + TABLE[entry].text.len()];
+                    // A marker whole at the message start (`[TOOL_CALLS]`, `[THINK]`) is read
+                    // at once: no bare form begins with one, so a bare candidate would only give
+                    // it back (through raw JSON) to be matched here again, and in repair mode
+                    // the lenient scanner would read it as a JSON list. One cut by the chunk
+                    // waits for the rest, as the whole text would.
+                    let mask = cx.marker_mask();
+                    match match_at(&bytes[i..], mask) {
+                        Match::Found(entry) => {
+                            let held = &input[i..i + markers::found_len(&bytes[i..], entry)];
                             if let Some(mode) =
                                 self.resolve(Resolved::Marker(entry), held, true, cx)
                             {
                                 return Ok(Next::switch(i, mode));
                             }
+                            i += held.len();
+                            run_start = i;
+                            continue;
                         }
+                        Match::Partial => {
+                            self.candidate = Some(Candidate::MessageStart(mask));
+                            self.pending.clear();
+                            self.pending.push_str(&input[i..]);
+                            return Ok(Next::Stay(input.len()));
+                        }
+                        Match::None => return Ok(Next::switch(i, message_value(b, cx))),
                     }
-                    let mode = match bare_group(b, cx.options.formats) {
-                        Some(group) => Mode::Region(RegionBody::bare(group, cx)),
-                        None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
-                    };
-                    return Ok(Next::switch(i, mode));
                 } else if !cx.shared.prose.in_think && !matches!(b, b' ' | b'\t') {
                     cx.shared.prose.message_started = true;
                 }
@@ -245,6 +257,7 @@ impl Text {
                     Continued::Held => return Ok(Next::Stay(input.len())),
                     Continued::Replay(used, replay) => return Ok(Next::replay(i + used, replay)),
                     Continued::Opened(used, mode) => return Ok(Next::switch(i + used, mode)),
+                    Continued::Reopened(mode, held) => return Ok(Next::To(i, mode, held)),
                     Continued::Decided(used) => {
                         i += used;
                         run_start = i;
@@ -311,14 +324,24 @@ impl Text {
     ) -> Continued {
         let earlier = self.pending.len();
         let (resolved, used) = match candidate {
-            Candidate::Marker(mask) => {
+            Candidate::Marker(_) | Candidate::MessageStart(_) => {
+                let (Candidate::Marker(mask) | Candidate::MessageStart(mask)) = candidate else {
+                    unreachable!("matched above")
+                };
                 // The held bytes and as much of the input as the longest marker needs.
                 let mut take = markers::LONGEST.saturating_sub(earlier).min(input.len());
                 while !input.is_char_boundary(take) {
                     take += 1;
                 }
                 self.pending.push_str(&input[..take]);
-                match match_at(self.pending.as_bytes(), mask) {
+                let found = match_at(self.pending.as_bytes(), mask);
+                if let (Candidate::MessageStart(_), Match::None) = (candidate, found) {
+                    // Not a marker: the message begins with a JSON value.
+                    let mut held = mem::take(&mut self.pending);
+                    held.truncate(earlier);
+                    return Continued::Reopened(message_value(held.as_bytes()[0], cx), held);
+                }
+                match found {
                     // A think tag's token held for the tag it might begin may have ended in
                     // the earlier bytes (`<|channel>` + `x`): none of the input is used.
                     Match::Found(entry) => (
@@ -519,6 +542,14 @@ impl Text {
         let candidate = self.candidate.take()?;
         let held = mem::take(&mut self.pending);
         let resolved = match candidate {
+            // The text ended inside what may have been a marker: else a JSON value.
+            Candidate::MessageStart(mask) => match markers::match_at_end(held.as_bytes(), mask) {
+                Some(entry) => Resolved::Marker(entry),
+                None => {
+                    let mode = message_value(held.as_bytes()[0], cx);
+                    return Some((held, Some(mode)));
+                }
+            },
             // A think tag's token that the tag it may begin was waited for (`<|channel>`).
             Candidate::Marker(mask) => match markers::match_at_end(held.as_bytes(), mask) {
                 Some(entry) => Resolved::Marker(entry),
@@ -563,6 +594,17 @@ enum Continued {
     Replay(usize, String),
     /// It opened a mode after using this many bytes of the input.
     Opened(usize, Mode),
+    /// It opened a mode that reads these held bytes of earlier chunks, then the whole input.
+    Reopened(Mode, String),
+}
+
+/// The mode of a JSON value that begins the message at `first` (`[`/`{`): a bare format's
+/// region, else a raw-JSON candidate.
+fn message_value<B: JsonBuilder>(first: u8, cx: &Ctx<'_, B>) -> Mode {
+    match bare_group(first, cx.options.formats) {
+        Some(group) => Mode::Region(RegionBody::bare(group, cx)),
+        None => Mode::Raw(RawBody::new(RawKind::Whole, String::new(), cx)),
+    }
 }
 
 impl Candidate {
@@ -605,7 +647,9 @@ impl Candidate {
                 }
                 Step::Done(CodeAction::NotFence, _) => Step::Done(Resolved::Fail, false),
             },
-            Candidate::Marker(_) => unreachable!("markers are matched whole"),
+            Candidate::Marker(_) | Candidate::MessageStart(_) => {
+                unreachable!("markers are matched whole")
+            }
         }
     }
 }
