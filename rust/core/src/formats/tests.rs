@@ -570,7 +570,10 @@ fn gigachat3_messages() {
     // there: after prose the role is text, as is the role without its separator.
     let role = "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}</s>";
     let p = parsed(Gigachat3, role);
-    assert_eq!((shown(&p.outcomes), p.content.as_str()), (vec![F_A1.to_owned()], ""));
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "")
+    );
     let later = format!("Sure. {role}");
     assert!(calls(Gigachat3, &later).is_empty());
     let prose = "function call semantics differ.";
