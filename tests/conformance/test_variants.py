@@ -917,3 +917,14 @@ def test_a_harmony_message_ends_at_its_end_token_inside_a_code_span() -> None:
     final = "<|start|>assistant<|channel|>final<|message|>"
     text = f"{final}Use `x<|end|>{final}more"
     assert read(text, "harmony") == ([], "Use `xmore")
+
+
+@pytest.mark.parametrize("end", ["", "</s>"])
+def test_a_gigachat3_reply_that_begins_with_the_call_role(end: str) -> None:
+    """SGLang's GigaChat 3 tests: a reply that is the call message itself, its role written
+    first (`function call<|role_sep|>`), read at the start of the message only."""
+    body = '{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+    text = f"function call<|role_sep|>\n{body}{end}"
+    assert read(text, "gigachat3") == ([("get_weather", {"city": "Tokyo"})], "")
+    assert read(f"Sure. {text}", "gigachat3") == ([], f"Sure. {text}")
+    assert read("function call semantics", "gigachat3") == ([], "function call semantics")

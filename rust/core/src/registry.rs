@@ -43,7 +43,7 @@ macro_rules! for_each_group {
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
                     "functionary", "exaone_moe", "hermes3", "function_tag", "qwen3_moe",
-                    "kolibri1",
+                    "kolibri1", "holo2",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
@@ -84,7 +84,7 @@ macro_rules! for_each_group {
                 KimiK3 "kimi_k3" [],
             ]
             harmony Harmony [
-                Harmony "harmony" ["openai", "gpt_oss", "gptoss"],
+                Harmony "harmony" ["openai", "gpt_oss", "gptoss", "openai_gptoss"],
                 MuseGlimmer "muse_glimmer" ["muse", "onyx", "atem"],
             ]
             seed_oss SeedOss [
@@ -115,7 +115,7 @@ macro_rules! for_each_group {
                 Step3 "step3" [],
             ]
             minimax_m2 MinimaxM2 [
-                MinimaxM2 "minimax_m2" ["minimax_m2_5"],
+                MinimaxM2 "minimax_m2" ["minimax_m2_5", "minimax_m2_append_think"],
             ]
             minimax_m3 MinimaxM3 [
                 MinimaxM3 "minimax_m3" [],

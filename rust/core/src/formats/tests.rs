@@ -566,6 +566,20 @@ fn gigachat3_messages() {
         "<|function_call|>{\"name\": \"f\", \"arguments\": {x}}",
     );
     assert!(broken[0].starts_with("!gigachat3: "), "{broken:?}");
+    // A reply that is the call message itself begins with its role (SGLang's tests); only
+    // there: after prose the role is text, as is the role without its separator.
+    let role = "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}</s>";
+    let p = parsed(Gigachat3, role);
+    assert_eq!(
+        (shown(&p.outcomes), p.content.as_str()),
+        (vec![F_A1.to_owned()], "")
+    );
+    let later = format!("Sure. {role}");
+    assert!(calls(Gigachat3, &later).is_empty());
+    let prose = "function call semantics differ.";
+    let p = parsed(Gigachat3, prose);
+    assert!(p.outcomes.is_empty());
+    assert_eq!(p.content, prose);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::scan::call_scan::{CallRecord, CallScanner};
 
 #[derive(Clone, Copy, Debug)]
 enum State {
-    /// After `<|message_sep|>` (which ends at `.0`): the role, from `.1`.
+    /// After the opening marker (which ends at `.0`): the role, from `.1`.
     Role(usize, usize),
     RoleSep(usize, usize),
     Body(usize),
@@ -17,6 +17,17 @@ enum State {
     AfterJson(usize, usize),
     /// A failed call: its markup runs to `</s>` (or the end of the text), looked for from here.
     SeekEos(usize),
+}
+
+/// The marker that opened the region.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Opened {
+    /// `<|message_sep|>`: the role follows.
+    MessageSep,
+    /// The role `function call` at the start of a message: `<|role_sep|>` follows.
+    Role,
+    /// `<|function_call|>`: the call follows.
+    FunctionCall,
 }
 
 pub(crate) struct GigaCall {
@@ -27,12 +38,12 @@ pub(crate) struct GigaCall {
 }
 
 impl GigaCall {
-    /// `message`: opened by `<|message_sep|>` (else by `<|function_call|>`), ending at `at`.
-    pub fn new(message: bool, at: usize, open: Open) -> Self {
-        let state = if message {
-            State::Role(at, at)
-        } else {
-            State::Body(at)
+    /// A region opened by the marker `opened`, ending at `at`.
+    pub fn new(opened: Opened, at: usize, open: Open) -> Self {
+        let state = match opened {
+            Opened::MessageSep => State::Role(at, at),
+            Opened::Role => State::RoleSep(at, at),
+            Opened::FunctionCall => State::Body(at),
         };
         Self {
             open,

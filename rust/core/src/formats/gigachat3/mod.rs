@@ -2,7 +2,9 @@
 //! `<|message_sep|>function call<|role_sep|>` (GigaChat 3, a message whose role is
 //! `function call`, newlines between the tokens) or after `<|function_call|>` (GigaChat 3.1),
 //! ended by the end of the JSON or an end-of-sequence `</s>`. A `<|message_sep|>` that opens
-//! any other message is prose. The body is read as hermes reads its JSON.
+//! any other message is prose. A message may also begin with the role itself,
+//! `function call<|role_sep|>` (the call is the whole reply: SGLang's tests), looked for only
+//! there. The body is read as hermes reads its JSON.
 
 mod machine;
 
@@ -31,7 +33,7 @@ static WRAP: Wrap = Wrap {
     answer_of: FormatSet::NONE,
 };
 
-static MARKERS: Markers = Markers::new(&[MESSAGE_SEP, FUNCTION_CALL]);
+static MARKERS: Markers = Markers::new(&[MESSAGE_SEP, FUNCTION_CALL, ROLE]);
 
 pub(crate) struct Spec;
 
@@ -45,12 +47,22 @@ impl Grammar for Spec {
             text: FUNCTION_CALL,
             formats: FormatSet::only(Format::Gigachat3),
         },
+        // At the start of a message only (`markers::is_anchored`).
+        Start {
+            text: ROLE,
+            formats: FormatSet::only(Format::Gigachat3),
+        },
     ];
 
     type Machine = machine::GigaCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
-        machine::GigaCall::new(start == Some(0), at, open)
+        let opened = match start {
+            Some(0) => machine::Opened::MessageSep,
+            Some(2) => machine::Opened::Role,
+            _ => machine::Opened::FunctionCall,
+        };
+        machine::GigaCall::new(opened, at, open)
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
@@ -62,10 +74,10 @@ impl Grammar for Spec {
         let end = range.end;
         let mut closers = Closers::new(text, end, &WRAP);
         cx.markup_in_prose(range, &MARKERS, |cx, marker| {
-            let body = if marker.pattern == 0 {
-                role_end(text, marker.end, end)
-            } else {
-                Some(marker.end)
+            let body = match marker.pattern {
+                0 => role_end(text, marker.end, end),
+                2 => role_sep_end(text, marker.end, end),
+                _ => Some(marker.end),
             };
             let Some(body) = body else {
                 cx.prose(marker.start..marker.end);
@@ -83,7 +95,13 @@ impl Grammar for Spec {
 fn role_end(text: &str, at: usize, end: usize) -> Option<usize> {
     let role = skip_ws(text, at, end);
     let role_end = role + text[role..end].strip_prefix(ROLE).map(|_| ROLE.len())?;
-    let sep = skip_ws(text, role_end, end);
+    role_sep_end(text, role_end, end)
+}
+
+/// After the role `function call` ending at `at`: past `<|role_sep|>` (whitespace before it
+/// allowed), or `None`.
+fn role_sep_end(text: &str, at: usize, end: usize) -> Option<usize> {
+    let sep = skip_ws(text, at, end);
     text[sep..end]
         .starts_with(ROLE_SEP)
         .then_some(sep + ROLE_SEP.len())
