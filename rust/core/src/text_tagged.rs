@@ -8,7 +8,7 @@ use crate::calls::{
     TextPlace,
 };
 use crate::json::{parse_prefix, JsonBuilder, JsonView, ParseOptions};
-use crate::scan::call_scan::{CallScanner, Stop};
+use crate::scan::call_scan::{CallRecord, CallScanner, Stop};
 use crate::scan::fence::{closing_fence_after, find_blocks_with};
 
 type Outcomes<B> = Vec<Outcome<<B as JsonBuilder>::Value>>;
@@ -95,27 +95,39 @@ where
 }
 
 /// The calls a block had begun, as a stream sees them.
-struct Begun {
+pub(crate) struct Begun {
     /// The name of its first call object, begun or not.
     first_name: Option<String>,
-    /// Each call object whose name is known and whose arguments began (or that closed): a
-    /// stream announces these, and ends each of them, so a block that fails as a whole fails
-    /// once per call begun.
+    /// A slot per call begun (a call object whose name is known and whose arguments began, or
+    /// that closed) and per item before one that had no number yet (`[1] [{…}]`: the `[1]`),
+    /// holding the name of its call object, if any: a stream announces the calls begun and
+    /// numbers those items, so a block that fails as a whole fails once per slot.
     names: Vec<Option<String>>,
+}
+
+impl Begun {
+    /// What `records`, a call scanner's over a block's body, had begun, numbered as a stream
+    /// numbers them: each call begun, after the items before it that have no number yet.
+    pub(crate) fn of(records: &[CallRecord]) -> Self {
+        let name_of = |item: usize| records.iter().find(|r| r.item == item)?.name.clone();
+        let mut names = Vec::new();
+        let mut numbered_items = 0;
+        for record in records.iter().filter(|r| r.ready.is_some()) {
+            names.extend((numbered_items..record.item).map(name_of));
+            numbered_items = numbered_items.max(record.item + 1);
+            names.push(record.name.clone());
+        }
+        Begun {
+            first_name: records.first().and_then(|r| r.name.clone()),
+            names,
+        }
+    }
 }
 
 fn begun_calls(body: &str, options: ParseOptions) -> Begun {
     let mut scanner = CallScanner::new(options, false);
     while scanner.scan(body) != Stop::End {}
-    let records = scanner.records;
-    Begun {
-        first_name: records.first().and_then(|r| r.name.clone()),
-        names: records
-            .into_iter()
-            .filter(|r| r.ready.is_some())
-            .map(|r| r.name)
-            .collect(),
-    }
+    Begun::of(&scanner.records)
 }
 
 /// Adds the failure of a block that failed as a whole (`invalid`), once per call it had begun,

@@ -91,6 +91,16 @@ impl LiveCalls {
             .map(|_| r)
     }
 
+    /// Whether a call was announced or an index reserved.
+    pub fn any_numbered(&self) -> bool {
+        !self.reserved.is_empty() || self.live.iter().any(Option::is_some)
+    }
+
+    /// The items not announced before an announced call, with the indices reserved for them.
+    pub fn reserved(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.reserved.iter().map(|(&item, &index)| (item, index))
+    }
+
     /// The index of the first call announced (or reserved), if any.
     pub fn first_index(&self) -> Option<usize> {
         let announced = self.live.iter().flatten().map(|l| l.index);

@@ -7,7 +7,9 @@
 
 use std::mem;
 
-use crate::calls::{push_calls_of_text_parsed, Outcome, Protocol, TextCallContext, TextPlace};
+use crate::calls::{
+    push_calls_of_text_parsed, Invalid, Outcome, Protocol, TextCallContext, TextPlace,
+};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::{CallScanner, Stop};
 use crate::scan::fence::closing_fence_len;
@@ -240,6 +242,17 @@ impl FenceBody {
         if !mapped || unnamed_failure {
             self.announce_quietly(body, cx);
         }
+        if !mapped && self.live.any_numbered() {
+            let Some(Outcome::Invalid(mut invalid)) = outcomes.pop() else {
+                unreachable!("text that is not JSON gives one failure")
+            };
+            invalid.offset = self.body_at.chars().and_then(|chars| {
+                let byte = invalid.byte_offset?.checked_sub(self.body_at.bytes)?;
+                Some(chars + body.get(..byte)?.chars().count())
+            });
+            self.fail_whole(*invalid, cx);
+            return Ok(rest);
+        }
         cx.shared.emit_calls(
             Closing {
                 text: body,
@@ -324,15 +337,30 @@ impl FenceBody {
         );
         invalid.offset = self.open_at.chars();
         invalid.name = self.scanner.records.first().and_then(|r| r.name.clone());
-        let announced: Vec<_> = self.live.live.iter().flatten().cloned().collect();
-        if announced.is_empty() {
+        self.fail_whole(invalid, cx);
+    }
+
+    /// Reports a block that failed as a whole: once per announced call and per item numbered
+    /// before one (named after its call object, if any), in order; once when there are none.
+    fn fail_whole<B: JsonBuilder>(&mut self, invalid: Invalid, cx: &mut Ctx<'_, B>) {
+        let announced = self.live.live.iter().flatten();
+        let mut numbered: Vec<_> = announced
+            .map(|call| (call.index, call.name.clone()))
+            .collect();
+        let records = &self.scanner.records;
+        numbered.extend(self.live.reserved().map(|(item, index)| {
+            let record = records.iter().find(|r| r.item == item);
+            (index, record.and_then(|r| r.name.clone()))
+        }));
+        numbered.sort_unstable_by_key(|&(index, _)| index);
+        if numbered.is_empty() {
             cx.shared.event(Event::Invalid(invalid), cx.out);
             return;
         }
-        for call_live in announced {
+        for (index, name) in numbered {
             let mut invalid = invalid.clone();
-            invalid.index = call_live.index;
-            invalid.name.clone_from(&call_live.name);
+            invalid.index = index;
+            invalid.name = name;
             cx.shared.event(Event::Invalid(invalid), cx.out);
         }
     }

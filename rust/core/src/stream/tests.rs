@@ -630,6 +630,52 @@ fn repair_mode_message_start_marker_is_a_marker() {
     }
 }
 
+/// A block that fails as a whole after the stream numbered an item before a call it announced
+/// (`[1] [{…}]`: the `[1]` took index 0, the call 1) fails once per number, in order, on the
+/// stream and in the batch, closed or not: the indices are the calls' positions.
+#[test]
+fn a_block_failing_whole_fails_once_per_number_in_order() {
+    let tagged = StreamOptions {
+        raw_json: None,
+        formats: FormatSet::NONE,
+        ..options()
+    };
+    let call = "{\"name\": \"s\", \"arguments\": {}}";
+    for (text, names) in [
+        (format!("~~~tool_call\n[1] [{call}]"), vec![None, Some("s")]),
+        (
+            format!("~~~tool_call\n[1] [{call}]\n~~~\n"),
+            vec![None, Some("s")],
+        ),
+        (
+            format!("~~~tool_call\n[{call}, 3, {call}]"),
+            vec![Some("s"), None, Some("s")],
+        ),
+        (
+            format!("~~~tool_call\n{call}\n{call}\n"),
+            vec![Some("s"), Some("s")],
+        ),
+    ] {
+        let events = assert_chunk_invariant(&text, tagged);
+        let batch = parse_text_tagged(&mut ValueBuilder, &text, tagged.json).unwrap();
+        for outcomes in [collect(events, false).calls, batch] {
+            let got: Vec<_> = outcomes
+                .iter()
+                .map(|o| match o {
+                    Outcome::Invalid(i) => (i.index, i.name.clone()),
+                    Outcome::Call(c) => panic!("{text:?}: {c:?} is not invalid"),
+                })
+                .collect();
+            let want: Vec<_> = names
+                .iter()
+                .enumerate()
+                .map(|(k, n)| (k, n.map(str::to_owned)))
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
+}
+
 /// A broken body that repeats the `"name"` key: the announced name is the one known when the
 /// call was announced, however the text is chunked.
 #[test]
