@@ -222,3 +222,39 @@ def test_laguna_glm_json_call_that_breaks_is_invalid(call: str) -> None:
     (invalid,) = toolwire.parse_text(call, format="glm45").calls
     assert isinstance(invalid, toolwire.InvalidToolCall)
     assert invalid.raw == call
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "name"),
+    [
+        (
+            "deepseek_v31",
+            "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>"
+            'get_weather<\uff5ctool\u2581sep\uff5c>{"city": "Paris"}<\uff5ctool\u2581c',
+            "get_weather",
+        ),
+        (
+            "kimi_k2",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+            '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_e',
+            "get_weather",
+        ),
+        (
+            "function_gemma",
+            "<start_function_call>call:get_weather{city:Paris}<end_fun",
+            "get_weather",
+        ),
+    ],
+)
+def test_an_end_token_cut_by_the_end_of_the_text_ends_the_call(
+    fmt: str, text: str, name: str
+) -> None:
+    # A generation stopped inside the call's end token (Ollama's
+    # `*FinalizesToolCallWithPartial*TagOnDone`): the arguments are whole, so the call is read
+    # as when the token is left out, and the cut token is markup, not content.
+    calls, content = read(text, fmt)
+    assert calls == [(name, {"city": "Paris"})]
+    assert content == ""
+    # Text after the cut token is not a cut token: the call stays broken.
+    calls, _ = read(text + " and more", fmt)
+    assert calls[0][0] == "invalid"

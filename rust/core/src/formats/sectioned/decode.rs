@@ -150,6 +150,9 @@ where
             let rest = &text[after..end];
             let markup_end = if rest.starts_with(tokens.call_end.text) {
                 after + tokens.call_end.text.len()
+            } else if cut_token(rest, tokens) {
+                // A token cut by the end of the text (a generation stopped in it): markup.
+                end
             } else if after == end || tokens.in_section.iter().any(|t| rest.starts_with(*t)) {
                 // The end of the text, the next call or the section's end: the call's end token
                 // was left out.
@@ -173,4 +176,12 @@ where
             Ok(markup_end)
         }
     }
+}
+
+/// Whether `rest`, the text after a call's arguments to the end of the region, is a token the
+/// end of the text cut: a proper prefix of the call's end token, or of what may follow a call
+/// in the section (Ollama's `TestDeepSeek3ParserFinalizesToolCallWithPartialEndTagOnDone`).
+fn cut_token(rest: &str, tokens: &Tokens) -> bool {
+    let cut = |token: &str| rest.len() < token.len() && token.starts_with(rest);
+    cut(tokens.call_end.text) || tokens.in_section.iter().any(|t| cut(t))
 }
