@@ -203,6 +203,7 @@ FormatAlias: TypeAlias = Literal[
     "qwen35",
     "kolibri1",
     "nemotron3",
+    "nemotron_3",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -25,9 +25,9 @@ impl<B: JsonBuilder> Ctx<'_, B> {
     pub(super) fn marker_mask(&mut self) -> Mask {
         let prose = &mut self.shared.prose;
         let mut mask = if prose.in_think {
-            // In a span the prompt opened, an opening tag the model writes before any reasoning
-            // is that span's, not text.
-            match self.options.starts_in_reasoning && !prose.reasoning_sent {
+            // An opening tag before any reasoning is the span's own (one the prompt opened, or
+            // one the model opened twice, `<think><think>`), not text.
+            match !prose.reasoning_sent {
                 true => markers::THINK_CLOSE | markers::THINK_OPEN,
                 false => markers::THINK_CLOSE,
             }
