@@ -236,6 +236,26 @@ pub(crate) fn match_from(bytes: &[u8], from: usize, at: usize, mask: Mask) -> (u
 
 /// The entries of the message-start markers that also open at any line start
 /// ([`crate::formats::grammar::Grammar::AT_LINES`]: Functionary's `>>>`).
+/// The control tokens that end a think span they stand in ([`think::ENDS`]).
+pub(crate) const THINK_ENDS: Mask = think_ends();
+
+const fn think_ends() -> Mask {
+    let table = build();
+    let mut mask = Mask::NONE;
+    let mut i = 0;
+    while i < COUNT {
+        let mut e = 0;
+        while e < think::ENDS.len() {
+            if same(table[i].text, think::ENDS[e]) && matches!(table[i].role, Role::Control) {
+                mask = mask.with(i);
+            }
+            e += 1;
+        }
+        i += 1;
+    }
+    mask
+}
+
 pub(crate) const LINE_ANCHORED: Mask = line_anchored();
 
 const fn line_anchored() -> Mask {

@@ -51,6 +51,11 @@ pub const CLOSES: [&str; 14] = [
     "<|plamo:end_think:plamo|>",
     "<|close|>think",
 ];
+/// Tokens that end a think span without being its closing tag: Kimi K3's reply channel, which a
+/// model writes straight after thinking the prompt opened when it skips the thought. Inside a
+/// span they end it; elsewhere they are their format's control tokens.
+pub const ENDS: [&str; 2] = ["<|open|>response", "<|open|> response"];
+
 /// The opening tags that are a token and a channel name (`<|channel>` `thought`): their tokens.
 /// Each is a prefix of its tag, the one prefix the marker table allows (a reader holds such a
 /// token until the bytes after it tell the tag apart, so chunk splits change nothing).

@@ -27,10 +27,12 @@ impl<B: JsonBuilder> Ctx<'_, B> {
         let mut mask = if prose.in_think {
             // An opening tag before any reasoning is the span's own (one the prompt opened, or
             // one the model opened twice, `<think><think>`), not text.
-            match !prose.reasoning_sent {
+            let tags = match !prose.reasoning_sent {
                 true => markers::THINK_CLOSE | markers::THINK_OPEN,
                 false => markers::THINK_CLOSE,
-            }
+            };
+            // And the enabled formats' tokens that end a span (Kimi K3's reply channel).
+            tags | (markers::THINK_ENDS & self.starts)
         } else {
             markers::THINK_OPEN | markers::THINK_STRAY
         };

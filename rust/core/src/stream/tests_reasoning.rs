@@ -324,3 +324,40 @@ fn a_reasoning_turn_ends_at_the_next_turn_header() {
     let events = assert_chunk_invariant("plan<|im_end|>\n<|im_start|>assistant\nmore", hermes);
     assert_eq!(reasoning(&events), "plan\n<|im_start|>assistant\nmore");
 }
+
+/// Kimi K3's reply channel written straight after thinking the prompt opened ends the
+/// reasoning, as its closing tag would: the model skipped the thought. Outside a span the token
+/// is a control token, dropped; a format that is not read leaves it in the reasoning.
+#[test]
+fn a_reply_channel_ends_the_thinking_the_prompt_opened() {
+    let reply = "<|open|>response<|sep|>plain reply<|close|>response<|sep|><|close|>message<|sep|>";
+    for calls_in_reasoning in [true, false] {
+        let options = StreamOptions {
+            starts_in_reasoning: true,
+            calls_in_reasoning,
+            ..StreamOptions::only(Format::KimiK3)
+        };
+        for text in [reply.to_owned(), format!("Hmm.{reply}")] {
+            let (got, events) = read(&text, options);
+            assert!(got.is_empty());
+            assert_eq!(sent(&events, false), "plain reply", "{text:?}");
+            assert_eq!(
+                reasoning(&events),
+                text.strip_suffix(reply).unwrap(),
+                "{text:?}"
+            );
+        }
+        let not_started = StreamOptions {
+            starts_in_reasoning: false,
+            ..options
+        };
+        let (_, events) = read(reply, not_started);
+        assert_eq!(sent(&events, false), "plain reply");
+    }
+    let hermes = StreamOptions {
+        starts_in_reasoning: true,
+        ..StreamOptions::only(Format::Hermes)
+    };
+    let events = assert_chunk_invariant("plan<|open|>response<|sep|>more", hermes);
+    assert_eq!(reasoning(&events), "plan<|open|>response<|sep|>more");
+}

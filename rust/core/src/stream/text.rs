@@ -506,6 +506,9 @@ impl Text {
                     }
                     Role::Control => {
                         shared.pos = shared.pos.after(held);
+                        if shared.prose.in_think && markers::THINK_ENDS.has(entry) {
+                            shared.end_think();
+                        }
                         None
                     }
                     Role::Start { group, index } => {
