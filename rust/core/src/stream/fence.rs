@@ -182,9 +182,9 @@ impl FenceBody {
                 self.line_in_string = self.quotes.in_string();
             }
             if cx.shared.events {
-                let safe = if self.line.is_some()
-                    && (!self.line_in_string || cx.shared.strings_run_to_end)
-                {
+                // A line not decided yet is not sent: it may be a fence line, and an opening
+                // one ends the block even inside a string (a quote left open).
+                let safe = if self.line.is_some() {
                     self.line_start
                 } else {
                     self.scanner.pos

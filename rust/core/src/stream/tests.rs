@@ -676,6 +676,16 @@ fn a_block_failing_whole_fails_once_per_number_in_order() {
     }
 }
 
+/// Found by the `stream` fuzz target: a block left unterminated inside a string, then the next
+/// block's opening line. A chunk that ended inside that line sent its bytes (`~~~tool_cal`) as
+/// arguments before the line was known to open a block and end this one; one feed did not.
+#[test]
+fn an_opening_line_inside_an_open_string_is_not_sent_as_arguments() {
+    let text = "Call.\n\n~~~tool_call\n{\n  \"name\": \"f\",\n  \"arguments\": {\n    \"a\": \"x\n\n~~~tool_call\n{\n  \"s soon.";
+    let events = assert_chunk_invariant(text, options());
+    assert!(!args_text(&events, 0).contains('~'), "{events:?}");
+}
+
 /// A broken body that repeats the `"name"` key: the announced name is the one known when the
 /// call was announced, however the text is chunked.
 #[test]
