@@ -344,6 +344,18 @@ def test_repair_reads_the_same_in_every_chunking() -> None:
     assert canonical(run(text, repair=True), text) == whole
 
 
+def test_an_empty_call_id_is_replaced_on_every_path() -> None:
+    # Found by the `formats` fuzz target: Mistral's `[CALL_ID]` with nothing before `[ARGS]`
+    # gave the id "", which no tool result can name. It is no id: a generated one replaces it.
+    text = '[TOOL_CALLS]f[CALL_ID][ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123XYZ[ARGS]{}'
+    parsed = toolwire.parse_text(text, format="mistral").calls
+    extracted = toolwire.extract(text, formats=["mistral"])
+    streamed = [e.call for e in run([text], formats=["mistral"]) if e.kind == "tool_call_end"]
+    for calls in (parsed, extracted, streamed):
+        assert GENERATED_ID.match(calls[0].id), calls
+        assert calls[1].id == "abc123XYZ"
+
+
 def test_a_split_think_marker_becomes_reasoning() -> None:
     events = run(["<thi", "nk>Hmm", "</th", "ink>Done"])
     assert events == [ReasoningDelta("Hmm"), TextDelta("Done")]

@@ -145,8 +145,9 @@ pub fn apply_policy<V>(
 /// response holds a few calls, and comparing is cheaper than hashing. Past it, a set is kept.
 pub const IDS_COMPARED_ONE_BY_ONE: usize = 16;
 
-/// Gives every call without an id a generated one, and replaces every repeat of an id within
-/// the response by a generated one (docs/parsing.md).
+/// Gives every call without an id (or with an empty one, which no tool result could name) a
+/// generated one, and replaces every repeat of an id within the response by a generated one
+/// (docs/parsing.md).
 pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
     if outcomes.len() <= IDS_COMPARED_ONE_BY_ONE {
         for i in 0..outcomes.len() {
@@ -159,7 +160,11 @@ pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
                     .iter()
                     .any(|o| matches!(o, Outcome::Call(c) if c.id.as_deref() == Some(id)))
             };
-            if call.id.as_deref().is_none_or(taken) {
+            if call
+                .id
+                .as_deref()
+                .is_none_or(|id| id.is_empty() || taken(id))
+            {
                 call.id = Some(generate_id_for(i));
             }
         }
@@ -168,7 +173,10 @@ pub fn assign_ids<V>(outcomes: &mut [Outcome<V>]) {
     let mut seen: HashSet<String> = HashSet::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.iter_mut().enumerate() {
         if let Outcome::Call(call) = outcome {
-            let kept = call.id.as_ref().is_some_and(|id| seen.insert(id.clone()));
+            let kept = call
+                .id
+                .as_ref()
+                .is_some_and(|id| !id.is_empty() && seen.insert(id.clone()));
             if !kept {
                 let id = generate_id_for(i);
                 seen.insert(id.clone());
@@ -763,7 +771,6 @@ mod tests {
                 .cycle()
                 .take(5 * copies)
                 .copied()
-                .map(|id| id.filter(|s| !s.is_empty()))
                 .collect();
             let mut outcomes = calls_with_ids(&given);
             assign_ids(&mut outcomes);
@@ -773,7 +780,8 @@ mod tests {
             let unique: HashSet<&String> = ids.iter().collect();
             assert_eq!(unique.len(), ids.len(), "{ids:?}");
             for (id, given) in ids.iter().zip(&given) {
-                if given.is_none() || (id != "a" && id != "b") {
+                // An empty id is none: it is replaced too.
+                if given.is_none_or(str::is_empty) || (id != "a" && id != "b") {
                     assert!(id.starts_with("call_") && id.len() == 17, "{id}");
                 }
             }

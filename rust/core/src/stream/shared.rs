@@ -393,7 +393,8 @@ impl Shared {
     }
 
     fn unique_id(&mut self, id: Option<String>) -> String {
-        if let Some(id) = id {
+        // An empty id (`[CALL_ID][ARGS]`) is none: a tool result could not name the call.
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
             if self.seen_ids.insert(id.clone()) {
                 return id;
             }
