@@ -877,6 +877,20 @@ fn live_argument_deltas_end_on_character_boundaries() {
     }
 }
 
+/// Found by the `stream` fuzz target: a broken GLM call ends at the next call's start marker,
+/// so a chunk cut inside that marker must not send its first bytes as arguments.
+#[test]
+fn a_marker_cut_by_a_chunk_is_not_sent_as_arguments() {
+    let text = "<tool_call>f\n{\"a\": \"x\n\n<tool_call>\n{\"b\": \"m\", \"c\n\n\
+                <tool_call>\n\u{0}y\": 5}}\n</tool_call>";
+    let options = StreamOptions {
+        formats: FormatSet::only(Format::Glm45),
+        ..StreamOptions::default()
+    };
+    let whole = assert_chunk_invariant(text, options);
+    assert!(!args_text(&whole, 0).ends_with('<'));
+}
+
 /// A hermes message that is only a call object or list, bare or in a ```` ``` ```` /
 /// ```` ```json ```` fence, is a call; JSON after prose and other fences are not.
 #[test]
