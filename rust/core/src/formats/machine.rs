@@ -124,15 +124,18 @@ pub(crate) fn arguments_at(
     JsonValue::new(start, options, false)
 }
 
-/// Scans arguments opened by [`arguments_at`]; where they close is the end of the last call's
-/// arguments.
+/// Scans arguments opened by [`arguments_at`]; where they close, or break, is the end of the
+/// last call's arguments (a broken call's argument bytes end there: the scanner then reads the
+/// next call's, and no byte after the break is this call's).
 pub(crate) fn scan_arguments(
     args: &mut JsonValue,
     buf: &str,
     records: &mut [CallRecord],
 ) -> Scanned {
     let scanned = args.scan(buf);
-    if let (Scanned::Closed(end), Some(record)) = (&scanned, records.last_mut()) {
+    if let (Scanned::Closed(end) | Scanned::Broken(end), Some(record)) =
+        (&scanned, records.last_mut())
+    {
         record.args_end = Some(*end);
     }
     scanned

@@ -891,6 +891,20 @@ fn a_marker_cut_by_a_chunk_is_not_sent_as_arguments() {
     assert!(!args_text(&whole, 0).ends_with('<'));
 }
 
+/// Found by the `stream` fuzz target: a broken call's argument bytes end where its JSON breaks,
+/// not where the next call's arguments have been read to (one feed sent the next call's markup
+/// as the broken call's arguments; chunks did not).
+#[test]
+fn a_broken_call_sends_no_bytes_of_the_next_call() {
+    let text = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0\
+                <|tool_call_argument_begin|>{a|> \"x\": 1}<|tool_call_end|>\
+                <|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{\"b\": 2}\
+                <|tool_call_end|><|tool_calls_section_end|>";
+    let whole = assert_chunk_invariant(text, StreamOptions::default());
+    assert_eq!(args_text(&whole, 0), "{a");
+    assert_eq!(args_text(&whole, 1), "{\"b\": 2}");
+}
+
 /// A hermes message that is only a call object or list, bare or in a ```` ``` ```` /
 /// ```` ```json ```` fence, is a call; JSON after prose and other fences are not.
 #[test]
