@@ -14,7 +14,7 @@ use std::mem;
 use crate::calls::Outcome;
 use crate::formats::cursor::{Markers, Seek};
 use crate::formats::grammar::{Machine, Open, Verdict};
-use crate::formats::markers::{control_of, match_at, starts_of, Mask, Match, LONGEST, TABLE};
+use crate::formats::markers::{control_of, match_at, starts_of, Mask, Match, TABLE};
 use crate::formats::{decode_region, AnyMachine, FormatOptions, FormatSet, Group, Place};
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::call_scan::CallRecord;
@@ -44,9 +44,7 @@ pub(super) struct RegionBody {
     /// In a region opened inside a think span: the search for the span's close, which ends
     /// the region (a special token no call holds; the answer after it is no argument).
     think_close: Option<Seek>,
-    /// The start markers of the group's calls: a broken call ends at the next one, so argument
-    /// bytes that may begin one are held until the marker is known.
-    next_starts: Mask,
+    next_starts: NextStarts,
     /// The slot in `live` of the call whose argument string the last input continued
     /// ([`take_argument_piece`](Self::take_argument_piece)), while nothing else has read the
     /// region since: the next chunk may continue it without the machine's records.
@@ -56,14 +54,44 @@ pub(super) struct RegionBody {
 /// The tags that close a think span (any of them closes any span, as in text mode).
 static THINK_CLOSES: Markers = Markers::new(&CLOSES);
 
-/// `safe`, moved back to where a marker of `mask` that `text` ends inside begins: a broken call
-/// ends at the next call's start marker, so bytes that may begin one are no argument bytes
-/// until the marker is known (the next chunk sends them if they turn out to be arguments).
-fn before_cut_marker(text: &str, safe: usize, mask: Mask) -> usize {
-    let bytes = text.as_bytes();
-    (safe.saturating_sub(LONGEST)..safe)
-        .find(|&p| matches!(match_at(&bytes[p..], mask), Match::Partial))
-        .unwrap_or(safe)
+/// The start markers of a region's group: a broken call ends at the next one, so argument bytes
+/// that may begin one are held until the marker is known (the next chunk sends them if they
+/// turn out to be arguments). The first bytes and the longest length make the look at a
+/// chunk's end a few bit tests.
+#[derive(Clone, Copy)]
+struct NextStarts {
+    mask: Mask,
+    first_bytes: [u64; 4],
+    longest: usize,
+}
+
+impl NextStarts {
+    const NONE: Self = Self {
+        mask: Mask::NONE,
+        first_bytes: [0; 4],
+        longest: 0,
+    };
+
+    fn of(mask: Mask) -> Self {
+        let mut next = Self { mask, ..Self::NONE };
+        for i in mask.entries() {
+            let text = TABLE[i].text.as_bytes();
+            next.first_bytes[usize::from(text[0] / 64)] |= 1 << (text[0] % 64);
+            next.longest = next.longest.max(text.len());
+        }
+        next
+    }
+
+    /// `safe`, moved back to where a start marker that `text` ends inside begins.
+    fn before_cut(&self, text: &str, safe: usize) -> usize {
+        let bytes = text.as_bytes();
+        (safe.saturating_sub(self.longest)..safe)
+            .find(|&p| {
+                self.first_bytes[usize::from(bytes[p] / 64)] & 1 << (bytes[p] % 64) != 0
+                    && matches!(match_at(&bytes[p..], self.mask), Match::Partial)
+            })
+            .unwrap_or(safe)
+    }
 }
 
 /// The length of the next piece of `input` for a region holding `held` bytes, on a character
@@ -108,7 +136,7 @@ impl RegionBody {
             announce: true,
             in_think: cx.shared.prose.in_think,
             think_close: cx.shared.prose.in_think.then(|| Seek::new(&THINK_CLOSES)),
-            next_starts: starts_of(group.formats()) & cx.starts,
+            next_starts: NextStarts::of(starts_of(group.formats()) & cx.starts),
             continued: None,
         })
     }
@@ -131,7 +159,7 @@ impl RegionBody {
             announce: false,
             in_think: false,
             think_close: None,
-            next_starts: Mask::NONE,
+            next_starts: NextStarts::NONE,
             continued: None,
         })
     }
@@ -147,7 +175,7 @@ impl RegionBody {
             Some(r) => r,
             None => self.live.sending_slot(self.machine.records(), len)?,
         };
-        if before_cut_marker(chunk, chunk.len(), self.next_starts) < chunk.len() {
+        if self.next_starts.before_cut(chunk, chunk.len()) < chunk.len() {
             return None;
         }
         let json = self.machine.reading_json()?;
@@ -218,7 +246,7 @@ impl RegionBody {
         let end = match verdict {
             Verdict::More => {
                 if self.announce && cx.shared.events {
-                    let safe = before_cut_marker(view, self.machine.safe(), self.next_starts);
+                    let safe = self.next_starts.before_cut(view, self.machine.safe());
                     let records = self.machine.records();
                     cx.shared
                         .progress(view, records, &mut self.live, safe, cx.out);
