@@ -783,3 +783,19 @@ def test_minimax_m3_list_of_named_fields_is_one_record() -> None:
     )
     single = el("items", el("file", "a.txt"))
     assert read(call(single), "minimax_m3", tools=tools) == ([("order", {"items": ["a.txt"]})], "")
+
+
+def test_deepseek_dsml_end_of_sentence_is_a_control_token() -> None:
+    # vLLM-Ascend's DeepSeek V4.1 tests: the completion ends with DeepSeek's end-of-sentence
+    # token after the block, which is not content (as in the deepseek group).
+    call = (
+        '<｜DSML｜ calls>\n<｜DSML｜ invoke name="lookup">\n'
+        '<｜DSML｜ parameter name="query" string="true">value</｜DSML｜ parameter>\n'
+        "</｜DSML｜ invoke>\n</｜DSML｜ calls>"
+    )
+    eos = "<｜end▁of▁sentence｜>"
+    assert read(f"summary\n\n{call}{eos}", "deepseek_dsml") == (
+        [("lookup", {"query": "value"})],
+        "summary",
+    )
+    assert read(f"Hello.{eos}", "deepseek_v4") == ([], "Hello.")
