@@ -788,12 +788,13 @@ def test_minimax_m3_list_of_named_fields_is_one_record() -> None:
 def test_deepseek_dsml_end_of_sentence_is_a_control_token() -> None:
     # vLLM-Ascend's DeepSeek V4.1 tests: the completion ends with DeepSeek's end-of-sentence
     # token after the block, which is not content (as in the deepseek group).
+    bar = "\uff5c"
     call = (
-        '<｜DSML｜ calls>\n<｜DSML｜ invoke name="lookup">\n'
-        '<｜DSML｜ parameter name="query" string="true">value</｜DSML｜ parameter>\n'
-        "</｜DSML｜ invoke>\n</｜DSML｜ calls>"
+        f'<{bar}DSML{bar} calls>\n<{bar}DSML{bar} invoke name="lookup">\n'
+        f'<{bar}DSML{bar} parameter name="query" string="true">value</{bar}DSML{bar} parameter>\n'
+        f"</{bar}DSML{bar} invoke>\n</{bar}DSML{bar} calls>"
     )
-    eos = "<｜end▁of▁sentence｜>"
+    eos = f"<{bar}end\u2581of\u2581sentence{bar}>"
     assert read(f"summary\n\n{call}{eos}", "deepseek_dsml") == (
         [("lookup", {"query": "value"})],
         "summary",
