@@ -204,6 +204,7 @@ FormatAlias: TypeAlias = Literal[
     "kolibri1",
     "nemotron3",
     "nemotron_3",
+    "nous",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -730,3 +730,73 @@ def test_kolibri1_is_hermes() -> None:
     assert toolwire.FORMAT_ALIASES["kolibri1"] == "hermes"
     text = '<tool_call>\n{"name": "lookup", "arguments": {"city": "Paris"}}\n</tool_call>'
     assert read(text, "kolibri1") == ([("lookup", {"city": "Paris"})], "")
+
+
+def test_nous_is_hermes() -> None:
+    # Qwen-Agent's `nous` function-call prompt (`NousFnCallPrompt`) reads Hermes's <tool_call>
+    # JSON, a last `</tool_call>` left out included.
+    assert toolwire.FORMAT_ALIASES["nous"] == "hermes"
+    text = '<tool_call>\n{"name": "search", "arguments": {"query": {"q": "qwen"}}}\n</tool_call>'
+    assert read(text, "nous") == ([("search", {"query": {"q": "qwen"}})], "")
+    assert read('<tool_call>\n{"name": "search", "arguments": {}}\n', "nous") == (
+        [("search", {})],
+        "",
+    )
+
+
+def test_minimax_m3_list_of_named_fields_is_one_record() -> None:
+    # vLLM-Ascend's MiniMax-M3 parser (a backport of vLLM's): a list parameter whose elements
+    # are each named once, the `<item>` wrapper left out, is one object in the list; elements
+    # that repeat a name, or are `<item>`s, are the list's items as before.
+    ns = "]<]minimax[>["
+
+    def el(name: str, body: str) -> str:
+        return f"{ns}<{name}>{body}{ns}</{name}>"
+
+    def call(body: str) -> str:
+        return f'{ns}<tool_call>\n{ns}<invoke name="order">{body}{ns}</invoke>\n{ns}</tool_call>'
+
+    items = {"type": "array", "items": {"type": "object"}}
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "order",
+                "parameters": {"type": "object", "properties": {"items": items}},
+            },
+        }
+    ]
+    record = el("items", el("sku", "book-001") + el("qty", "2"))
+    assert read(call(record), "minimax_m3", tools=tools) == (
+        [("order", {"items": [{"sku": "book-001", "qty": 2}]})],
+        "",
+    )
+    wrapped = el("items", el("item", el("sku", "a")) + el("item", el("sku", "b")))
+    assert read(call(wrapped), "minimax_m3", tools=tools) == (
+        [("order", {"items": [{"sku": "a"}, {"sku": "b"}]})],
+        "",
+    )
+    repeated = el("items", el("tag", "a") + el("tag", "b"))
+    assert read(call(repeated), "minimax_m3", tools=tools) == (
+        [("order", {"items": ["a", "b"]})],
+        "",
+    )
+    single = el("items", el("file", "a.txt"))
+    assert read(call(single), "minimax_m3", tools=tools) == ([("order", {"items": ["a.txt"]})], "")
+
+
+def test_deepseek_dsml_end_of_sentence_is_a_control_token() -> None:
+    # vLLM-Ascend's DeepSeek V4.1 tests: the completion ends with DeepSeek's end-of-sentence
+    # token after the block, which is not content (as in the deepseek group).
+    bar = "\uff5c"
+    call = (
+        f'<{bar}DSML{bar} calls>\n<{bar}DSML{bar} invoke name="lookup">\n'
+        f'<{bar}DSML{bar} parameter name="query" string="true">value</{bar}DSML{bar} parameter>\n'
+        f"</{bar}DSML{bar} invoke>\n</{bar}DSML{bar} calls>"
+    )
+    eos = f"<{bar}end\u2581of\u2581sentence{bar}>"
+    assert read(f"summary\n\n{call}{eos}", "deepseek_dsml") == (
+        [("lookup", {"query": "value"})],
+        "summary",
+    )
+    assert read(f"Hello.{eos}", "deepseek_v4") == ([], "Hello.")

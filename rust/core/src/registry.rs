@@ -43,7 +43,7 @@ macro_rules! for_each_group {
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
                     "functionary", "exaone_moe", "hermes3", "function_tag", "qwen3_moe",
-                    "kolibri1", "holo2",
+                    "kolibri1", "holo2", "nous",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",

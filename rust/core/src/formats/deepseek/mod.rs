@@ -24,6 +24,8 @@ const SEP: &str = "<｜tool▁sep｜>";
 const CALL_END: &str = "<｜tool▁call▁end｜>";
 
 const SECTION_END: &str = "<｜tool▁calls▁end｜>";
+/// DeepSeek's end-of-sentence token, a control token in its DSML versions too.
+pub(crate) const END_OF_SENTENCE: &str = "<｜end▁of▁sentence｜>";
 
 const FORMATS: &[Format] = &[Format::DeepseekV31, Format::DeepseekV3];
 const IN_SECTION: &[&str] = &[CALL_BEGIN, SECTION_END];
@@ -46,7 +48,7 @@ sectioned::spec!(
     // call open (a call's end token written twice), and the tokens of the tool results the chat
     // template writes back (a model may echo them): their text stays.
     [
-        "<｜end▁of▁sentence｜>",
+        END_OF_SENTENCE,
         SECTION_END,
         CALL_END,
         "<｜tool▁outputs▁begin｜>",

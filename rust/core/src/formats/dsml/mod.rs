@@ -13,6 +13,7 @@
 //! ([`invoke::quoted`]).
 
 use super::cursor::Markers;
+use super::deepseek::END_OF_SENTENCE;
 use super::invoke::quoted::Quoted;
 use super::invoke::{self, Tags, XML_ATTRS};
 use crate::protocol::Format;
@@ -117,12 +118,13 @@ static QUOTED: Quoted = quoted!(PARAMETER_CLOSE, PARAMETER);
 static SPACED_QUOTED: Quoted = quoted!(SPACED_PARAMETER_CLOSE, SPACED_PARAMETER);
 
 // A block's closing tag that closes no block is a control token, as the other invoke formats'
-// stray wrappers are (the SGLang gateway's DSML streaming tests).
+// stray wrappers are (the SGLang gateway's DSML streaming tests), and so is DeepSeek's
+// end-of-sentence token after the block (vLLM-Ascend's DeepSeek V4.1 tests).
 invoke::spec!(
     spellings: [TAGS, SPACED],
     [FUNCTION_CALLS, TOOL_CALLS, INVOKE, CALLS, SPACED_INVOKE],
     Format::DeepseekDsml,
-    control: &[FUNCTION_CALLS_CLOSE, TOOL_CALLS_CLOSE, CALLS_CLOSE]
+    control: &[FUNCTION_CALLS_CLOSE, TOOL_CALLS_CLOSE, CALLS_CLOSE, END_OF_SENTENCE]
 );
 
 #[cfg(test)]

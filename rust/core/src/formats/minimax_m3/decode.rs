@@ -2,12 +2,13 @@
 //! `<key>text</key>` is a value (typed by the tool schema at the top level, as qwen3_coder's,
 //! and as JSON when it is valid below it), `<key>` holding elements is an object, and one whose
 //! elements are all `<item>` a list (as is any parameter the schema types as a list and not an
-//! object, whatever its elements are called). A key written twice in one element is a list of its values
-//! (the model's, none dropped). A closing tag closes the element it names, or, naming none that
-//! is open, the innermost one; elements left open close with the invoke. An empty element is
-//! `[]` or `{}` where the schema types the parameter only as a list or only as an object (the
-//! chat template writes them so), and text beside elements is kept under `$text` (`$$text`
-//! where an element has that name).
+//! object, whatever its elements are called, but for elements each named once, two or more: they
+//! are one record, a list of one object). A key written twice in one element is a list of its
+//! values (the model's, none dropped). A closing tag closes the element it names, or, naming
+//! none that is open, the innermost one; elements left open close with the invoke. An empty
+//! element is `[]` or `{}` where the schema types the parameter only as a list or only as an
+//! object (the chat template writes them so), and text beside elements is kept under `$text`
+//! (`$$text` where an element has that name).
 
 use std::ops::Range;
 
@@ -200,9 +201,19 @@ where
     cx.builder.finish_object(object)
 }
 
+/// Whether a list parameter's elements are the fields of one record: two or more, each named
+/// once, none an item wrapper (`<item>`, `<entry>`).
+fn one_record(children: &[Element<'_>]) -> bool {
+    children.len() > 1
+        && children.iter().enumerate().all(|(i, c)| {
+            !matches!(c.name, "item" | "entry") && children[..i].iter().all(|p| p.name != c.name)
+        })
+}
+
 /// The value of an element: its text typed by `types` when it holds no elements, a list when
 /// they are all `<item>` or `types` allow a list and not an object (`<entry>` in a list is an
-/// item too), else an object (text beside elements under `"$text"`).
+/// item too; elements that are each named once, two or more, are one object in the list), else
+/// an object (text beside elements under `"$text"`).
 fn value<B>(cx: &mut Cx<'_, '_, B>, element: &Element<'_>, types: Types) -> Result<B::Value, B::Error>
 where
     B: JsonBuilder,
@@ -224,12 +235,22 @@ where
         }
         return cx.typed(&element.text, types);
     }
-    if types.list_not_object() || children.iter().all(|c| c.name == "item") {
+    if children.iter().all(|c| c.name == "item") || types.list_not_object() && !one_record(children) {
         let mut list = cx.builder.new_array()?;
         for child in children {
             let item = value(cx, child, Types::default())?;
             cx.builder.array_push(&mut list, item)?;
         }
+        return cx.builder.finish_array(list);
+    }
+    if types.list_not_object() {
+        // A list parameter whose elements all have names of their own (`<items><sku>…</sku>
+        // <qty>…</qty></items>`, the `<item>` wrapper left out) is one record, a list of one
+        // object: read as items, the names would be lost.
+        let text = element.text.trim();
+        let mut list = cx.builder.new_array()?;
+        let item = object(cx, children, None, (!text.is_empty()).then_some(text))?;
+        cx.builder.array_push(&mut list, item)?;
         return cx.builder.finish_array(list);
     }
     // Text beside elements is kept under `$text`, as vLLM's reader keeps it.
