@@ -81,7 +81,7 @@ pub(super) fn assert_chunk_invariant(text: &str, options: StreamOptions) -> Vec<
     whole
 }
 
-fn starts(events: &[Ev]) -> Vec<(usize, String)> {
+pub(super) fn starts(events: &[Ev]) -> Vec<(usize, String)> {
     events
         .iter()
         .filter_map(|e| match e {

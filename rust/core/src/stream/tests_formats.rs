@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::tests::{
-    args_text, assert_chunk_invariant, chars_split, corpus, field, normalized, stream_chunks,
+    args_text, assert_chunk_invariant, chars_split, corpus, field, normalized, starts,
+    stream_chunks,
 };
 use super::*;
 use crate::formats::{Format, ParamTypes, ToolSchemas};
@@ -903,6 +904,23 @@ fn a_broken_call_sends_no_bytes_of_the_next_call() {
     let whole = assert_chunk_invariant(text, StreamOptions::default());
     assert_eq!(args_text(&whole, 0), "{a");
     assert_eq!(args_text(&whole, 1), "{\"b\": 2}");
+}
+
+/// Found by cutting vLLM's Step-3 texts at every byte: a chunk that ended right after
+/// `function<｜tool_sep｜>` read the tool's name that followed as a broken invoke (a phantom
+/// second call, cut off at the end).
+#[test]
+fn a_step3_name_after_a_chunk_cut_is_the_name() {
+    let text = "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n\
+                <steptml:invoke name=\"edit_file\"><steptml:parameter name=\"a\">1\
+                </steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>";
+    let options = StreamOptions {
+        formats: FormatSet::only(Format::Step3),
+        ..StreamOptions::default()
+    };
+    let whole = assert_chunk_invariant(text, options);
+    assert_eq!(starts(&whole), vec![(0, "edit_file".to_owned())]);
+    assert!(!whole.iter().any(|e| matches!(e, Event::Invalid(_))));
 }
 
 /// A hermes message that is only a call object or list, bare or in a ```` ``` ```` /

@@ -397,7 +397,9 @@ impl Tags {
         }
         let is_name = |c: &&u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
         let end = at + b[at..].iter().take_while(is_name).count();
-        if end == b.len() && end > at && !whole {
+        // A stream's text that ends here (the name not begun yet, or running on) decides
+        // nothing: the name's bytes may follow.
+        if end == b.len() && !whole {
             return Err(());
         }
         Ok(end)
