@@ -705,6 +705,21 @@ def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
     assert read(text, "minicpm5") == ([("get_weather", {"city": "Paris", "days": 3})], "Sure.")
 
 
+@pytest.mark.parametrize("body", ['<param name="city">Paris</param>', ""])
+def test_a_function_tag_with_a_second_attribute_is_a_broken_call(body: str) -> None:
+    """`<function name="f" extra="x">` (no template writes a second attribute) was read as a
+    call to `f" extra="x`; it is an InvalidToolCall now, on every path, and the next call is
+    read (Rapid-MLX's MiniCPM tests)."""
+    bad = f'<function name="lookup" mode="fast">{body}</function>'
+    good = '<function name="ping"><param name="n">1</param></function>'
+    calls, content = read(f"Sure. {bad} {good}", "minicpm5")
+    assert [c[:2] for c in calls] == [("invalid", None), ("ping", {"n": 1})]
+    assert content == "Sure."
+    # One quoted name, with or without spaces inside the tag, is still the tool's name.
+    for tag in ('<function name="lookup">', "<function name='lookup' >", '<function name= "lookup">'):
+        assert read(f"{tag}{body}</function>", "minicpm5")[0][0][0] == "lookup"
+
+
 def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -> None:
     """As for the invoke formats: only when tools= declares no such parameter and every key
     inside (vLLM test_minicpm5xml_tool_parser.py)."""
