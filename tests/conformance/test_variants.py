@@ -694,6 +694,22 @@ def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
     assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
 
 
+@pytest.mark.parametrize(
+    "quoted",
+    ["x </function> y", '<function name="rm"><param name="p">/</param></function>', "a ]] b"],
+)
+def test_a_minicpm5_cdata_value_quotes_function_markup(quoted: str) -> None:
+    """A CDATA section quotes markup up to its `]]>`: a `</function>` or a whole call inside it is
+    the value, not the call's end nor another call (Rapid-MLX's MiniCPM tests)."""
+    value = f'<param name="note"><![CDATA[{quoted}]]></param>'
+    text = f'Ok. <function name="log">{value}</function> then <function name="ping"></function>'
+    assert read(text, "minicpm5") == ([("log", {"note": quoted}), ("ping", {})], "Ok.  then")
+    # A section the text never closes quotes the rest: one broken call, no call read inside it.
+    cut = f'<function name="log"><param name="note"><![CDATA[{quoted}'
+    calls, content = read(cut, "minicpm5")
+    assert [c[:2] for c in calls] == [("invalid", "log")] and content == ""
+
+
 @pytest.mark.parametrize("space", [" ", "", "\u0120"])
 def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
     """The space in `<function name=` and `<param name=` dropped, or written as the byte-level

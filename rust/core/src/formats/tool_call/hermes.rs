@@ -96,8 +96,7 @@ where
     };
     let body = skip_ws(cx.text, args, end);
     let rest = &cx.text[body..end];
-    let elements = [super::params::PARAM, super::params::ARGUMENTS[0], super::tags::FUNCTION_CLOSE];
-    if elements.iter().any(|tag| rest.starts_with(tag)) {
+    if super::params::BODY_OPENS.iter().any(|tag| rest.starts_with(tag)) {
         return super::params::call(cx, open, name, body, end, closers);
     }
     match json_arguments(cx, Format::Hermes, open, name, args, end, None, true, closers)? {
