@@ -732,7 +732,8 @@ def test_a_function_tag_with_a_second_attribute_is_a_broken_call(body: str) -> N
     assert [c[:2] for c in calls] == [("invalid", None), ("ping", {"n": 1})]
     assert content == "Sure."
     # One quoted name, with or without spaces inside the tag, is still the tool's name.
-    for tag in ('<function name="lookup">', "<function name='lookup' >", '<function name= "lookup">'):
+    tags = ('<function name="lookup">', "<function name='lookup' >", '<function name= "lookup">')
+    for tag in tags:
         assert read(f"{tag}{body}</function>", "minicpm5")[0][0][0] == "lookup"
 
 
