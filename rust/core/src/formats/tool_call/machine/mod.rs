@@ -3,6 +3,7 @@
 //! glm45 pair states are read in [`pairs`].
 
 mod pairs;
+mod params;
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
@@ -19,8 +20,7 @@ use super::tags::{
 use super::super::cursor::{failed_end, Markers};
 use crate::protocol::Format;
 use crate::scan::call_scan::{CallRecord, CallScanner};
-use crate::scan::find::{find_any3, find_short};
-use super::params::{BODY_OPENS, CDATA};
+use crate::scan::find::find_any3;
 
 use super::super::rwkv::legacy::{after_line, INVOKE};
 use super::state::{ArgsClose, State};
@@ -440,60 +440,9 @@ impl TagCall {
                     self.records.push(named(name, None, true, 0));
                     self.state = State::FBody(at + 1);
                 }
-                State::FBody(p) => {
-                    let q = ws(b, p);
-                    let rest = &b[q..];
-                    let cut = |tag: &&str| rest.len() < tag.len() && tag.as_bytes().starts_with(rest);
-                    if rest.is_empty() || BODY_OPENS.iter().any(cut) {
-                        self.state = State::FBody(q);
-                        return Verdict::More;
-                    }
-                    self.state = match BODY_OPENS.iter().any(|tag| rest.starts_with(tag.as_bytes())) {
-                        true => State::PBody {
-                            from: q,
-                            cdata_from: q,
-                            cdata: false,
-                        },
-                        false => State::ArgsOpen(q, ArgsClose::Function),
-                    };
-                }
-                State::PBody {
-                    from,
-                    cdata_from,
-                    cdata: true,
-                } => match find_short(&b[cdata_from..], CDATA.1.as_bytes()) {
-                    Some(i) => {
-                        let after = cdata_from + i + CDATA.1.len();
-                        self.state = State::PBody {
-                            from: after,
-                            cdata_from: after,
-                            cdata: false,
-                        };
-                    }
-                    None => {
-                        let cdata_from = cdata_from.max((b.len() + 1).saturating_sub(CDATA.1.len()));
-                        self.state = State::PBody { from, cdata_from, cdata: true };
-                        return Verdict::More;
-                    }
-                },
-                State::PBody { from, cdata_from, .. } => {
-                    let close = self.close.find(b, from);
-                    let open = find_short(&b[cdata_from..], CDATA.0.as_bytes()).map(|i| cdata_from + i);
-                    match (open, close) {
-                        (Some(open), close) if close.is_none_or(|marker| open < marker.start) => {
-                            let inner = open + CDATA.0.len();
-                            self.state = State::PBody {
-                                from: inner,
-                                cdata_from: inner,
-                                cdata: true,
-                            };
-                        }
-                        (_, found @ Some(_)) => return Verdict::End(failed_end(found, 0)),
-                        (_, None) => {
-                            let cdata_from = cdata_from.max((b.len() + 1).saturating_sub(CDATA.0.len()));
-                            self.state = State::PBody { from, cdata_from, cdata: false };
-                            return Verdict::More;
-                        }
+                State::FBody(_) | State::PBody { .. } => {
+                    if let Some(verdict) = self.read_params(b) {
+                        return verdict;
                     }
                 }
                 State::ArgsOpen(p, then) => {
