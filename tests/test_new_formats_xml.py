@@ -249,6 +249,31 @@ def test_hy_v4_tokens_carry_the_checkpoints_suffix() -> None:
     assert toolwire.parse_text(plain, format="hy_v4").calls[0].arguments == {"a": 1}
 
 
+def test_hy_v4_suffixed_tool_sep_is_optional() -> None:
+    # Hy3's `:opensource` checkpoints write HY v3's `<tool_sep>` after the name, suffixed like
+    # every other tag; HY v4's write none. Either way the call is read, on every path.
+    s = ":opensource"
+    tools = [{"name": "lookup", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    pair = f"<arg_key{s}>n</arg_key{s}>\n<arg_value{s}>7</arg_value{s}>"
+    for sep in (f"<tool_sep{s}>", f" <tool_sep{s}>\n", ""):
+        text = (
+            f"Checking.<tool_calls{s}>\n<tool_call{s}>lookup{sep}\n{pair}\n</tool_call{s}>\n"
+            f"<tool_call{s}>ping{sep}</tool_call{s}>\n</tool_calls{s}>"
+        )
+        want = [("lookup", {"n": 7}), ("ping", {})]
+        parsed = toolwire.parse_text(text, format="hy_v4", tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == want
+        assert parsed.content == "Checking."
+        for sizes in ((1,), (2, 5), (7, 64)):
+            parser = toolwire.StreamParser(formats=["hy_v4"], tools=tools)
+            events = fed_in_chunks(parser, text, random.Random(text), sizes)
+            assert [(c.name, c.arguments) for c in streamed_calls(events)] == want
+    # A separator with another suffix is no separator: the call breaks, and fails alone.
+    other = f"<tool_calls{s}><tool_call{s}>lookup<tool_sep:x>{pair}</tool_call{s}></tool_calls{s}>"
+    [bad] = toolwire.parse_text(other, format="hy_v4").calls
+    assert isinstance(bad, toolwire.InvalidToolCall) and bad.name == "lookup"
+
+
 def test_kimi_k3_calls_in_the_tools_channel() -> None:
     call = (
         '<|open|>call tool="python" index="1"<|sep|>\n'

@@ -694,6 +694,22 @@ def test_a_minicpm5_cdata_value_may_hold_its_close_tag() -> None:
     assert read(text, "minicpm5") == ([("html", {"markup": markup})], "")
 
 
+@pytest.mark.parametrize(
+    "quoted",
+    ["x </function> y", '<function name="rm"><param name="p">/</param></function>', "a ]] b"],
+)
+def test_a_minicpm5_cdata_value_quotes_function_markup(quoted: str) -> None:
+    """A CDATA section quotes markup up to its `]]>`: a `</function>` or a whole call inside it is
+    the value, not the call's end nor another call (Rapid-MLX's MiniCPM tests)."""
+    value = f'<param name="note"><![CDATA[{quoted}]]></param>'
+    text = f'Ok. <function name="log">{value}</function> then <function name="ping"></function>'
+    assert read(text, "minicpm5") == ([("log", {"note": quoted}), ("ping", {})], "Ok.  then")
+    # A section the text never closes quotes the rest: one broken call, no call read inside it.
+    cut = f'<function name="log"><param name="note"><![CDATA[{quoted}'
+    calls, content = read(cut, "minicpm5")
+    assert [c[:2] for c in calls] == [("invalid", "log")] and content == ""
+
+
 @pytest.mark.parametrize("space", [" ", "", "\u0120"])
 def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
     """The space in `<function name=` and `<param name=` dropped, or written as the byte-level
@@ -703,6 +719,22 @@ def test_minicpm5_tags_as_a_tokenizer_leaves_them(space: str) -> None:
         f'<param{space}name="days">3</param></function>'
     )
     assert read(text, "minicpm5") == ([("get_weather", {"city": "Paris", "days": 3})], "Sure.")
+
+
+@pytest.mark.parametrize("body", ['<param name="city">Paris</param>', ""])
+def test_a_function_tag_with_a_second_attribute_is_a_broken_call(body: str) -> None:
+    """`<function name="f" extra="x">` (no template writes a second attribute) was read as a
+    call to `f" extra="x`; it is an InvalidToolCall now, on every path, and the next call is
+    read (Rapid-MLX's MiniCPM tests)."""
+    bad = f'<function name="lookup" mode="fast">{body}</function>'
+    good = '<function name="ping"><param name="n">1</param></function>'
+    calls, content = read(f"Sure. {bad} {good}", "minicpm5")
+    assert [c[:2] for c in calls] == [("invalid", None), ("ping", {"n": 1})]
+    assert content == "Sure."
+    # One quoted name, with or without spaces inside the tag, is still the tool's name.
+    tags = ('<function name="lookup">', "<function name='lookup' >", '<function name= "lookup">')
+    for tag in tags:
+        assert read(f"{tag}{body}</function>", "minicpm5")[0][0][0] == "lookup"
 
 
 def test_minicpm5_arguments_wrapped_in_one_param_are_unwrapped_by_the_schema() -> None:

@@ -118,6 +118,9 @@ where
     }
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, name_end, close);
+    if let Some(sep) = tags.sep.as_deref().filter(|sep| text[pos..close].starts_with(sep)) {
+        pos = skip_ws(text, pos + sep.len(), close);
+    }
     while pos < close {
         if !text[pos..close].starts_with(&tags.key) {
             let detail = format!("expected {} or {}", tags.key, tags.call_close);

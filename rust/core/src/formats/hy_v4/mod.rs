@@ -1,9 +1,10 @@
 //! `hy_v4` (Tencent HY v4 checkpoints whose structural tokens carry a suffix):
 //! `<tool_calls:6124c78e><tool_call:6124c78e>f<arg_key:6124c78e>a</arg_key:6124c78e>
 //! <arg_value:6124c78e>1</arg_value:6124c78e></tool_call:6124c78e></tool_calls:6124c78e>`.
-//! HY v3's calls (glm45's shape, without `<tool_sep>`), every tag with the checkpoint's suffix:
-//! a `:` and the bytes up to `>`, read from the block's opening tag and required on every tag
-//! after it. Values are typed by the tool schema, as in glm45. Unsuffixed tokens are HY v3's
+//! HY v3's calls (glm45's shape, `<tool_sep>` optional), every tag with the checkpoint's
+//! suffix: a `:` and the bytes up to `>`, read from the block's opening tag and required on
+//! every tag after it (Hy3's `:opensource` checkpoints write `f<tool_sep:opensource>`, HY v4's
+//! none). Values are typed by the tool schema, as in glm45. Unsuffixed tokens are HY v3's
 //! wire format (`<tool_calls>`, read by the call-list group).
 
 pub(crate) mod decode;
@@ -27,6 +28,8 @@ pub(crate) struct Tags {
     pub close_all: String,
     pub call: String,
     pub call_close: String,
+    /// The optional separator between a call's name and its arguments (HY's `<tool_sep>`).
+    pub sep: Option<String>,
     pub key: String,
     pub key_close: String,
     /// An optional type tag between a key and its value (K2 Horizon's `<ifm|arg_type>`).
@@ -47,6 +50,7 @@ impl Tags {
             close_all: tag("/tool_calls"),
             call: tag("tool_call"),
             call_close: tag("/tool_call"),
+            sep: (!ifm).then(|| tag("tool_sep")),
             key: tag("arg_key"),
             key_close: tag("/arg_key"),
             arg_type: ifm.then(|| (tag("arg_type"), tag("/arg_type"))),

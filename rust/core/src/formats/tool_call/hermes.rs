@@ -7,7 +7,7 @@
 
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
-    after_function, close_tag, function_ends, past_fence_close, tag_name, AfterFunction, Body, Closers, Wrap,
+    after_function, close_tag, function_ends, past_fence_close, quoted_name, tag_name, AfterFunction, Body, Closers, Wrap,
 };
 use crate::protocol::Format;
 use crate::calls::push_calls_of_value;
@@ -87,17 +87,16 @@ where
     B: JsonBuilder,
     B::Value: JsonView,
 {
-    let Some((name, args)) = tag_name(cx.text, at, end) else {
+    let named = tag_name(cx.text, at, end).and_then(|(raw, args)| Some((quoted_name(raw)?, args)));
+    let Some((name, args)) = named else {
         let markup_end = closers.function_end(at, end);
         let failure = Failure::parse("expected <function name=\"NAME\">", at, None);
         cx.fail(Format::Hermes, open..markup_end, failure);
         return Ok(markup_end);
     };
-    let name = name.trim_matches(['"', '\'']).trim();
     let body = skip_ws(cx.text, args, end);
     let rest = &cx.text[body..end];
-    let elements = [super::params::PARAM, super::params::ARGUMENTS[0], super::tags::FUNCTION_CLOSE];
-    if elements.iter().any(|tag| rest.starts_with(tag)) {
+    if super::params::BODY_OPENS.iter().any(|tag| rest.starts_with(tag)) {
         return super::params::call(cx, open, name, body, end, closers);
     }
     match json_arguments(cx, Format::Hermes, open, name, args, end, None, true, closers)? {

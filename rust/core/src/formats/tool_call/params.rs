@@ -1,7 +1,9 @@
 //! MiniCPM 5's body of hermes's `<function name="f">`: `<param name="a">1</param>` elements
 //! instead of JSON arguments (or none), up to the call's `</function>`. Values are raw text typed
 //! by the tool schema, as in qwen3_coder, a `<![CDATA[…]]>` value its inside (which may hold
-//! `</param>`); a value cut off by the end of the text fails the call. The elements may sit in an
+//! `</param>`, `</function>` or a whole call: a CDATA section quotes markup up to its `]]>`, so the
+//! function's end is the first one outside it, for the decoder and the stream machine alike);
+//! a value cut off by the end of the text fails the call. The elements may sit in an
 //! `<arguments>…</arguments>` wrapper (MiniCPM 5's chat template lists the tag), and a call whose
 //! one parameter wraps the whole arguments is unwrapped as the invoke shape's are (`wrapped`).
 
@@ -9,7 +11,8 @@ use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::invoke::{attribute, tag_rest};
 use super::super::wrapped::unwrapped;
 use super::super::cursor::failed_end;
-use super::tags::Closers;
+use super::tags::{Closers, FUNCTION_CLOSE};
+use super::super::cursor::Marker;
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::Format;
 use crate::scan::find::find_short;
@@ -18,7 +21,9 @@ pub(crate) const PARAM: &str = "<param";
 /// The wrapper the elements may sit in: its tags are markup.
 pub(crate) const ARGUMENTS: [&str; 2] = ["<arguments>", "</arguments>"];
 const PARAM_CLOSE: &str = "</param>";
-const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+pub(crate) const CDATA: (&str, &str) = ("<![CDATA[", "]]>");
+/// What opens the elements after `<function name="f">` (else JSON arguments follow).
+pub(crate) const BODY_OPENS: [&str; 3] = [PARAM, ARGUMENTS[0], FUNCTION_CLOSE];
 /// A byte-level BPE tokenizer's space marker `Ġ`, written out when its decoding is skipped.
 const SPACE_MARKER: char = '\u{120}';
 
@@ -37,7 +42,7 @@ where
     B::Value: JsonView,
 {
     let text = cx.text;
-    let next = closers.function.next(body);
+    let next = function_close(text, closers, body, end);
     let (close, markup_end) = (next.map_or(end, |m| m.start), failed_end(next, end));
     let mut arguments = cx.builder.new_object()?;
     let mut pos = skip_ws(text, body, close);
@@ -84,4 +89,22 @@ where
     let arguments = unwrapped(cx.builder, tools, name, arguments, json)?;
     cx.call(Format::Hermes, open..markup_end, name.to_owned(), None, arguments)?;
     Ok(markup_end)
+}
+
+/// The first of `closers.function`'s markers after `body` that no CDATA section quotes; `None`
+/// when a CDATA section runs to `end` (the call is cut off inside it).
+fn function_close(text: &str, closers: &mut Closers<'_>, body: usize, end: usize) -> Option<Marker> {
+    let bytes = &text.as_bytes()[..end];
+    let mut from = body;
+    loop {
+        let next = closers.function.next(from);
+        let open = find_short(&bytes[from..], CDATA.0.as_bytes()).map(|i| from + i);
+        match open {
+            Some(open) if next.is_none_or(|marker| open < marker.start) => {
+                let inner = open + CDATA.0.len();
+                from = inner + find_short(&bytes[inner..], CDATA.1.as_bytes())? + CDATA.1.len();
+            }
+            _ => return next,
+        }
+    }
 }

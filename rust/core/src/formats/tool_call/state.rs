@@ -35,6 +35,16 @@ pub(super) enum State {
     AfterArgs(usize, ArgsClose),
     /// The name of `<function name="NAME">`.
     FName { start: usize, scanned: usize },
+    /// After `<function name="NAME">`: JSON arguments, or MiniCPM 5's elements.
+    FBody(usize),
+    /// MiniCPM 5's elements, up to the function's end looked for from `from` outside CDATA
+    /// sections (the next `<![CDATA[` looked for from `cdata_from`); `cdata`: inside one, its
+    /// `]]>` looked for from `cdata_from`.
+    PBody {
+        from: usize,
+        cdata_from: usize,
+        cdata: bool,
+    },
     QAfterFunction(usize),
     /// After a block written without its wrapper: a stray `</tool_call>` may follow
     /// (`tags::stray_close`).

@@ -313,6 +313,15 @@ pub(crate) fn past_stop(bytes: &[u8], stop: usize) -> usize {
     }
 }
 
+/// The name in `<function name="NAME">`, from the tag's text after `name=` up to its `>`: the
+/// value without its quotes. `None` when the tag holds more than one quoted value (another
+/// attribute, `name="f" extra="x"`, which no template writes) or nothing: no tool's name holds
+/// a quote, so the call fails, keeping its text, where it was read as `f" extra="x`.
+pub(crate) fn quoted_name(raw: &str) -> Option<&str> {
+    let name = raw.trim().trim_matches(['"', '\'']).trim();
+    (!name.is_empty() && !name.contains(['"', '\''])).then_some(name)
+}
+
 /// The name in `<function=NAME>` / `<parameter=NAME>` starting at `start`: the text up to `>`
 /// on the same line, and the position after the `>`.
 pub(crate) fn tag_name(text: &str, start: usize, end: usize) -> Option<(&str, usize)> {

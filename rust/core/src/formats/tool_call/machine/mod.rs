@@ -3,6 +3,7 @@
 //! glm45 pair states are read in [`pairs`].
 
 mod pairs;
+mod params;
 
 use super::super::cursor::Seek;
 use super::super::grammar::{Machine, Open, Verdict};
@@ -12,7 +13,7 @@ use super::super::machine::{
 use super::super::schema::ParamTypes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
-    body_format, body_start, name_end, function_ends, function_name, past_stop, is_call_object, parameter_name,
+    body_format, body_start, name_end, function_ends, function_name, past_stop, is_call_object, parameter_name, quoted_name,
     reads_json, reopens, shape_of, stray_close, typed_name, Body, Pairs, Wrap, CLOSE, FENCE, FUNCTION,
     FUNCTION_CLOSE, FUNCTION_ENDS, FUNCTION_TAG, GLM_PAIRS, OPEN, PARAMETER, TOOL_CALL,
 };
@@ -431,13 +432,18 @@ impl TagCall {
                             return Verdict::More;
                         }
                     };
-                    let name = buf[start..at].trim().trim_matches(['"', '\'']).trim();
+                    let name = quoted_name(&buf[start..at]).unwrap_or_default();
                     if b[at] != b'>' || name.is_empty() {
                         self.state = State::SeekClose(start);
                         continue;
                     }
                     self.records.push(named(name, None, true, 0));
-                    self.state = State::ArgsOpen(at + 1, ArgsClose::Function);
+                    self.state = State::FBody(at + 1);
+                }
+                State::FBody(_) | State::PBody { .. } => {
+                    if let Some(verdict) = self.read_params(b) {
+                        return verdict;
+                    }
                 }
                 State::ArgsOpen(p, then) => {
                     let q = ws(b, p);
