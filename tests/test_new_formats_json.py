@@ -50,6 +50,16 @@ READ_BY_ANOTHER_FORMAT = {
     # A pythonic list without LFM2's markers: `lfm2` leaves it as text (Ollama, whose test this
     # is, reads it only for an offered tool); auto-detection reads it as `pythonic`.
     "TestLFM2Parser_BareUnknownToolCallDoesNotParse": "markerless pythonic list",
+    # Rapid-MLX's LFM tests: markerless lists whose arguments its parser rejects (positional,
+    # `**` unpacking, a bare name in the list); `lfm2` leaves them as text, `pythonic` reads each
+    # call or keeps it as an InvalidToolCall.
+    "TestLfmArgumentHandling.test_positional_args_reject_the_call": "markerless pythonic list",
+    "TestLfmArgumentHandling.test_positional_args_anywhere_reject_the_whole_block": "markerless "
+    "pythonic list",
+    "TestLfmArgumentHandling.test_non_call_element_rejects_the_whole_block": "markerless "
+    "pythonic list",
+    "TestLfmArgumentHandling.test_keyword_unpack_rejects_the_whole_block": "markerless "
+    "pythonic list",
 }
 # Reasoning and response wrappers of these models that toolwire does not strip from content
 # yet (<|START_THINKING|>, <|START_RESPONSE|>, <|inner_prefix|>, <response>): calls compared,
