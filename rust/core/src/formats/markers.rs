@@ -234,8 +234,6 @@ pub(crate) fn match_from(bytes: &[u8], from: usize, at: usize, mask: Mask) -> (u
     (at, match_at(&bytes[at..], mask))
 }
 
-/// The entries of the message-start markers that also open at any line start
-/// ([`crate::formats::grammar::Grammar::AT_LINES`]: Functionary's `>>>`).
 /// The control tokens that end a think span they stand in ([`think::ENDS`]).
 pub(crate) const THINK_ENDS: Mask = think_ends();
 
@@ -256,6 +254,8 @@ const fn think_ends() -> Mask {
     mask
 }
 
+/// The entries of the message-start markers that also open at any line start
+/// ([`crate::formats::grammar::Grammar::AT_LINES`]: Functionary's `>>>`).
 pub(crate) const LINE_ANCHORED: Mask = line_anchored();
 
 const fn line_anchored() -> Mask {
