@@ -34,6 +34,8 @@ DISAGREED = [
     '[TOOL_CALLS]add{"a": 3.5, "b": 4}[TOOL_CALLS]multiply{"a": 2, "b": 3}',
     '{"name": "get_weather", "parameters": {{"name": "get_weather", "parameters": {}}',
     '[{"name": "f", "arguments": {"a": 1}}]]',
+    # A stray closing think tag after a whole call: the stream has read the call by then.
+    '{"name": "f", "arguments": {"a": 1}}\n</think>',
 ]
 
 # A broken call before a good one in one block: the stream announced the good call first, and

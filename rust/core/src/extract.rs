@@ -231,11 +231,19 @@ fn by_reasoning<V>(
 /// Whether raw JSON may hold a call of `text`: the message starts with JSON or a code fence
 /// (past whitespace and think spans), or (`fenced`) a code fence occurs anywhere. A superset of
 /// what the engine reads.
+///
+/// The text's own start counts too: a later `</think>` puts what precedes it in reasoning, but a
+/// stream has read a call there before that tag arrives (`{…}</think>`), and so does the engine.
 fn may_hold_raw_json(text: &str, message_start: usize, mode: RawJsonMode) -> bool {
     // A vector search: `str::contains` compares byte by byte, 4x the cost of the whole sniff.
     static BACKTICKS: Needle = Needle::new("```");
-    let message = text[message_start..].trim_start_matches(LEADING_BOM);
-    message.starts_with(['{', '[', '`'])
+    let starts_json = |at: usize| {
+        text[at..]
+            .trim_start_matches(LEADING_BOM)
+            .starts_with(['{', '[', '`'])
+    };
+    starts_json(message_start)
+        || starts_json(text.len() - text.trim_start().len())
         || (mode != RawJsonMode::Whole && BACKTICKS.find(text.as_bytes()).is_some())
 }
 
@@ -320,6 +328,21 @@ mod tests {
             panic!("expected the second element to fail")
         };
         assert_eq!((invalid.kind, invalid.index), (FailureKind::Arguments, 1));
+    }
+
+    #[test]
+    fn a_call_before_a_stray_closing_think_tag_is_read_as_the_stream_reads_it() {
+        // Found by hypothesis (tests/test_agreement.py): the stream reads the call before the tag
+        // arrives, so `extract` must too, in every raw-JSON mode.
+        let text = "{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</think>";
+        assert_eq!(
+            calls(text),
+            vec![("a".into(), Value::object([("x", Value::Int(1))]))]
+        );
+        for mode in [RawJsonMode::Whole, RawJsonMode::Fenced] {
+            let found = parse_raw_json(&mut ValueBuilder, text, mode, OPTIONS.json).unwrap();
+            assert_eq!(found.len(), 1, "{mode:?}");
+        }
     }
 
     #[test]

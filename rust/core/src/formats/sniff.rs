@@ -109,12 +109,15 @@ pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
     }
     let start = message_start_given(text, first_tag_closes == Some(true));
     let bare = |&first: &u8| bare_group(first, allowed).is_some();
-    let may_hold_calls = bytes.get(start).is_some_and(bare)
-        || implied_message(&text[start..], allowed).is_some()
-        || matches!(
-            match_at(&bytes[start..], starts & ANCHORED),
-            Match::Found(_)
-        );
+    let message_at = |at: usize| {
+        bytes.get(at).is_some_and(bare)
+            || implied_message(&text[at..], allowed).is_some()
+            || matches!(match_at(&bytes[at..], starts & ANCHORED), Match::Found(_))
+    };
+    // The text's own start counts too: a later `</think>` puts what precedes it in reasoning,
+    // but a stream has read a call there before that tag arrives (`{…}</think>`).
+    let text_start = text.len() - text.trim_start().len();
+    let may_hold_calls = message_at(start) || (text_start != start && message_at(text_start));
     match may_hold_calls {
         true => Sniffed::MayHoldCalls,
         false => Sniffed::NoCalls {
@@ -355,6 +358,10 @@ mod tests {
         assert_eq!(closed, Sniffed::NoCalls { message_start });
         let opened_later = sniff_calls(" Hi <think>a</think> b", FormatSet::ALL);
         assert_eq!(opened_later, Sniffed::NoCalls { message_start: 1 });
+        // A bare call before a stray closing tag: a stream reads it before the tag arrives.
+        let llama = FormatSet::only(Format::Llama3Json);
+        let before_close = sniff_calls("{\"name\": \"f\"}\n</think>", llama);
+        assert_eq!(before_close, Sniffed::MayHoldCalls);
     }
 
     #[test]
