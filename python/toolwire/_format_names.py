@@ -205,6 +205,10 @@ FormatAlias: TypeAlias = Literal[
     "nemotron3",
     "nemotron_3",
     "nous",
+    "qwen3_json",
+    "step5",
+    "nanbeige",
+    "musespark1x",
 ]
 
 #: Any name ``formats=`` (and ``format=``) accepts.

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import toolwire
+
 CASES = json.loads((Path(__file__).parent / "data" / "engine_cases.json").read_text("utf-8"))
 STREAMS = [
     json.loads(line)
@@ -41,6 +43,26 @@ class Tokenizer:
 
     def get_vocab(self) -> dict[str, int]:
         return {}
+
+
+#: The engines' parser names toolwire does not take: each reads whatever a checkpoint's
+#: ``response_template`` metadata describes (Hugging Face's declarative response schema), so
+#: there is no one format behind the name.
+TEMPLATE_DRIVEN = {"beam", "hf", "response_template"}
+
+
+def unread_parser_names(names: set[str]) -> set[str]:
+    """The engine parser names (besides toolwire's own and the template-driven ones) that
+    ``format=`` does not take."""
+    unread = set()
+    for name in names - TEMPLATE_DRIVEN:
+        if name.startswith("toolwire_"):
+            continue
+        try:
+            toolwire.parse_text("", format=name)
+        except ValueError:
+            unread.add(name)
+    return unread
 
 
 def token_like_chunks(text: str, seed: int) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import toolwire
 import toolwire.integrations.sglang as adapter
-from engine_support import STREAMS, Result, token_like_chunks
+from engine_support import STREAMS, Result, token_like_chunks, unread_parser_names
 from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from sglang.srt.plugins import load_plugins
@@ -92,3 +92,8 @@ def test_the_launchers_plugin_hook_registers_the_detectors(monkeypatch: pytest.M
     assert FunctionCallParser.ToolCallParserEnum["toolwire_auto"] is adapter.ToolwireDetector
     names = {f"toolwire_{name}" for name in toolwire.FORMAT_NAMES}
     assert names <= set(FunctionCallParser.ToolCallParserEnum)
+
+
+def test_every_sglang_tool_parser_name_names_a_toolwire_format() -> None:
+    """A gateway can pass on the name its SGLang deployment was started with."""
+    assert unread_parser_names(set(FunctionCallParser.ToolCallParserEnum)) == set()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import toolwire
 import toolwire.integrations.vllm as adapter
-from engine_support import STREAMS, Result, Tokenizer, token_like_chunks
+from engine_support import STREAMS, Result, Tokenizer, token_like_chunks, unread_parser_names
 from vllm.entrypoints.common.cli_args import init_parser_plugin, validate_api_server_args
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
@@ -189,3 +189,8 @@ def test_the_plugin_flags_load_and_validate_the_parsers(monkeypatch: pytest.Monk
     assert {f"toolwire_{name}" for name in toolwire.FORMAT_NAMES} <= set(
         ToolParserManager.list_registered()
     )
+
+
+def test_every_vllm_tool_parser_name_names_a_toolwire_format() -> None:
+    """A gateway can pass on the name its vLLM deployment was started with."""
+    assert unread_parser_names(set(ToolParserManager.list_registered())) == set()

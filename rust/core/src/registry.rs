@@ -43,13 +43,13 @@ macro_rules! for_each_group {
                     "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
                     "functionary", "exaone_moe", "hermes3", "function_tag", "qwen3_moe",
-                    "kolibri1", "holo2", "nous",
+                    "kolibri1", "holo2", "nous", "qwen3_json",
                 ],
                 Qwen3Coder "qwen3_coder" [
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                     "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
                     "qwen_coder", "xml_function", "nemotron_nano", "step_35", "qwen35", "nemotron3",
-                    "nemotron_3",
+                    "nemotron_3", "step5", "nanbeige",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",
@@ -86,7 +86,7 @@ macro_rules! for_each_group {
             ]
             harmony Harmony [
                 Harmony "harmony" ["openai", "gpt_oss", "gptoss", "openai_gptoss"],
-                MuseGlimmer "muse_glimmer" ["muse", "onyx", "atem"],
+                MuseGlimmer "muse_glimmer" ["muse", "onyx", "atem", "musespark1x"],
             ]
             seed_oss SeedOss [
                 SeedOss "seed_oss" [],
