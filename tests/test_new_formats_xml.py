@@ -274,6 +274,36 @@ def test_hy_v4_suffixed_tool_sep_is_optional() -> None:
     assert isinstance(bad, toolwire.InvalidToolCall) and bad.name == "lookup"
 
 
+def test_hy3_lone_calls_close_with_their_own_token() -> None:
+    # Hy3's preview chat template writes each call alone, closed by `<end_of_tool_call:…>`,
+    # its arguments one JSON object or the key/value pairs (Rapid-MLX's Hy3 tests).
+    s = ":opensource"
+    tools = [{"name": "lookup", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    pair = f"<arg_key{s}>n</arg_key{s}><arg_value{s}>7</arg_value{s}>"
+    text = (
+        f'Checking.\n<tool_call{s}>lookup<tool_sep{s}>{{"n": 7, "q": "<tool_call{s}>"}}'
+        f"<end_of_tool_call{s}><tool_call{s}>lookup<tool_sep{s}>{pair}<end_of_tool_call{s}>"
+        f"<tool_call{s}>ping<tool_sep{s}>{{}}<end_of_tool_call{s}>\nDone."
+    )
+    want = [("lookup", {"n": 7, "q": f"<tool_call{s}>"}), ("lookup", {"n": 7}), ("ping", {})]
+    for fmt in ("auto", "hy_v4"):
+        parsed = toolwire.parse_text(text, format=fmt, tools=tools)
+        assert [(c.name, c.arguments) for c in parsed.calls] == want
+        assert parsed.content == "Checking.\n\nDone."
+        extracted = toolwire.extract(text, formats=None if fmt == "auto" else [fmt], tools=tools)
+        assert [(c.name, c.arguments) for c in extracted] == want
+        for sizes in ((1,), (2, 5), (7, 64)):
+            parser = toolwire.StreamParser(formats=None if fmt == "auto" else [fmt], tools=tools)
+            events = fed_in_chunks(parser, text, random.Random(text), sizes)
+            assert [(c.name, c.arguments) for c in streamed_calls(events)] == want
+    # Broken JSON, a list, or junk after the JSON: a broken call that keeps its name and text.
+    for body in ("{bad json}", "[1]", f'{{"a": 1}}<arg_value{s}>'):
+        broken = f"<tool_call{s}>f<tool_sep{s}>{body}<end_of_tool_call{s}>"
+        [bad] = toolwire.parse_text(broken, format="hy_v4").calls
+        assert isinstance(bad, toolwire.InvalidToolCall) and bad.name == "f"
+        assert bad.raw == broken
+
+
 def test_kimi_k3_calls_in_the_tools_channel() -> None:
     call = (
         '<|open|>call tool="python" index="1"<|sep|>\n'

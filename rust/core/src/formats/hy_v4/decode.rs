@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::super::cx::{skip_ws, Cx, Failure};
-use super::{find_tag, Tags, OPEN};
+use super::{find_tag, Tags, OPEN, OPEN_CALL};
 use crate::calls::push_calls_of_value;
 use crate::json::{JsonBuilder, JsonView};
 use crate::scan::find::find_byte;
@@ -16,12 +16,17 @@ where
     B::Value: JsonView,
 {
     let b = &cx.text.as_bytes()[..range.end];
-    let Ok(Some((tags, body))) = Tags::read(b, range.start + OPEN.len()) else {
+    let lone = Tags::lone(&cx.text[range.clone()]);
+    let open_len = if lone { OPEN_CALL.len() } else { OPEN.len() };
+    let Ok(Some((tags, body))) = Tags::read(b, range.start + open_len, lone) else {
         // No suffix: the marker is prose.
         cx.prose(range);
         return Ok(());
     };
-    let pos = block(cx, &tags, range.start, body, range.end)?;
+    let pos = match lone {
+        true => lone_calls(cx, &tags, range.start, range.end)?,
+        false => block(cx, &tags, range.start, body, range.end)?,
+    };
     cx.prose(pos..range.end);
     Ok(())
 }
@@ -120,6 +125,22 @@ where
     let mut pos = skip_ws(text, name_end, close);
     if let Some(sep) = tags.sep.as_deref().filter(|sep| text[pos..close].starts_with(sep)) {
         pos = skip_ws(text, pos + sep.len(), close);
+    }
+    if tags.json_arguments && b.get(pos) == Some(&b'{') {
+        return match cx.json_at(pos, close)? {
+            Ok((value, json_end)) if skip_ws(text, json_end, close) == close => {
+                cx.call(format, open..markup_end, name.to_owned(), None, value)?;
+                Ok(markup_end)
+            }
+            Ok((_, json_end)) => {
+                let detail = format!("expected {} after the JSON", tags.call_close);
+                fail(cx, detail, json_end, Some(name.into()))
+            }
+            Err(error) => {
+                cx.fail(format, open..markup_end, Failure::json(error, Some(name.into())));
+                Ok(markup_end)
+            }
+        };
     }
     while pos < close {
         if !text[pos..close].starts_with(&tags.key) {

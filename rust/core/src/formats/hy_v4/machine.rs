@@ -31,12 +31,13 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    /// An HY v4 block whose `<tool_calls:` ends at `at`: its suffix is read first.
-    pub fn new(at: usize) -> Self {
+    /// An HY v4 block whose `<tool_calls:` (or, `lone`, a Hy3 call whose `<tool_call:`) ends
+    /// at `at`: its suffix is read first.
+    pub fn new(at: usize, lone: bool) -> Self {
         Self {
             state: State::Suffix(at),
             tags: None,
-            lone: false,
+            lone,
             records: Vec::new(),
         }
     }
@@ -65,13 +66,16 @@ impl Machine for Block {
                 let State::Suffix(at) = self.state else {
                     unreachable!("the tags are read first")
                 };
-                match Tags::read(b, at) {
+                match Tags::read(b, at, self.lone) {
                     // Not a suffix: the marker alone is the region (prose).
                     Err(()) => return Verdict::End(at),
                     Ok(None) => return Verdict::More,
                     Ok(Some((tags, body))) => {
                         self.tags = Some(tags);
-                        self.state = State::Between(body);
+                        self.state = match self.lone {
+                            true => State::Name(body),
+                            false => State::Between(body),
+                        };
                     }
                 }
                 continue;

@@ -6,6 +6,10 @@
 //! every tag after it (Hy3's `:opensource` checkpoints write `f<tool_sep:opensource>`, HY v4's
 //! none). Values are typed by the tool schema, as in glm45. Unsuffixed tokens are HY v3's
 //! wire format (`<tool_calls>`, read by the call-list group).
+//!
+//! Hy3's preview chat template writes calls with no block around them, each closed by its own
+//! token and its arguments one JSON object (or the key/value pairs):
+//! `<tool_call:opensource>f<tool_sep:opensource>{"a": 1}<end_of_tool_call:opensource>`.
 
 pub(crate) mod decode;
 pub(crate) mod machine;
@@ -21,6 +25,8 @@ use crate::scan::think::suffix_len;
 
 /// The opening tag of a block, up to its suffix.
 const OPEN: &str = "<tool_calls:";
+/// The opening tag of a call written alone (Hy3), up to its suffix.
+const OPEN_CALL: &str = "<tool_call:";
 
 /// The tags of a block of glm45-shaped calls whose tokens are spelt another way: one HY v4
 /// checkpoint's, each with its suffix, or K2 Horizon's `<ifm|…>` tokens.
@@ -40,6 +46,8 @@ pub(crate) struct Tags {
     pub format: Format,
     /// A call's body may be a JSON call object instead of a name and arguments (K2 Horizon).
     pub json_bodies: bool,
+    /// A call's arguments may be one JSON object after its name (Hy3's lone calls).
+    pub json_arguments: bool,
 }
 
 impl Tags {
@@ -58,22 +66,34 @@ impl Tags {
             value_close: tag("/arg_value"),
             format,
             json_bodies: ifm,
+            json_arguments: false,
         }
     }
 
-    /// The tags of the block whose `<tool_calls:` ends at `at` in `b`, and where its body
-    /// starts: the suffix runs to the first `>`. `Ok(None)` while more bytes may tell;
-    /// `Err(())` when what follows is no suffix (empty, spaced, or too long).
-    pub fn read(b: &[u8], at: usize) -> Result<Option<(Tags, usize)>, ()> {
+    /// The tags of the block whose `<tool_calls:` (or, `lone`, the call whose `<tool_call:`)
+    /// ends at `at` in `b`, and where its body starts: the suffix runs to the first `>`.
+    /// `Ok(None)` while more bytes may tell; `Err(())` when what follows is no suffix (empty,
+    /// spaced, or too long).
+    pub fn read(b: &[u8], at: usize, lone: bool) -> Result<Option<(Tags, usize)>, ()> {
         let rest = &b[at.min(b.len())..];
         match suffix_len(rest)? {
             None => Ok(None),
             Some(len) => {
                 let suffix = std::str::from_utf8(&rest[..len]).map_err(|_| ())?;
-                let tags = Tags::spelt(Format::HyV4, |name| format!("<{name}:{suffix}>"), false);
+                let mut tags =
+                    Tags::spelt(Format::HyV4, |name| format!("<{name}:{suffix}>"), false);
+                if lone {
+                    tags.call_close = format!("<end_of_tool_call:{suffix}>");
+                    tags.json_arguments = true;
+                }
                 Ok(Some((tags, at + len + 1)))
             }
         }
+    }
+
+    /// Whether a region that starts with `text` is a lone call's.
+    pub fn lone(text: &str) -> bool {
+        text.starts_with(OPEN_CALL)
     }
 }
 
@@ -85,15 +105,21 @@ pub(crate) fn find_tag(b: &[u8], tag: &str, from: usize) -> Option<usize> {
 pub(crate) struct Spec;
 
 impl Grammar for Spec {
-    const STARTS: &'static [Start] = &[Start {
-        text: OPEN,
-        formats: FormatSet::only(Format::HyV4),
-    }];
+    const STARTS: &'static [Start] = &[
+        Start {
+            text: OPEN,
+            formats: FormatSet::only(Format::HyV4),
+        },
+        Start {
+            text: OPEN_CALL,
+            formats: FormatSet::only(Format::HyV4),
+        },
+    ];
 
     type Machine = machine::Block;
 
-    fn open(_start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
-        machine::Block::new(at)
+    fn open(start: Option<usize>, at: usize, _open: Open) -> Self::Machine {
+        machine::Block::new(at, start == Some(1))
     }
 
     fn decode<B>(cx: &mut Cx<'_, '_, B>, range: Range<usize>) -> Result<(), B::Error>
