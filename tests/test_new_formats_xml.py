@@ -274,6 +274,28 @@ def test_hy_v4_suffixed_tool_sep_is_optional() -> None:
     assert isinstance(bad, toolwire.InvalidToolCall) and bad.name == "lookup"
 
 
+def test_hy_json_arguments_after_the_separator() -> None:
+    # As glm45 reads JSON arguments after a call's name, HY reads them after its `<tool_sep>`,
+    # suffixed or not, in a block (Hy3's lone calls write them so).
+    s = ":opensource"
+    texts = {
+        "hy_v3": '<tool_calls><tool_call>f<tool_sep>\n{"a": 1}</tool_call></tool_calls>',
+        "hy_v4": f'<tool_calls{s}><tool_call{s}>f<tool_sep{s}>{{"a": 1}}</tool_call{s}>'
+        f"</tool_calls{s}>",
+    }
+    for fmt, text in texts.items():
+        for name in ("auto", fmt):
+            assert [
+                (c.name, c.arguments) for c in toolwire.parse_text(text, format=name).calls
+            ] == [("f", {"a": 1})]
+            formats = None if name == "auto" else [name]
+            assert toolwire.extract(text, formats=formats)[0].arguments == {"a": 1}
+            for sizes in ((1,), (3, 8)):
+                parser = toolwire.StreamParser(formats=formats)
+                events = fed_in_chunks(parser, text, random.Random(text), sizes)
+                assert [(c.name, c.arguments) for c in streamed_calls(events)] == [("f", {"a": 1})]
+
+
 def test_hy3_lone_calls_close_with_their_own_token() -> None:
     # Hy3's preview chat template writes each call alone, closed by `<end_of_tool_call:…>`,
     # its arguments one JSON object or the key/value pairs (Rapid-MLX's Hy3 tests).

@@ -46,7 +46,8 @@ pub(crate) struct Tags {
     pub format: Format,
     /// A call's body may be a JSON call object instead of a name and arguments (K2 Horizon).
     pub json_bodies: bool,
-    /// A call's arguments may be one JSON object after its name (Hy3's lone calls).
+    /// A call's arguments may be one JSON object after its name (and separator), as HY v3's
+    /// may (Hy3's lone calls write them so).
     pub json_arguments: bool,
 }
 
@@ -82,9 +83,9 @@ impl Tags {
                 let suffix = std::str::from_utf8(&rest[..len]).map_err(|_| ())?;
                 let mut tags =
                     Tags::spelt(Format::HyV4, |name| format!("<{name}:{suffix}>"), false);
+                tags.json_arguments = true;
                 if lone {
                     tags.call_close = format!("<end_of_tool_call:{suffix}>");
-                    tags.json_arguments = true;
                 }
                 Ok(Some((tags, at + len + 1)))
             }

@@ -3,8 +3,9 @@
 //! typed as in qwen3_coder. Laguna writes these calls, and at times a JSON call object
 //! in the tag (read as hermes reads it) or the arguments as one JSON object after the name;
 //! GLM-5.3 Flash writes JSON arguments after a `>`: `<tool_call>f>{"a": 1}`, its
-//! `</tool_call>` often left out. HY v3 writes the same calls with `<tool_sep>` after the name,
-//! in a `<tool_calls>` list (read by the call-list group with [`calls`]).
+//! `</tool_call>` often left out. HY v3 writes the same calls with `<tool_sep>` after the name
+//! (either form of arguments may follow it), in a `<tool_calls>` list (read by the call-list
+//! group with [`calls`]).
 //! `hyperclovax_seed_think` (HyperCLOVA X SEED Think) writes glm45's calls with each value
 //! JSON-encoded: a JSON string literal there is that string.
 
@@ -82,6 +83,10 @@ where
         return json_arguments(cx, format, (open, name, name_end + 1, end), close, fail);
     }
     let mut pos = skip_ws(text, name_end, end);
+    // HY v3's separator after the name, before either form of arguments.
+    if text[pos..end].starts_with(TOOL_SEP) {
+        pos = skip_ws(text, pos + TOOL_SEP.len(), end);
+    }
     if text[pos..end].starts_with('{') {
         let wrap = Some(&TOOL_CALL);
         return match hermes::json_arguments(cx, format, open, name, pos, end, wrap, false, closers)? {
@@ -90,9 +95,6 @@ where
         };
     }
     let mut arguments = cx.builder.new_object()?;
-    if text[pos..end].starts_with(TOOL_SEP) {
-        pos += TOOL_SEP.len();
-    }
     // Where the call's markup was last opened: a model that restarts the call writes it again
     // from there (`tags::repeat_end`), then goes on.
     let mut start = open;

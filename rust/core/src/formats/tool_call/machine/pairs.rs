@@ -37,8 +37,8 @@ impl TagCall {
                     }
                     Ok(Some(0)) => self.state = State::GKey(q + key.len()),
                     Ok(Some(1)) => return Some(self.end(q + close.len())),
-                    // HY v3's separator after the name.
-                    Ok(Some(_)) => self.state = State::GBetween(q + TOOL_SEP.len()),
+                    // HY v3's separator after the name: either form of arguments follows.
+                    Ok(Some(_)) => self.state = State::GFirst(q + TOOL_SEP.len()),
                     Ok(None) => {
                         if let Some(verdict) = self.reopened(b, q, self.ends(), State::GBetween) {
                             return Some(verdict);
