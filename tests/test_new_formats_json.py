@@ -47,6 +47,14 @@ DIFFERS = {
 # Peer texts that another format reads on purpose when none is named, so auto-detection finds a
 # call the named format does not: test name -> why.
 READ_BY_ANOTHER_FORMAT = {
+    # Rapid-MLX's content-passthrough test: prose that names a bare `<function=NAME>`. The named
+    # format leaves it as text; auto-detection reads it as a qwen3_coder call the model began and
+    # broke, an InvalidToolCall (tests/conformance/deviations.json says why).
+    **{
+        f"test_miss_path_returns_content_uncut[{parser}-{i}]": "prose naming <function=…>"
+        for parser in ("granite", "lfm")
+        for i in (1, 2)
+    },
     # A pythonic list without LFM2's markers: `lfm2` leaves it as text (Ollama, whose test this
     # is, reads it only for an offered tool); auto-detection reads it as `pythonic`.
     "TestLFM2Parser_BareUnknownToolCallDoesNotParse": "markerless pythonic list",
@@ -316,8 +324,15 @@ def test_xlam_is_raw_json_hermes_or_mistral() -> None:
     markup: `formats="auto"` reads every peer case of it, so xLAM has no format of its own
     (its name is an alias of raw_json)."""
     with (DATA / "conformance" / "peer_cases.jsonl").open(encoding="utf-8") as f:
-        xlam = [c for c in map(json.loads, f) if c["format"] == "xlam"]
-    assert len(xlam) == 17
+        # But Rapid-MLX's prose that names a bare `<function=NAME>`, read as a broken call (the
+        # deviations table lists those).
+        xlam = [
+            c
+            for c in map(json.loads, f)
+            if c["format"] == "xlam"
+            and not (c["test"].startswith("test_miss_path_returns_content_uncut") and decided(c))
+        ]
+    assert len(xlam) == 22
     for case in xlam:
         assert matches(toolwire.extract(case["text"], tools=case["tools"]), case), case["text"]
 

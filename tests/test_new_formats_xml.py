@@ -58,6 +58,15 @@ DIFFERENCES = {
     "TestTypeCoercion.test_literal_null_becomes_none_for_non_string_param": "typed as written",
 }
 
+# Peer texts that another format reads on purpose when none is named: prose that names a bare
+# `<function=NAME>` (Rapid-MLX's content-passthrough test, one case per parser). The named
+# format leaves it as text; auto-detection reads it as a qwen3_coder call the model began and
+# broke, an InvalidToolCall (tests/conformance/deviations.json says why).
+READ_BY_ANOTHER_FORMAT = {
+    "The marker is <function=f> here.",
+    "Docs mention </tool_call> and <function=name> together.",
+}
+
 # llama.cpp separates `<seed:think>` reasoning; toolwire keeps it in content (see above). vLLM's
 # Solar Open 2 parser drops the text after the last call; toolwire keeps it.
 CONTENT_DIFFERENCES = {
@@ -168,7 +177,9 @@ NEW = (
 def texts_of(name: str) -> list[tuple[str, list[dict[str, Any]] | None]]:
     """The peer cases and every 3rd corpus rendering of a format, with their tools."""
     texts: list[tuple[str, list[dict[str, Any]] | None]] = [
-        (c["text"], tools_of(c)) for c in peer_cases() if PEER_FORMATS[c["format"]] == name
+        (c["text"], tools_of(c))
+        for c in peer_cases()
+        if PEER_FORMATS[c["format"]] == name and c["text"] not in READ_BY_ANOTHER_FORMAT
     ]
     render = RENDERERS[name]
     for k, case in enumerate(cases()):
@@ -190,7 +201,11 @@ def test_sniffing_picks_the_calls_naming_the_format_does(name: str) -> None:
     texts = (
         texts_of(name)
         if name in NEW
-        else [(c["text"], tools_of(c)) for c in peer_cases() if PEER_FORMATS[c["format"]] == name]
+        else [
+            (c["text"], tools_of(c))
+            for c in peer_cases()
+            if PEER_FORMATS[c["format"]] == name and c["text"] not in READ_BY_ANOTHER_FORMAT
+        ]
     )
     assert texts
     for text, tools in texts:

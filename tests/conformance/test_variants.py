@@ -496,6 +496,39 @@ def test_muse_glimmer_doubled_names_are_the_tools_name(name: str, read_as: str) 
 
 
 @pytest.mark.parametrize(
+    ("fmt", "opens", "closes", "invoke", "parameter"),
+    [
+        (
+            "muse_glimmer",
+            "<atem:function_calls>",
+            "</atem:function_calls>",
+            '<atem:invoke name="rm">',
+            '<atem:parameter name="path">',
+        ),
+        (
+            "minimax_m2",
+            "<minimax:tool_call>",
+            "</minimax:tool_call>",
+            '<invoke name="rm">',
+            '<parameter name="path">',
+        ),
+    ],
+)
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_value_whose_close_was_left_out_ends_before_the_line_break(
+    fmt: str, opens: str, closes: str, invoke: str, parameter: str, newline: str
+) -> None:
+    # Rapid-MLX's Muse test: the line break before the invoke's close on its own line is the
+    # template's layout (it follows the value's close, left out), not the value's text.
+    invoke_close = invoke.replace("<", "</", 1).split(" ")[0] + ">"
+    text = f"{opens}\n{invoke}\n{parameter}/tmp/x{newline}{invoke_close}\n{closes}"
+    assert read(text, fmt) == ([("rm", {"path": "/tmp/x"})], "")
+    # Only one line break is layout; a value's own lines are kept.
+    text = f"{opens}\n{invoke}\n{parameter}a\n\nb\n\n{invoke_close}\n{closes}"
+    assert read(text, fmt) == ([("rm", {"path": "a\n\nb\n"})], "")
+
+
+@pytest.mark.parametrize(
     ("opens", "closes"),
     [("", ""), ("<\uff5cDSML\uff5ctool_calls>", "</\uff5cDSML\uff5ctool_calls>")],
 )

@@ -228,6 +228,18 @@ fn value_close(
     }
 }
 
+/// The end of a value whose closing tag was left out, which the invoke's or the block's
+/// closing tag at `close` ends: before the line break that puts that tag on a line of its own,
+/// the template's layout (the close left out stood before it), as for a GLM value
+/// (`tool_call::glm45`).
+fn before_layout_break(text: &str, start: usize, close: usize) -> usize {
+    let value = &text[start..close];
+    let kept = value
+        .strip_suffix('\n')
+        .map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
+    start + kept.len()
+}
+
 /// Where a parameter tag inside the value at `value` begins, where the shape's parameter tag
 /// is a special token ([`Tags::parameter_ends_value`]): that begins the next parameter.
 fn parameter_in_value(text: &str, tags: &Tags, value: Range<usize>) -> Option<usize> {
@@ -375,10 +387,11 @@ where
                     None => {
                         let value = &text[value_start..end];
                         let at = |tag: &str| value.find(tag).map(|i| value_start + i);
-                        match (at(tags.invoke_close.text), at(block_close)) {
+                        let close = match (at(tags.invoke_close.text), at(block_close)) {
                             (Some(a), Some(b)) => Some(a.min(b)),
                             (a, b) => a.or(b),
-                        }
+                        };
+                        close.map(|close| before_layout_break(text, value_start, close))
                     }
                 },
             };
