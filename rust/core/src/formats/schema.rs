@@ -28,7 +28,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-mod layout;
+pub(crate) mod layout;
 mod null;
 
 use super::literal::{parse_literal, LitErr};

@@ -4,6 +4,7 @@ use std::ops::Range;
 
 use super::super::cursor::{failed_end, find_short, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure, ReadCallsAndEnd};
+use super::super::schema::layout::without_line_break;
 use super::super::schema::Types;
 use super::super::wrapped::unwrapped;
 use super::quoted::{Depth, InValue, Quoted};
@@ -233,11 +234,7 @@ fn value_close(
 /// the template's layout (the close left out stood before it), as for a GLM value
 /// (`tool_call::glm45`).
 fn before_layout_break(text: &str, start: usize, close: usize) -> usize {
-    let value = &text[start..close];
-    let kept = value
-        .strip_suffix('\n')
-        .map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
-    start + kept.len()
+    start + without_line_break(&text[start..close]).len()
 }
 
 /// Where a parameter tag inside the value at `value` begins, where the shape's parameter tag

@@ -4,6 +4,15 @@
 
 use std::borrow::Cow;
 
+/// `value` without one line break (`\n` or `\r\n`) at its end: the template's layout that put
+/// the tag after it on a line of its own.
+pub(crate) fn without_line_break(value: &str) -> &str {
+    value
+        .strip_suffix("\r\n")
+        .or_else(|| value.strip_suffix('\n'))
+        .unwrap_or(value)
+}
+
 /// A string value without the layout around it. The templates write `<tag>\nVALUE\n</tag>`:
 /// the one newline after the opening tag and the one before the closing tag go. When the
 /// closing tag stands indented on a line of its own, the XML is pretty-printed: its indentation

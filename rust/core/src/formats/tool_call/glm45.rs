@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use super::super::cursor::{failed_end, Markers, TextSeek};
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::schema::layout::without_line_break;
 use super::hermes;
 use super::tags::{
     close_tag, closes_value, reopens, repeat_end, typed_name, AfterFunction, Closers, Pairs, OPEN,
@@ -303,8 +304,7 @@ fn value_end(
         // The line break that put the next tag on a line of its own is the template's layout,
         // not the value's, as for qwen3_coder's left-open values.
         let left = &value[..cut];
-        let kept = left.strip_suffix('\n').map_or(left, |v| v.strip_suffix('\r').unwrap_or(v));
-        Some((from + kept.len(), from + cut))
+        Some((from + without_line_break(left).len(), from + cut))
     };
     let closed = |close: usize, seek: &mut TextSeek<'_>| {
         let close = closing_value_tag(text, close, end, seek, (ends, pairs));

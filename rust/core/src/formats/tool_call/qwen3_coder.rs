@@ -13,6 +13,7 @@
 //! its parameters exactly (`tags::function_name`, `tags::parameter_name`).
 
 use super::super::cx::{skip_ws, Cx, Failure};
+use super::super::schema::layout::without_line_break;
 use super::hermes;
 use super::value::{ValueEnd, ValueScan};
 use super::tags::{
@@ -190,11 +191,7 @@ fn without_drifted_close(raw: &str) -> &str {
     let drifted = (rest.is_empty() || rest.ends_with('>'))
         && !tag_rest.contains(|c: char| c.is_whitespace() || c == '<' || c == '>');
     if drifted {
-        let value = &raw[..at];
-        value
-            .strip_suffix("\r\n")
-            .or_else(|| value.strip_suffix('\n'))
-            .unwrap_or(value)
+        without_line_break(&raw[..at])
     } else {
         raw
     }
