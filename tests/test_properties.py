@@ -27,10 +27,19 @@ values = st.recursive(
 )
 arguments = st.dictionaries(st.text(max_size=10), values, max_size=5)
 calls = st.lists(st.tuples(names, arguments), min_size=1, max_size=4)
+
+
+def is_prose(text: str) -> bool:
+    """Whether toolwire reads `text` alone as content, whole: no marker, think tag or control
+    token in it (hypothesis also draws the markers it finds in the test modules' constants)."""
+    parsed = toolwire.parse_text(text)
+    return parsed.content == text and not parsed.calls
+
+
 # Prose that cannot itself open a block or a fence.
 prose = st.text(
     alphabet=st.characters(blacklist_characters="~`{[", blacklist_categories=("Cs",)), max_size=80
-)
+).filter(is_prose)
 
 
 def as_tuples(result: list[Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -183,8 +183,10 @@ impl Skipper<'_> {
 
     /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`. One that may be
     /// beyond any float (a float with 300 or more integer digits, or an exponent of three or
-    /// more digits) is left to the parser, which may refuse it (`ParseOptions::finite`).
+    /// more digits) is read as a float here: one beyond it is left to the parser, which may
+    /// refuse it (`ParseOptions::finite`).
     fn number(&mut self) -> Option<()> {
+        let start = self.pos;
         if self.peek()? == b'-' {
             self.pos += 1;
         }
@@ -211,11 +213,20 @@ impl Skipper<'_> {
             let exponent = self.pos;
             self.digits();
             if self.pos - exponent >= 3 {
-                return None;
+                return self.finite(start);
             }
             float = true;
         }
-        (!float || int_digits < 300).then_some(())
+        match float && int_digits >= 300 {
+            true => self.finite(start),
+            false => Some(()),
+        }
+    }
+
+    /// Whether the number from `start` to here is a finite float (the rare long ones only).
+    fn finite(&self, start: usize) -> Option<()> {
+        let text = std::str::from_utf8(&self.bytes[start..self.pos]).ok()?;
+        text.parse::<f64>().ok()?.is_finite().then_some(())
     }
 
     fn digits(&mut self) {
@@ -252,6 +263,8 @@ mod tests {
             "1e+9",
             "-2.5E-3",
             "12345678901234567890123",
+            "1e+100",
+            "-2.5e-300",
             "true",
             "tru",
             "false",
@@ -277,6 +290,10 @@ mod tests {
                 let parsed = parse_prefix(&text, &mut ValueBuilder, ParseOptions::default());
                 assert_eq!(skipped, parsed.map(|(_, end)| end).ok(), "{text}");
             }
+        }
+        // A number beyond any float is the parser's to judge (it may refuse it).
+        for text in ["1e400", "-1e999"] {
+            assert_eq!(skip_value(text.as_bytes(), 0, 0), None, "{text}");
         }
         assert_eq!(
             skip_value(b"[[[]]]", 0, MAX_DEPTH - 3),
