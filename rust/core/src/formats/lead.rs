@@ -3,7 +3,7 @@
 //! look back over the lead, so such a marker is found anywhere in prose at no cost to text
 //! without `<`; a chunk that ends inside a lead is held for the next.
 
-use super::markers::{build, Mask, COUNT, TABLE};
+use super::markers::{build, entries_where, Mask, COUNT, TABLE};
 
 /// The most bytes a marker may have before its first `<` ([`lead_len`]).
 const LEAD_MAX: usize = 4;
@@ -26,20 +26,7 @@ pub(crate) const fn lead_len(text: &str) -> usize {
 }
 
 /// The entries of the markers with a lead ([`lead_len`]).
-pub(crate) const LEADS: Mask = leads();
-
-const fn leads() -> Mask {
-    let table = build();
-    let mut mask = Mask::NONE;
-    let mut i = 0;
-    while i < COUNT {
-        if lead_len(table[i].text) > 0 {
-            mask = mask.with(i);
-        }
-        i += 1;
-    }
-    mask
-}
+pub(crate) const LEADS: Mask = entries_where!(|entry| lead_len(entry.text) > 0);
 
 /// For each byte value, whether some lead ends with it (the byte before a `<` worth a look back).
 static LEAD_LAST: [bool; 256] = {

@@ -197,6 +197,26 @@ pub(super) const fn build() -> [Entry; COUNT] {
 
 pub(crate) static TABLE: [Entry; COUNT] = build();
 
+/// The entries of the table (at compile time) whose [`Entry`] meets a condition, as a [`Mask`]:
+/// `entries_where!(|entry| is_anchored(entry.text))`. (A macro, as a `const fn` cannot take a
+/// closure.)
+macro_rules! entries_where {
+    (|$entry:ident| $condition:expr) => {{
+        let table = $crate::formats::markers::build();
+        let mut mask = $crate::formats::markers::Mask::NONE;
+        let mut i = 0;
+        while i < $crate::formats::markers::COUNT {
+            let $entry = &table[i];
+            if $condition {
+                mask = mask.with(i);
+            }
+            i += 1;
+        }
+        mask
+    }};
+}
+pub(crate) use entries_where;
+
 /// Whether a start marker is only looked for at the start of a message (after think spans and
 /// whitespace): one that does not begin with a stop byte (`<`, `[`) and holds no `<` after a
 /// lead ([`lead_len`]), such as `functools[`. Text mode never stops inside prose for it, so
@@ -206,20 +226,7 @@ pub(crate) const fn is_anchored(text: &str) -> bool {
 }
 
 /// The entries of the message-start markers ([`is_anchored`]).
-pub(crate) const ANCHORED: Mask = anchored();
-
-const fn anchored() -> Mask {
-    let table = build();
-    let mut mask = Mask::NONE;
-    let mut i = 0;
-    while i < COUNT {
-        if is_anchored(table[i].text) {
-            mask = mask.with(i);
-        }
-        i += 1;
-    }
-    mask
-}
+pub(crate) const ANCHORED: Mask = entries_where!(|entry| is_anchored(entry.text));
 
 /// The marker of `mask` that starts at `from` (a [`lead_start`] of the stop at `at`), or at
 /// `at`: where it starts, and what was found there. A marker with a lead is tried first; when
@@ -235,43 +242,16 @@ pub(crate) fn match_from(bytes: &[u8], from: usize, at: usize, mask: Mask) -> (u
 }
 
 /// The control tokens that end a think span they stand in ([`think::ENDS`]).
-pub(crate) const THINK_ENDS: Mask = think_ends();
-
-const fn think_ends() -> Mask {
-    let table = build();
-    let mut mask = Mask::NONE;
-    let mut i = 0;
-    while i < COUNT {
-        let mut e = 0;
-        while e < think::ENDS.len() {
-            if same(table[i].text, think::ENDS[e]) && matches!(table[i].role, Role::Control) {
-                mask = mask.with(i);
-            }
-            e += 1;
-        }
-        i += 1;
-    }
-    mask
-}
+pub(crate) const THINK_ENDS: Mask = entries_where!(|entry| {
+    matches!(entry.role, Role::Control) && is_one_of(entry.text, &think::ENDS)
+});
 
 /// The entries of the message-start markers that also open at any line start
 /// ([`crate::formats::grammar::Grammar::AT_LINES`]: Functionary's `>>>`).
-pub(crate) const LINE_ANCHORED: Mask = line_anchored();
-
-const fn line_anchored() -> Mask {
-    let table = build();
-    let mut mask = Mask::NONE;
-    let mut i = 0;
-    while i < COUNT {
-        if let Role::Start { group, .. } = table[i].role {
-            if group.at_lines() && is_anchored(table[i].text) {
-                mask = mask.with(i);
-            }
-        }
-        i += 1;
-    }
-    mask
-}
+pub(crate) const LINE_ANCHORED: Mask = entries_where!(|entry| match entry.role {
+    Role::Start { group, .. } => group.at_lines() && is_anchored(entry.text),
+    _ => false,
+});
 
 /// The first bytes of the line-start markers ([`LINE_ANCHORED`]), one repeated when they
 /// share it: sniffing searches for them beside `<` and `[`, so text without them costs one
