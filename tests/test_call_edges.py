@@ -65,6 +65,55 @@ def test_a_repeated_name_or_arguments_key_is_an_invalid_call(
     ]
 
 
+WRAPS = [
+    lambda c: f"~~~tool_call\n{c}\n~~~\n",
+    lambda c: f"<tool_call>\n{c}\n</tool_call>",
+    lambda c: f"[TOOL_CALLS][{c}]",
+]
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("key", [" arguments", "arguments ", "\tparameters", " input "])
+def test_an_arguments_key_with_whitespace_around_it_is_read(key: str, wrap: Any) -> None:
+    """Qwen2.5-VL-32B wrote `" arguments"` (vllm-project/vllm-ascend#403): the arguments."""
+    call = '{"name": "get_weather", %s: {"city": "Boston"}}' % json.dumps(key)
+    [read] = agree(wrap(call))
+    assert isinstance(read, ToolCall)
+    assert (read.name, read.arguments) == ("get_weather", {"city": "Boston"})
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize(
+    "call",
+    [
+        '{"name": "get_weather", "argument": {"city": "Boston"}}',
+        '{"name": "get_weather", "city": "Boston"}',
+        '{"type": "function", "name": "get_weather", "params": {"city": "Boston"}}',
+    ],
+)
+def test_arguments_under_an_unknown_key_are_never_dropped(call: str, wrap: Any) -> None:
+    """A call object with no arguments key but another member: the arguments the model wrote
+    are somewhere toolwire does not read, so running the call with none would be a guess."""
+    [invalid] = agree(wrap(call))
+    assert isinstance(invalid, InvalidToolCall) and invalid.name == "get_weather"
+    assert "no arguments key" in invalid.error and call in invalid.raw
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize(
+    "call",
+    [
+        '{"name": "get_time"}',
+        '{"name": "get_time", "id": "c1", "type": "function", "index": 0}',
+    ],
+)
+def test_a_call_with_only_a_name_and_its_metadata_has_empty_arguments(
+    call: str, wrap: Any
+) -> None:
+    [read] = agree(wrap(call))
+    assert isinstance(read, ToolCall) and (read.name, read.arguments) == ("get_time", {})
+
+
 def test_one_name_key_and_one_arguments_key_still_read() -> None:
     [call] = agree('~~~tool_call\n{"name": "a", "id": "1", "parameters": {"x": 1}}\n~~~\n')
     assert (call.name, call.arguments) == ("a", {"x": 1})

@@ -439,6 +439,19 @@ where
             return Err(ShapeFailure::parse(detail, "name"));
         }
     };
+    if let (true, Some(key)) = (fields.arguments.iter().all(Option::is_none), fields.stray) {
+        // Arguments under a key no rule reads: dropping them would run the call with none.
+        return Err(ShapeFailure {
+            kind: FailureKind::Arguments,
+            detail: format!(
+                "the call object has no arguments key ({}) but has {key:?}, which is none of them",
+                ARGUMENT_KEYS.map(|k| format!("{k:?}")).join(", ")
+            ),
+            name: Some(name),
+            build: None,
+            field: key,
+        });
+    }
     let [a, b, c, d] = fields.arguments;
     let (key, arguments) = [a, b, c, d]
         .into_iter()

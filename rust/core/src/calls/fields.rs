@@ -11,6 +11,22 @@ use super::*;
 /// The keys a call's arguments may be under, in order of preference.
 pub(crate) const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 
+/// Keys of a call object that hold no arguments beside `name`, `id` and `function`: the
+/// metadata that API shapes and models write next to a call.
+const METADATA_KEYS: [&str; 5] = ["type", "index", "call_id", "tool_call_id", "status"];
+
+/// The slot in [`ARGUMENT_KEYS`] of `key`, read with the whitespace around it trimmed: a model
+/// that writes `" arguments"` means the arguments.
+fn argument_slot(key: &str) -> Option<usize> {
+    let key = key.trim();
+    ARGUMENT_KEYS.iter().position(|k| *k == key)
+}
+
+/// Whether `key` (none of the arguments keys) is one a call object holds beside its arguments.
+fn is_call_key(key: &str) -> bool {
+    matches!(key, "name" | "id" | "function") || METADATA_KEYS.contains(&key)
+}
+
 /// The members of a call object that its rules read: from a decoded object
 /// ([`CallFields::of_object`]) or straight from JSON text without building the object
 /// ([`call_fields_from_text`]).
@@ -23,6 +39,9 @@ pub struct CallFields<V> {
     pub(super) function: Option<V>,
     /// The keys read from the object's JSON text (none for a decoded object).
     pub(super) keys: CallKeys,
+    /// The first key that is neither an arguments key nor a call's own ([`is_call_key`]):
+    /// where no arguments key is found, the arguments may be under it.
+    pub(super) stray: Option<String>,
 }
 
 impl<V> Default for CallFields<V> {
@@ -33,6 +52,7 @@ impl<V> Default for CallFields<V> {
             id: None,
             function: None,
             keys: CallKeys::default(),
+            stray: None,
         }
     }
 }
@@ -92,7 +112,7 @@ impl CallKeys {
             self.name = true;
             return true;
         }
-        let Some(key) = ARGUMENT_KEYS.iter().find(|k| **k == key) else {
+        let Some(key) = argument_slot(key).map(|slot| ARGUMENT_KEYS[slot]) else {
             return false;
         };
         match self.arguments {
@@ -152,12 +172,34 @@ fn member_text<V: JsonView>(value: V) -> MemberText {
 
 impl<V: JsonView> CallFields<V> {
     pub fn of_object(object: &V) -> Self {
-        Self {
+        let mut fields = Self {
             name: object.get("name").map(member_text),
             arguments: ARGUMENT_KEYS.map(|key| object.get(key)),
             id: object.get("id").map(member_text),
             function: object.get("function"),
             keys: CallKeys::default(),
+            stray: None,
+        };
+        // Only a call without its arguments where they belong is looked at key by key.
+        if fields.name.is_some() && fields.arguments.iter().all(Option::is_none) {
+            for (key, value) in object.entries() {
+                match argument_slot(&key) {
+                    Some(slot) if fields.arguments[slot].is_none() => {
+                        fields.arguments[slot] = Some(value)
+                    }
+                    Some(_) => {}
+                    None => fields.note_stray(&key),
+                }
+            }
+        }
+        fields
+    }
+}
+
+impl<V> CallFields<V> {
+    fn note_stray(&mut self, key: &str) {
+        if self.stray.is_none() && !is_call_key(key) {
+            self.stray = Some(key.to_owned());
         }
     }
 }
@@ -167,12 +209,16 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
         self.keys.note(key);
         match key {
             "name" | "id" => MemberAction::Text,
-            _ if ARGUMENT_KEYS.contains(&key) || key == "function" => MemberAction::Build,
-            _ => MemberAction::Skip,
+            "function" => MemberAction::Build,
+            _ if argument_slot(key).is_some() => MemberAction::Build,
+            _ => {
+                self.note_stray(key);
+                MemberAction::Skip
+            }
         }
     }
     fn built(&mut self, key: &str, value: B::Value) {
-        if let Some(slot) = ARGUMENT_KEYS.iter().position(|k| *k == key) {
+        if let Some(slot) = argument_slot(key) {
             self.arguments[slot] = Some(value);
         } else if key == "function" {
             self.function = Some(value);
