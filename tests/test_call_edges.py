@@ -76,7 +76,7 @@ WRAPS = [
 @pytest.mark.parametrize("key", [" arguments", "arguments ", "\tparameters", " input "])
 def test_an_arguments_key_with_whitespace_around_it_is_read(key: str, wrap: Any) -> None:
     """Qwen2.5-VL-32B wrote `" arguments"` (vllm-project/vllm-ascend#403): the arguments."""
-    call = '{"name": "get_weather", %s: {"city": "Boston"}}' % json.dumps(key)
+    call = json.dumps({"name": "get_weather", key: {"city": "Boston"}})
     [read] = agree(wrap(call))
     assert isinstance(read, ToolCall)
     assert (read.name, read.arguments) == ("get_weather", {"city": "Boston"})
@@ -107,9 +107,7 @@ def test_arguments_under_an_unknown_key_are_never_dropped(call: str, wrap: Any) 
         '{"name": "get_time", "id": "c1", "type": "function", "index": 0}',
     ],
 )
-def test_a_call_with_only_a_name_and_its_metadata_has_empty_arguments(
-    call: str, wrap: Any
-) -> None:
+def test_a_call_with_only_a_name_and_its_metadata_has_empty_arguments(call: str, wrap: Any) -> None:
     [read] = agree(wrap(call))
     assert isinstance(read, ToolCall) and (read.name, read.arguments) == ("get_time", {})
 

@@ -221,6 +221,26 @@ def test_a_value_whose_close_was_left_out_still_ends_at_the_next_parameter() -> 
     assert read(text, "qwen3_coder") == ([("f", {"a": 1, "b": 2})], "Done.")
 
 
+@pytest.mark.parametrize("fmt", ["glm45", "glm47"])
+def test_a_value_whose_opening_tag_was_left_out_is_read_up_to_its_close(fmt: str) -> None:
+    # GLM-5.2's sampled tokens in vllm-project/vllm#49248: `<arg_value>` left out, the value
+    # and its `</arg_value>` written.
+    text = (
+        "<tool_call>search<arg_key>query</arg_key>how many vacation days left</arg_value>"
+        "<arg_key>limit</arg_key><arg_value>3</arg_value></tool_call> Done."
+    )
+    assert read(text, fmt) == (
+        [("search", {"query": "how many vacation days left", "limit": 3})],
+        "Done.",
+    )
+    # A key's tag before that close: the pair is broken, the call kept as an invalid one.
+    broken = (
+        "<tool_call>f<arg_key>a</arg_key>1<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>"
+    )
+    [(invalid, name, error)], _ = read(broken, fmt)
+    assert (invalid, name) == ("invalid", "f") and "expected <arg_value>" in error
+
+
 @pytest.mark.parametrize(
     ("text", "arguments"),
     [

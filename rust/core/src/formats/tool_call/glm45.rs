@@ -124,24 +124,27 @@ where
         };
         let key = text[key_start..key_close].trim();
         let value_tag = skip_ws(text, key_close + key_close_tag.len(), end);
-        if !text[value_tag..end].starts_with(value_tag_text) {
+        let (raw, next) = if text[value_tag..end].starts_with(value_tag_text) {
+            let value_start = value_tag + value_tag_text.len();
+            let quoting = (&mut closers.quoted, &mut closers.quoting);
+            let seeks = (&mut closers.arg_value, closers.ends, pairs);
+            let from = after_quoted_calls(text, value_start, end, quoting, seeks).unwrap_or(value_start);
+            let closes = (&mut closers.arg_value, closers.ends, pairs);
+            let Some((value_end, next)) = value_end(text, from, end, closes) else {
+                let failure = Failure::parse(format!("no {value_close_tag}"), value_tag, Some(name.into()));
+                return Ok(fail(cx, value_tag, failure));
+            };
+            (value_start..value_end, next)
+        } else if let Some(found) = value_without_open(text, value_tag, (&mut closers.arg_value, closers.ends, pairs)) {
+            found
+        } else {
             let detail = format!("expected {value_tag_text} after the key '{key}'");
             return Ok(fail(
                 cx,
                 value_tag,
                 Failure::parse(detail, value_tag, Some(name.into())),
             ));
-        }
-        let value_start = value_tag + value_tag_text.len();
-        let quoting = (&mut closers.quoted, &mut closers.quoting);
-        let seeks = (&mut closers.arg_value, closers.ends, pairs);
-        let from = after_quoted_calls(text, value_start, end, quoting, seeks).unwrap_or(value_start);
-        let closes = (&mut closers.arg_value, closers.ends, pairs);
-        let Some((value_end, next)) = value_end(text, from, end, closes) else {
-            let failure = Failure::parse(format!("no {value_close_tag}"), value_tag, Some(name.into()));
-            return Ok(fail(cx, value_tag, failure));
         };
-        let raw = value_start..value_end;
         let json_encoded = format == Format::HyperclovaxSeedThink;
         if !(json_encoded && json_string(cx, &mut arguments, key, raw.clone())?) {
             cx.insert_value(&mut arguments, name, key, &text[raw], None)?;
@@ -320,6 +323,23 @@ fn value_end(
         (None, Some(close)) => Some(closed(close, arg_value_close)),
         (None, None) => cut(value.len()),
     }
+}
+
+/// A value whose `<arg_value>` the model left out but closed (`</arg_key>v</arg_value>`,
+/// vllm-project/vllm#49248), from `from` (past the layout's whitespace): its text and where its
+/// markup ends, when no other tag of the call comes before that `</arg_value>`.
+fn value_without_open(
+    text: &str,
+    from: usize,
+    (arg_value_close, ends, pairs): (&mut TextSeek<'_>, &Markers, &Pairs),
+) -> Option<(Range<usize>, usize)> {
+    let close = arg_value_close.find(from)?;
+    let value = &text[from..close];
+    let tags = [pairs.key, pairs.key_close, pairs.value];
+    if tags.iter().chain(ends.patterns()).any(|tag| value.contains(tag)) {
+        return None;
+    }
+    Some((from..close, close + pairs.value_close.len()))
 }
 
 /// The `</arg_value>` that closes a value whose first one is at `first`: the first that
