@@ -607,3 +607,25 @@ def test_markup_in_a_block_that_is_not_an_invoke_fails_alone(
     parsed = toolwire.parse_text(text, format=fmt).calls
     assert isinstance(parsed[0], toolwire.InvalidToolCall)
     assert (parsed[0].index, parsed[0].raw) == (0, junk)
+
+
+@pytest.mark.parametrize("fence", ["```json\n{}\n```", "```\n{}\n```", "\n```json\n{}\n```\n"])
+def test_llama3_reads_a_whole_message_call_in_a_fence(fence: str) -> None:
+    # Llama 3.2 on Ollama wraps its call in a ```json fence (ollama/ollama#13519).
+    call = '{"name": "query_web_search", "parameters": {"query": "install ollama models"}}'
+    text = fence.replace("{}", call)
+    assert read(text, "llama3_json") == (
+        [("query_web_search", {"query": "install ollama models"})],
+        "",
+    )
+    # After prose, a fenced object is an example, not a call.
+    assert read("For example:\n" + text, "llama3_json")[0] == []
+
+
+@pytest.mark.parametrize(
+    "text", ['{"name": "f", "parameters": {"a": "Par', '{"name": "f", "parameters": {x}}']
+)
+def test_llama3_message_that_begins_as_a_call_and_breaks_is_an_invalid_call(text: str) -> None:
+    # As under "auto", hermes or raw JSON: the caller sees the model began a call.
+    [(invalid, name, error)], content = read(text, "llama3_json")
+    assert (invalid, name, content) == ("invalid", "f", "") and "invalid JSON" in error

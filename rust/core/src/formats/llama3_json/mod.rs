@@ -9,7 +9,9 @@
 //! After `<|python_tag|>` every object must be a call (anything else is an error). Without the
 //! tag, only a message that *starts* with a call object spelled the Llama 3 way (`"name"` and
 //! `"parameters"`, or `"arguments"` as Llama 3 also writes it) is read (never JSON in the middle of prose, as raw JSON decides); a message
-//! that starts with other JSON is left to raw JSON.
+//! that starts with other JSON is left to raw JSON. A message that is only a call object (or
+//! list) in a Markdown fence, or that begins as one and breaks, is read as hermes reads such a
+//! message ([`Grammar::WHOLE_JSON`]): the call, or an `InvalidToolCall` keeping the text.
 
 mod decode;
 mod machine;
@@ -82,6 +84,9 @@ impl Grammar for Spec {
         first: b'{',
         formats: FormatSet::only(Format::Llama3Json),
     });
+    /// Llama 3.2 wraps its call object in a ```` ```json ```` fence at times
+    /// (ollama/ollama#13519): a message that is only that fence is the call.
+    const WHOLE_JSON: FormatSet = FormatSet::only(Format::Llama3Json);
 
     const CONTROL: &'static [&'static str] = END_TOKENS;
     type Machine = machine::LlamaCall;
