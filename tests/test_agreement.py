@@ -116,6 +116,7 @@ MARKERS = [
     "<|close|>call<|sep|>",
     "</tool_call:6124c78e>",
     "<TOOLCALL>",
+    "<toolcall>",
     "<|tool_call|>",
     "<|tools_prefix|>",
     "<|START_ACTION|>",

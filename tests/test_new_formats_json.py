@@ -262,6 +262,25 @@ def test_lists_empty_broken_and_unclosed() -> None:
     assert parsed.content == " done"
 
 
+@pytest.mark.parametrize("fmt", ["nemotron", "auto"])
+def test_nemotron_mini_writes_one_object_in_lowercase_tags(fmt: str) -> None:
+    formats: Any = fmt if fmt == "auto" else [fmt]
+    # Nemotron-Mini-4B-Instruct's template (ollama/ollama#6870): `<toolcall> {…} </toolcall>`.
+    text = ' <toolcall> {"name": "weather_lookup", "arguments": {"zip_codes": [12345]}} </toolcall>'
+    for chunks in (1, 3, len(text)):
+        parser = toolwire.StreamParser(formats=formats)
+        pieces = [text[i : i + chunks] for i in range(0, len(text), chunks)]
+        events = [e for piece in pieces for e in parser.feed(piece)] + parser.finish()
+        [end] = [e for e in events if e.kind == "tool_call_end"]
+        assert (end.call.name, end.call.arguments) == ("weather_lookup", {"zip_codes": [12345]})
+    parsed = toolwire.parse_text(text, format=fmt)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("weather_lookup", {"zip_codes": [12345]})
+    ]
+    assert parsed.content.strip() == ""
+    assert [c.name for c in toolwire.extract(text, formats=formats)] == ["weather_lookup"]
+
+
 def test_shapes_of_apertus_and_cohere() -> None:
     parsed = toolwire.parse_text('<|tools_prefix|>[{"f": {"a": 1}}, {"g": {}}]<|tools_suffix|>')
     assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1}), ("g", {})]

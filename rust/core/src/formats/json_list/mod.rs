@@ -1,7 +1,8 @@
 //! Call lists between a start token and an end token: `<|tool_call_start|>[…]<|tool_call_end|>`
 //! (LFM2), `<tool_calls>[…]</tool_calls>` (Jamba, Hunyuan A13B), `<tool_calls>` with call
 //! objects one a line (MiniMax M1) or with glm45-shaped `<tool_call>f<tool_sep>…</tool_call>`
-//! calls (HY v3), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron),
+//! calls (HY v3), `<TOOLCALL>[…]</TOOLCALL>` (Nemotron Nano 2; Nemotron-Mini writes
+//! `<toolcall> {…} </toolcall>`, one object),
 //! `<|tool_call|>[…]` (Granite 3, no end token), `<|tools_prefix|>[…]<|tools_suffix|>`
 //! (Apertus), `<|START_ACTION|>[…]<|END_ACTION|>` (Command R7B / A) and
 //! `<function_calls>f(a=1)\ng(b=2)</function_calls>` (Olmo 3: pythonic calls, one a line), and,
@@ -28,7 +29,7 @@ use super::cx::Cx;
 use super::grammar::{Grammar, Open, Start};
 use crate::json::{JsonBuilder, JsonView};
 use crate::protocol::{Format, FormatSet};
-use crate::scan::find::Needle;
+use crate::scan::find::{same, Needle};
 
 /// How a format writes one call object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +81,8 @@ impl Wrap {
 const LFM2_START: &str = "<|tool_call_start|>";
 const JAMBA_START: &str = "<tool_calls>";
 const NEMOTRON_START: &str = "<TOOLCALL>";
+/// Nemotron-Mini-4B-Instruct's spelling (its template's; ollama/ollama#6870).
+const NEMOTRON_MINI_START: &str = "<toolcall>";
 const GRANITE_START: &str = "<|tool_call|>";
 const APERTUS_START: &str = "<|tools_prefix|>";
 const COHERE_START: &str = "<|START_ACTION|>";
@@ -116,6 +119,7 @@ const LFM2_END_TEXT: &str = "<|tool_call_end|>";
 static LFM2_END: Needle = Needle::new(LFM2_END_TEXT);
 static JAMBA_END: Needle = Needle::new("</tool_calls>");
 static NEMOTRON_END: Needle = Needle::new("</TOOLCALL>");
+static NEMOTRON_MINI_END: Needle = Needle::new("</toolcall>");
 static APERTUS_END: Needle = Needle::new("<|tools_suffix|>");
 static COHERE_END: Needle = Needle::new("<|END_ACTION|>");
 static OLMO3_END: Needle = Needle::new("</function_calls>");
@@ -125,19 +129,26 @@ static FENCE_END: Needle = Needle::new("```");
 /// R's `Action:` spellings, HyperCLOVA X 14B's tool role and reasoning turn at a message's
 /// start): they are the last, as the only ones whose first byte is neither `<` nor `f` (the
 /// decoder's marker walk stops at two bytes).
-pub(crate) const AT_REGION_START: usize = 10;
+pub(crate) const AT_REGION_START: usize = 11;
 
 /// The index in [`START_TEXTS`] of HyperCLOVA X 14B's turn header.
-pub(crate) const TURN: usize = 9;
+pub(crate) const TURN: usize = 10;
 /// The index in [`START_TEXTS`] of HyperCLOVA X 14B's reasoning turn, which opens a reasoning
 /// message, never a region to decode.
-pub(crate) const THINK: usize = 13;
+pub(crate) const THINK: usize = 14;
+// The indices above name these markers: a marker added before them moves them.
+const _: () = assert!(
+    same(START_TEXTS[TURN], HYPERCLOVAX_14B_TURN)
+        && same(START_TEXTS[THINK], HYPERCLOVAX_14B_THINK)
+        && same(START_TEXTS[AT_REGION_START], COMMAND_R_START)
+);
 
 /// The start tokens, in the order of [`WRAPS`].
-pub(crate) const START_TEXTS: [&str; 14] = [
+pub(crate) const START_TEXTS: [&str; 15] = [
     LFM2_START,
     JAMBA_START,
     NEMOTRON_START,
+    NEMOTRON_MINI_START,
     GRANITE_START,
     APERTUS_START,
     COHERE_START,
@@ -151,7 +162,7 @@ pub(crate) const START_TEXTS: [&str; 14] = [
     HYPERCLOVAX_14B_THINK,
 ];
 
-pub(crate) static WRAPS: [Wrap; 14] = [
+pub(crate) static WRAPS: [Wrap; 15] = [
     wrap(Format::Lfm2, Some(&LFM2_END), Shape::NamedOrPythonic),
     Wrap {
         lines: Some(Format::MinimaxM1),
@@ -159,6 +170,7 @@ pub(crate) static WRAPS: [Wrap; 14] = [
         ..wrap(Format::Jamba, Some(&JAMBA_END), Shape::Named)
     },
     wrap(Format::Nemotron, Some(&NEMOTRON_END), Shape::Named),
+    wrap(Format::Nemotron, Some(&NEMOTRON_MINI_END), Shape::Named),
     wrap(Format::Granite, None, Shape::Named),
     wrap(Format::Apertus, Some(&APERTUS_END), Shape::Keyed),
     wrap(Format::CommandR7b, Some(&COHERE_END), Shape::Cohere),
@@ -202,6 +214,7 @@ impl Grammar for Spec {
             formats: FormatSet::of(&[Format::Jamba, Format::MinimaxM1, Format::HyV3, Format::HyV4]),
         },
         start(NEMOTRON_START, Format::Nemotron),
+        start(NEMOTRON_MINI_START, Format::Nemotron),
         start(GRANITE_START, Format::Granite),
         start(APERTUS_START, Format::Apertus),
         start(COHERE_START, Format::CommandR7b),
