@@ -319,6 +319,26 @@ def test_an_inkling_call_token_after_a_broken_call_starts_over() -> None:
     assert content == ""
 
 
+@pytest.mark.parametrize("key", ["args", "arguments"])
+def test_an_inkling_call_whose_json_breaks_streams_alike_at_every_cut(key: str) -> None:
+    # The announced call stays known when its JSON breaks: the stream ends it as the invalid
+    # call, with its index and name, wherever the text was cut (a cut after the arguments'
+    # `{` left the call open and gave the invalid one a second index).
+    text = (
+        f'<|content_invoke_tool_json|>{{"name":"weather","{key}":{{"v":1,"w":NaN}}}}<|end_message|>'
+    )
+
+    def events(chunks: list[str]) -> list[tuple[str, Any]]:
+        parser = toolwire.StreamParser(formats=["inkling"])
+        out = [e for chunk in chunks for e in parser.feed(chunk)] + parser.finish()
+        return [(e.kind, getattr(e, "index", None)) for e in out if e.kind != "tool_call_delta"]
+
+    whole = events([text])
+    assert whole == [("tool_call_start", 0), ("invalid_tool_call", 0)]
+    for cut in range(1, len(text)):
+        assert events([text[:cut], text[cut:]]) == whole, cut
+
+
 @pytest.mark.parametrize(
     ("fmt", "text"),
     [

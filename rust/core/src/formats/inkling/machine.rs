@@ -33,6 +33,8 @@ pub(crate) struct InklingMessage {
     /// The end of a broken call's markup.
     end: Seek,
     records: Vec<CallRecord>,
+    /// Where the call's JSON was read to, once it closed or broke ([`Machine::safe`]).
+    read_to: usize,
 }
 
 impl InklingMessage {
@@ -51,6 +53,7 @@ impl InklingMessage {
             open,
             end: Seek::new(&BROKEN_ENDS),
             records: Vec::new(),
+            read_to: 0,
         }
     }
 
@@ -123,14 +126,20 @@ impl Machine for InklingMessage {
                         _ => return Verdict::Prose { end: at, reasoning: false },
                     }
                 }
-                State::Json(value) => match value.scan(buf) {
-                    Scanned::More => return Verdict::More,
-                    Scanned::Closed(end) => {
+                State::Json(value) => {
+                    let scanned = value.scan(buf);
+                    if !matches!(scanned, Scanned::More) {
+                        // What was read and announced stays known once the JSON closes or
+                        // breaks: the stream ends those calls, as one feed of the text would.
                         self.records = std::mem::take(&mut value.scanner.records);
-                        self.state = State::After(end, end);
+                        self.read_to = value.scanner.pos;
                     }
-                    Scanned::Broken(at) => self.state = State::Broken(at),
-                },
+                    match scanned {
+                        Scanned::More => return Verdict::More,
+                        Scanned::Closed(end) => self.state = State::After(end, end),
+                        Scanned::Broken(at) => self.state = State::Broken(at),
+                    }
+                }
                 State::After(end, p) => {
                     let (end, q) = (*end, ws(b, *p));
                     return match starts(b, q, END) {
@@ -170,7 +179,7 @@ impl Machine for InklingMessage {
     fn safe(&self) -> usize {
         match &self.state {
             State::Json(value) => value.scanner.pos,
-            _ => 0,
+            _ => self.read_to,
         }
     }
 }
