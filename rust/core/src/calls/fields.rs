@@ -22,6 +22,12 @@ fn argument_slot(key: &str) -> Option<usize> {
     ARGUMENT_KEYS.iter().position(|k| *k == key)
 }
 
+/// Whether a call object's `key` holds its arguments ([`ARGUMENT_KEYS`], whitespace around it
+/// trimmed).
+pub(crate) fn is_arguments_key(key: &str) -> bool {
+    argument_slot(key).is_some()
+}
+
 /// Whether `key` (none of the arguments keys) is one a call object holds beside its arguments.
 fn is_call_key(key: &str) -> bool {
     matches!(key, "name" | "id" | "function") || METADATA_KEYS.contains(&key)
@@ -210,7 +216,7 @@ impl<B: JsonBuilder> ObjectVisitor<B> for CallFields<B::Value> {
         match key {
             "name" | "id" => MemberAction::Text,
             "function" => MemberAction::Build,
-            _ if argument_slot(key).is_some() => MemberAction::Build,
+            _ if is_arguments_key(key) => MemberAction::Build,
             _ => {
                 self.note_stray(key);
                 MemberAction::Skip

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::calls::id_of;
+use crate::calls::{id_of, is_arguments_key};
 use crate::json::{parse, plain_run, ParseOptions, Value, ValueBuilder};
 
 use crate::scan::find::find_any3;
@@ -417,10 +417,10 @@ impl CallScanner {
     fn string_closed(&mut self, text: &str, end: usize) {
         match self.string_role {
             StringRole::Key => {
-                self.key = match &text.as_bytes()[self.string_start + 1..end - 1] {
-                    b"name" => Key::Name,
-                    b"id" => Key::Id,
-                    b"arguments" | b"parameters" | b"input" => Key::Arguments,
+                self.key = match &text[self.string_start + 1..end - 1] {
+                    "name" => Key::Name,
+                    "id" => Key::Id,
+                    key if is_arguments_key(key) => Key::Arguments,
                     _ => Key::Other,
                 };
                 self.expect = Expect::Colon;
