@@ -209,13 +209,20 @@ def test_a_message_start_is_tried_once() -> None:
     assert [c.name for c in toolwire.extract(text)] == ["f"]
 
 
-def test_functionary_v3_1_is_hermes() -> None:
-    text = 'Checking.<function=f>{"a": 1}</function>'
-    for fmt in ("functionary_v3_1", "functionary_v3_1_llama_3_1", "hermes"):
-        assert toolwire.FORMAT_ALIASES.get(fmt, fmt) == "hermes"
+def test_functionary_v3_1_is_hermes_and_llama3_json() -> None:
+    """Functionary v3.1 writes hermes's `<function=f>{…}</function>`, and Llama 3.1's raw code
+    after `<|python_tag|>` and end tokens (Meta's custom-tool form too): its names read both."""
+    text = 'Checking.<function=f>{"a": 1}</function><|eot_id|>'
+    for fmt in ("functionary_v3_1", "functionary_v3_1_llama_3_1"):
+        assert toolwire.FORMAT_ALIASES[fmt] == ("hermes", "llama3_json")
         parsed = toolwire.parse_text(text, format=fmt)
         assert [(c.name, c.arguments) for c in parsed.calls] == [("f", {"a": 1})]
         assert parsed.content == "Checking."
+        [code] = toolwire.parse_text("<|python_tag|>print(1)<|eom_id|>", format=fmt).calls
+        assert (code.name, code.arguments) == ("python", {"code": "print(1)"})
+    # hermes alone reads the call; Llama's end token is not its own.
+    parsed = toolwire.parse_text(text, format="hermes")
+    assert [c.name for c in parsed.calls] == ["f"] and parsed.content == "Checking.<|eot_id|>"
 
 
 def test_raw_code_after_python_tag_is_a_python_call() -> None:

@@ -65,7 +65,7 @@ ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 #: Other projects' names for the open-weight formats, for a protocol (``generic``, llama.cpp's
 #: name of ``llamacpp_generic``), and for a set of names (``xlam``: raw_json, mistral and
 #: hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and granite; ``json``: raw_json
-#: and hermes) (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and
+#: and hermes; ``functionary_v3_1``: hermes and llama3_json) (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and
 #: with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
@@ -74,13 +74,13 @@ FormatAlias: TypeAlias = Literal[
     "ernie_x1",
     "ernie_45_vl_thinking",
     "json",
+    "functionary_v3_1",
+    "functionary_v3_1_llama_3_1",
     "hermes2_pro",
     "qwen25",
     "qwen",
     "qwen2_5",
     "granite4",
-    "functionary_v3_1",
-    "functionary_v3_1_llama_3_1",
     "granite_20b_fc",
     "minicpm5",
     "qwen3",

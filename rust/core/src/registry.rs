@@ -20,7 +20,9 @@
 /// thinking, wraps its answer in `<response>…</response>` as Granite does (vLLM's ernie45
 /// reasoning parser drops those tags): its names read hermes and granite. `json` is the SGLang
 /// model gateway's JSON parser (raw JSON) and mlx-swift-lm's `json` format (hermes's
-/// `<tool_call>` JSON): it reads both.
+/// `<tool_call>` JSON): it reads both. Functionary v3.1 (llama.cpp's
+/// `functionary_v3_1_llama_3_1`) writes hermes's `<function=f>{…}</function>` and Llama 3.1's
+/// `<|python_tag|>` code and end tokens: its names read hermes and llama3_json.
 pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("xlam", &["raw_json", "mistral", "hermes"]),
     ("ernie45", &["hermes", "granite"]),
@@ -28,6 +30,8 @@ pub(crate) const SET_ALIASES: &[(&str, &[&str])] = &[
     ("ernie_x1", &["hermes", "granite"]),
     ("ernie_45_vl_thinking", &["hermes", "granite"]),
     ("json", &["raw_json", "hermes"]),
+    ("functionary_v3_1", &["hermes", "llama3_json"]),
+    ("functionary_v3_1_llama_3_1", &["hermes", "llama3_json"]),
 ];
 
 /// The peers' names for a protocol of [`crate::protocol::Protocol::TEXT`]: llama.cpp's chat
@@ -39,8 +43,8 @@ macro_rules! for_each_group {
         $callback! {
             tool_call ToolCall [
                 Hermes "hermes" [
-                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "functionary_v3_1",
-                    "functionary_v3_1_llama_3_1", "granite_20b_fc", "minicpm5", "qwen3", "qwen2d5",
+                    "hermes2_pro", "qwen25", "qwen", "qwen2_5", "granite4", "granite_20b_fc",
+                    "minicpm5", "qwen3", "qwen2d5",
                     "qwen2_5_coder", "qwen25_coder", "trinity", "hermes_2_pro", "json_tools",
                     "functionary", "exaone_moe", "hermes3", "function_tag", "qwen3_moe",
                     "kolibri1", "holo2", "nous", "qwen3_json",
