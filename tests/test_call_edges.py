@@ -268,11 +268,29 @@ def test_a_call_left_unclosed_ends_at_the_next_call(text: str) -> None:
 def test_a_broken_call_left_unclosed_does_not_take_the_next_call() -> None:
     """The broken call's markup ends where the next call opens: it stays an InvalidToolCall
     with its own text, and the next call runs."""
-    first = '<tool_call>\n{"name": "a", "arguments": {"x": 1}\n'
+    first = '<tool_call>\n{"name": "a", "arguments": {"x": 1\n'
     text = first + '<tool_call>\n{"name": "b", "arguments": {"y": 2}}\n</tool_call>'
     invalid, call = agree(text)
     assert isinstance(invalid, InvalidToolCall) and invalid.raw == first
     assert (call.name, call.arguments) == ("b", {"y": 2})
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        '<tool_call>\n{"name": "a", "arguments": {"x": 1}\n',
+        '<tool_call>\n[{"name": "a", "arguments": {"x": 1}}\n',
+        '<tool_call>\n[{"name": "a", "arguments": {"x": 1}\n',
+    ],
+)
+def test_a_call_whose_json_was_cut_right_after_its_arguments_is_read(first: str) -> None:
+    """The call object (or its list) lost only its closing brackets, where the next call opens
+    or the text ends (granite-3.1 in gpustack/llama-box#17): the call, as the call-list formats
+    and the XML-style ones read a call missing its closing tags. Cut inside a value, it stays
+    an InvalidToolCall (above)."""
+    assert shapes(agree(first)) == [("call", "a", {"x": 1})]
+    text = first + '<tool_call>\n{"name": "b", "arguments": {"y": 2}}\n</tool_call>'
+    assert shapes(agree(text)) == [("call", "a", {"x": 1}), ("call", "b", {"y": 2})]
 
 
 @pytest.mark.parametrize(

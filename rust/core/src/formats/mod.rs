@@ -23,6 +23,7 @@
 //! calls: its opening and closing fence lines are not `content` either (in any format).
 
 pub(crate) mod cursor;
+mod cut_json;
 mod cx;
 pub(crate) mod grammar;
 mod invoke;

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use super::super::cursor::{Markers, TextSeek};
+use super::super::cut_json::{closed_at_end, OutsideStrings};
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::super::pythonic::{call_lines, call_list};
 use super::super::tool_call::glm45;
@@ -11,7 +12,7 @@ use super::{
     TURN, WRAPS,
 };
 use crate::calls::push_calls_of_value;
-use crate::json::{parse, JsonBuilder, JsonKind, JsonView, ParseError, SyntaxError, SyntaxErrorKind};
+use crate::json::{JsonBuilder, JsonKind, JsonView};
 use crate::protocol::Format;
 
 /// The start tokens a region's walk looks for: all but Command R's `Action:` ones, which open calls
@@ -303,36 +304,6 @@ fn balanced_end(bytes: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// Tells the brackets of JSON text from the bytes of its strings, a byte at a time.
-#[derive(Default)]
-struct OutsideStrings {
-    in_string: bool,
-    escaped: bool,
-}
-
-impl OutsideStrings {
-    /// `byte` when it is a bracket outside a string.
-    fn bracket(&mut self, byte: u8) -> Option<u8> {
-        if self.in_string {
-            match byte {
-                _ if self.escaped => self.escaped = false,
-                b'\\' => self.escaped = true,
-                b'"' => self.in_string = false,
-                _ => {}
-            }
-            return None;
-        }
-        match byte {
-            b'"' => {
-                self.in_string = true;
-                None
-            }
-            b'[' | b'{' | b']' | b'}' => Some(byte),
-            _ => None,
-        }
-    }
-}
-
 /// A call's name, id and arguments.
 type Shaped<V> = (String, Option<String>, V);
 
@@ -385,81 +356,3 @@ where
     Ok(Ok((name.to_owned(), id, arguments)))
 }
 
-/// The list at `body` cut off by the end of the text (`error` says the JSON ran into it) right
-/// after a complete object or list, read with the brackets it left open closed: a stop sequence
-/// or `max_tokens` cut `[{"f": {"a": 1}}` or `[{"f": {"a": 1}` after the call's arguments, and
-/// the call is read, as a call missing its closing tags at the end of the text is in the
-/// XML-style formats. Only the list and one call object may be open: a value cut in its middle
-/// (an arguments object, a string, a number) is never completed. `None` when it cannot be.
-fn closed_at_end<B>(
-    cx: &mut Cx<'_, '_, B>,
-    error: &SyntaxError,
-    body: usize,
-    end: usize,
-) -> Result<Option<B::Value>, B::Error>
-where
-    B: JsonBuilder,
-    B::Value: JsonView,
-{
-    let json = &cx.text[body..end];
-    let closers = match error.kind {
-        SyntaxErrorKind::UnexpectedEnd => closers_at_end(json.as_bytes()),
-        _ => None,
-    };
-    let Some(closers) = closers else {
-        return Ok(None);
-    };
-    match parse(&format!("{json}{closers}"), cx.builder, cx.options.json) {
-        Ok(value) => Ok(Some(value)),
-        Err(ParseError::Build(e)) => Err(e),
-        Err(ParseError::Syntax(_)) => Ok(None),
-    }
-}
-
-/// The brackets that close `json` (a list, or one call object) when it ends right after a
-/// complete object or list with at most the list and one call object open.
-fn closers_at_end(json: &[u8]) -> Option<String> {
-    let (mut open, mut scan) = (Vec::new(), OutsideStrings::default());
-    for &byte in json {
-        match scan.bracket(byte) {
-            Some(b'[' | b'{') => open.push(byte),
-            Some(_) => {
-                open.pop()?;
-            }
-            None => {}
-        }
-    }
-    let in_string = scan.in_string;
-    let last = json.iter().rev().find(|b| !b.is_ascii_whitespace())?;
-    let most = if json.first() == Some(&b'[') { 2 } else { 1 };
-    if in_string || open.is_empty() || open.len() > most || !matches!(last, b'}' | b']') {
-        return None;
-    }
-    Some(open.iter().rev().map(|&b| if b == b'[' { ']' } else { '}' }).collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::closers_at_end;
-
-    #[test]
-    fn a_list_cut_after_a_complete_object_is_closed() {
-        let closers = |json: &str| closers_at_end(json.as_bytes());
-        assert_eq!(closers(r#"[{"f": {"a": 1}"#).as_deref(), Some("}]"));
-        assert_eq!(closers(r#"[{"f": {"a": "}"}} "#).as_deref(), Some("]"));
-        assert_eq!(closers(r#"{"f": {"a": [1]}"#).as_deref(), Some("}"));
-        assert_eq!(closers(r#"[{"f": {"a": "x\"}"}"#).as_deref(), Some("}]"));
-        // Cut inside a value, after a comma, or deeper than the list and one call object.
-        for json in [
-            r#"[{"f": {"a": 1"#,
-            r#"[{"f": {"a": "}"#,
-            r#"[{"f": {}},"#,
-            r#"[{"f": {"a": [1]"#,
-            r#"{"f": {"a": [1]"#,
-            r#"[{"f": {}}]"#,
-            "[",
-        ] {
-            assert_eq!(closers(json), None, "{json}");
-        }
-    }
-}

@@ -5,6 +5,7 @@
 //! `<function=f>` and `<function name="f">` are followed by the JSON arguments alone (or, after
 //! `<function name="f">`, MiniCPM 5's `<param>` elements: [`super::params`]).
 
+use super::super::cut_json::closed_at_end;
 use super::super::cx::{skip_ws, Cx, Failure};
 use super::tags::{
     after_function, close_tag, function_ends, past_fence_close, quoted_name, tag_name, AfterFunction, Body, Closers, Wrap,
@@ -37,7 +38,15 @@ where
             return Ok(markup_end);
         }
     }
-    match cx.json_at(body, end)? {
+    let read = match cx.json_at(body, end)? {
+        // A list or call object the end of the text cut right after a call.
+        Err(error) => match closed_at_end(cx, &error, body, end)? {
+            Some(value) => Ok((value, end)),
+            None => Err(error),
+        },
+        read => read,
+    };
+    match read {
         Ok((value, json_end)) => match close(json_end) {
             Some(markup_end) => {
                 let context = cx.context(format, open..markup_end);
