@@ -96,9 +96,9 @@ def depth(value: Any) -> int:
 
 
 def expected(call_text: str) -> tuple[str, Any] | None:
-    """The call a block holds, read by Python's own parser and the rules of arguments (the
-    first of `arguments`, `parameters`, `input`, `args`; missing or null is `{}`); None for a
-    broken one."""
+    """The call a block holds, read by Python's own parser and the rules of arguments (one of
+    `arguments`, `parameters`, `input`, `args`; missing or null is `{}`); None for a broken
+    one."""
     try:
         call = json.loads(call_text, parse_int=int_or_too_long, object_pairs_hook=CallDict)
     except (ValueError, RecursionError):
@@ -109,7 +109,11 @@ def expected(call_text: str) -> tuple[str, Any] | None:
         return None
     if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
         return None
-    key = next((k for k in ("arguments", "parameters", "input", "args") if k in call), None)
+    # An arguments key is read with the whitespace around it trimmed; with none, a member that
+    # is not a call's own may hold the arguments, so the call is invalid.
+    key = next((k for k in call if k.strip() in ARGUMENT_KEYS), None)
+    if key is None and not set(call) <= CALL_KEYS:
+        return None
     arguments = {} if key is None or call[key] is None else call[key]
     # Names are text: a lone surrogate in one is read as U+FFFD.
     name = re.sub("[\ud800-\udfff]", "\ufffd", call["name"])
@@ -122,6 +126,11 @@ def expected(call_text: str) -> tuple[str, Any] | None:
     return name, arguments
 
 
+ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
+#: The keys a call object holds beside its arguments.
+CALL_KEYS = {"name", "id", "function", "type", "index", "call_id", "tool_call_id", "status"}
+
+
 class CallDict(dict[str, Any]):
     """A decoded object that remembers whether it repeated `name` or gave two arguments keys
     (an invalid call, whichever value a JSON decoder keeps)."""
@@ -129,7 +138,7 @@ class CallDict(dict[str, Any]):
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
         keys = [k for k, _ in pairs]
-        arguments = [k for k in keys if k in ("arguments", "parameters", "input", "args")]
+        arguments = [k for k in keys if k.strip() in ARGUMENT_KEYS]
         self.conflict = keys.count("name") > 1 or len(arguments) > 1
 
 
