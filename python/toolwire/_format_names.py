@@ -65,8 +65,8 @@ ProtocolName: TypeAlias = Literal["text_tagged", "raw_json", "llamacpp_generic"]
 #: Other projects' names for the open-weight formats, for a protocol (``generic``, llama.cpp's
 #: name of ``llamacpp_generic``), and for a set of names (``xlam``: raw_json, mistral and
 #: hermes, what vLLM's xLAM parser reads; ``ernie45``: hermes and granite; ``json``: raw_json
-#: and hermes; ``functionary_v3_1``: hermes and llama3_json) (``toolwire.FORMAT_ALIASES``); a name is also matched ignoring ASCII case and
-#: with ``-`` for ``_``.
+#: and hermes; ``functionary_v3_1``: hermes and llama3_json) (``toolwire.FORMAT_ALIASES``); a
+#: name is also matched ignoring ASCII case and with ``-`` for ``_``.
 FormatAlias: TypeAlias = Literal[
     "xlam",
     "ernie45",
