@@ -629,3 +629,18 @@ def test_llama3_message_that_begins_as_a_call_and_breaks_is_an_invalid_call(text
     # As under "auto", hermes or raw JSON: the caller sees the model began a call.
     [(invalid, name, error)], content = read(text, "llama3_json")
     assert (invalid, name, content) == ("invalid", "f", "") and "invalid JSON" in error
+
+
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        # gpt-oss in LM Studio (lmstudio-ai/lmstudio-bug-tracker#876): a name with a space.
+        ("commentary to=functions.Web Search <|constrain|>json", "Web Search"),
+        ("commentary to=functions.get_weather json", "get_weather"),
+        ("commentary to=functions.get_weather <|constrain|>json", "get_weather"),
+        ("commentary to=functions.run code", "run"),
+    ],
+)
+def test_a_harmony_recipient_is_never_cut_to_its_first_word(header: str, name: str) -> None:
+    text = f'<|start|>assistant<|channel|>{header}<|message|>{{"q": 1}}<|call|>'
+    assert read(text, "harmony") == ([(name, {"q": 1})], "")

@@ -214,11 +214,29 @@ fn block_open_len(block: usize) -> usize {
     ATEM_OPENINGS[block].len()
 }
 
-/// The word after `to=` in a header, if any.
+/// The words of a header that follow a recipient without being part of it: the content type
+/// (`json`, `code`, `text`, also after `<|constrain|>`) and the channels.
+const HEADER_WORDS: [&str; 6] = ["json", "code", "text", "commentary", "analysis", "final"];
+
+/// The word after `to=` in a header, if any. A tool's name may hold spaces (gpt-oss in LM
+/// Studio wrote `to=functions.Web Search <|constrain|>json`, lmstudio-bug-tracker#876): after
+/// `functions.`, the words up to the next token or header word are the name, never its first
+/// word alone.
 fn recipient(header: &str) -> Option<&str> {
     let at = find_short(header, "to=")?;
     let rest = &header[at + 3..];
-    Some(&rest[..word_len(rest)]).filter(|r| !r.is_empty())
+    let mut end = word_len(rest);
+    if rest.starts_with("functions.") {
+        loop {
+            let next = end + rest[end..].len() - rest[end..].trim_start_matches(' ').len();
+            let word = &rest[next..next + word_len(&rest[next..])];
+            if next == end || word.is_empty() || HEADER_WORDS.contains(&word) {
+                break;
+            }
+            end = next + word.len();
+        }
+    }
+    Some(&rest[..end]).filter(|r| !r.is_empty())
 }
 
 /// The length of the word that starts `text`: up to whitespace (as `char::is_whitespace`
