@@ -397,7 +397,7 @@ where
 /// The call of a call object's fields (the arguments and id rules of docs/parsing.md).
 pub fn call_from_fields<B>(
     builder: &mut B,
-    fields: CallFields<B::Value>,
+    mut fields: CallFields<B::Value>,
     options: ParseOptions,
 ) -> Result<Call<B::Value>, ShapeFailure<B::Error>>
 where
@@ -407,7 +407,11 @@ where
     // `{"id", "type": "function", "function": {"name", "arguments"}}`, OpenAI's shape of a
     // call, which models also write inside call markup: the call is the inner object's.
     if fields.name.is_none() && fields.arguments.iter().all(Option::is_none) {
-        if let Some(function) = fields.function.filter(|f| f.kind() == JsonKind::Object) {
+        if let Some(function) = fields
+            .function
+            .take()
+            .filter(|f| f.kind() == JsonKind::Object)
+        {
             let mut inner = CallFields::of_object(&function);
             inner.function = None;
             inner.id = inner.id.or(fields.id);
@@ -421,7 +425,7 @@ where
         };
         return Err(conflict.failure(name));
     }
-    let name = match fields.name {
+    let name = match fields.name.take() {
         Some(MemberText::String(name)) if !name.is_empty() => name,
         other => {
             let detail = match other {
@@ -439,18 +443,8 @@ where
             return Err(ShapeFailure::parse(detail, "name"));
         }
     };
-    if let (true, Some(key)) = (fields.arguments.iter().all(Option::is_none), fields.stray) {
-        // Arguments under a key no rule reads: dropping them would run the call with none.
-        return Err(ShapeFailure {
-            kind: FailureKind::Arguments,
-            detail: format!(
-                "the call object has no arguments key ({}) but has {key:?}, which is none of them",
-                ARGUMENT_KEYS.map(|k| format!("{k:?}")).join(", ")
-            ),
-            name: Some(name),
-            build: None,
-            field: key,
-        });
+    if let Some(failure) = fields.unread_arguments(&name) {
+        return Err(failure);
     }
     let [a, b, c, d] = fields.arguments;
     let (key, arguments) = [a, b, c, d]

@@ -203,6 +203,26 @@ impl<V: JsonView> CallFields<V> {
 }
 
 impl<V> CallFields<V> {
+    /// The failure of a call named `name` whose arguments sit under a key no rule reads (no
+    /// arguments key, and a [`CallFields::stray`] one): dropping them would run the call with
+    /// none.
+    pub(super) fn unread_arguments<E>(&self, name: &str) -> Option<ShapeFailure<E>> {
+        let key = self
+            .stray
+            .as_ref()
+            .filter(|_| self.arguments.iter().all(Option::is_none))?;
+        Some(ShapeFailure {
+            kind: FailureKind::Arguments,
+            detail: format!(
+                "the call object has no arguments key ({}) but has {key:?}, which is none of them",
+                ARGUMENT_KEYS.map(|k| format!("{k:?}")).join(", ")
+            ),
+            name: Some(name.to_owned()),
+            build: None,
+            field: key.clone(),
+        })
+    }
+
     fn note_stray(&mut self, key: &str) {
         if self.stray.is_none() && !is_call_key(key) {
             self.stray = Some(key.to_owned());
