@@ -150,6 +150,8 @@ FormatAlias: TypeAlias = Literal[
     "trinity",
     "iquest_coder",
     "berrylm",
+    "minicpmv",
+    "qwen35_coder",
     "spark25",
     "spark",
     "hunyuan",

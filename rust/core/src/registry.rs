@@ -53,7 +53,7 @@ macro_rules! for_each_group {
                     "qwen3_xml", "qwen3coder", "qwen3_5", "step3p5", "mimo", "nemotron_v3",
                     "iquest_coder", "berrylm", "qwen3_coder_xml", "xiaomi_mimo", "qwen_xml",
                     "qwen_coder", "xml_function", "nemotron_nano", "step_35", "qwen35", "nemotron3",
-                    "nemotron_3", "step5", "nanbeige",
+                    "nemotron_3", "step5", "nanbeige", "minicpmv", "qwen35_coder",
                 ],
                 Glm45 "glm45" [
                     "glm4_moe", "glm", "glm47", "glm4_7", "ling3", "poolside_v1", "glm53",

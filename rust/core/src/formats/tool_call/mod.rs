@@ -100,9 +100,22 @@ impl Grammar for Spec {
         formats: tags::answer_of(tags::RESPONSE),
     }];
     /// Qwen's and GLM's end of turn, Ling 3's (`<|role_end|>`, read as glm45) and Step-Audio
-    /// 2's (`<|EOT|>`, read as glm45).
-    const CONTROL: &'static [&'static str] =
-        &["<|im_end|>", "<|endoftext|>", "<|role_end|>", "<|EOT|>"];
+    /// 2's (`<|EOT|>`, read as glm45); MiniCPM-V's reserved marker tokens 12 to 15, which it
+    /// writes around its reasoning and calls (read as qwen3_coder), in both spellings.
+    const CONTROL: &'static [&'static str] = &[
+        "<|im_end|>",
+        "<|endoftext|>",
+        "<|role_end|>",
+        "<|EOT|>",
+        "<reserved_12>",
+        "<reserved_13>",
+        "<reserved_14>",
+        "<reserved_15>",
+        "<|reserved_12|>",
+        "<|reserved_13|>",
+        "<|reserved_14|>",
+        "<|reserved_15|>",
+    ];
     type Machine = machine::TagCall;
 
     fn open(start: Option<usize>, at: usize, open: Open) -> Self::Machine {
