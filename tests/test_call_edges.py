@@ -103,6 +103,47 @@ def test_arguments_under_an_unknown_key_are_never_dropped(call: str, wrap: Any) 
 @pytest.mark.parametrize(
     "call",
     [
+        '{"name": "get_weather", "function": {"arguments": {"city": "Boston"}}}',
+        '{"id": "c1", "name": "get_weather", "function": {"name": "get_weather", '
+        '"arguments": {"city": "Boston"}}}',
+    ],
+)
+def test_arguments_in_a_function_member_beside_the_name_are_read(call: str, wrap: Any) -> None:
+    """OpenAI's `function` object written beside a name holds the call's arguments: the call
+    had run with none."""
+    [read] = agree(wrap(call))
+    assert isinstance(read, ToolCall)
+    assert (read.name, read.arguments) == ("get_weather", {"city": "Boston"})
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+def test_a_function_member_naming_another_tool_is_an_invalid_call(wrap: Any) -> None:
+    [invalid] = agree(wrap('{"name": "a", "function": {"name": "b", "arguments": {}}}'))
+    assert isinstance(invalid, InvalidToolCall) and "names its tool twice" in invalid.error
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        ('{"type": "function", "function": {"name": "f", " arguments": {"a": 1}}}', {}),
+        ('{"tool_call": {"name": "f", " arguments": {"a": 1}}}', {}),
+        ('[{"name": "f", " arguments": {"a": 1}}, {"name": "g", "parameters": {}}]', {}),
+        ('Sure: {"name": "f", " arguments": {"a": 1}} ok', {"raw_json": "anywhere"}),
+    ],
+)
+def test_a_raw_json_arguments_key_with_whitespace_around_it_is_read(
+    text: str, options: dict[str, Any]
+) -> None:
+    """The whitespace rule holds for raw JSON's wrappers, lists and search too, not only for a
+    lone call object."""
+    [read, *_] = toolwire.extract(text, **options)
+    assert isinstance(read, ToolCall) and (read.name, read.arguments) == ("f", {"a": 1})
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize(
+    "call",
+    [
         '{"name": "get_time"}',
         '{"name": "get_time", "id": "c1", "type": "function", "index": 0}',
     ],

@@ -639,6 +639,10 @@ def test_llama3_message_that_begins_as_a_call_and_breaks_is_an_invalid_call(text
         ("commentary to=functions.get_weather json", "get_weather"),
         ("commentary to=functions.get_weather <|constrain|>json", "get_weather"),
         ("commentary to=functions.run code", "run"),
+        # A header word in any case, a second space or another attribute ends the name.
+        ("commentary to=functions.f JSON", "f"),
+        ("commentary to=functions.f  extra", "f"),
+        ("commentary to=functions.lookup to=x", "lookup"),
     ],
 )
 def test_a_harmony_recipient_is_never_cut_to_its_first_word(header: str, name: str) -> None:

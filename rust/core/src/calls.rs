@@ -405,8 +405,12 @@ where
     B::Value: JsonView,
 {
     // `{"id", "type": "function", "function": {"name", "arguments"}}`, OpenAI's shape of a
-    // call, which models also write inside call markup: the call is the inner object's.
-    if fields.name.is_none() && fields.arguments.iter().all(Option::is_none) {
+    // call, which models also write inside call markup: the call is the inner object's. A name
+    // written beside it too (`{"name": "f", "function": {"arguments": …}}`) is the inner
+    // call's name, and must agree with one written inside.
+    // A stray key beside the name may hold the arguments instead: that call is invalid below.
+    let lone_name = fields.stray.is_none() && fields.keys.conflict.is_none();
+    if fields.arguments.iter().all(Option::is_none) && (fields.name.is_none() || lone_name) {
         if let Some(function) = fields
             .function
             .take()
@@ -415,6 +419,23 @@ where
             let mut inner = CallFields::of_object(&function);
             inner.function = None;
             inner.id = inner.id.or(fields.id);
+            if let Some(outer) = fields.name {
+                if inner.name.as_ref().is_some_and(|name| *name != outer) {
+                    let mut failure = ShapeFailure::parse(
+                        "the call object names its tool twice, differently: beside and inside \
+                         \"function\""
+                            .to_owned(),
+                        "function.name",
+                    );
+                    // The name a stream announced.
+                    failure.name = match outer {
+                        MemberText::String(name) => Some(name),
+                        _ => None,
+                    };
+                    return Err(failure);
+                }
+                inner.name = Some(outer);
+            }
             return call_from_fields(builder, inner, options).map_err(|f| f.within("function"));
         }
     }

@@ -5,8 +5,8 @@ use memchr::memmem;
 
 use crate::calls::{
     call_fields_from_text, call_fields_list_from_text, call_from_fields, call_from_object,
-    call_key_conflict, json_failure_subject, push_call, push_call_at, FailureKind, Invalid,
-    Outcome, Protocol, TextCallContext, TextPlace,
+    call_key_conflict, json_failure_subject, push_call, push_call_at, CallFields, FailureKind,
+    Invalid, Outcome, Protocol, TextCallContext, TextPlace,
 };
 use crate::json::{
     parse, JsonBuilder, JsonKind, JsonView, ParseError, ParseOptions, Value, ValueBuilder,
@@ -265,11 +265,10 @@ fn located_calls<V: JsonView>(value: &V) -> Option<Vec<Located<V>>> {
     any.then_some(calls)
 }
 
-/// Whether a decoded value is itself a call object (a name and arguments).
+/// Whether a decoded value is itself a call object (a name and arguments, read by the same
+/// rule as a call object's JSON text: [`CallFields::is_call_like`]).
 pub(crate) fn is_call_object<V: JsonView>(value: &V) -> bool {
-    value.kind() == JsonKind::Object
-        && value.get("name").is_some()
-        && (value.get("arguments").is_some() || value.get("parameters").is_some())
+    value.kind() == JsonKind::Object && CallFields::of_object(value).is_call_like()
 }
 
 /// Whether broken JSON was meant as a call: it mentions a name and arguments (quoted or not,

@@ -28,6 +28,16 @@ pub(crate) fn is_arguments_key(key: &str) -> bool {
     argument_slot(key).is_some()
 }
 
+/// The slots of [`ARGUMENT_KEYS`] that make a JSON object a call candidate
+/// ([`CallFields::is_call_like`]): `arguments` and `parameters`.
+const CANDIDATE_SLOTS: usize = 2;
+
+/// Whether `key` is one of the arguments keys that make a bare JSON object a call candidate
+/// (whitespace around it trimmed).
+pub(crate) fn is_candidate_arguments_key(key: &str) -> bool {
+    argument_slot(key).is_some_and(|slot| slot < CANDIDATE_SLOTS)
+}
+
 /// Whether `key` (none of the arguments keys) is one a call object holds beside its arguments.
 fn is_call_key(key: &str) -> bool {
     matches!(key, "name" | "id" | "function") || METADATA_KEYS.contains(&key)
@@ -326,7 +336,10 @@ where
 impl<V> CallFields<V> {
     /// Whether this looks like a call: a name and some arguments key (candidates, docs/parsing.md).
     pub fn is_call_like(&self) -> bool {
-        self.name.is_some() && (self.arguments[0].is_some() || self.arguments[1].is_some())
+        self.name.is_some()
+            && self.arguments[..CANDIDATE_SLOTS]
+                .iter()
+                .any(Option::is_some)
     }
 
     /// Whether the object has a `"name"` member (of any type).

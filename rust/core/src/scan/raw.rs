@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
+use crate::calls::is_candidate_arguments_key;
 use crate::json::MAX_DEPTH;
 
 /// A balanced `{…}` or `[…]` whose keys look like a tool call (or a list of them).
@@ -194,7 +195,11 @@ pub fn balanced_spans(text: &str) -> BalancedScan {
                     if frame.is_object && frame.expect_key {
                         match &bytes[i + 1..end] {
                             b"name" => frame.has_name = true,
-                            b"arguments" | b"parameters" => frame.has_arguments = true,
+                            key if std::str::from_utf8(key)
+                                .is_ok_and(is_candidate_arguments_key) =>
+                            {
+                                frame.has_arguments = true
+                            }
                             b"function" | b"tool_call" | b"tool_calls" => frame.has_wrapper = true,
                             _ => {}
                         }

@@ -220,23 +220,29 @@ const HEADER_WORDS: [&str; 6] = ["json", "code", "text", "commentary", "analysis
 
 /// The word after `to=` in a header, if any. A tool's name may hold spaces (gpt-oss in LM
 /// Studio wrote `to=functions.Web Search <|constrain|>json`, lmstudio-bug-tracker#876): after
-/// `functions.`, the words up to the next token or header word are the name, never its first
-/// word alone.
+/// `functions.`, each word one space after the name is more of it ([`joins_name`]), so the
+/// name is never its first word alone.
 fn recipient(header: &str) -> Option<&str> {
     let at = find_short(header, "to=")?;
     let rest = &header[at + 3..];
     let mut end = word_len(rest);
     if rest.starts_with("functions.") {
-        loop {
-            let next = end + rest[end..].len() - rest[end..].trim_start_matches(' ').len();
-            let word = &rest[next..next + word_len(&rest[next..])];
-            if next == end || word.is_empty() || HEADER_WORDS.contains(&word) {
+        while let Some(word) = rest[end..].strip_prefix(' ').map(|r| &r[..word_len(r)]) {
+            if !joins_name(word) {
                 break;
             }
-            end = next + word.len();
+            end += 1 + word.len();
         }
     }
     Some(&rest[..end]).filter(|r| !r.is_empty())
+}
+
+/// Whether `word`, written one space after a tool's name, is more of the name: a word that is
+/// neither a header word (in any case) nor another attribute (`key=value`).
+fn joins_name(word: &str) -> bool {
+    !word.is_empty()
+        && !word.contains('=')
+        && !HEADER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// The length of the word that starts `text`: up to whitespace (as `char::is_whitespace`
