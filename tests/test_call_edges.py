@@ -424,3 +424,20 @@ def test_a_number_beyond_any_float_makes_the_call_invalid(text: str) -> None:
     assert isinstance(native, InvalidToolCall) and "beyond any float" in native.error
     with pytest.raises(toolwire.ArgumentsError, match="beyond any float"):
         toolwire.decode_arguments('{"a": 1e400}')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|im_end|>{"name": "f", "arguments": {"a": 1}}',
+        '<reserved_12>{"name": "f", "arguments": {"a": 1}}',
+        '<|reserved_14|>{"name": "f", "arguments": {"a": 1}}<|reserved_15|>',
+        '<|call|>[{"name": "f", "arguments": {"a": 1}}]',
+        '<tool_call|>\n[{"name": "f", "arguments": {"a": 1}}]',
+    ],
+)
+def test_a_whole_json_call_after_leading_control_tokens_is_read_on_every_path(text: str) -> None:
+    """The engine drops the control tokens and reads the call that opens the message; extract's
+    prefilters had looked only at the text's first byte, so extract alone found nothing."""
+    [read] = agree(text)
+    assert isinstance(read, ToolCall) and (read.name, read.arguments) == ("f", {"a": 1})

@@ -232,8 +232,9 @@ fn by_reasoning<V>(
 /// (past whitespace and think spans), or (`fenced`) a code fence occurs anywhere. A superset of
 /// what the engine reads.
 ///
-/// The text's own start counts too: a later `</think>` puts what precedes it in reasoning, but a
-/// stream has read a call there before that tag arrives (`{…}</think>`), and so does the engine.
+/// The text's own start counts too ([`sniff::text_start`]): a later `</think>` puts what
+/// precedes it in reasoning, but a stream has read a call there before that tag arrives
+/// (`{…}</think>`), and so does the engine; so does a call after leading control tokens.
 fn may_hold_raw_json(text: &str, message_start: usize, mode: RawJsonMode) -> bool {
     // A vector search: `str::contains` compares byte by byte, 4x the cost of the whole sniff.
     static BACKTICKS: Needle = Needle::new("```");
@@ -243,7 +244,7 @@ fn may_hold_raw_json(text: &str, message_start: usize, mode: RawJsonMode) -> boo
             .starts_with(['{', '[', '`'])
     };
     starts_json(message_start)
-        || starts_json(text.len() - text.trim_start().len())
+        || starts_json(sniff::text_start(text))
         || (mode != RawJsonMode::Whole && BACKTICKS.find(text.as_bytes()).is_some())
 }
 

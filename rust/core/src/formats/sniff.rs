@@ -116,7 +116,7 @@ pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
     };
     // The text's own start counts too: a later `</think>` puts what precedes it in reasoning,
     // but a stream has read a call there before that tag arrives (`{…}</think>`).
-    let text_start = text.len() - text.trim_start().len();
+    let text_start = text_start(text);
     let may_hold_calls = message_at(start) || (text_start != start && message_at(text_start));
     match may_hold_calls {
         true => Sniffed::MayHoldCalls,
@@ -124,6 +124,30 @@ pub fn sniff_calls(text: &str, allowed: FormatSet) -> Sniffed {
             message_start: start,
         },
     }
+}
+
+/// Where the text's own first words begin, for the prefilters: past whitespace and the tokens
+/// written `<…>` with no whitespace inside (`<|im_end|>`, `<reserved_12>`) that lead it. The
+/// engine drops the control tokens among them, so a call right after them opens the message;
+/// any other tag only makes the prefilter look further than it needs to.
+pub(crate) fn text_start(text: &str) -> usize {
+    /// Longer than any control token.
+    const TOKEN_MAX: usize = 48;
+    let mut at = text.len() - text.trim_start().len();
+    while text[at..].starts_with('<') {
+        let token = &text.as_bytes()[at..text.len().min(at + TOKEN_MAX)];
+        match token
+            .iter()
+            .position(|&b| b == b'>' || b.is_ascii_whitespace())
+        {
+            Some(end) if token[end] == b'>' => {
+                let next = at + end + 1;
+                at = next + (text[next..].len() - text[next..].trim_start().len());
+            }
+            _ => break,
+        }
+    }
+    at
 }
 
 /// The group whose message `rest` begins as without its first start marker
@@ -362,6 +386,18 @@ mod tests {
         let llama = FormatSet::only(Format::Llama3Json);
         let before_close = sniff_calls("{\"name\": \"f\"}\n</think>", llama);
         assert_eq!(before_close, Sniffed::MayHoldCalls);
+    }
+
+    #[test]
+    fn the_text_start_is_past_leading_tokens() {
+        assert_eq!(
+            text_start("  <|im_end|>\n<reserved_12>{"),
+            "  <|im_end|>\n<reserved_12>".len()
+        );
+        // A tag with whitespace inside, or one never closed, is where the text starts.
+        assert_eq!(text_start("<a b>{"), 0);
+        assert_eq!(text_start(" <|call|>< {"), " <|call|>".len());
+        assert_eq!(text_start("{\"a\": 1}"), 0);
     }
 
     #[test]
