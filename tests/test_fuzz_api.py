@@ -111,7 +111,7 @@ def expected(call_text: str) -> tuple[str, Any] | None:
         return None
     # An arguments key is read with the whitespace around it trimmed; with none, a member that
     # is not a call's own may hold the arguments, so the call is invalid.
-    key = next((k for k in call if k.strip() in ARGUMENT_KEYS), None)
+    key = next((k for k in call if k.strip(WHITE_SPACE) in ARGUMENT_KEYS), None)
     if key is None and not set(call) <= CALL_KEYS:
         return None
     arguments = {} if key is None or call[key] is None else call[key]
@@ -127,6 +127,11 @@ def expected(call_text: str) -> tuple[str, Any] | None:
 
 
 ARGUMENT_KEYS = ("arguments", "parameters", "input", "args")
+#: The whitespace trimmed around an arguments key: Unicode's White_Space, as Rust's `str::trim`
+#: reads it (Python's `str.strip` also strips the separators U+001C to U+001F).
+WHITE_SPACE = "".join(
+    c for c in map(chr, range(0x3001)) if c.isspace() and not "\x1c" <= c <= "\x1f"
+)
 #: The keys a call object holds beside its arguments.
 CALL_KEYS = {"name", "id", "function", "type", "index", "call_id", "tool_call_id", "status"}
 
@@ -138,7 +143,7 @@ class CallDict(dict[str, Any]):
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
         keys = [k for k, _ in pairs]
-        arguments = [k for k in keys if k.strip() in ARGUMENT_KEYS]
+        arguments = [k for k in keys if k.strip(WHITE_SPACE) in ARGUMENT_KEYS]
         self.conflict = keys.count("name") > 1 or len(arguments) > 1
 
 
