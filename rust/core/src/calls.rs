@@ -276,8 +276,8 @@ where
     // `{"id", "type": "function", "function": {"name", "arguments"}}`, OpenAI's shape of a
     // call, which models also write inside call markup: the call is the inner object's. A name
     // written beside it too (`{"name": "f", "function": {"arguments": …}}`) is the inner
-    // call's name, and must agree with one written inside.
-    // A stray key beside the name may hold the arguments instead: that call is invalid below.
+    // call's name, and must agree with one written inside; but where a stray key beside the
+    // name may hold the arguments instead, the call is invalid (below).
     let lone_name = fields.stray.is_none() && fields.keys.conflict.is_none();
     if fields.arguments.iter().all(Option::is_none) && (fields.name.is_none() || lone_name) {
         if let Some(function) = fields
@@ -297,10 +297,7 @@ where
                         "function.name",
                     );
                     // The name a stream announced.
-                    failure.name = match outer {
-                        MemberText::String(name) => Some(name),
-                        _ => None,
-                    };
+                    failure.name = outer.into_string();
                     return Err(failure);
                 }
                 inner.name = Some(outer);
@@ -309,11 +306,7 @@ where
         }
     }
     if let Some(conflict) = fields.keys.conflict {
-        let name = match fields.name {
-            Some(MemberText::String(name)) => Some(name),
-            _ => None,
-        };
-        return Err(conflict.failure(name));
+        return Err(conflict.failure(fields.name.and_then(MemberText::into_string)));
     }
     let name = match fields.name.take() {
         Some(MemberText::String(name)) if !name.is_empty() => name,

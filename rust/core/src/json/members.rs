@@ -30,6 +30,16 @@ pub enum MemberText {
     Other(JsonKind),
 }
 
+impl MemberText {
+    /// The text of a string member; `None` for any other value.
+    pub fn into_string(self) -> Option<String> {
+        match self {
+            Self::String(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
 /// Receives the members of the object [`parse_object_with`] reads.
 pub trait ObjectVisitor<B: JsonBuilder> {
     fn action(&mut self, key: &str) -> MemberAction;
